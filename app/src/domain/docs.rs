@@ -1,0 +1,345 @@
+//! The document model (DESIGN §3): camelCase JSON, deterministic ids, unknown fields kept.
+
+use std::collections::BTreeMap;
+
+use serde::{de::Error as _, Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value};
+
+use super::palette::{seat_style, FaceVariant};
+use super::status::{agent_status, lenient_status, AgentStatus};
+use super::{Millis, Seat};
+
+pub const TYPE_IDENTITY: &str = "agent-identity";
+pub const TYPE_MESSAGE: &str = "message";
+pub const TYPE_SOUL: &str = "soul";
+
+/// `agent-identity:{pos}`: the deterministic id of a seat's identity.
+pub fn identity_id(seat: Seat) -> String {
+    format!("{TYPE_IDENTITY}:{seat}")
+}
+
+/// `message:{uuid}`.
+pub fn message_id(uuid: &str) -> String {
+    format!("{TYPE_MESSAGE}:{uuid}")
+}
+
+/// `soul:{pos}:{version}`: every soul ever written for a seat, never overwritten.
+pub fn soul_id(seat: Seat, version: u32) -> String {
+    format!("{TYPE_SOUL}:{seat}:{version}")
+}
+
+/// The identity of the agent in one seat.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentIdentity {
+    #[serde(rename = "_id")]
+    pub id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "lenient_status",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub status: Option<AgentStatus>,
+    /// Legacy boolean of the original; read by `agent_status` when `status` is missing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hatching: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub color_name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub color: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gender: Option<String>,
+    pub grid_position: Seat,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub face_variant: Option<FaceVariant>,
+    /// The soul: what the agent wrote when it chose its name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub individuation_artifact: Option<String>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub soul_version: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_at: Option<Millis>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_alive_at: Option<Millis>,
+    /// The server session the agent was last alive in; its transcript is read from it on wake.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_session_id: Option<String>,
+    /// The Claude Code session id of the agent's last process.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claude_session_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uuid: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_uuid: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fork_message_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process_state: Option<super::process::ProcessState>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process_reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub work_state: Option<super::work_cycle::WorkState>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl AgentIdentity {
+    /// A fresh identity for `seat`, wearing the seat's palette.
+    pub fn new(seat: Seat, status: AgentStatus) -> Self {
+        let style = seat_style(seat);
+        AgentIdentity {
+            id: identity_id(seat),
+            category: Some("identity".into()),
+            status: Some(status),
+            hatching: None,
+            name: None,
+            color_name: style.map(|s| s.color_name.to_string()),
+            color: style.map(|s| s.color.to_string()),
+            gender: style.map(|s| s.gender.to_string()),
+            grid_position: seat,
+            face_variant: style.map(|s| s.face()),
+            individuation_artifact: None,
+            soul_version: 0,
+            created_at: None,
+            last_alive_at: None,
+            last_session_id: None,
+            claude_session_id: None,
+            uuid: None,
+            parent_uuid: None,
+            fork_message_id: None,
+            process_state: None,
+            process_reason: None,
+            work_state: None,
+            extra: Map::new(),
+        }
+    }
+
+    pub fn status(&self) -> AgentStatus {
+        agent_status(self)
+    }
+
+    /// Sets the status explicitly and drops the legacy boolean it supersedes.
+    pub fn set_status(&mut self, status: AgentStatus) {
+        self.status = Some(status);
+        self.hatching = None;
+    }
+
+    pub fn has_name(&self) -> bool {
+        self.name.as_deref().is_some_and(|n| !n.trim().is_empty())
+    }
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// Who spoke a message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SpeakerType {
+    Human,
+    Lead,
+    Agent,
+}
+
+/// One line of a conversation. Chats are scoped by `seat` (the agent side), not by name.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MessageDoc {
+    #[serde(rename = "_id")]
+    pub id: String,
+    pub speaker_name: String,
+    pub speaker_type: SpeakerType,
+    pub seat: Seat,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_agent: Option<String>,
+    pub text: String,
+    #[serde(default)]
+    pub server_session_id: String,
+    pub created_at: Millis,
+    /// The id of the event that wrote this message: orders messages with equal timestamps.
+    #[serde(default)]
+    pub event_id: u64,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// One version of a seat's soul.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SoulDoc {
+    #[serde(rename = "_id")]
+    pub id: String,
+    pub seat: Seat,
+    pub version: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub text: String,
+    pub created_at: Millis,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// Any document of the store. Types this version does not know are kept verbatim.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Doc {
+    Identity(AgentIdentity),
+    Message(MessageDoc),
+    Soul(SoulDoc),
+    Other(Value),
+}
+
+impl Doc {
+    pub fn id(&self) -> Option<&str> {
+        match self {
+            Doc::Identity(d) => Some(&d.id),
+            Doc::Message(d) => Some(&d.id),
+            Doc::Soul(d) => Some(&d.id),
+            Doc::Other(v) => v.get("_id").and_then(Value::as_str),
+        }
+    }
+
+    pub fn as_identity(&self) -> Option<&AgentIdentity> {
+        match self {
+            Doc::Identity(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    pub fn as_message(&self) -> Option<&MessageDoc> {
+        match self {
+            Doc::Message(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    pub fn as_soul(&self) -> Option<&SoulDoc> {
+        match self {
+            Doc::Soul(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    fn type_name(&self) -> Option<&str> {
+        match self {
+            Doc::Identity(_) => Some(TYPE_IDENTITY),
+            Doc::Message(_) => Some(TYPE_MESSAGE),
+            Doc::Soul(_) => Some(TYPE_SOUL),
+            Doc::Other(_) => None,
+        }
+    }
+
+    /// Parses a stored document. Known types with missing or malformed fields fail; a document
+    /// of an unknown type is kept as it is.
+    pub fn from_value(mut value: Value) -> Result<Self, serde_json::Error> {
+        let Some(obj) = value.as_object_mut() else {
+            return Err(serde_json::Error::custom("a document must be a JSON object"));
+        };
+        let ty = obj.get("type").and_then(Value::as_str).map(str::to_owned);
+        let known = matches!(
+            ty.as_deref(),
+            Some(TYPE_IDENTITY | TYPE_MESSAGE | TYPE_SOUL)
+        );
+        if !known {
+            return Ok(Doc::Other(value));
+        }
+        obj.remove("type");
+        match ty.as_deref() {
+            Some(TYPE_IDENTITY) => {
+                // Lazy schema evolution: an old document may lack `gridPosition`; its id has it.
+                if !obj.contains_key("gridPosition") {
+                    if let Some(pos) = obj
+                        .get("_id")
+                        .and_then(Value::as_str)
+                        .and_then(|id| id.strip_prefix("agent-identity:"))
+                        .and_then(|p| p.parse::<Seat>().ok())
+                    {
+                        obj.insert("gridPosition".into(), pos.into());
+                    }
+                }
+                serde_json::from_value(value).map(Doc::Identity)
+            }
+            Some(TYPE_MESSAGE) => serde_json::from_value(value).map(Doc::Message),
+            _ => serde_json::from_value(value).map(Doc::Soul),
+        }
+    }
+
+    pub fn to_value(&self) -> Value {
+        let mut value = match self {
+            Doc::Identity(d) => serde_json::to_value(d),
+            Doc::Message(d) => serde_json::to_value(d),
+            Doc::Soul(d) => serde_json::to_value(d),
+            Doc::Other(v) => return v.clone(),
+        }
+        .expect("documents serialize to JSON objects");
+        if let (Some(obj), Some(ty)) = (value.as_object_mut(), self.type_name()) {
+            obj.insert("type".into(), ty.into());
+        }
+        value
+    }
+}
+
+impl Serialize for Doc {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.to_value().serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Doc {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Doc::from_value(Value::deserialize(d)?).map_err(D::Error::custom)
+    }
+}
+
+/// All documents by id. A `BTreeMap` keeps iteration deterministic on every platform.
+pub type Docs = BTreeMap<String, Doc>;
+
+/// A write the reducer asks for. There are no deletes: documents only move between states.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DocWrite {
+    pub id: String,
+    pub doc: Doc,
+}
+
+/// Applies writes to a document map.
+pub fn commit(docs: &mut Docs, writes: Vec<DocWrite>) {
+    for w in writes {
+        docs.insert(w.id, w.doc);
+    }
+}
+
+/// The identity in `seat`, if any.
+pub fn identity(docs: &Docs, seat: Seat) -> Option<&AgentIdentity> {
+    docs.get(&identity_id(seat)).and_then(Doc::as_identity)
+}
+
+/// Every identity document, in seat order.
+pub fn identities(docs: &Docs) -> impl Iterator<Item = &AgentIdentity> {
+    docs.range(format!("{TYPE_IDENTITY}:")..format!("{TYPE_IDENTITY};"))
+        .filter_map(|(_, d)| d.as_identity())
+}
+
+/// Every soul version of `seat`, oldest first.
+pub fn souls(docs: &Docs, seat: Seat) -> Vec<&SoulDoc> {
+    let mut v: Vec<&SoulDoc> = docs
+        .range(format!("{TYPE_SOUL}:{seat}:")..format!("{TYPE_SOUL}:{seat};"))
+        .filter_map(|(_, d)| d.as_soul())
+        .collect();
+    v.sort_by_key(|s| s.version);
+    v
+}
+
+/// The messages of one seat's thread, in time order (event id breaks ties).
+pub fn thread(docs: &Docs, seat: Seat) -> Vec<&MessageDoc> {
+    let mut v: Vec<&MessageDoc> = docs
+        .range(format!("{TYPE_MESSAGE}:")..format!("{TYPE_MESSAGE};"))
+        .filter_map(|(_, d)| d.as_message())
+        .filter(|m| m.seat == seat)
+        .collect();
+    v.sort_by_key(|m| (m.created_at, m.event_id));
+    v
+}

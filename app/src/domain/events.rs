@@ -1,0 +1,148 @@
+//! The events of the durable log (DESIGN §4): `{id, ts, sessionId, type, ...}`.
+//!
+//! Types are only ever added, never renamed. An event of a type this version does not know
+//! deserializes as [`EventKind::Unknown`] and the reducer ignores it, so an old tab keeps working
+//! against a newer server.
+
+use serde::{Deserialize, Serialize};
+
+use super::process::ProcessState;
+use super::work_cycle::WorkState;
+use super::{Millis, Seat};
+
+/// One entry of the log. `id` is assigned by the store: strictly increasing and gap-free.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    pub id: u64,
+    pub ts: Millis,
+    #[serde(rename = "sessionId")]
+    pub session_id: String,
+    #[serde(flatten)]
+    pub kind: EventKind,
+}
+
+/// A seat given a hatching placeholder by `agents_summoned`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SummonedSeat {
+    pub seat: Seat,
+    /// The placeholder's 22-character base64url uuid.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uuid: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", rename_all_fields = "camelCase")]
+pub enum EventKind {
+    SessionStart {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        lead_name: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        human_name: Option<String>,
+    },
+    SessionEnd {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
+    /// Hatching placeholders, written only for empty or expired seats.
+    AgentsSummoned { seats: Vec<SummonedSeat> },
+    /// An agent chose its name and wrote its soul.
+    AgentRegistered {
+        seat: Seat,
+        name: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        color_name: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none", alias = "individuationArtifact")]
+        soul: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        claude_session_id: Option<String>,
+    },
+    /// The lead's belief: the seats it says are alive. Recorded and reconciled, not trusted.
+    AgentStatus { seats: Vec<Seat> },
+    /// What the server observed of a Claude process.
+    AgentProcess {
+        seat: Seat,
+        state: ProcessState,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        claude_session_id: Option<String>,
+    },
+    /// Seats whose nameless placeholder may have outlived the hatching deadline; the reducer
+    /// checks each against the event's `ts`.
+    HatchingExpired { seats: Vec<Seat> },
+    UserMessage {
+        message_id: String,
+        speaker_name: String,
+        /// The seat of the thread: the target agent's, or the lead's.
+        seat: Seat,
+        text: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        target_agent: Option<String>,
+    },
+    AgentMessage {
+        message_id: String,
+        seat: Seat,
+        speaker_name: String,
+        text: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        target_agent: Option<String>,
+    },
+    /// Streamed lead output, markers stripped.
+    LeadText {
+        message_id: String,
+        speaker_name: String,
+        text: String,
+    },
+    WorkState { seat: Seat, state: WorkState },
+    MarkerError {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seat: Option<Seat>,
+        line: String,
+        error: String,
+    },
+    RuntimeError {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seat: Option<Seat>,
+        message: String,
+    },
+    /// Any type this version does not know (`agent_forked`, `permission_request`, … until they
+    /// are built). Ignored by the reducer.
+    #[serde(other)]
+    Unknown,
+}
+
+impl EventKind {
+    /// The `type` string of this event.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            EventKind::SessionStart { .. } => "session_start",
+            EventKind::SessionEnd { .. } => "session_end",
+            EventKind::AgentsSummoned { .. } => "agents_summoned",
+            EventKind::AgentRegistered { .. } => "agent_registered",
+            EventKind::AgentStatus { .. } => "agent_status",
+            EventKind::AgentProcess { .. } => "agent_process",
+            EventKind::HatchingExpired { .. } => "hatching_expired",
+            EventKind::UserMessage { .. } => "user_message",
+            EventKind::AgentMessage { .. } => "agent_message",
+            EventKind::LeadText { .. } => "lead_text",
+            EventKind::WorkState { .. } => "work_state",
+            EventKind::MarkerError { .. } => "marker_error",
+            EventKind::RuntimeError { .. } => "runtime_error",
+            EventKind::Unknown => "unknown",
+        }
+    }
+
+    /// The seat an event is about, when it is about one.
+    pub fn seat(&self) -> Option<Seat> {
+        match self {
+            EventKind::AgentRegistered { seat, .. }
+            | EventKind::AgentProcess { seat, .. }
+            | EventKind::UserMessage { seat, .. }
+            | EventKind::AgentMessage { seat, .. }
+            | EventKind::WorkState { seat, .. } => Some(*seat),
+            EventKind::LeadText { .. } => Some(super::LEAD_SEAT),
+            EventKind::MarkerError { seat, .. } | EventKind::RuntimeError { seat, .. } => *seat,
+            _ => None,
+        }
+    }
+}

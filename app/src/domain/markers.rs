@@ -1,0 +1,211 @@
+//! Markers in an agent's text (DESIGN §6): one per line, parsed only from complete lines and
+//! stripped from what is displayed.
+//!
+//! - `[ACTION] {json}` with `"action"`: `register`, `status`, `summon`, `dismiss`, `route`, `state`
+//! - legacy `[AGENT_REGISTERED] {json}` (a register) and `[AGENT_STATUS] {json}` (a status)
+//! - `[STATE:name]`
+//!
+//! A line that starts like a marker but does not parse is an error and is stripped too: the
+//! display never shows half a protocol line, and the parser never panics.
+
+use serde::Deserialize;
+use serde_json::Value;
+
+const ACTION: &str = "[ACTION]";
+const LEGACY_REGISTERED: &str = "[AGENT_REGISTERED]";
+const LEGACY_STATUS: &str = "[AGENT_STATUS]";
+const STATE: &str = "[STATE:";
+
+/// The prefixes that make a line a marker line.
+pub const MARKER_PREFIXES: [&str; 4] = [ACTION, LEGACY_REGISTERED, LEGACY_STATUS, STATE];
+
+/// One agent in a status report.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum StatusEntry {
+    Name(String),
+    Full {
+        name: String,
+        #[serde(default)]
+        status: Option<String>,
+        #[serde(default, rename = "gridPosition")]
+        grid_position: Option<u8>,
+    },
+}
+
+impl StatusEntry {
+    pub fn name(&self) -> &str {
+        match self {
+            StatusEntry::Name(n) | StatusEntry::Full { name: n, .. } => n,
+        }
+    }
+
+    /// An entry without a status counts as alive: listing an agent is reporting it alive.
+    pub fn is_alive(&self) -> bool {
+        match self {
+            StatusEntry::Name(_) => true,
+            StatusEntry::Full { status, .. } => status.as_deref().is_none_or(|s| s == "alive"),
+        }
+    }
+}
+
+/// A parsed marker.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(tag = "action", rename_all = "lowercase")]
+pub enum Marker {
+    Register {
+        name: String,
+        #[serde(default, rename = "colorName")]
+        color_name: Option<String>,
+        #[serde(default, alias = "individuationArtifact")]
+        soul: Option<String>,
+        #[serde(default, rename = "gridPosition")]
+        grid_position: Option<u8>,
+    },
+    Status { agents: Vec<StatusEntry> },
+    Summon {
+        #[serde(default)]
+        count: Option<u8>,
+    },
+    Dismiss { name: String },
+    Route { to: String, text: String },
+    State { state: String },
+}
+
+/// A marker line that could not be parsed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MarkerError {
+    pub line: String,
+    pub error: String,
+}
+
+/// The result of parsing a block of text.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Parsed {
+    /// The text with every marker line removed.
+    pub display: String,
+    pub markers: Vec<Marker>,
+    pub errors: Vec<MarkerError>,
+}
+
+/// Whether `line` is a marker line (after leading whitespace).
+pub fn is_marker_line(line: &str) -> bool {
+    let t = line.trim_start();
+    MARKER_PREFIXES.iter().any(|p| t.starts_with(p))
+}
+
+/// Parses one line. `None` if it is not a marker line.
+pub fn parse_line(line: &str) -> Option<Result<Marker, MarkerError>> {
+    let t = line.trim();
+    let err = |error: String| MarkerError {
+        line: t.to_string(),
+        error,
+    };
+    if let Some(rest) = t.strip_prefix(ACTION) {
+        return Some(parse_json::<Marker>(rest).map_err(err));
+    }
+    if let Some(rest) = t.strip_prefix(LEGACY_REGISTERED) {
+        return Some(
+            with_action(rest, "register")
+                .and_then(|v| serde_json::from_value(v).map_err(|e| e.to_string()))
+                .map_err(err),
+        );
+    }
+    if let Some(rest) = t.strip_prefix(LEGACY_STATUS) {
+        return Some(
+            with_action(rest, "status")
+                .and_then(|v| serde_json::from_value(v).map_err(|e| e.to_string()))
+                .map_err(err),
+        );
+    }
+    let rest = t.trim_start().strip_prefix(STATE)?;
+    let result = match rest.strip_suffix(']') {
+        Some(name) if valid_state_name(name) => Ok(Marker::State {
+            state: name.to_string(),
+        }),
+        Some(_) => Err(err("a state name is 1-32 characters of a-z, 0-9 and _".into())),
+        None => Err(err("missing closing ]".into())),
+    };
+    Some(result)
+}
+
+fn valid_state_name(name: &str) -> bool {
+    (1..=32).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+}
+
+fn parse_json<T: for<'de> Deserialize<'de>>(rest: &str) -> Result<T, String> {
+    serde_json::from_str(rest.trim()).map_err(|e| e.to_string())
+}
+
+/// Legacy markers carry the object without an `action` field: add it.
+fn with_action(rest: &str, action: &str) -> Result<Value, String> {
+    let mut v: Value = parse_json(rest)?;
+    match v.as_object_mut() {
+        Some(obj) => {
+            obj.insert("action".into(), action.into());
+            Ok(v)
+        }
+        None => Err("expected a JSON object".into()),
+    }
+}
+
+/// Parses a complete block of text (a Claude `assistant` text block is always complete).
+pub fn parse_block(text: &str) -> Parsed {
+    let mut parsed = Parsed::default();
+    let mut kept: Vec<&str> = Vec::new();
+    for line in text.split('\n') {
+        match parse_line(line) {
+            Some(Ok(m)) => parsed.markers.push(m),
+            Some(Err(e)) => parsed.errors.push(e),
+            None => kept.push(line),
+        }
+    }
+    parsed.display = kept.join("\n").trim().to_string();
+    parsed
+}
+
+/// Parses streamed text: only complete lines are parsed; the unfinished tail waits for more.
+#[derive(Clone, Debug, Default)]
+pub struct LineBuffer {
+    pending: String,
+}
+
+impl LineBuffer {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a chunk and parses every line it completed. Display lines keep their newlines.
+    pub fn push(&mut self, chunk: &str) -> Parsed {
+        self.pending.push_str(chunk);
+        let Some(end) = self.pending.rfind('\n') else {
+            return Parsed::default();
+        };
+        let complete: String = self.pending.drain(..=end).collect();
+        let mut parsed = Parsed::default();
+        for line in complete.split_inclusive('\n') {
+            match parse_line(line) {
+                Some(Ok(m)) => parsed.markers.push(m),
+                Some(Err(e)) => parsed.errors.push(e),
+                None => parsed.display.push_str(line),
+            }
+        }
+        parsed
+    }
+
+    /// Ends the stream: the unfinished tail is treated as a complete last line.
+    pub fn finish(&mut self) -> Parsed {
+        let tail = std::mem::take(&mut self.pending);
+        if tail.is_empty() {
+            return Parsed::default();
+        }
+        let mut parsed = self.push(&(tail + "\n"));
+        if parsed.display.ends_with('\n') {
+            parsed.display.pop();
+        }
+        parsed
+    }
+}

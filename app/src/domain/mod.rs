@@ -1,0 +1,41 @@
+//! The pure core of Soulgrid: documents, events, the reducer and every rule of the agent
+//! lifecycle that needs no I/O. The server and the browser both run this code, so the grid a tab
+//! shows is computed exactly as the server's store computes it.
+//!
+//! Nothing in here may touch the clock, the disk, the network or a framework: time and ids arrive
+//! inside events, which keeps every function deterministic and property-testable.
+
+pub mod buttons;
+pub mod docs;
+pub mod events;
+pub mod mail;
+pub mod markers;
+pub mod palette;
+pub mod process;
+pub mod reducer;
+pub mod status;
+pub mod wake;
+pub mod work_cycle;
+
+#[cfg(test)]
+mod tests;
+
+/// Milliseconds since the Unix epoch; every timestamp in documents and events uses it.
+pub type Millis = i64;
+
+/// A grid position, 0–8. Position 4 is the lead.
+pub type Seat = u8;
+
+/// The lead's seat in the centre of the 3×3 grid.
+pub const LEAD_SEAT: Seat = 4;
+
+/// Number of seats in the grid.
+pub const SEATS: Seat = 9;
+
+/// A nameless hatching seat older than this becomes `expired`.
+pub const HATCHING_TTL_MS: Millis = 5 * 60 * 1000;
+
+/// The eight agent seats around the lead, in grid order.
+pub fn agent_seats() -> impl Iterator<Item = Seat> {
+    (0..SEATS).filter(|s| *s != LEAD_SEAT)
+}

@@ -1,0 +1,279 @@
+//! `apply(docs, event) -> writes`: the one place where events become documents (DESIGN §4).
+//!
+//! Laws the tests hold it to: applying the same event twice gives the documents of applying it
+//! once (two tabs, a replayed stream); no event removes a document; an `expired` seat is never
+//! brought back by a status report; a seat only becomes `alive` through `agent_registered`,
+//! `agent_status` or a live `agent_process`.
+
+use super::docs::{
+    identity, identity_id, message_id, soul_id, AgentIdentity, Doc, DocWrite, Docs, MessageDoc,
+    SoulDoc, SpeakerType,
+};
+use super::events::{Event, EventKind};
+use super::process::ProcessState;
+use super::status::AgentStatus;
+use super::work_cycle;
+use super::{agent_seats, Seat, HATCHING_TTL_MS, LEAD_SEAT, SEATS};
+
+/// The writes `event` makes to `docs`. Pure: `docs` is not changed.
+pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
+    let mut w = Writes::new(docs);
+    match &event.kind {
+        EventKind::SessionStart { lead_name, .. } => session_start(&mut w, event, lead_name),
+        EventKind::SessionEnd { .. } => {
+            for seat in 0..SEATS {
+                w.update(seat, |d| {
+                    if d.status() == AgentStatus::Alive {
+                        d.set_status(AgentStatus::Sleeping);
+                    }
+                    if d.process_state.is_some_and(|p| p != ProcessState::Stopped) {
+                        d.process_state = Some(ProcessState::Stopped);
+                        d.process_reason = Some("session ended".into());
+                    }
+                });
+            }
+        }
+        EventKind::AgentsSummoned { seats } => {
+            for s in seats.iter().filter(|s| s.seat != LEAD_SEAT && s.seat < SEATS) {
+                let vacant = identity(docs, s.seat).is_none_or(|d| d.status() == AgentStatus::Expired);
+                if vacant {
+                    let mut d = AgentIdentity::new(s.seat, AgentStatus::Hatching);
+                    d.created_at = Some(event.ts);
+                    d.uuid = s.uuid.clone();
+                    w.put_identity(d);
+                }
+            }
+        }
+        EventKind::AgentRegistered {
+            seat,
+            name,
+            color_name,
+            soul,
+            claude_session_id,
+        } => register(&mut w, event, *seat, name, color_name, soul, claude_session_id),
+        EventKind::AgentStatus { seats } => {
+            for seat in agent_seats() {
+                let listed = seats.contains(&seat);
+                w.update(seat, |d| match d.status() {
+                    // The lead's report never resurrects an expired seat, nor turns an egg that
+                    // has no name yet into a face.
+                    AgentStatus::Expired => {}
+                    AgentStatus::Hatching if !d.has_name() => {}
+                    _ if listed => mark_alive(d, event),
+                    _ => d.set_status(AgentStatus::Sleeping),
+                });
+            }
+        }
+        EventKind::AgentProcess {
+            seat,
+            state,
+            reason,
+            claude_session_id,
+        } => w.update(*seat, |d| {
+            d.process_state = Some(*state);
+            d.process_reason = reason.clone();
+            if let Some(id) = claude_session_id {
+                d.claude_session_id = Some(id.clone());
+            }
+            match (*state, d.status()) {
+                // A fresh process starts a fresh work cycle.
+                (ProcessState::Starting, _) => d.work_state = None,
+                (_, AgentStatus::Expired) => {}
+                (_, AgentStatus::Hatching) if !d.has_name() => {}
+                (s, _) if s.is_live() => mark_alive(d, event),
+                (ProcessState::Stopped, AgentStatus::Alive) => d.set_status(AgentStatus::Sleeping),
+                _ => {}
+            }
+        }),
+        EventKind::HatchingExpired { seats } => {
+            for seat in seats {
+                w.update(*seat, |d| {
+                    let old = d
+                        .created_at
+                        .is_none_or(|c| event.ts.saturating_sub(c) >= HATCHING_TTL_MS);
+                    if d.status() == AgentStatus::Hatching && !d.has_name() && old {
+                        d.set_status(AgentStatus::Expired);
+                    }
+                });
+            }
+        }
+        EventKind::UserMessage {
+            message_id: id,
+            speaker_name,
+            seat,
+            text,
+            target_agent,
+        } => w.put_message(event, id, speaker_name, SpeakerType::Human, *seat, text, target_agent),
+        EventKind::AgentMessage {
+            message_id: id,
+            seat,
+            speaker_name,
+            text,
+            target_agent,
+        } => {
+            let speaker = if *seat == LEAD_SEAT { SpeakerType::Lead } else { SpeakerType::Agent };
+            w.put_message(event, id, speaker_name, speaker, *seat, text, target_agent)
+        }
+        EventKind::LeadText {
+            message_id: id,
+            speaker_name,
+            text,
+        } => w.put_message(event, id, speaker_name, SpeakerType::Lead, LEAD_SEAT, text, &None),
+        EventKind::WorkState { seat, state } => w.update(*seat, |d| {
+            // Replaying the same report is a no-op, not an invalid `x -> x` transition.
+            if d.work_state != Some(*state) {
+                if let Ok(next) = work_cycle::transition(d.work_state, *state) {
+                    d.work_state = Some(next);
+                }
+            }
+        }),
+        EventKind::MarkerError { .. } | EventKind::RuntimeError { .. } | EventKind::Unknown => {}
+    }
+    w.finish()
+}
+
+fn session_start(w: &mut Writes, event: &Event, lead_name: &Option<String>) {
+    let Some(lead_name) = lead_name else { return };
+    match identity(w.docs, LEAD_SEAT) {
+        Some(d) if d.name.as_deref() == Some(lead_name.as_str()) => {}
+        Some(_) => w.update(LEAD_SEAT, |d| d.name = Some(lead_name.clone())),
+        None => {
+            // The lead sleeps until its process runs: liveness comes from the process.
+            let mut d = AgentIdentity::new(LEAD_SEAT, AgentStatus::Sleeping);
+            d.name = Some(lead_name.clone());
+            d.created_at = Some(event.ts);
+            w.put_identity(d);
+        }
+    }
+}
+
+fn register(
+    w: &mut Writes,
+    event: &Event,
+    seat: Seat,
+    name: &str,
+    color_name: &Option<String>,
+    soul: &Option<String>,
+    claude_session_id: &Option<String>,
+) {
+    if seat >= SEATS || name.trim().is_empty() {
+        return;
+    }
+    let mut d = identity(w.docs, seat)
+        .cloned()
+        .unwrap_or_else(|| AgentIdentity::new(seat, AgentStatus::Hatching));
+    if d.status() == AgentStatus::Expired {
+        // Too late: the placeholder expired. A new SUMMON gives the seat a fresh egg.
+        return;
+    }
+    d.name = Some(name.to_string());
+    if let Some(c) = color_name {
+        d.color_name = Some(c.clone());
+    }
+    if let Some(id) = claude_session_id {
+        d.claude_session_id = Some(id.clone());
+    }
+    d.created_at.get_or_insert(event.ts);
+    if let Some(soul) = soul.as_ref().filter(|s| !s.trim().is_empty()) {
+        // A new version only when the text changed, so a replayed event writes nothing new.
+        if d.individuation_artifact.as_deref() != Some(soul.as_str()) {
+            d.soul_version += 1;
+            d.individuation_artifact = Some(soul.clone());
+            let id = soul_id(seat, d.soul_version);
+            w.put(
+                id.clone(),
+                Doc::Soul(SoulDoc {
+                    id,
+                    seat,
+                    version: d.soul_version,
+                    name: Some(name.to_string()),
+                    text: soul.clone(),
+                    created_at: event.ts,
+                    extra: Default::default(),
+                }),
+            );
+        }
+    }
+    mark_alive(&mut d, event);
+    w.put_identity(d);
+}
+
+fn mark_alive(d: &mut AgentIdentity, event: &Event) {
+    d.set_status(AgentStatus::Alive);
+    d.last_alive_at = Some(event.ts);
+    d.last_session_id = Some(event.session_id.clone());
+}
+
+/// Collects writes, and sees its own earlier writes when one event touches a document twice.
+struct Writes<'a> {
+    docs: &'a Docs,
+    out: Vec<DocWrite>,
+}
+
+impl<'a> Writes<'a> {
+    fn new(docs: &'a Docs) -> Self {
+        Writes { docs, out: Vec::new() }
+    }
+
+    fn current(&self, seat: Seat) -> Option<AgentIdentity> {
+        let id = identity_id(seat);
+        self.out
+            .iter()
+            .rev()
+            .find(|w| w.id == id)
+            .and_then(|w| w.doc.as_identity())
+            .or_else(|| identity(self.docs, seat))
+            .cloned()
+    }
+
+    /// Changes an existing identity; writes only when something changed.
+    fn update(&mut self, seat: Seat, f: impl FnOnce(&mut AgentIdentity)) {
+        let Some(before) = self.current(seat) else { return };
+        let mut after = before.clone();
+        f(&mut after);
+        if after != before {
+            self.put_identity(after);
+        }
+    }
+
+    fn put_identity(&mut self, d: AgentIdentity) {
+        self.put(d.id.clone(), Doc::Identity(d));
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn put_message(
+        &mut self,
+        event: &Event,
+        uuid: &str,
+        speaker_name: &str,
+        speaker_type: SpeakerType,
+        seat: Seat,
+        text: &str,
+        target_agent: &Option<String>,
+    ) {
+        let id = message_id(uuid);
+        let doc = MessageDoc {
+            id: id.clone(),
+            speaker_name: speaker_name.to_string(),
+            speaker_type,
+            seat,
+            target_agent: target_agent.clone(),
+            text: text.to_string(),
+            server_session_id: event.session_id.clone(),
+            created_at: event.ts,
+            event_id: event.id,
+            extra: Default::default(),
+        };
+        self.put(id, Doc::Message(doc));
+    }
+
+    fn put(&mut self, id: String, doc: Doc) {
+        if self.docs.get(&id) != Some(&doc) {
+            self.out.push(DocWrite { id, doc });
+        }
+    }
+
+    fn finish(self) -> Vec<DocWrite> {
+        self.out
+    }
+}

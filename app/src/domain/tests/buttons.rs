@@ -1,0 +1,54 @@
+use super::super::buttons::{grid_button, GridButton};
+use super::super::docs::Docs;
+use super::super::events::EventKind;
+use super::super::HATCHING_TTL_MS;
+use super::*;
+
+#[test]
+fn no_visible_agent_means_summon() {
+    assert_eq!(grid_button(&Docs::new(), false), GridButton::Summon);
+    assert_eq!(GridButton::Summon.label(), Some("SUMMON"));
+}
+
+#[test]
+fn only_expired_seats_still_means_summon() {
+    let mut docs = Docs::new();
+    run(&mut docs, &[ev(1, 0, summon(&[0])), ev(2, HATCHING_TTL_MS, EventKind::HatchingExpired { seats: vec![0] })]);
+    assert_eq!(grid_button(&docs, false), GridButton::Summon);
+}
+
+#[test]
+fn the_lead_alone_does_not_count_as_a_visible_agent() {
+    let mut docs = Docs::new();
+    run(&mut docs, &[ev(1, 0, EventKind::SessionStart { lead_name: Some("Julian".into()), human_name: None })]);
+    assert_eq!(grid_button(&docs, false), GridButton::Summon);
+}
+
+#[test]
+fn any_sleeping_agent_means_wake() {
+    let mut docs = Docs::new();
+    run(
+        &mut docs,
+        &[
+            ev(1, 0, summon(&[0, 1])),
+            ev(2, 1, register(0, "A", "a")),
+            ev(3, 1, register(1, "B", "b")),
+            ev(4, 2, EventKind::AgentStatus { seats: vec![0] }),
+        ],
+    );
+    assert_eq!(grid_button(&docs, false), GridButton::Wake);
+}
+
+#[test]
+fn all_alive_means_no_button() {
+    let mut docs = Docs::new();
+    run(&mut docs, &[ev(1, 0, summon(&[0])), ev(2, 1, register(0, "A", "a"))]);
+    assert_eq!(grid_button(&docs, false), GridButton::None);
+    assert_eq!(GridButton::None.label(), None);
+}
+
+#[test]
+fn in_flight_means_waking_whatever_the_documents() {
+    assert_eq!(grid_button(&Docs::new(), true), GridButton::Waking);
+    assert_eq!(GridButton::Waking.label(), Some("WAKING…"));
+}

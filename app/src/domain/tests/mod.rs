@@ -1,0 +1,59 @@
+//! Tests of the domain core: one file per rule, plus property tests of the reducer laws.
+
+mod buttons;
+mod docs;
+mod markers;
+mod props;
+mod reducer;
+mod wake;
+mod work;
+
+use super::docs::{commit, identity, AgentIdentity, Docs};
+use super::events::{Event, EventKind, SummonedSeat};
+use super::reducer::apply;
+use super::{Millis, Seat};
+
+pub(super) const SESSION: &str = "session-1";
+
+pub(super) fn ev(id: u64, ts: Millis, kind: EventKind) -> Event {
+    Event {
+        id,
+        ts,
+        session_id: SESSION.into(),
+        kind,
+    }
+}
+
+/// Applies events in order, committing each event's writes.
+pub(super) fn run(docs: &mut Docs, events: &[Event]) {
+    for e in events {
+        let writes = apply(docs, e);
+        commit(docs, writes);
+    }
+}
+
+pub(super) fn summon(seats: &[Seat]) -> EventKind {
+    EventKind::AgentsSummoned {
+        seats: seats
+            .iter()
+            .map(|&seat| SummonedSeat {
+                seat,
+                uuid: Some(format!("uuid-{seat}")),
+            })
+            .collect(),
+    }
+}
+
+pub(super) fn register(seat: Seat, name: &str, soul: &str) -> EventKind {
+    EventKind::AgentRegistered {
+        seat,
+        name: name.into(),
+        color_name: None,
+        soul: Some(soul.into()),
+        claude_session_id: None,
+    }
+}
+
+pub(super) fn seat(docs: &Docs, s: Seat) -> &AgentIdentity {
+    identity(docs, s).unwrap_or_else(|| panic!("seat {s} has no identity"))
+}

@@ -1,0 +1,188 @@
+//! The reducer laws, on random event sequences.
+
+use super::super::docs::{commit, identities, Doc, Docs};
+use super::super::events::{Event, EventKind, SummonedSeat};
+use super::super::process::ProcessState;
+use super::super::reducer::apply;
+use super::super::status::AgentStatus;
+use super::super::work_cycle::WorkState;
+use super::super::{Seat, HATCHING_TTL_MS};
+use proptest::prelude::*;
+use std::collections::BTreeMap;
+
+fn seat() -> impl Strategy<Value = Seat> {
+    0u8..9
+}
+
+fn seats() -> impl Strategy<Value = Vec<Seat>> {
+    prop::collection::vec(seat(), 0..5)
+}
+
+fn kind() -> impl Strategy<Value = EventKind> {
+    let name = prop::sample::select(vec!["Lyra", "Kael", "Wren", "Lyra", " "]);
+    let soul = prop::option::of(prop::sample::select(vec!["s1", "s2", "s3"]));
+    let state = prop::sample::select(vec![
+        ProcessState::Starting,
+        ProcessState::Running,
+        ProcessState::Idle,
+        ProcessState::Stopped,
+    ]);
+    prop_oneof![
+        Just(EventKind::SessionStart { lead_name: Some("Julian".into()), human_name: None }),
+        Just(EventKind::SessionEnd { reason: None }),
+        seats().prop_map(|s| EventKind::AgentsSummoned {
+            seats: s.into_iter().map(|seat| SummonedSeat { seat, uuid: None }).collect()
+        }),
+        (seat(), name, soul).prop_map(|(seat, name, soul)| EventKind::AgentRegistered {
+            seat,
+            name: name.into(),
+            color_name: None,
+            soul: soul.map(Into::into),
+            claude_session_id: None,
+        }),
+        seats().prop_map(|seats| EventKind::AgentStatus { seats }),
+        (seat(), state).prop_map(|(seat, state)| EventKind::AgentProcess { seat, state, reason: None, claude_session_id: None }),
+        seats().prop_map(|seats| EventKind::HatchingExpired { seats }),
+        (seat(), 0u8..4).prop_map(|(seat, m)| EventKind::UserMessage {
+            message_id: format!("m{m}"),
+            speaker_name: "H".into(),
+            seat,
+            text: format!("t{m}"),
+            target_agent: None,
+        }),
+        (seat(), prop::sample::select(WorkState::ALL.to_vec())).prop_map(|(seat, state)| EventKind::WorkState { seat, state }),
+        Just(EventKind::Unknown),
+    ]
+}
+
+/// A log: ids 1.., timestamps that advance by up to three minutes, two server sessions.
+fn log() -> impl Strategy<Value = Vec<Event>> {
+    prop::collection::vec((kind(), 0i64..(HATCHING_TTL_MS / 100 * 60), any::<bool>()), 0..40).prop_map(|v| {
+        let mut ts = 0;
+        v.into_iter()
+            .enumerate()
+            .map(|(i, (kind, dt, second))| {
+                ts += dt;
+                Event { id: i as u64 + 1, ts, session_id: if second { "B" } else { "A" }.into(), kind }
+            })
+            .collect()
+    })
+}
+
+fn replay(from: &Docs, events: &[Event]) -> Docs {
+    let mut docs = from.clone();
+    for e in events {
+        let w = apply(&docs, e);
+        commit(&mut docs, w);
+    }
+    docs
+}
+
+fn statuses(docs: &Docs) -> BTreeMap<Seat, AgentStatus> {
+    identities(docs).map(|d| (d.grid_position, d.status())).collect()
+}
+
+/// Serializes documents as the store and the SSR snapshot do, and reads them back.
+fn through_json(docs: &Docs) -> Docs {
+    serde_json::from_str(&serde_json::to_string(docs).unwrap()).unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn replaying_twice_from_the_same_snapshot_gives_the_same_documents(prefix in log(), events in log()) {
+        let snapshot = replay(&Docs::new(), &prefix);
+        prop_assert_eq!(replay(&snapshot, &events), replay(&snapshot, &events));
+    }
+
+    #[test]
+    fn snapshot_at_any_prefix_plus_suffix_equals_full_replay(events in log(), cut in any::<prop::sample::Index>()) {
+        let at = cut.index(events.len() + 1);
+        let snapshot = through_json(&replay(&Docs::new(), &events[..at]));
+        prop_assert_eq!(replay(&snapshot, &events[at..]), replay(&Docs::new(), &events));
+    }
+
+    #[test]
+    fn every_event_is_idempotent_and_duplicates_converge(events in log(), dup in prop::collection::vec(any::<bool>(), 40)) {
+        let mut once = Docs::new();
+        let mut tab = Docs::new();
+        for (i, e) in events.iter().enumerate() {
+            let w = apply(&once, e);
+            commit(&mut once, w);
+            // A second delivery of the same event writes nothing new.
+            prop_assert!(apply(&once, e).is_empty(), "event {:?} is not idempotent", e.kind);
+            let times = if dup[i % dup.len()] { 2 } else { 1 };
+            for _ in 0..times {
+                let w = apply(&tab, e);
+                commit(&mut tab, w);
+            }
+        }
+        prop_assert_eq!(once, tab);
+    }
+
+    #[test]
+    fn no_event_removes_a_document(events in log()) {
+        let mut docs = Docs::new();
+        for e in &events {
+            let before: Vec<String> = docs.keys().cloned().collect();
+            let w = apply(&docs, e);
+            commit(&mut docs, w);
+            for id in before {
+                prop_assert!(docs.contains_key(&id));
+            }
+        }
+    }
+
+    #[test]
+    fn alive_only_through_register_status_or_a_live_process(events in log()) {
+        let mut docs = Docs::new();
+        for e in &events {
+            let before = statuses(&docs);
+            let w = apply(&docs, e);
+            commit(&mut docs, w);
+            for (seat, status) in statuses(&docs) {
+                let became_alive = status == AgentStatus::Alive && before.get(&seat) != Some(&AgentStatus::Alive);
+                if became_alive {
+                    let allowed = match &e.kind {
+                        EventKind::AgentRegistered { .. } | EventKind::AgentStatus { .. } => true,
+                        EventKind::AgentProcess { state, .. } => state.is_live(),
+                        _ => false,
+                    };
+                    prop_assert!(allowed, "seat {} became alive through {:?}", seat, e.kind);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn expired_seats_stay_expired_until_a_new_summon(events in log()) {
+        let mut docs = Docs::new();
+        for e in &events {
+            let before = statuses(&docs);
+            let w = apply(&docs, e);
+            commit(&mut docs, w);
+            if matches!(e.kind, EventKind::AgentsSummoned { .. }) {
+                continue;
+            }
+            for (seat, status) in statuses(&docs) {
+                if before.get(&seat) == Some(&AgentStatus::Expired) {
+                    prop_assert_eq!(status, AgentStatus::Expired, "seat {} resurrected by {:?}", seat, e.kind);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_named_seat_never_expires(events in log()) {
+        let docs = replay(&Docs::new(), &events);
+        for d in identities(&docs) {
+            if d.status() == AgentStatus::Expired {
+                prop_assert!(!d.has_name());
+            }
+        }
+        for doc in docs.values() {
+            prop_assert!(!matches!(doc, Doc::Other(_)));
+        }
+    }
+}

@@ -1,0 +1,31 @@
+//! The documents snapshot the page renders from, and the event id it is current to.
+
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::domain::docs::Docs;
+
+/// What SSR renders and what the browser hydrates from.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Snapshot {
+    pub docs: Docs,
+    /// The id of the last event applied to `docs`; the live stream resumes after it.
+    pub last_event_id: u64,
+    pub lead_name: String,
+    pub human_name: String,
+}
+
+/// Where the server takes snapshots from; provided as a context by the server binary.
+#[cfg(feature = "ssr")]
+pub trait SnapshotSource: Send + Sync + 'static {
+    fn snapshot(&self) -> Snapshot;
+}
+
+#[server]
+pub async fn get_snapshot() -> Result<Snapshot, ServerFnError> {
+    use std::sync::Arc;
+    let source = use_context::<Arc<dyn SnapshotSource>>()
+        .ok_or_else(|| ServerFnError::new("the server provided no snapshot source"))?;
+    Ok(source.snapshot())
+}

@@ -1,0 +1,99 @@
+//! One seat of the grid: a face, an egg or an empty place, with its name and status dot.
+
+use leptos::prelude::*;
+
+use super::face::{Egg, Face};
+use crate::domain::docs::AgentIdentity;
+use crate::domain::palette::seat_style;
+use crate::domain::status::AgentStatus;
+use crate::domain::{Seat, LEAD_SEAT};
+
+/// What a cell shows, derived from the seat's document.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct CellView {
+    pub seat: Seat,
+    /// `None` for an empty seat (no document, or expired).
+    pub status: Option<AgentStatus>,
+    pub name: Option<String>,
+    pub color: String,
+    pub eyes: String,
+    pub mouth: String,
+}
+
+impl CellView {
+    pub fn new(seat: Seat, doc: Option<&AgentIdentity>, lead_name: &str) -> Self {
+        let style = seat_style(seat);
+        let visible = doc.filter(|d| d.status().is_visible());
+        let face = visible.and_then(|d| d.face_variant.clone());
+        let mut view = CellView {
+            seat,
+            status: visible.map(AgentIdentity::status),
+            name: visible.and_then(|d| d.name.clone()),
+            color: visible
+                .and_then(|d| d.color.clone())
+                .or_else(|| style.map(|s| s.color.to_string()))
+                .unwrap_or_default(),
+            eyes: face
+                .as_ref()
+                .map(|f| f.eyes.clone())
+                .or_else(|| style.map(|s| s.eyes.to_string()))
+                .unwrap_or_default(),
+            mouth: face
+                .map(|f| f.mouth)
+                .or_else(|| style.map(|s| s.mouth.to_string()))
+                .unwrap_or_default(),
+        };
+        // The lead always has a seat, even before its first session wrote a document.
+        if seat == LEAD_SEAT {
+            view.status.get_or_insert(AgentStatus::Sleeping);
+            view.name.get_or_insert_with(|| lead_name.to_string());
+        }
+        view
+    }
+
+    fn status_name(&self) -> &'static str {
+        self.status.map_or("empty", AgentStatus::as_str)
+    }
+
+    fn label(&self) -> String {
+        let who = match (&self.name, self.seat == LEAD_SEAT) {
+            (Some(n), true) => format!("{n}, the lead"),
+            (Some(n), false) => n.clone(),
+            (None, _) => format!("Seat {}", self.seat + 1),
+        };
+        match self.status {
+            None => format!("{who}: empty"),
+            Some(s) => format!("{who}: {}", s.as_str()),
+        }
+    }
+}
+
+#[component]
+pub fn Cell(view: CellView) -> impl IntoView {
+    let class = if view.seat == LEAD_SEAT { "cell lead" } else { "cell" };
+    let status = view.status_name();
+    let label = view.label();
+    let body = match view.status {
+        None => view! { <div class="empty-seat" aria-hidden="true"></div> }.into_any(),
+        Some(AgentStatus::Hatching) => view! { <Egg color=view.color.clone()/> }.into_any(),
+        Some(_) => view! {
+            <Face color=view.color.clone() eyes_kind=view.eyes.clone() mouth_kind=view.mouth.clone()/>
+        }
+        .into_any(),
+    };
+    let name = view.name.clone().unwrap_or_default();
+    view! {
+        <div
+            class=class
+            role="group"
+            data-seat=view.seat
+            data-status=status
+            aria-label=label
+            style:--seat-color=view.color.clone()
+        >
+            <span class="dot" aria-hidden="true"></span>
+            {body}
+            <span class="name">{name}</span>
+        </div>
+    }
+}

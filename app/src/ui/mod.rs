@@ -1,0 +1,5 @@
+//! Components of the console.
+
+pub mod cell;
+pub mod face;
+pub mod grid;

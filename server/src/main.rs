@@ -1,0 +1,67 @@
+//! Thin: configuration, wiring, serve.
+
+use std::sync::Arc;
+
+use clap::Parser;
+use leptos::config::get_configuration;
+use soulgrid::config::Config;
+use soulgrid::memory::MemorySnapshots;
+use soulgrid::state::AppState;
+use tracing_subscriber::EnvFilter;
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,soulgrid=debug")),
+        )
+        .init();
+    let config = Config::parse();
+    let mut leptos = get_configuration(None)
+        .map_err(|e| anyhow::anyhow!("reading the Leptos configuration: {e}"))?
+        .leptos_options;
+    // `--addr` wins over LEPTOS_SITE_ADDR so tests and users choose the port in one place.
+    leptos.site_addr = config.addr;
+
+    let human = config.human_name();
+    let session_id = uuid::Uuid::new_v4().to_string();
+    let state = AppState {
+        leptos_options: leptos,
+        snapshots: Arc::new(MemorySnapshots::start(
+            &config.lead_name,
+            &human,
+            soulgrid::now_ms(),
+            &session_id,
+        )),
+        claude_label: "none",
+    };
+
+    let listener = tokio::net::TcpListener::bind(config.addr)
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", config.addr))?;
+    tracing::info!(addr = %config.addr, lead = %config.lead_name, human = %human, "soulgrid listening on http://{}", config.addr);
+    axum::serve(listener, soulgrid::http::router(state))
+        .with_graceful_shutdown(shutdown_signal())
+        .await?;
+    tracing::info!("soulgrid stopped");
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            s.recv().await;
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+    tracing::info!("shutting down");
+}
