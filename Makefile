@@ -1,0 +1,12 @@
+# The two commands of the README. Each installs what is missing first.
+.PHONY: run test dev
+
+run:
+	@bash scripts/run.sh
+
+test:
+	@bash scripts/test.sh
+
+# Development: rebuilds and reloads on change.
+dev:
+	@bash scripts/setup.sh && cargo leptos watch

@@ -1,0 +1,27 @@
+import { defineConfig } from '@playwright/test';
+
+// Debian's Chromium, never a downloaded browser. The flags keep it off the closed network.
+export default defineConfig({
+  testDir: './tests',
+  globalSetup: './support/global-setup.ts',
+  timeout: 60_000,
+  workers: 1,
+  retries: 0,
+  reporter: [['list']],
+  use: {
+    baseURL: process.env.SOULGRID_URL,
+    trace: 'retain-on-failure',
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    },
+  },
+});

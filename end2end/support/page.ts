@@ -1,0 +1,24 @@
+// A page fixture that fails the test on any console error or page error, and waits for hydration.
+import { test as base, expect, Page } from '@playwright/test';
+
+export async function openHydrated(page: Page, path = '/') {
+  await page.goto(path);
+  await expect(page.locator('body[data-hydrated="true"]')).toBeAttached({ timeout: 30_000 });
+}
+
+export const test = base.extend<{ problems: string[] }>({
+  problems: [
+    async ({ page }, use) => {
+      const problems: string[] = [];
+      page.on('console', (msg) => {
+        if (msg.type() === 'error') problems.push(`console error: ${msg.text()}`);
+      });
+      page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+      await use(problems);
+      expect(problems, 'the page logged errors').toEqual([]);
+    },
+    { auto: true },
+  ],
+});
+
+export { expect };

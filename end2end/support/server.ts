@@ -1,0 +1,97 @@
+// Starts and stops a real Soulgrid server for the tests: a free port on 127.0.0.1, its own data
+// directory, stopped by the PID we started (never anything else).
+import { spawn, ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  dataDir: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(addr.port));
+    });
+  });
+}
+
+function required(name: string): string {
+  const v = process.env[name];
+  if (!v) throw new Error(`${name} is not set: run the tests with 'make test' (scripts/test.sh)`);
+  return v;
+}
+
+async function waitForHealth(url: string, child: ChildProcess, log: () => string, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) {
+      throw new Error(`soulgrid exited with ${child.exitCode} before it was ready:\n${log()}`);
+    }
+    try {
+      const res = await fetch(`${url}/healthz`);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`soulgrid did not answer ${url}/healthz within ${timeoutMs} ms:\n${log()}`);
+}
+
+export async function startServer(opts: { dataDir?: string; port?: number; env?: Record<string, string> } = {}): Promise<RunningServer> {
+  const bin = required('SOULGRID_BIN');
+  const siteRoot = required('LEPTOS_SITE_ROOT');
+  const port = opts.port ?? (await freePort());
+  const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'soulgrid-e2e-'));
+  const url = `http://127.0.0.1:${port}`;
+  let output = '';
+  const child = spawn(bin, [], {
+    env: {
+      ...process.env,
+      SOULGRID_ADDR: `127.0.0.1:${port}`,
+      SOULGRID_DATA_DIR: dataDir,
+      SOULGRID_HUMAN_NAME: 'Tester',
+      LEPTOS_OUTPUT_NAME: 'soulgrid',
+      LEPTOS_SITE_ROOT: siteRoot,
+      LEPTOS_SITE_PKG_DIR: 'pkg',
+      LEPTOS_ENV: 'DEV',
+      RUST_LOG: process.env.RUST_LOG ?? 'info',
+      ...opts.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const keep = (chunk: Buffer) => {
+    output += chunk.toString();
+    if (output.length > 200_000) output = output.slice(-100_000);
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  await waitForHealth(url, child, () => output);
+  return {
+    url,
+    port,
+    dataDir,
+    pid: child.pid!,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        child.once('exit', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        child.kill('SIGTERM');
+      }),
+  };
+}

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Installs what is missing, and only that. Safe to run again: every step checks first.
+#   scripts/setup.sh          toolchain for building and serving
+#   scripts/setup.sh --test   plus Chromium and the Playwright packages
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+want_test=false
+[ "${1:-}" = "--test" ] && want_test=true
+
+wasm_target() {
+  if rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+    echo "wasm32-unknown-unknown is installed"
+  else
+    rustup target add wasm32-unknown-unknown
+  fi
+}
+
+cargo_leptos() {
+  local have
+  have="$(cargo leptos --version 2>/dev/null || true)"
+  if [ "$have" = "cargo-leptos $CARGO_LEPTOS_VERSION" ]; then
+    echo "$have is installed"
+  else
+    # Built from source (~17 minutes on 2 cores); 0.3.11 does not build on rustc 1.95.
+    echo "installing cargo-leptos $CARGO_LEPTOS_VERSION (found: ${have:-none})"
+    cargo install cargo-leptos --locked --version "$CARGO_LEPTOS_VERSION"
+  fi
+}
+
+wasm_bindgen_cli() {
+  local want have
+  want="$(locked_wasm_bindgen)"
+  have="$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)"
+  if [ "$have" = "$want" ]; then
+    echo "wasm-bindgen $have is installed"
+  else
+    # Without --locked: one of its locked dependencies is not on the registry any more.
+    echo "installing wasm-bindgen-cli $want (found: ${have:-none})"
+    cargo install wasm-bindgen-cli --version "$want" --force
+  fi
+}
+
+node_tools() {
+  if ! command -v npm >/dev/null; then
+    as_root apt-get update
+    as_root apt-get install -y nodejs npm
+  fi
+  npm_ci "$ROOT"
+}
+
+# npm ci, skipped when node_modules already matches the lock file.
+npm_ci() {
+  local dir="$1" stamp="$1/node_modules/.soulgrid-lock"
+  if [ -f "$stamp" ] && cmp -s "$dir/package-lock.json" "$stamp"; then
+    echo "$dir/node_modules is up to date"
+  else
+    (cd "$dir" && npm ci --no-audit --no-fund)
+    cp "$dir/package-lock.json" "$stamp"
+  fi
+}
+
+chromium() {
+  if [ -x /usr/bin/chromium ]; then
+    /usr/bin/chromium --version
+  else
+    as_root apt-get update
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
+  fi
+}
+
+step "rust target wasm32-unknown-unknown" wasm_target
+step "cargo-leptos" cargo_leptos
+step "wasm-bindgen-cli" wasm_bindgen_cli
+step "npm packages (wasm-opt)" node_tools
+if $want_test; then
+  step "chromium (Debian)" chromium
+  step "npm packages (end2end)" npm_ci "$ROOT/end2end"
+fi
