@@ -23,6 +23,11 @@ pub struct Config {
     /// The lead agent's name (seat 4, the centre of the grid).
     #[arg(long, env = "SOULGRID_LEAD_NAME", default_value = "Julian")]
     pub lead_name: String,
+
+    /// Required to bind anything but loopback; sent as `Authorization: Bearer …` or the
+    /// `soulgrid_token` cookie (opening `/?token=…` once sets it).
+    #[arg(long, env = "SOULGRID_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
 }
 
 impl Config {

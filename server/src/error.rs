@@ -1,35 +1,56 @@
-//! One error type for the HTTP surface. It becomes a JSON response that says what went wrong
-//! in terms a client can act on, and never leaks internals: those go to the log.
+//! One error type for the HTTP surface. It becomes a JSON response that says what went wrong in
+//! terms a client can act on, and never leaks internals: those go to the log.
 
+use axum::extract::rejection::JsonRejection;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
 
+use crate::store::StoreError;
+
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {
     #[error("{0}")]
     BadRequest(String),
+    #[error("a valid token is required (Authorization: Bearer, or the soulgrid_token cookie)")]
+    Unauthorized,
+    #[error("{0}")]
+    Forbidden(&'static str),
     #[error("not found")]
     NotFound,
-    #[error("internal error")]
-    Internal(#[source] Box<dyn std::error::Error + Send + Sync>),
+    #[error("the request body is too large")]
+    TooLarge,
+    #[error("the store is unavailable; see the server log")]
+    Store(#[from] StoreError),
 }
 
 impl AppError {
     fn status(&self) -> StatusCode {
         match self {
             AppError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            AppError::Unauthorized => StatusCode::UNAUTHORIZED,
+            AppError::Forbidden(_) => StatusCode::FORBIDDEN,
             AppError::NotFound => StatusCode::NOT_FOUND,
-            AppError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            AppError::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            AppError::Store(_) => StatusCode::SERVICE_UNAVAILABLE,
         }
+    }
+}
+
+impl From<JsonRejection> for AppError {
+    fn from(r: JsonRejection) -> Self {
+        if r.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            return AppError::TooLarge;
+        }
+        AppError::BadRequest(format!("invalid JSON body: {}", r.body_text()))
     }
 }
 
 impl IntoResponse for AppError {
     fn into_response(self) -> Response {
-        if let AppError::Internal(e) = &self {
-            tracing::error!(error = %e, "internal error");
+        if let AppError::Store(e) = &self {
+            tracing::error!(error = %e, "store error");
         }
         (self.status(), Json(json!({ "error": self.to_string() }))).into_response()
     }

@@ -3,10 +3,20 @@
 pub mod config;
 pub mod error;
 pub mod http;
-pub mod memory;
+pub mod session;
 pub mod state;
+pub mod store;
 
+use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
+
+use leptos::prelude::LeptosOptions;
+use tokio_util::sync::CancellationToken;
+
+use crate::config::Config;
+use crate::http::security::Security;
+use crate::state::AppState;
+use crate::store::Store;
 
 /// Milliseconds since the Unix epoch, for event timestamps.
 pub fn now_ms() -> i64 {
@@ -14,4 +24,32 @@ pub fn now_ms() -> i64 {
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_millis() as i64)
         .unwrap_or(0)
+}
+
+/// Opens the store, ends an unclean previous session, starts this one.
+pub async fn boot(config: &Config, leptos_options: LeptosOptions) -> anyhow::Result<AppState> {
+    let security = Security::new(config.addr, config.token.clone()).map_err(anyhow::Error::msg)?;
+    let store = Store::open(&config.data_dir)
+        .map_err(|e| anyhow::anyhow!("opening the store in {}: {e}", config.data_dir.display()))?;
+    let human = config.human_name();
+    let started = session::start(&store, &config.lead_name, &human).await?;
+    Ok(AppState {
+        leptos_options,
+        store,
+        session_id: started.session_id.into(),
+        lead_name: config.lead_name.clone().into(),
+        human_name: human.into(),
+        security: Arc::new(security),
+        shutdown: CancellationToken::new(),
+        claude_label: "none".into(),
+    })
+}
+
+/// Ends open streams and records the clean end of the session.
+pub async fn shut_down(state: &AppState) {
+    state.shutdown.cancel();
+    match session::end(&state.store, &state.session_id, "server shutdown").await {
+        Ok(e) => tracing::info!(event = e.id, "session ended"),
+        Err(e) => tracing::error!(error = %e, "could not record the end of the session"),
+    }
 }

@@ -1,12 +1,8 @@
 //! Thin: configuration, wiring, serve.
 
-use std::sync::Arc;
-
 use clap::Parser;
 use leptos::config::get_configuration;
 use soulgrid::config::Config;
-use soulgrid::memory::MemorySnapshots;
-use soulgrid::state::AppState;
 use tracing_subscriber::EnvFilter;
 
 #[tokio::main]
@@ -23,25 +19,24 @@ async fn main() -> anyhow::Result<()> {
     // `--addr` wins over LEPTOS_SITE_ADDR so tests and users choose the port in one place.
     leptos.site_addr = config.addr;
 
-    let human = config.human_name();
-    let session_id = uuid::Uuid::new_v4().to_string();
-    let state = AppState {
-        leptos_options: leptos,
-        snapshots: Arc::new(MemorySnapshots::start(
-            &config.lead_name,
-            &human,
-            soulgrid::now_ms(),
-            &session_id,
-        )),
-        claude_label: "none",
-    };
-
+    let state = soulgrid::boot(&config, leptos).await?;
     let listener = tokio::net::TcpListener::bind(config.addr)
         .await
         .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", config.addr))?;
-    tracing::info!(addr = %config.addr, lead = %config.lead_name, human = %human, "soulgrid listening on http://{}", config.addr);
+    tracing::info!(
+        data_dir = %config.data_dir.display(),
+        lead = %state.lead_name,
+        human = %state.human_name,
+        "soulgrid listening on http://{}",
+        config.addr
+    );
+    let shutdown_state = state.clone();
     axum::serve(listener, soulgrid::http::router(state))
-        .with_graceful_shutdown(shutdown_signal())
+        .with_graceful_shutdown(async move {
+            shutdown_signal().await;
+            // Cancel SSE streams first, or graceful shutdown would wait for them forever.
+            soulgrid::shut_down(&shutdown_state).await;
+        })
         .await?;
     tracing::info!("soulgrid stopped");
     Ok(())

@@ -2,15 +2,46 @@
 
 use std::sync::Arc;
 
-use app::functions::SnapshotSource;
+use app::domain::docs::Docs;
+use app::functions::{Snapshot, SnapshotSource};
 use axum::extract::FromRef;
 use leptos::prelude::LeptosOptions;
+use tokio_util::sync::CancellationToken;
+
+use crate::http::security::Security;
+use crate::store::Store;
 
 #[derive(Clone)]
 pub struct AppState {
     pub leptos_options: LeptosOptions,
-    pub snapshots: Arc<dyn SnapshotSource>,
-    pub claude_label: &'static str,
+    pub store: Store,
+    /// The server session every event of this run belongs to.
+    pub session_id: Arc<str>,
+    pub lead_name: Arc<str>,
+    pub human_name: Arc<str>,
+    pub security: Arc<Security>,
+    /// Cancelled on shutdown: open SSE streams end so the server can exit promptly.
+    pub shutdown: CancellationToken,
+    /// Which Claude command runs the agents, as shown in the UI and `/healthz`.
+    pub claude_label: Arc<str>,
+}
+
+impl AppState {
+    pub fn snapshot(&self) -> Snapshot {
+        let (docs, last_event_id): (Docs, u64) = self.store.snapshot();
+        Snapshot {
+            docs,
+            last_event_id,
+            lead_name: self.lead_name.to_string(),
+            human_name: self.human_name.to_string(),
+        }
+    }
+}
+
+impl SnapshotSource for AppState {
+    fn snapshot(&self) -> Snapshot {
+        AppState::snapshot(self)
+    }
 }
 
 impl FromRef<AppState> for LeptosOptions {

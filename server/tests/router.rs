@@ -1,48 +1,27 @@
 //! The router driven with `oneshot`: no socket, no browser.
 
-use std::sync::Arc;
+mod common;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
-use http_body_util::BodyExt;
-use leptos::prelude::LeptosOptions;
-use serde_json::Value;
-use soulgrid::memory::MemorySnapshots;
-use soulgrid::state::AppState;
-use tower::ServiceExt;
-
-fn state() -> AppState {
-    AppState {
-        leptos_options: LeptosOptions::builder().output_name("soulgrid").build(),
-        snapshots: Arc::new(MemorySnapshots::start("Julian", "Marcus", 1_000, "s-1")),
-        claude_label: "none",
-    }
-}
-
-async fn get(uri: &str) -> (StatusCode, String) {
-    let res = soulgrid::http::router(state())
-        .oneshot(Request::get(uri).body(Body::empty()).unwrap())
-        .await
-        .unwrap();
-    let status = res.status();
-    let body = res.into_body().collect().await.unwrap().to_bytes();
-    (status, String::from_utf8(body.to_vec()).unwrap())
-}
+use common::{boot, boot_with, call, get, post_json};
+use serde_json::json;
 
 #[tokio::test]
 async fn healthz_answers_ok() {
-    let (status, body) = get("/healthz").await;
-    assert_eq!(status, StatusCode::OK);
-    let v: Value = serde_json::from_str(&body).unwrap();
-    assert_eq!(v["ok"], true);
+    let dir = tempfile::tempdir().unwrap();
+    let router = soulgrid::http::router(boot(dir.path()).await);
+    let r = call(&router, get("/healthz")).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert_eq!(r.json()["ok"], true);
 }
 
 #[tokio::test]
 async fn docs_returns_the_snapshot_with_its_event_id() {
-    let (status, body) = get("/api/docs").await;
-    assert_eq!(status, StatusCode::OK);
-    let v: Value = serde_json::from_str(&body).unwrap();
-    assert_eq!(v["lastEventId"], 1);
+    let dir = tempfile::tempdir().unwrap();
+    let router = soulgrid::http::router(boot(dir.path()).await);
+    let v = call(&router, get("/api/docs")).await.json();
+    assert_eq!(v["lastEventId"], 1, "session_start is the first event");
     let lead = &v["docs"]["agent-identity:4"];
     assert_eq!(lead["name"], "Julian");
     assert_eq!(lead["color"], "#FFD600");
@@ -51,11 +30,13 @@ async fn docs_returns_the_snapshot_with_its_event_id() {
 
 #[tokio::test]
 async fn the_page_is_server_rendered_with_nine_cells_and_the_lead_in_the_centre() {
-    let (status, html) = get("/").await;
-    assert_eq!(status, StatusCode::OK);
+    let dir = tempfile::tempdir().unwrap();
+    let router = soulgrid::http::router(boot(dir.path()).await);
+    let r = call(&router, get("/")).await;
+    assert_eq!(r.status, StatusCode::OK);
+    let html = r.body;
     assert!(html.starts_with("<!DOCTYPE html>"), "{}", &html[..html.len().min(200)]);
-    let cells = html.matches("data-seat=\"").count();
-    assert_eq!(cells, 9, "{html}");
+    assert_eq!(html.matches("data-seat=\"").count(), 9, "{html}");
     let centre = html.find("data-seat=\"4\"").expect("the lead's cell");
     let after = &html[centre..];
     assert!(after.find("Julian").unwrap() < after.find("data-seat=\"5\"").unwrap());
@@ -66,6 +47,133 @@ async fn the_page_is_server_rendered_with_nine_cells_and_the_lead_in_the_centre(
 
 #[tokio::test]
 async fn an_unknown_path_is_a_404() {
-    let (status, _) = get("/no/such/page").await;
-    assert_eq!(status, StatusCode::NOT_FOUND);
+    let dir = tempfile::tempdir().unwrap();
+    let router = soulgrid::http::router(boot(dir.path()).await);
+    assert_eq!(call(&router, get("/no/such/page")).await.status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn send_records_a_user_message_in_the_leads_thread() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = boot(dir.path()).await;
+    let router = soulgrid::http::router(state.clone());
+    let r = call(&router, post_json("/api/send", json!({"text": "hello Julian"}))).await;
+    assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.body);
+    let id = r.json()["eventId"].as_u64().unwrap();
+    assert_eq!(id, 2);
+    let (docs, last) = state.store.snapshot();
+    assert_eq!(last, 2);
+    let thread = app::domain::docs::thread(&docs, 4);
+    assert_eq!(thread.len(), 1);
+    assert_eq!(thread[0].text, "hello Julian");
+    assert_eq!(thread[0].speaker_name, "Marcus");
+    assert_eq!(thread[0].server_session_id, &*state.session_id);
+}
+
+#[tokio::test]
+async fn send_to_the_lead_by_name_is_the_leads_thread() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = boot(dir.path()).await;
+    let router = soulgrid::http::router(state.clone());
+    let r = call(&router, post_json("/api/send", json!({"text": "hi", "targetAgent": "julian"}))).await;
+    assert_eq!(r.status, StatusCode::ACCEPTED);
+    assert_eq!(app::domain::docs::thread(&state.store.snapshot().0, 4).len(), 1);
+}
+
+#[tokio::test]
+async fn send_rejects_bad_input_with_clear_messages() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = boot(dir.path()).await;
+    let router = soulgrid::http::router(state.clone());
+    let cases = [
+        (json!({"text": "   "}), "text is empty"),
+        (json!({"text": "hi", "targetAgent": "Nobody"}), "no agent named \"Nobody\""),
+        (json!({"txt": "hi"}), "invalid JSON body"),
+        (json!({"text": "x".repeat(soulgrid::http::MAX_TEXT_BYTES + 1)}), "the limit is"),
+    ];
+    for (body, want) in cases {
+        let r = call(&router, post_json("/api/send", body)).await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.body);
+        let msg = r.json()["error"].as_str().unwrap().to_string();
+        assert!(msg.contains(want), "{msg:?} should contain {want:?}");
+    }
+    let not_json = Request::post("/api/send")
+        .header("content-type", "application/json")
+        .body(Body::from("{not json"))
+        .unwrap();
+    assert_eq!(call(&router, not_json).await.status, StatusCode::BAD_REQUEST);
+    let huge = post_json("/api/send", json!({"text": "x".repeat(soulgrid::http::MAX_BODY_BYTES)}));
+    assert_eq!(call(&router, huge).await.status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(state.store.last_event_id(), 1, "nothing was recorded");
+}
+
+fn send_from(origin: Option<&str>, host: &str) -> Request<Body> {
+    let mut b = Request::post("/api/send")
+        .header("content-type", "application/json")
+        .header("host", host);
+    if let Some(o) = origin {
+        b = b.header("origin", o);
+    }
+    b.body(Body::from(json!({"text": "hi"}).to_string())).unwrap()
+}
+
+#[tokio::test]
+async fn mutating_requests_from_another_origin_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let router = soulgrid::http::router(boot(dir.path()).await);
+    let host = "127.0.0.1:3000";
+    let evil = call(&router, send_from(Some("http://evil.example"), host)).await;
+    assert_eq!(evil.status, StatusCode::FORBIDDEN);
+    assert!(evil.json()["error"].as_str().unwrap().contains("Origin"));
+    assert_eq!(call(&router, send_from(Some("null"), host)).await.status, StatusCode::FORBIDDEN);
+    assert_eq!(
+        call(&router, send_from(Some("http://127.0.0.1:3000"), host)).await.status,
+        StatusCode::ACCEPTED
+    );
+    assert_eq!(call(&router, send_from(None, host)).await.status, StatusCode::ACCEPTED, "curl");
+    let cross_site = Request::post("/api/send")
+        .header("content-type", "application/json")
+        .header("sec-fetch-site", "cross-site")
+        .body(Body::from(json!({"text": "hi"}).to_string()))
+        .unwrap();
+    assert_eq!(call(&router, cross_site).await.status, StatusCode::FORBIDDEN);
+}
+
+#[tokio::test]
+async fn a_loopback_server_refuses_foreign_host_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let router = soulgrid::http::router(boot(dir.path()).await);
+    let rebound = Request::get("/api/docs").header("host", "attacker.example:3000").body(Body::empty()).unwrap();
+    assert_eq!(call(&router, rebound).await.status, StatusCode::FORBIDDEN);
+    let ok = Request::get("/api/docs").header("host", "localhost:3000").body(Body::empty()).unwrap();
+    assert_eq!(call(&router, ok).await.status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn a_token_is_required_when_configured() {
+    let dir = tempfile::tempdir().unwrap();
+    let router = soulgrid::http::router(boot_with(dir.path(), &["--token", "s3cret"]).await);
+    assert_eq!(call(&router, get("/api/docs")).await.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(call(&router, get("/healthz")).await.status, StatusCode::OK, "health stays open");
+    let bearer = Request::get("/api/docs").header("authorization", "Bearer s3cret").body(Body::empty()).unwrap();
+    assert_eq!(call(&router, bearer).await.status, StatusCode::OK);
+    let wrong = Request::get("/api/docs").header("authorization", "Bearer nope").body(Body::empty()).unwrap();
+    assert_eq!(call(&router, wrong).await.status, StatusCode::UNAUTHORIZED);
+    let cookie = Request::get("/api/docs").header("cookie", "a=b; soulgrid_token=s3cret").body(Body::empty()).unwrap();
+    assert_eq!(call(&router, cookie).await.status, StatusCode::OK);
+    let via_query = call(&router, get("/api/docs?token=s3cret")).await;
+    assert_eq!(via_query.status, StatusCode::OK);
+    let set = via_query.headers["set-cookie"].to_str().unwrap();
+    assert!(set.starts_with("soulgrid_token=s3cret;") && set.contains("HttpOnly"), "{set}");
+}
+
+#[tokio::test]
+async fn binding_beyond_loopback_without_a_token_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = leptos::prelude::LeptosOptions::builder().output_name("soulgrid").build();
+    let err = soulgrid::boot(&common::config(dir.path(), &["--addr", "0.0.0.0:3000"]), options)
+        .await
+        .err()
+        .expect("refused");
+    assert!(err.to_string().contains("without a token"), "{err}");
 }

@@ -1,8 +1,13 @@
 //! The router, built by a function so tests can drive it with `oneshot`.
 
 mod api;
+pub mod security;
+pub mod sse;
 
-use axum::routing::get;
+use std::sync::Arc;
+
+use app::functions::SnapshotSource;
+use axum::routing::{get, post};
 use axum::Router;
 use leptos::prelude::*;
 use leptos_axum::{generate_route_list, LeptosRoutes};
@@ -10,16 +15,21 @@ use tower_http::limit::RequestBodyLimitLayer;
 
 use crate::state::AppState;
 
+pub use api::MAX_TEXT_BYTES;
+
 /// Request bodies larger than this are refused before a handler sees them.
-pub const MAX_BODY_BYTES: usize = 1024 * 1024;
+pub const MAX_BODY_BYTES: usize = 256 * 1024;
 
 pub fn router(state: AppState) -> Router {
     let routes = generate_route_list(app::App);
-    let snapshots = state.snapshots.clone();
+    let snapshots: Arc<dyn SnapshotSource> = Arc::new(state.clone());
     let shell_options = state.leptos_options.clone();
+    let security = state.security.clone();
     Router::new()
         .route("/healthz", get(api::healthz))
         .route("/api/docs", get(api::docs))
+        .route("/api/events", get(sse::events))
+        .route("/api/send", post(api::send))
         .leptos_routes_with_context(
             &state,
             routes,
@@ -28,5 +38,6 @@ pub fn router(state: AppState) -> Router {
         )
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(app::shell))
         .layer(RequestBodyLimitLayer::new(MAX_BODY_BYTES))
+        .layer(axum::middleware::from_fn_with_state(security, security::guard))
         .with_state(state)
 }

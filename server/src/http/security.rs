@@ -1,0 +1,154 @@
+//! Who may drive the agents. Agents can run commands, so a page on another site must never be
+//! able to make this server act: mutating requests must come from our own origin, a loopback
+//! server only answers to loopback host names (DNS rebinding), and a server reachable from the
+//! network requires a token.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, Method};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+use crate::error::AppError;
+
+pub const TOKEN_COOKIE: &str = "soulgrid_token";
+
+#[derive(Debug)]
+pub struct Security {
+    token: Option<String>,
+    /// Host headers a loopback server accepts; empty when bound to another address.
+    loopback_hosts: Vec<String>,
+}
+
+impl Security {
+    /// Refuses a non-loopback bind without a token.
+    pub fn new(addr: SocketAddr, token: Option<String>) -> Result<Self, String> {
+        let token = token.filter(|t| !t.trim().is_empty());
+        let loopback = addr.ip().is_loopback();
+        if !loopback && token.is_none() {
+            return Err(format!(
+                "refusing to listen on {addr} without a token: anyone who can reach it could run \
+                 commands through the agents. Set --token (SOULGRID_TOKEN) or bind 127.0.0.1."
+            ));
+        }
+        let port = addr.port();
+        let loopback_hosts = if loopback {
+            vec![
+                format!("127.0.0.1:{port}"),
+                format!("localhost:{port}"),
+                format!("[::1]:{port}"),
+            ]
+        } else {
+            Vec::new()
+        };
+        Ok(Security {
+            token,
+            loopback_hosts,
+        })
+    }
+
+    fn check_host(&self, headers: &HeaderMap) -> Result<(), AppError> {
+        if self.loopback_hosts.is_empty() {
+            return Ok(());
+        }
+        match headers.get(header::HOST).and_then(|h| h.to_str().ok()) {
+            // Requests built in-process (tests) carry no Host; a browser always sends one.
+            None => Ok(()),
+            Some(host) if self.loopback_hosts.iter().any(|h| h.eq_ignore_ascii_case(host)) => Ok(()),
+            Some(_) => Err(AppError::Forbidden("unexpected Host header")),
+        }
+    }
+
+    fn check_origin(&self, method: &Method, headers: &HeaderMap) -> Result<(), AppError> {
+        if matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS) {
+            return Ok(());
+        }
+        if headers
+            .get("sec-fetch-site")
+            .is_some_and(|v| v.as_bytes() == b"cross-site")
+        {
+            return Err(AppError::Forbidden("cross-site requests may not change anything"));
+        }
+        let Some(origin) = headers.get(header::ORIGIN) else {
+            // Not a browser (curl, scripts): nothing to forge.
+            return Ok(());
+        };
+        let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+        let origin = origin.to_str().unwrap_or("null");
+        let same = host.is_some_and(|host| {
+            origin
+                .strip_prefix("http://")
+                .or_else(|| origin.strip_prefix("https://"))
+                .is_some_and(|o| o.eq_ignore_ascii_case(host))
+        });
+        if same {
+            Ok(())
+        } else {
+            Err(AppError::Forbidden("the Origin of this request is not this server"))
+        }
+    }
+
+    /// `Ok(true)` when the token came in the query string and should be kept as a cookie.
+    fn check_token(&self, req: &Request) -> Result<bool, AppError> {
+        let Some(token) = &self.token else { return Ok(false) };
+        if req.uri().path() == "/healthz" {
+            return Ok(false);
+        }
+        let headers = req.headers();
+        let bearer = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "));
+        let cookie = headers
+            .get_all(header::COOKIE)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(';'))
+            .filter_map(|c| c.trim().strip_prefix(TOKEN_COOKIE)?.strip_prefix('='))
+            .find(|v| constant_time_eq(v, token));
+        if bearer.is_some_and(|b| constant_time_eq(b, token)) || cookie.is_some() {
+            return Ok(false);
+        }
+        let query = req
+            .uri()
+            .query()
+            .into_iter()
+            .flat_map(|q| q.split('&'))
+            .filter_map(|kv| kv.strip_prefix("token="))
+            .any(|v| constant_time_eq(v, token));
+        if query && req.method() == Method::GET {
+            return Ok(true);
+        }
+        Err(AppError::Unauthorized)
+    }
+}
+
+fn constant_time_eq(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// The middleware: host, token, then origin.
+pub async fn guard(State(sec): State<Arc<Security>>, req: Request, next: Next) -> Response {
+    let checked = sec
+        .check_host(req.headers())
+        .and_then(|_| sec.check_token(&req))
+        .and_then(|set_cookie| {
+            sec.check_origin(req.method(), req.headers())?;
+            Ok(set_cookie)
+        });
+    match checked {
+        Err(e) => e.into_response(),
+        Ok(set_cookie) => {
+            let mut res = next.run(req).await;
+            if let (true, Some(token)) = (set_cookie, &sec.token) {
+                let cookie = format!("{TOKEN_COOKIE}={token}; Path=/; HttpOnly; SameSite=Strict");
+                if let Ok(v) = HeaderValue::from_str(&cookie) {
+                    res.headers_mut().append(header::SET_COOKIE, v);
+                }
+            }
+            res
+        }
+    }
+}

@@ -1,0 +1,166 @@
+//! The store: one SQLite database in the data directory holding the event log and the documents.
+//! All appends go through one writer thread that applies the shared reducer in the same
+//! transaction as the event (group commit); reads run on their own connection.
+
+mod read;
+mod schema;
+mod writer;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
+
+use app::domain::docs::Docs;
+use app::domain::events::{Event, EventKind};
+use rusqlite::Connection;
+use tokio::sync::{broadcast, mpsc, oneshot};
+
+pub use writer::NewEvents;
+
+/// How many live events a subscriber may fall behind before it re-reads from the store.
+const LIVE_CAPACITY: usize = 4096;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("database error: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("stored JSON is invalid: {0}")]
+    Json(#[from] serde_json::Error),
+    #[error("cannot create the data directory {path}: {source}")]
+    DataDir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("the append was rolled back")]
+    WriteFailed,
+    #[error("the store is shut down")]
+    Closed,
+}
+
+/// The documents and the id of the last event applied to them, always updated together.
+#[derive(Default)]
+pub struct Shared {
+    pub docs: Docs,
+    pub last_event_id: u64,
+}
+
+/// A cheap, cloneable handle to the store.
+#[derive(Clone)]
+pub struct Store {
+    tx: mpsc::Sender<writer::Request>,
+    shared: Arc<RwLock<Shared>>,
+    reader: Arc<Mutex<Connection>>,
+    live: broadcast::Sender<Arc<Event>>,
+    path: PathBuf,
+}
+
+impl Store {
+    /// Opens `{data_dir}/soulgrid.db`, creating the directory and the schema if needed, and
+    /// starts the writer thread.
+    pub fn open(data_dir: &Path) -> Result<Store, StoreError> {
+        Self::open_with_clock(data_dir, crate::now_ms)
+    }
+
+    /// As [`Store::open`], with the clock events are stamped with (tests use a fixed one).
+    pub fn open_with_clock(data_dir: &Path, clock: fn() -> i64) -> Result<Store, StoreError> {
+        std::fs::create_dir_all(data_dir).map_err(|source| StoreError::DataDir {
+            path: data_dir.to_path_buf(),
+            source,
+        })?;
+        let path = data_dir.join("soulgrid.db");
+        let write_conn = schema::open(&path)?;
+        let reader = schema::open(&path)?;
+        let (live, _) = broadcast::channel(LIVE_CAPACITY);
+        let shared = Arc::new(RwLock::new(Shared::default()));
+        let writer = writer::Writer::new(write_conn, shared.clone(), live.clone(), clock)?;
+        {
+            let mut s = shared.write().unwrap_or_else(|p| p.into_inner());
+            s.docs = read::load_docs(&reader)?;
+            s.last_event_id = read::last_event(&reader)?.map_or(0, |e| e.id);
+        }
+        let (tx, rx) = mpsc::channel(8192);
+        std::thread::Builder::new()
+            .name("store-writer".into())
+            .spawn(move || writer.run(rx))
+            .expect("spawning the store writer thread");
+        Ok(Store {
+            tx,
+            shared,
+            reader: Arc::new(Mutex::new(reader)),
+            live,
+            path,
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends events in order; answers once they are durable.
+    pub async fn append_all(
+        &self,
+        session_id: &str,
+        kinds: Vec<EventKind>,
+    ) -> Result<Vec<Event>, StoreError> {
+        let (reply, rx) = oneshot::channel();
+        let request = writer::Request {
+            events: NewEvents {
+                session_id: session_id.to_string(),
+                kinds,
+            },
+            reply,
+        };
+        self.tx.send(request).await.map_err(|_| StoreError::Closed)?;
+        rx.await.map_err(|_| StoreError::Closed)?
+    }
+
+    pub async fn append(&self, session_id: &str, kind: EventKind) -> Result<Event, StoreError> {
+        let mut events = self.append_all(session_id, vec![kind]).await?;
+        events.pop().ok_or(StoreError::WriteFailed)
+    }
+
+    /// The documents and the event id they are current to.
+    pub fn snapshot(&self) -> (Docs, u64) {
+        let s = self.shared.read().unwrap_or_else(|p| p.into_inner());
+        (s.docs.clone(), s.last_event_id)
+    }
+
+    pub fn last_event_id(&self) -> u64 {
+        self.shared.read().unwrap_or_else(|p| p.into_inner()).last_event_id
+    }
+
+    /// Live events, from now on. Subscribe before reading the backlog so nothing falls between.
+    pub fn subscribe(&self) -> broadcast::Receiver<Arc<Event>> {
+        self.live.subscribe()
+    }
+
+    /// Stored events after `after` as their JSON text, at most `limit`.
+    pub async fn raw_events_after(
+        &self,
+        after: u64,
+        limit: usize,
+    ) -> Result<Vec<(u64, String)>, StoreError> {
+        self.with_reader(move |c| read::raw_events_after(c, after, limit)).await
+    }
+
+    pub async fn events_after(&self, after: u64, limit: usize) -> Result<Vec<Event>, StoreError> {
+        self.with_reader(move |c| read::events_after(c, after, limit)).await
+    }
+
+    /// The last `session_start` or `session_end` in the log.
+    pub async fn last_session_event(&self) -> Result<Option<Event>, StoreError> {
+        self.with_reader(read::last_session_event).await
+    }
+
+    async fn with_reader<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Connection) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        let reader = self.reader.clone();
+        tokio::task::spawn_blocking(move || {
+            let conn = reader.lock().unwrap_or_else(|p| p.into_inner());
+            f(&conn)
+        })
+        .await
+        .map_err(|_| StoreError::Closed)?
+    }
+}

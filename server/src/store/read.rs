@@ -1,0 +1,60 @@
+//! Reads: the log after an id, the documents, the last event.
+
+use app::domain::docs::{Doc, Docs};
+use app::domain::events::Event;
+use rusqlite::{params, Connection, OptionalExtension};
+
+use super::StoreError;
+
+/// Up to `limit` events with id greater than `after`, in order.
+pub fn events_after(conn: &Connection, after: u64, limit: usize) -> Result<Vec<Event>, StoreError> {
+    let mut stmt = conn.prepare_cached("SELECT body FROM events WHERE id > ?1 ORDER BY id LIMIT ?2")?;
+    let rows = stmt.query_map(params![after as i64, limit as i64], |r| r.get::<_, String>(0))?;
+    rows.map(|body| Ok(serde_json::from_str(&body?)?)).collect()
+}
+
+/// The raw JSON of events after `after`: what SSE sends, byte for byte as stored.
+pub fn raw_events_after(
+    conn: &Connection,
+    after: u64,
+    limit: usize,
+) -> Result<Vec<(u64, String)>, StoreError> {
+    let mut stmt =
+        conn.prepare_cached("SELECT id, body FROM events WHERE id > ?1 ORDER BY id LIMIT ?2")?;
+    let rows = stmt.query_map(params![after as i64, limit as i64], |r| {
+        Ok((r.get::<_, i64>(0)? as u64, r.get::<_, String>(1)?))
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+pub fn last_event(conn: &Connection) -> Result<Option<Event>, StoreError> {
+    let body: Option<String> = conn
+        .query_row("SELECT body FROM events ORDER BY id DESC LIMIT 1", [], |r| r.get(0))
+        .optional()?;
+    Ok(body.map(|b| serde_json::from_str(&b)).transpose()?)
+}
+
+/// The last `session_start` or `session_end`, to tell whether the previous run ended cleanly.
+pub fn last_session_event(conn: &Connection) -> Result<Option<Event>, StoreError> {
+    let body: Option<String> = conn
+        .query_row(
+            "SELECT body FROM events WHERE type IN ('session_start', 'session_end')
+             ORDER BY id DESC LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .optional()?;
+    Ok(body.map(|b| serde_json::from_str(&b)).transpose()?)
+}
+
+pub fn load_docs(conn: &Connection) -> Result<Docs, StoreError> {
+    let mut stmt = conn.prepare("SELECT id, body FROM docs")?;
+    let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
+    let mut docs = Docs::new();
+    for row in rows {
+        let (id, body) = row?;
+        let value: serde_json::Value = serde_json::from_str(&body)?;
+        docs.insert(id, Doc::from_value(value)?);
+    }
+    Ok(docs)
+}
