@@ -108,3 +108,88 @@ pub fn parse_sse(buf: &str) -> (Vec<Sse>, String) {
     }
     (out, rest.to_string())
 }
+
+/// The real `soulgrid` binary on a free loopback port; killed when dropped.
+pub struct ServerProcess {
+    pub child: tokio::process::Child,
+    pub port: u16,
+}
+
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+impl ServerProcess {
+    pub async fn start(data_dir: &Path) -> ServerProcess {
+        let port = free_port();
+        let child = tokio::process::Command::new(env!("CARGO_BIN_EXE_soulgrid"))
+            .env("SOULGRID_ADDR", format!("127.0.0.1:{port}"))
+            .env("SOULGRID_DATA_DIR", data_dir)
+            .env("SOULGRID_HUMAN_NAME", "Marcus")
+            .env("LEPTOS_OUTPUT_NAME", "soulgrid")
+            .env("RUST_LOG", "warn")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::inherit())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("starting the soulgrid binary");
+        let server = ServerProcess { child, port };
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        loop {
+            if let Some(reply) = raw_request(port, "GET", "/healthz", None).await {
+                if reply.starts_with("HTTP/1.1 200") {
+                    return server;
+                }
+            }
+            assert!(std::time::Instant::now() < deadline, "soulgrid did not start on port {port}");
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    }
+
+    /// SIGTERM and wait: a clean shutdown.
+    pub async fn stop(mut self) {
+        let pid = self.child.id().expect("running") as i32;
+        // SAFETY: plain kill(2) on the PID of the child this test started.
+        unsafe { libc_kill(pid, 15) };
+        let status = tokio::time::timeout(std::time::Duration::from_secs(10), self.child.wait())
+            .await
+            .expect("soulgrid stops within 10 s of SIGTERM")
+            .unwrap();
+        assert!(status.success(), "clean exit, got {status}");
+    }
+
+    /// SIGKILL: a crash.
+    pub async fn kill(mut self) {
+        self.child.start_kill().unwrap();
+        self.child.wait().await.unwrap();
+    }
+}
+
+extern "C" {
+    #[link_name = "kill"]
+    fn libc_kill(pid: i32, sig: i32) -> i32;
+}
+
+/// One HTTP/1.1 request on its own connection; the whole response as text, or None if the
+/// server could not be reached or hung up.
+pub async fn raw_request(port: u16, method: &str, path: &str, json: Option<&str>) -> Option<String> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut s = tokio::net::TcpStream::connect(("127.0.0.1", port)).await.ok()?;
+    let body = json.unwrap_or("");
+    let req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    s.write_all(req.as_bytes()).await.ok()?;
+    let mut out = Vec::new();
+    s.read_to_end(&mut out).await.ok()?;
+    let text = String::from_utf8_lossy(&out).into_owned();
+    (!text.is_empty()).then_some(text)
+}
+
+/// The JSON body of a raw response.
+pub fn body_json(reply: &str) -> Option<Value> {
+    let body = reply.split_once("\r\n\r\n")?.1;
+    serde_json::from_str(body).ok()
+}
