@@ -51,6 +51,8 @@ leptos_env() {
   export RUSTFLAGS="--cfg erase_components"
 }
 
+# cargo-leptos writes the site to `site-root` relative to the workspace, whatever
+# CARGO_TARGET_DIR is; the server binary itself is under the target directory.
 site_root() {
-  echo "$ROOT/target/site"
+  echo "target/site"
 }

@@ -25,7 +25,7 @@ cargo_tests() {
 playwright() {
   local bin
   bin="$(target_dir)/debug/soulgrid"
-  (cd end2end && SOULGRID_BIN="$bin" LEPTOS_SITE_ROOT="$(site_root)" npx playwright test)
+  (cd end2end && SOULGRID_BIN="$bin" LEPTOS_SITE_ROOT="$ROOT/$(site_root)" npx playwright test)
 }
 
 tier "tier 1+2: cargo test (domain, server)" cargo_tests

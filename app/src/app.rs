@@ -3,8 +3,11 @@
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
 
-use crate::functions::get_snapshot;
+use crate::domain::LEAD_SEAT;
+use crate::functions::{get_snapshot, Snapshot};
+use crate::live::provide_live;
 use crate::ui::grid::Grid;
+use crate::ui::thread::Thread;
 
 /// The HTML document around the app, rendered by the server.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
@@ -36,22 +39,42 @@ pub fn App() -> impl IntoView {
     view! {
         <Stylesheet id="leptos" href="/pkg/soulgrid.css"/>
         <Title text="Soulgrid"/>
-        <main class="console">
+        <Transition fallback=|| view! { <p class="loading">"Loading the grid…"</p> }>
+            <ErrorBoundary fallback=|errors| view! {
+                <p class="error" role="alert">
+                    "Could not load the grid: "
+                    {move || errors.get().into_iter().map(|(_, e)| e.to_string()).collect::<Vec<_>>().join("; ")}
+                </p>
+            }>
+                {move || Suspend::new(async move {
+                    snapshot.await.map(|s| view! { <Console snapshot=s/> })
+                })}
+            </ErrorBoundary>
+        </Transition>
+    }
+}
+
+/// The console once the snapshot is there: the live replica feeds every component.
+#[component]
+fn Console(snapshot: Snapshot) -> impl IntoView {
+    let live = provide_live(snapshot);
+    let lead_name = live.lead_name.get_value();
+    view! {
+        <main class="console" data-last-event-id=move || live.last_event_id.get().to_string()>
             <header class="top">
                 <h1>"Soulgrid"</h1>
+                <span
+                    class="live-state"
+                    data-live=move || live.connected.get().to_string()
+                    title="Whether this tab is receiving live events"
+                >
+                    {move || if live.connected.get() { "live" } else { "connecting…" }}
+                </span>
             </header>
-            <Transition fallback=|| view! { <p class="loading">"Loading the grid…"</p> }>
-                <ErrorBoundary fallback=|errors| view! {
-                    <p class="error" role="alert">
-                        "Could not load the grid: "
-                        {move || errors.get().into_iter().map(|(_, e)| e.to_string()).collect::<Vec<_>>().join("; ")}
-                    </p>
-                }>
-                    {move || Suspend::new(async move {
-                        snapshot.await.map(|s| view! { <Grid docs=s.docs lead_name=s.lead_name/> })
-                    })}
-                </ErrorBoundary>
-            </Transition>
+            <div class="panes">
+                <Grid docs=live.docs lead_name=lead_name/>
+                <Thread seat=LEAD_SEAT/>
+            </div>
         </main>
     }
 }

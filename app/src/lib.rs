@@ -5,6 +5,7 @@ pub mod domain;
 
 mod app;
 pub mod functions;
+pub mod live;
 pub mod ui;
 
 pub use app::{shell, App};

@@ -6,7 +6,11 @@ use std::path::PathBuf;
 use clap::Parser;
 
 #[derive(Clone, Debug, Parser)]
-#[command(name = "soulgrid", version, about = "A web console for a team of Claude Code agents")]
+#[command(
+    name = "soulgrid",
+    version,
+    about = "A web console for a team of Claude Code agents"
+)]
 pub struct Config {
     /// Address to serve on. Overrides the Leptos site address.
     #[arg(long, env = "SOULGRID_ADDR", default_value = "127.0.0.1:3000")]
@@ -71,6 +75,10 @@ mod tests {
     #[test]
     fn a_bad_address_is_a_clear_error() {
         let err = Config::try_parse_from(["soulgrid", "--addr", "nowhere"]).unwrap_err();
-        assert!(err.to_string().contains("invalid value 'nowhere' for '--addr <ADDR>'"), "{err}");
+        assert!(
+            err.to_string()
+                .contains("invalid value 'nowhere' for '--addr <ADDR>'"),
+            "{err}"
+        );
     }
 }

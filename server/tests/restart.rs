@@ -13,7 +13,10 @@ use soulgrid::store::Store;
 async fn all_events(store: &Store) -> Vec<Event> {
     let mut out = Vec::new();
     loop {
-        let page = store.events_after(out.last().map_or(0, |e: &Event| e.id), 5000).await.unwrap();
+        let page = store
+            .events_after(out.last().map_or(0, |e: &Event| e.id), 5000)
+            .await
+            .unwrap();
         if page.is_empty() {
             return out;
         }
@@ -72,7 +75,12 @@ async fn an_unclean_stop_is_ended_on_the_next_start() {
     let kinds: Vec<_> = events.iter().map(|e| e.kind.type_name()).collect();
     assert_eq!(kinds, ["session_start", "session_end", "session_start"]);
     assert_eq!(events[1].session_id, &*first_session);
-    assert_eq!(events[1].kind, EventKind::SessionEnd { reason: Some("unclean shutdown".into()) });
+    assert_eq!(
+        events[1].kind,
+        EventKind::SessionEnd {
+            reason: Some("unclean shutdown".into())
+        }
+    );
 }
 
 /// 10,000 sends while the server is SIGKILLed part-way: every acknowledged send is in the log
@@ -99,7 +107,9 @@ async fn sigkill_during_ten_thousand_sends_loses_nothing_acknowledged() {
                 let body = serde_json::json!({ "text": format!("crash-{i}") }).to_string();
                 if let Some(reply) = raw_request(port, "POST", "/api/send", Some(&body)).await {
                     if reply.starts_with("HTTP/1.1 2") {
-                        let id = body_json(&reply).and_then(|v| v["eventId"].as_u64()).expect("eventId");
+                        let id = body_json(&reply)
+                            .and_then(|v| v["eventId"].as_u64())
+                            .expect("eventId");
                         mine.push((format!("crash-{i}"), id));
                         acked.fetch_add(1, Ordering::SeqCst);
                     }
@@ -116,7 +126,11 @@ async fn sigkill_during_ten_thousand_sends_loses_nothing_acknowledged() {
     for w in workers {
         acknowledged.extend(w.await.unwrap());
     }
-    assert!(acknowledged.len() >= 2_000 && acknowledged.len() < TOTAL, "{}", acknowledged.len());
+    assert!(
+        acknowledged.len() >= 2_000 && acknowledged.len() < TOTAL,
+        "{}",
+        acknowledged.len()
+    );
 
     // Restart on the same data dir, then stop cleanly.
     let again = ServerProcess::start(dir.path()).await;
@@ -132,12 +146,24 @@ async fn sigkill_during_ten_thousand_sends_loses_nothing_acknowledged() {
         }
     }
     for (text, id) in &acknowledged {
-        assert_eq!(by_text.get(text), Some(&vec![*id]), "{text} acknowledged as {id}");
+        assert_eq!(
+            by_text.get(text),
+            Some(&vec![*id]),
+            "{text} acknowledged as {id}"
+        );
     }
     let kinds: Vec<_> = events
         .iter()
         .filter(|e| !matches!(e.kind, EventKind::UserMessage { .. }))
         .map(|e| e.kind.type_name())
         .collect();
-    assert_eq!(kinds, ["session_start", "session_end", "session_start", "session_end"]);
+    assert_eq!(
+        kinds,
+        [
+            "session_start",
+            "session_end",
+            "session_start",
+            "session_end"
+        ]
+    );
 }

@@ -35,21 +35,34 @@ async fn the_page_is_server_rendered_with_nine_cells_and_the_lead_in_the_centre(
     let r = call(&router, get("/")).await;
     assert_eq!(r.status, StatusCode::OK);
     let html = r.body;
-    assert!(html.starts_with("<!DOCTYPE html>"), "{}", &html[..html.len().min(200)]);
+    assert!(
+        html.starts_with("<!DOCTYPE html>"),
+        "{}",
+        &html[..html.len().min(200)]
+    );
     assert_eq!(html.matches("data-seat=\"").count(), 9, "{html}");
     let centre = html.find("data-seat=\"4\"").expect("the lead's cell");
     let after = &html[centre..];
     assert!(after.find("Julian").unwrap() < after.find("data-seat=\"5\"").unwrap());
     assert!(html.contains("class=\"cell lead\""));
-    assert!(html.contains("data-button=\"SUMMON\""), "no agent yet: SUMMON");
-    assert!(html.contains("<link rel=\"icon\" href=\"data:,\">"), "no favicon request");
+    assert!(
+        html.contains("data-button=\"SUMMON\""),
+        "no agent yet: SUMMON"
+    );
+    assert!(
+        html.contains("<link rel=\"icon\" href=\"data:,\">"),
+        "no favicon request"
+    );
 }
 
 #[tokio::test]
 async fn an_unknown_path_is_a_404() {
     let dir = tempfile::tempdir().unwrap();
     let router = soulgrid::http::router(boot(dir.path()).await);
-    assert_eq!(call(&router, get("/no/such/page")).await.status, StatusCode::NOT_FOUND);
+    assert_eq!(
+        call(&router, get("/no/such/page")).await.status,
+        StatusCode::NOT_FOUND
+    );
 }
 
 #[tokio::test]
@@ -57,7 +70,11 @@ async fn send_records_a_user_message_in_the_leads_thread() {
     let dir = tempfile::tempdir().unwrap();
     let state = boot(dir.path()).await;
     let router = soulgrid::http::router(state.clone());
-    let r = call(&router, post_json("/api/send", json!({"text": "hello Julian"}))).await;
+    let r = call(
+        &router,
+        post_json("/api/send", json!({"text": "hello Julian"})),
+    )
+    .await;
     assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.body);
     let id = r.json()["eventId"].as_u64().unwrap();
     assert_eq!(id, 2);
@@ -75,9 +92,16 @@ async fn send_to_the_lead_by_name_is_the_leads_thread() {
     let dir = tempfile::tempdir().unwrap();
     let state = boot(dir.path()).await;
     let router = soulgrid::http::router(state.clone());
-    let r = call(&router, post_json("/api/send", json!({"text": "hi", "targetAgent": "julian"}))).await;
+    let r = call(
+        &router,
+        post_json("/api/send", json!({"text": "hi", "targetAgent": "julian"})),
+    )
+    .await;
     assert_eq!(r.status, StatusCode::ACCEPTED);
-    assert_eq!(app::domain::docs::thread(&state.store.snapshot().0, 4).len(), 1);
+    assert_eq!(
+        app::domain::docs::thread(&state.store.snapshot().0, 4).len(),
+        1
+    );
 }
 
 #[tokio::test]
@@ -87,9 +111,15 @@ async fn send_rejects_bad_input_with_clear_messages() {
     let router = soulgrid::http::router(state.clone());
     let cases = [
         (json!({"text": "   "}), "text is empty"),
-        (json!({"text": "hi", "targetAgent": "Nobody"}), "no agent named \"Nobody\""),
+        (
+            json!({"text": "hi", "targetAgent": "Nobody"}),
+            "no agent named \"Nobody\"",
+        ),
         (json!({"txt": "hi"}), "invalid JSON body"),
-        (json!({"text": "x".repeat(soulgrid::http::MAX_TEXT_BYTES + 1)}), "the limit is"),
+        (
+            json!({"text": "x".repeat(soulgrid::http::MAX_TEXT_BYTES + 1)}),
+            "the limit is",
+        ),
     ];
     for (body, want) in cases {
         let r = call(&router, post_json("/api/send", body)).await;
@@ -101,9 +131,18 @@ async fn send_rejects_bad_input_with_clear_messages() {
         .header("content-type", "application/json")
         .body(Body::from("{not json"))
         .unwrap();
-    assert_eq!(call(&router, not_json).await.status, StatusCode::BAD_REQUEST);
-    let huge = post_json("/api/send", json!({"text": "x".repeat(soulgrid::http::MAX_BODY_BYTES)}));
-    assert_eq!(call(&router, huge).await.status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(
+        call(&router, not_json).await.status,
+        StatusCode::BAD_REQUEST
+    );
+    let huge = post_json(
+        "/api/send",
+        json!({"text": "x".repeat(soulgrid::http::MAX_BODY_BYTES)}),
+    );
+    assert_eq!(
+        call(&router, huge).await.status,
+        StatusCode::PAYLOAD_TOO_LARGE
+    );
     assert_eq!(state.store.last_event_id(), 1, "nothing was recorded");
 }
 
@@ -114,7 +153,8 @@ fn send_from(origin: Option<&str>, host: &str) -> Request<Body> {
     if let Some(o) = origin {
         b = b.header("origin", o);
     }
-    b.body(Body::from(json!({"text": "hi"}).to_string())).unwrap()
+    b.body(Body::from(json!({"text": "hi"}).to_string()))
+        .unwrap()
 }
 
 #[tokio::test]
@@ -125,27 +165,45 @@ async fn mutating_requests_from_another_origin_are_refused() {
     let evil = call(&router, send_from(Some("http://evil.example"), host)).await;
     assert_eq!(evil.status, StatusCode::FORBIDDEN);
     assert!(evil.json()["error"].as_str().unwrap().contains("Origin"));
-    assert_eq!(call(&router, send_from(Some("null"), host)).await.status, StatusCode::FORBIDDEN);
     assert_eq!(
-        call(&router, send_from(Some("http://127.0.0.1:3000"), host)).await.status,
+        call(&router, send_from(Some("null"), host)).await.status,
+        StatusCode::FORBIDDEN
+    );
+    assert_eq!(
+        call(&router, send_from(Some("http://127.0.0.1:3000"), host))
+            .await
+            .status,
         StatusCode::ACCEPTED
     );
-    assert_eq!(call(&router, send_from(None, host)).await.status, StatusCode::ACCEPTED, "curl");
+    assert_eq!(
+        call(&router, send_from(None, host)).await.status,
+        StatusCode::ACCEPTED,
+        "curl"
+    );
     let cross_site = Request::post("/api/send")
         .header("content-type", "application/json")
         .header("sec-fetch-site", "cross-site")
         .body(Body::from(json!({"text": "hi"}).to_string()))
         .unwrap();
-    assert_eq!(call(&router, cross_site).await.status, StatusCode::FORBIDDEN);
+    assert_eq!(
+        call(&router, cross_site).await.status,
+        StatusCode::FORBIDDEN
+    );
 }
 
 #[tokio::test]
 async fn a_loopback_server_refuses_foreign_host_names() {
     let dir = tempfile::tempdir().unwrap();
     let router = soulgrid::http::router(boot(dir.path()).await);
-    let rebound = Request::get("/api/docs").header("host", "attacker.example:3000").body(Body::empty()).unwrap();
+    let rebound = Request::get("/api/docs")
+        .header("host", "attacker.example:3000")
+        .body(Body::empty())
+        .unwrap();
     assert_eq!(call(&router, rebound).await.status, StatusCode::FORBIDDEN);
-    let ok = Request::get("/api/docs").header("host", "localhost:3000").body(Body::empty()).unwrap();
+    let ok = Request::get("/api/docs")
+        .header("host", "localhost:3000")
+        .body(Body::empty())
+        .unwrap();
     assert_eq!(call(&router, ok).await.status, StatusCode::OK);
 }
 
@@ -153,27 +211,51 @@ async fn a_loopback_server_refuses_foreign_host_names() {
 async fn a_token_is_required_when_configured() {
     let dir = tempfile::tempdir().unwrap();
     let router = soulgrid::http::router(boot_with(dir.path(), &["--token", "s3cret"]).await);
-    assert_eq!(call(&router, get("/api/docs")).await.status, StatusCode::UNAUTHORIZED);
-    assert_eq!(call(&router, get("/healthz")).await.status, StatusCode::OK, "health stays open");
-    let bearer = Request::get("/api/docs").header("authorization", "Bearer s3cret").body(Body::empty()).unwrap();
+    assert_eq!(
+        call(&router, get("/api/docs")).await.status,
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(
+        call(&router, get("/healthz")).await.status,
+        StatusCode::OK,
+        "health stays open"
+    );
+    let bearer = Request::get("/api/docs")
+        .header("authorization", "Bearer s3cret")
+        .body(Body::empty())
+        .unwrap();
     assert_eq!(call(&router, bearer).await.status, StatusCode::OK);
-    let wrong = Request::get("/api/docs").header("authorization", "Bearer nope").body(Body::empty()).unwrap();
+    let wrong = Request::get("/api/docs")
+        .header("authorization", "Bearer nope")
+        .body(Body::empty())
+        .unwrap();
     assert_eq!(call(&router, wrong).await.status, StatusCode::UNAUTHORIZED);
-    let cookie = Request::get("/api/docs").header("cookie", "a=b; soulgrid_token=s3cret").body(Body::empty()).unwrap();
+    let cookie = Request::get("/api/docs")
+        .header("cookie", "a=b; soulgrid_token=s3cret")
+        .body(Body::empty())
+        .unwrap();
     assert_eq!(call(&router, cookie).await.status, StatusCode::OK);
     let via_query = call(&router, get("/api/docs?token=s3cret")).await;
     assert_eq!(via_query.status, StatusCode::OK);
     let set = via_query.headers["set-cookie"].to_str().unwrap();
-    assert!(set.starts_with("soulgrid_token=s3cret;") && set.contains("HttpOnly"), "{set}");
+    assert!(
+        set.starts_with("soulgrid_token=s3cret;") && set.contains("HttpOnly"),
+        "{set}"
+    );
 }
 
 #[tokio::test]
 async fn binding_beyond_loopback_without_a_token_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let options = leptos::prelude::LeptosOptions::builder().output_name("soulgrid").build();
-    let err = soulgrid::boot(&common::config(dir.path(), &["--addr", "0.0.0.0:3000"]), options)
-        .await
-        .err()
-        .expect("refused");
+    let options = leptos::prelude::LeptosOptions::builder()
+        .output_name("soulgrid")
+        .build();
+    let err = soulgrid::boot(
+        &common::config(dir.path(), &["--addr", "0.0.0.0:3000"]),
+        options,
+    )
+    .await
+    .err()
+    .expect("refused");
     assert!(err.to_string().contains("without a token"), "{err}");
 }

@@ -24,7 +24,11 @@ fn message(n: usize) -> EventKind {
 
 async fn append(state: &AppState, n: usize) {
     for i in 0..n {
-        state.store.append(&state.session_id, message(i)).await.unwrap();
+        state
+            .store
+            .append(&state.session_id, message(i))
+            .await
+            .unwrap();
     }
 }
 
@@ -65,7 +69,10 @@ async fn read_events(state: &AppState, req: Request<Body>, want: usize, slow: bo
 }
 
 fn ids(events: &[Sse]) -> Vec<u64> {
-    events.iter().map(|e| e.id.expect("every event has an id")).collect()
+    events
+        .iter()
+        .map(|e| e.id.expect("every event has an id"))
+        .collect()
 }
 
 #[tokio::test]
@@ -73,7 +80,9 @@ async fn after_n_replays_n_plus_one_onwards_then_live() {
     let dir = tempfile::tempdir().unwrap();
     let state = boot(dir.path()).await; // event 1: session_start
     append(&state, 9).await; // 2..=10
-    let req = Request::get("/api/events?after=4").body(Body::empty()).unwrap();
+    let req = Request::get("/api/events?after=4")
+        .body(Body::empty())
+        .unwrap();
     let live_state = state.clone();
     let live = tokio::spawn(async move {
         tokio::time::sleep(Duration::from_millis(200)).await;
@@ -97,21 +106,31 @@ async fn last_event_id_header_resumes_like_after() {
         .body(Body::empty())
         .unwrap();
     let events = read_events(&state, req, 3, false).await;
-    assert_eq!(ids(&events), [4, 5, 6], "the header wins over the URL's after");
+    assert_eq!(
+        ids(&events),
+        [4, 5, 6],
+        "the header wins over the URL's after"
+    );
 }
 
 #[tokio::test]
 async fn a_slow_client_gets_every_event_even_past_the_live_buffer() {
     let dir = tempfile::tempdir().unwrap();
     let state = boot(dir.path()).await;
-    let req = Request::get("/api/events?after=1").body(Body::empty()).unwrap();
+    let req = Request::get("/api/events?after=1")
+        .body(Body::empty())
+        .unwrap();
     let writer_state = state.clone();
     // More than the live channel holds, appended while the client reads slowly.
     let total = 6000;
     let writer = tokio::spawn(async move {
         let kinds: Vec<_> = (0..total).map(message).collect();
         for chunk in kinds.chunks(500) {
-            writer_state.store.append_all(&writer_state.session_id, chunk.to_vec()).await.unwrap();
+            writer_state
+                .store
+                .append_all(&writer_state.session_id, chunk.to_vec())
+                .await
+                .unwrap();
         }
     });
     let events = read_events(&state, req, total, true).await;
@@ -123,7 +142,9 @@ async fn a_slow_client_gets_every_event_even_past_the_live_buffer() {
 async fn a_client_ahead_of_the_store_gets_a_reset() {
     let dir = tempfile::tempdir().unwrap();
     let state = boot(dir.path()).await;
-    let req = Request::get("/api/events?after=999").body(Body::empty()).unwrap();
+    let req = Request::get("/api/events?after=999")
+        .body(Body::empty())
+        .unwrap();
     let events = read_events(&state, req, 1, false).await;
     assert_eq!(events.len(), 1);
     assert_eq!(events[0].event.as_deref(), Some("reset"));
@@ -136,10 +157,16 @@ async fn a_malformed_last_event_id_is_a_bad_request() {
     let dir = tempfile::tempdir().unwrap();
     let state = boot(dir.path()).await;
     let router = soulgrid::http::router(state);
-    let req = Request::get("/api/events").header("last-event-id", "abc").body(Body::empty()).unwrap();
+    let req = Request::get("/api/events")
+        .header("last-event-id", "abc")
+        .body(Body::empty())
+        .unwrap();
     let r = common::call(&router, req).await;
     assert_eq!(r.status, 400);
-    assert!(r.json()["error"].as_str().unwrap().contains("Last-Event-ID"));
+    assert!(r.json()["error"]
+        .as_str()
+        .unwrap()
+        .contains("Last-Event-ID"));
 }
 
 #[tokio::test]
@@ -148,7 +175,11 @@ async fn streams_end_on_shutdown() {
     let state = boot(dir.path()).await;
     let router = soulgrid::http::router(state.clone());
     let res = router
-        .oneshot(Request::get("/api/events?after=1").body(Body::empty()).unwrap())
+        .oneshot(
+            Request::get("/api/events?after=1")
+                .body(Body::empty())
+                .unwrap(),
+        )
         .await
         .unwrap();
     let mut body = res.into_body();

@@ -237,7 +237,9 @@ impl Doc {
     /// of an unknown type is kept as it is.
     pub fn from_value(mut value: Value) -> Result<Self, serde_json::Error> {
         let Some(obj) = value.as_object_mut() else {
-            return Err(serde_json::Error::custom("a document must be a JSON object"));
+            return Err(serde_json::Error::custom(
+                "a document must be a JSON object",
+            ));
         };
         let ty = obj.get("type").and_then(Value::as_str).map(str::to_owned);
         let known = matches!(

@@ -31,7 +31,11 @@ pub struct SummonedSeat {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case", rename_all_fields = "camelCase")]
+#[serde(
+    tag = "type",
+    rename_all = "snake_case",
+    rename_all_fields = "camelCase"
+)]
 pub enum EventKind {
     SessionStart {
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -44,20 +48,28 @@ pub enum EventKind {
         reason: Option<String>,
     },
     /// Hatching placeholders, written only for empty or expired seats.
-    AgentsSummoned { seats: Vec<SummonedSeat> },
+    AgentsSummoned {
+        seats: Vec<SummonedSeat>,
+    },
     /// An agent chose its name and wrote its soul.
     AgentRegistered {
         seat: Seat,
         name: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         color_name: Option<String>,
-        #[serde(default, skip_serializing_if = "Option::is_none", alias = "individuationArtifact")]
+        #[serde(
+            default,
+            skip_serializing_if = "Option::is_none",
+            alias = "individuationArtifact"
+        )]
         soul: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         claude_session_id: Option<String>,
     },
     /// The lead's belief: the seats it says are alive. Recorded and reconciled, not trusted.
-    AgentStatus { seats: Vec<Seat> },
+    AgentStatus {
+        seats: Vec<Seat>,
+    },
     /// What the server observed of a Claude process.
     AgentProcess {
         seat: Seat,
@@ -69,7 +81,9 @@ pub enum EventKind {
     },
     /// Seats whose nameless placeholder may have outlived the hatching deadline; the reducer
     /// checks each against the event's `ts`.
-    HatchingExpired { seats: Vec<Seat> },
+    HatchingExpired {
+        seats: Vec<Seat>,
+    },
     UserMessage {
         message_id: String,
         speaker_name: String,
@@ -93,7 +107,10 @@ pub enum EventKind {
         speaker_name: String,
         text: String,
     },
-    WorkState { seat: Seat, state: WorkState },
+    WorkState {
+        seat: Seat,
+        state: WorkState,
+    },
     MarkerError {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         seat: Option<Seat>,

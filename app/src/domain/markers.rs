@@ -62,14 +62,23 @@ pub enum Marker {
         #[serde(default, rename = "gridPosition")]
         grid_position: Option<u8>,
     },
-    Status { agents: Vec<StatusEntry> },
+    Status {
+        agents: Vec<StatusEntry>,
+    },
     Summon {
         #[serde(default)]
         count: Option<u8>,
     },
-    Dismiss { name: String },
-    Route { to: String, text: String },
-    State { state: String },
+    Dismiss {
+        name: String,
+    },
+    Route {
+        to: String,
+        text: String,
+    },
+    State {
+        state: String,
+    },
 }
 
 /// A marker line that could not be parsed.
@@ -123,7 +132,9 @@ pub fn parse_line(line: &str) -> Option<Result<Marker, MarkerError>> {
         Some(name) if valid_state_name(name) => Ok(Marker::State {
             state: name.to_string(),
         }),
-        Some(_) => Err(err("a state name is 1-32 characters of a-z, 0-9 and _".into())),
+        Some(_) => Err(err(
+            "a state name is 1-32 characters of a-z, 0-9 and _".into()
+        )),
         None => Err(err("missing closing ]".into())),
     };
     Some(result)

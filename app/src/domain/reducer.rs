@@ -34,8 +34,12 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
             }
         }
         EventKind::AgentsSummoned { seats } => {
-            for s in seats.iter().filter(|s| s.seat != LEAD_SEAT && s.seat < SEATS) {
-                let vacant = identity(docs, s.seat).is_none_or(|d| d.status() == AgentStatus::Expired);
+            for s in seats
+                .iter()
+                .filter(|s| s.seat != LEAD_SEAT && s.seat < SEATS)
+            {
+                let vacant =
+                    identity(docs, s.seat).is_none_or(|d| d.status() == AgentStatus::Expired);
                 if vacant {
                     let mut d = AgentIdentity::new(s.seat, AgentStatus::Hatching);
                     d.created_at = Some(event.ts);
@@ -50,7 +54,15 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
             color_name,
             soul,
             claude_session_id,
-        } => register(&mut w, event, *seat, name, color_name, soul, claude_session_id),
+        } => register(
+            &mut w,
+            event,
+            *seat,
+            name,
+            color_name,
+            soul,
+            claude_session_id,
+        ),
         EventKind::AgentStatus { seats } => {
             for seat in agent_seats() {
                 let listed = seats.contains(&seat);
@@ -103,7 +115,15 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
             seat,
             text,
             target_agent,
-        } => w.put_message(event, id, speaker_name, SpeakerType::Human, *seat, text, target_agent),
+        } => w.put_message(
+            event,
+            id,
+            speaker_name,
+            SpeakerType::Human,
+            *seat,
+            text,
+            target_agent,
+        ),
         EventKind::AgentMessage {
             message_id: id,
             seat,
@@ -111,14 +131,26 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
             text,
             target_agent,
         } => {
-            let speaker = if *seat == LEAD_SEAT { SpeakerType::Lead } else { SpeakerType::Agent };
+            let speaker = if *seat == LEAD_SEAT {
+                SpeakerType::Lead
+            } else {
+                SpeakerType::Agent
+            };
             w.put_message(event, id, speaker_name, speaker, *seat, text, target_agent)
         }
         EventKind::LeadText {
             message_id: id,
             speaker_name,
             text,
-        } => w.put_message(event, id, speaker_name, SpeakerType::Lead, LEAD_SEAT, text, &None),
+        } => w.put_message(
+            event,
+            id,
+            speaker_name,
+            SpeakerType::Lead,
+            LEAD_SEAT,
+            text,
+            &None,
+        ),
         EventKind::WorkState { seat, state } => w.update(*seat, |d| {
             // Replaying the same report is a no-op, not an invalid `x -> x` transition.
             if d.work_state != Some(*state) {
@@ -212,7 +244,10 @@ struct Writes<'a> {
 
 impl<'a> Writes<'a> {
     fn new(docs: &'a Docs) -> Self {
-        Writes { docs, out: Vec::new() }
+        Writes {
+            docs,
+            out: Vec::new(),
+        }
     }
 
     fn current(&self, seat: Seat) -> Option<AgentIdentity> {
@@ -228,7 +263,9 @@ impl<'a> Writes<'a> {
 
     /// Changes an existing identity; writes only when something changed.
     fn update(&mut self, seat: Seat, f: impl FnOnce(&mut AgentIdentity)) {
-        let Some(before) = self.current(seat) else { return };
+        let Some(before) = self.current(seat) else {
+            return;
+        };
         let mut after = before.clone();
         f(&mut after);
         if after != before {

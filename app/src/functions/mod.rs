@@ -2,6 +2,6 @@
 
 mod snapshot;
 
-pub use snapshot::{get_snapshot, Snapshot};
 #[cfg(feature = "ssr")]
 pub use snapshot::SnapshotSource;
+pub use snapshot::{get_snapshot, Snapshot};

@@ -70,7 +70,11 @@ impl CellView {
 
 #[component]
 pub fn Cell(view: CellView) -> impl IntoView {
-    let class = if view.seat == LEAD_SEAT { "cell lead" } else { "cell" };
+    let class = if view.seat == LEAD_SEAT {
+        "cell lead"
+    } else {
+        "cell"
+    };
     let status = view.status_name();
     let label = view.label();
     let body = match view.status {

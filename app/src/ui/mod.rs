@@ -3,3 +3,4 @@
 pub mod cell;
 pub mod face;
 pub mod grid;
+pub mod thread;

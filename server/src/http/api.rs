@@ -57,12 +57,17 @@ pub async fn send(
             text.len()
         )));
     }
-    let target = body.target_agent.as_deref().map(str::trim).filter(|t| !t.is_empty());
+    let target = body
+        .target_agent
+        .as_deref()
+        .map(str::trim)
+        .filter(|t| !t.is_empty());
     let (docs, _) = state.store.snapshot();
     let seat = match target {
         None => LEAD_SEAT,
-        Some(name) => seat_of(&docs, name)
-            .ok_or_else(|| AppError::BadRequest(format!("no agent named {name:?} is in the grid")))?,
+        Some(name) => seat_of(&docs, name).ok_or_else(|| {
+            AppError::BadRequest(format!("no agent named {name:?} is in the grid"))
+        })?,
     };
     let event = state
         .store
@@ -84,6 +89,10 @@ pub async fn send(
 fn seat_of(docs: &Docs, name: &str) -> Option<Seat> {
     identities(docs)
         .filter(|d| d.status() != AgentStatus::Expired)
-        .find(|d| d.name.as_deref().is_some_and(|n| n.eq_ignore_ascii_case(name)))
+        .find(|d| {
+            d.name
+                .as_deref()
+                .is_some_and(|n| n.eq_ignore_ascii_case(name))
+        })
         .map(|d| d.grid_position)
 }

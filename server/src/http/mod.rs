@@ -36,8 +36,13 @@ pub fn router(state: AppState) -> Router {
             move || provide_context(snapshots.clone()),
             move || app::shell(shell_options.clone()),
         )
-        .fallback(leptos_axum::file_and_error_handler::<AppState, _>(app::shell))
+        .fallback(leptos_axum::file_and_error_handler::<AppState, _>(
+            app::shell,
+        ))
         .layer(RequestBodyLimitLayer::new(MAX_BODY_BYTES))
-        .layer(axum::middleware::from_fn_with_state(security, security::guard))
+        .layer(axum::middleware::from_fn_with_state(
+            security,
+            security::guard,
+        ))
         .with_state(state)
 }

@@ -56,7 +56,14 @@ impl Security {
         match headers.get(header::HOST).and_then(|h| h.to_str().ok()) {
             // Requests built in-process (tests) carry no Host; a browser always sends one.
             None => Ok(()),
-            Some(host) if self.loopback_hosts.iter().any(|h| h.eq_ignore_ascii_case(host)) => Ok(()),
+            Some(host)
+                if self
+                    .loopback_hosts
+                    .iter()
+                    .any(|h| h.eq_ignore_ascii_case(host)) =>
+            {
+                Ok(())
+            }
             Some(_) => Err(AppError::Forbidden("unexpected Host header")),
         }
     }
@@ -69,7 +76,9 @@ impl Security {
             .get("sec-fetch-site")
             .is_some_and(|v| v.as_bytes() == b"cross-site")
         {
-            return Err(AppError::Forbidden("cross-site requests may not change anything"));
+            return Err(AppError::Forbidden(
+                "cross-site requests may not change anything",
+            ));
         }
         let Some(origin) = headers.get(header::ORIGIN) else {
             // Not a browser (curl, scripts): nothing to forge.
@@ -86,13 +95,17 @@ impl Security {
         if same {
             Ok(())
         } else {
-            Err(AppError::Forbidden("the Origin of this request is not this server"))
+            Err(AppError::Forbidden(
+                "the Origin of this request is not this server",
+            ))
         }
     }
 
     /// `Ok(true)` when the token came in the query string and should be kept as a cookie.
     fn check_token(&self, req: &Request) -> Result<bool, AppError> {
-        let Some(token) = &self.token else { return Ok(false) };
+        let Some(token) = &self.token else {
+            return Ok(false);
+        };
         if req.uri().path() == "/healthz" {
             return Ok(false);
         }
@@ -126,7 +139,11 @@ impl Security {
 }
 
 fn constant_time_eq(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+            == 0
 }
 
 /// The middleware: host, token, then origin.

@@ -50,7 +50,13 @@ pub async fn events(
     // Subscribe before reading the backlog: an event appended in between is in one or the other.
     let live = state.store.subscribe();
     let (tx, rx) = mpsc::channel::<SseEvent>(256);
-    tokio::spawn(feed(state.store.clone(), live, after, tx, state.shutdown.clone()));
+    tokio::spawn(feed(
+        state.store.clone(),
+        live,
+        after,
+        tx,
+        state.shutdown.clone(),
+    ));
     let stream = ReceiverStream::new(rx).map(Ok::<_, Infallible>);
     Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(HEARTBEAT)))
 }
@@ -83,7 +89,9 @@ async fn feed(
         match next {
             Ok(event) if event.id <= sent => {}
             Ok(event) if event.id == sent + 1 => {
-                let Ok(data) = serde_json::to_string(&*event) else { return };
+                let Ok(data) = serde_json::to_string(&*event) else {
+                    return;
+                };
                 if !send(&tx, event.id, data, &shutdown).await {
                     return;
                 }

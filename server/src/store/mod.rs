@@ -109,7 +109,10 @@ impl Store {
             },
             reply,
         };
-        self.tx.send(request).await.map_err(|_| StoreError::Closed)?;
+        self.tx
+            .send(request)
+            .await
+            .map_err(|_| StoreError::Closed)?;
         rx.await.map_err(|_| StoreError::Closed)?
     }
 
@@ -125,7 +128,10 @@ impl Store {
     }
 
     pub fn last_event_id(&self) -> u64 {
-        self.shared.read().unwrap_or_else(|p| p.into_inner()).last_event_id
+        self.shared
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .last_event_id
     }
 
     /// Live events, from now on. Subscribe before reading the backlog so nothing falls between.
@@ -139,11 +145,13 @@ impl Store {
         after: u64,
         limit: usize,
     ) -> Result<Vec<(u64, String)>, StoreError> {
-        self.with_reader(move |c| read::raw_events_after(c, after, limit)).await
+        self.with_reader(move |c| read::raw_events_after(c, after, limit))
+            .await
     }
 
     pub async fn events_after(&self, after: u64, limit: usize) -> Result<Vec<Event>, StoreError> {
-        self.with_reader(move |c| read::events_after(c, after, limit)).await
+        self.with_reader(move |c| read::events_after(c, after, limit))
+            .await
     }
 
     /// The last `session_start` or `session_end` in the log.

@@ -8,8 +8,11 @@ use super::StoreError;
 
 /// Up to `limit` events with id greater than `after`, in order.
 pub fn events_after(conn: &Connection, after: u64, limit: usize) -> Result<Vec<Event>, StoreError> {
-    let mut stmt = conn.prepare_cached("SELECT body FROM events WHERE id > ?1 ORDER BY id LIMIT ?2")?;
-    let rows = stmt.query_map(params![after as i64, limit as i64], |r| r.get::<_, String>(0))?;
+    let mut stmt =
+        conn.prepare_cached("SELECT body FROM events WHERE id > ?1 ORDER BY id LIMIT ?2")?;
+    let rows = stmt.query_map(params![after as i64, limit as i64], |r| {
+        r.get::<_, String>(0)
+    })?;
     rows.map(|body| Ok(serde_json::from_str(&body?)?)).collect()
 }
 
@@ -29,7 +32,11 @@ pub fn raw_events_after(
 
 pub fn last_event(conn: &Connection) -> Result<Option<Event>, StoreError> {
     let body: Option<String> = conn
-        .query_row("SELECT body FROM events ORDER BY id DESC LIMIT 1", [], |r| r.get(0))
+        .query_row(
+            "SELECT body FROM events ORDER BY id DESC LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
         .optional()?;
     Ok(body.map(|b| serde_json::from_str(&b)).transpose()?)
 }

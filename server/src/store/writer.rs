@@ -159,7 +159,10 @@ fn upsert_doc(
     event_id: u64,
 ) -> Result<(), StoreError> {
     let value = doc.to_value();
-    let ty = value.get("type").and_then(|v| v.as_str()).map(str::to_owned);
+    let ty = value
+        .get("type")
+        .and_then(|v| v.as_str())
+        .map(str::to_owned);
     let seat = value
         .get("gridPosition")
         .or_else(|| value.get("seat"))
@@ -168,6 +171,12 @@ fn upsert_doc(
         "INSERT INTO docs (id, type, seat, event_id, body) VALUES (?1, ?2, ?3, ?4, ?5)
          ON CONFLICT(id) DO UPDATE SET type = ?2, seat = ?3, event_id = ?4, body = ?5",
     )?
-    .execute(params![id, ty, seat, event_id as i64, serde_json::to_string(&value)?])?;
+    .execute(params![
+        id,
+        ty,
+        seat,
+        event_id as i64,
+        serde_json::to_string(&value)?
+    ])?;
     Ok(())
 }

@@ -32,7 +32,9 @@ pub async fn boot(data_dir: &Path) -> AppState {
 
 pub async fn boot_with(data_dir: &Path, extra: &[&str]) -> AppState {
     let options = LeptosOptions::builder().output_name("soulgrid").build();
-    soulgrid::boot(&config(data_dir, extra), options).await.unwrap()
+    soulgrid::boot(&config(data_dir, extra), options)
+        .await
+        .unwrap()
 }
 
 pub struct Reply {
@@ -85,7 +87,11 @@ pub fn parse_sse(buf: &str) -> (Vec<Sse>, String) {
     while let Some(end) = rest.find("\n\n") {
         let block = &rest[..end];
         rest = &rest[end + 2..];
-        let mut ev = Sse { id: None, event: None, data: String::new() };
+        let mut ev = Sse {
+            id: None,
+            event: None,
+            data: String::new(),
+        };
         let mut any = false;
         for line in block.lines() {
             if let Some(v) = line.strip_prefix("id:") {
@@ -116,7 +122,11 @@ pub struct ServerProcess {
 }
 
 pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 impl ServerProcess {
@@ -141,7 +151,10 @@ impl ServerProcess {
                     return server;
                 }
             }
-            assert!(std::time::Instant::now() < deadline, "soulgrid did not start on port {port}");
+            assert!(
+                std::time::Instant::now() < deadline,
+                "soulgrid did not start on port {port}"
+            );
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         }
     }
@@ -172,9 +185,16 @@ extern "C" {
 
 /// One HTTP/1.1 request on its own connection; the whole response as text, or None if the
 /// server could not be reached or hung up.
-pub async fn raw_request(port: u16, method: &str, path: &str, json: Option<&str>) -> Option<String> {
+pub async fn raw_request(
+    port: u16,
+    method: &str,
+    path: &str,
+    json: Option<&str>,
+) -> Option<String> {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut s = tokio::net::TcpStream::connect(("127.0.0.1", port)).await.ok()?;
+    let mut s = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .ok()?;
     let body = json.unwrap_or("");
     let req = format!(
         "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\

@@ -13,14 +13,34 @@ fn no_visible_agent_means_summon() {
 #[test]
 fn only_expired_seats_still_means_summon() {
     let mut docs = Docs::new();
-    run(&mut docs, &[ev(1, 0, summon(&[0])), ev(2, HATCHING_TTL_MS, EventKind::HatchingExpired { seats: vec![0] })]);
+    run(
+        &mut docs,
+        &[
+            ev(1, 0, summon(&[0])),
+            ev(
+                2,
+                HATCHING_TTL_MS,
+                EventKind::HatchingExpired { seats: vec![0] },
+            ),
+        ],
+    );
     assert_eq!(grid_button(&docs, false), GridButton::Summon);
 }
 
 #[test]
 fn the_lead_alone_does_not_count_as_a_visible_agent() {
     let mut docs = Docs::new();
-    run(&mut docs, &[ev(1, 0, EventKind::SessionStart { lead_name: Some("Julian".into()), human_name: None })]);
+    run(
+        &mut docs,
+        &[ev(
+            1,
+            0,
+            EventKind::SessionStart {
+                lead_name: Some("Julian".into()),
+                human_name: None,
+            },
+        )],
+    );
     assert_eq!(grid_button(&docs, false), GridButton::Summon);
 }
 
@@ -42,7 +62,10 @@ fn any_sleeping_agent_means_wake() {
 #[test]
 fn all_alive_means_no_button() {
     let mut docs = Docs::new();
-    run(&mut docs, &[ev(1, 0, summon(&[0])), ev(2, 1, register(0, "A", "a"))]);
+    run(
+        &mut docs,
+        &[ev(1, 0, summon(&[0])), ev(2, 1, register(0, "A", "a"))],
+    );
     assert_eq!(grid_button(&docs, false), GridButton::None);
     assert_eq!(GridButton::None.label(), None);
 }

@@ -11,23 +11,37 @@ fn identity(v: serde_json::Value) -> super::super::docs::AgentIdentity {
 
 #[test]
 fn missing_status_defaults_to_sleeping() {
-    let d = identity(json!({"_id": "agent-identity:0", "type": "agent-identity", "gridPosition": 0, "name": "A"}));
+    let d = identity(
+        json!({"_id": "agent-identity:0", "type": "agent-identity", "gridPosition": 0, "name": "A"}),
+    );
     assert_eq!(agent_status(&d), AgentStatus::Sleeping);
 }
 
 #[test]
 fn legacy_hatching_boolean_is_read() {
-    let t = identity(json!({"_id": "agent-identity:1", "type": "agent-identity", "gridPosition": 1, "hatching": true}));
+    let t = identity(
+        json!({"_id": "agent-identity:1", "type": "agent-identity", "gridPosition": 1, "hatching": true}),
+    );
     assert_eq!(t.status(), AgentStatus::Hatching);
-    let f = identity(json!({"_id": "agent-identity:1", "type": "agent-identity", "gridPosition": 1, "hatching": false}));
+    let f = identity(
+        json!({"_id": "agent-identity:1", "type": "agent-identity", "gridPosition": 1, "hatching": false}),
+    );
     assert_eq!(f.status(), AgentStatus::Sleeping);
-    let explicit = identity(json!({"_id": "agent-identity:1", "type": "agent-identity", "gridPosition": 1, "hatching": true, "status": "alive"}));
-    assert_eq!(explicit.status(), AgentStatus::Alive, "an explicit status wins");
+    let explicit = identity(
+        json!({"_id": "agent-identity:1", "type": "agent-identity", "gridPosition": 1, "hatching": true, "status": "alive"}),
+    );
+    assert_eq!(
+        explicit.status(),
+        AgentStatus::Alive,
+        "an explicit status wins"
+    );
 }
 
 #[test]
 fn the_originals_unknown_status_reads_as_sleeping() {
-    let d = identity(json!({"_id": "agent-identity:2", "type": "agent-identity", "gridPosition": 2, "status": "unknown"}));
+    let d = identity(
+        json!({"_id": "agent-identity:2", "type": "agent-identity", "gridPosition": 2, "status": "unknown"}),
+    );
     assert_eq!(d.status(), AgentStatus::Sleeping);
 }
 

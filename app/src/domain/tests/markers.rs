@@ -5,11 +5,18 @@ use proptest::prelude::*;
 
 #[test]
 fn action_register_is_parsed_and_stripped() {
-    let p = parse_block("I am here.\nI choose a name.\n[ACTION] {\"action\":\"register\",\"name\":\"Lyra\"}");
+    let p = parse_block(
+        "I am here.\nI choose a name.\n[ACTION] {\"action\":\"register\",\"name\":\"Lyra\"}",
+    );
     assert_eq!(p.display, "I am here.\nI choose a name.");
     assert_eq!(
         p.markers,
-        [Marker::Register { name: "Lyra".into(), color_name: None, soul: None, grid_position: None }]
+        [Marker::Register {
+            name: "Lyra".into(),
+            color_name: None,
+            soul: None,
+            grid_position: None
+        }]
     );
     assert!(p.errors.is_empty());
 }
@@ -17,17 +24,30 @@ fn action_register_is_parsed_and_stripped() {
 #[test]
 fn every_action_kind_parses() {
     let cases = [
-        (r#"[ACTION] {"action":"status","agents":[{"name":"A","status":"alive"},"B"]}"#, "status"),
+        (
+            r#"[ACTION] {"action":"status","agents":[{"name":"A","status":"alive"},"B"]}"#,
+            "status",
+        ),
         (r#"[ACTION] {"action":"summon","count":3}"#, "summon"),
         (r#"[ACTION] {"action":"dismiss","name":"A"}"#, "dismiss"),
-        (r#"[ACTION] {"action":"route","to":"A","text":"hello"}"#, "route"),
-        (r#"[ACTION] {"action":"state","state":"deep_work"}"#, "state"),
+        (
+            r#"[ACTION] {"action":"route","to":"A","text":"hello"}"#,
+            "route",
+        ),
+        (
+            r#"[ACTION] {"action":"state","state":"deep_work"}"#,
+            "state",
+        ),
     ];
     for (line, kind) in cases {
-        let m = parse_line(line).expect("a marker line").unwrap_or_else(|e| panic!("{kind}: {e:?}"));
+        let m = parse_line(line)
+            .expect("a marker line")
+            .unwrap_or_else(|e| panic!("{kind}: {e:?}"));
         let ok = match (&m, kind) {
             (Marker::Status { agents }, "status") => {
-                agents.len() == 2 && agents.iter().all(StatusEntry::is_alive) && agents[1].name() == "B"
+                agents.len() == 2
+                    && agents.iter().all(StatusEntry::is_alive)
+                    && agents[1].name() == "B"
             }
             (Marker::Summon { count: Some(3) }, "summon") => true,
             (Marker::Dismiss { name }, "dismiss") => name == "A",
@@ -55,14 +75,21 @@ fn legacy_markers_are_understood() {
             grid_position: Some(0)
         }
     );
-    let Marker::Status { agents } = &p.markers[1] else { panic!("{:?}", p.markers[1]) };
+    let Marker::Status { agents } = &p.markers[1] else {
+        panic!("{:?}", p.markers[1])
+    };
     assert!(agents[0].is_alive());
     assert!(!agents[1].is_alive());
 }
 
 #[test]
 fn state_shorthand() {
-    assert_eq!(parse_line("[STATE:deep_work]").unwrap().unwrap(), Marker::State { state: "deep_work".into() });
+    assert_eq!(
+        parse_line("[STATE:deep_work]").unwrap().unwrap(),
+        Marker::State {
+            state: "deep_work".into()
+        }
+    );
     assert!(parse_line("[STATE:Deep Work]").unwrap().is_err());
     assert!(parse_line("[STATE:inbox").unwrap().is_err());
     assert!(parse_line("[STATE:]").unwrap().is_err());
@@ -91,7 +118,10 @@ fn streamed_text_parses_complete_lines_only() {
     let mut buf = LineBuffer::new();
     let first = buf.push("Hello\n[ACTION] {\"action\":\"reg");
     assert_eq!(first.display, "Hello\n");
-    assert!(first.markers.is_empty() && first.errors.is_empty(), "half a marker waits");
+    assert!(
+        first.markers.is_empty() && first.errors.is_empty(),
+        "half a marker waits"
+    );
     let second = buf.push("ister\",\"name\":\"Ada\"}\nbye");
     assert_eq!(second.markers.len(), 1);
     assert_eq!(second.display, "");
@@ -104,11 +134,20 @@ fn streamed_text_parses_complete_lines_only() {
 fn a_marker_at_the_end_of_a_stream_without_newline_is_parsed_on_finish() {
     let mut buf = LineBuffer::new();
     assert!(buf.push("[STATE:idle]").markers.is_empty());
-    assert_eq!(buf.finish().markers, [Marker::State { state: "idle".into() }]);
+    assert_eq!(
+        buf.finish().markers,
+        [Marker::State {
+            state: "idle".into()
+        }]
+    );
 }
 
 fn no_marker_leaks(display: &str) -> bool {
-    display.split('\n').all(|l| !MARKER_PREFIXES.iter().any(|p| l.trim_start().starts_with(p)))
+    display.split('\n').all(|l| {
+        !MARKER_PREFIXES
+            .iter()
+            .any(|p| l.trim_start().starts_with(p))
+    })
 }
 
 fn marker_soup() -> impl Strategy<Value = String> {

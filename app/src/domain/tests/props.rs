@@ -28,10 +28,16 @@ fn kind() -> impl Strategy<Value = EventKind> {
         ProcessState::Stopped,
     ]);
     prop_oneof![
-        Just(EventKind::SessionStart { lead_name: Some("Julian".into()), human_name: None }),
+        Just(EventKind::SessionStart {
+            lead_name: Some("Julian".into()),
+            human_name: None
+        }),
         Just(EventKind::SessionEnd { reason: None }),
         seats().prop_map(|s| EventKind::AgentsSummoned {
-            seats: s.into_iter().map(|seat| SummonedSeat { seat, uuid: None }).collect()
+            seats: s
+                .into_iter()
+                .map(|seat| SummonedSeat { seat, uuid: None })
+                .collect()
         }),
         (seat(), name, soul).prop_map(|(seat, name, soul)| EventKind::AgentRegistered {
             seat,
@@ -41,7 +47,12 @@ fn kind() -> impl Strategy<Value = EventKind> {
             claude_session_id: None,
         }),
         seats().prop_map(|seats| EventKind::AgentStatus { seats }),
-        (seat(), state).prop_map(|(seat, state)| EventKind::AgentProcess { seat, state, reason: None, claude_session_id: None }),
+        (seat(), state).prop_map(|(seat, state)| EventKind::AgentProcess {
+            seat,
+            state,
+            reason: None,
+            claude_session_id: None
+        }),
         seats().prop_map(|seats| EventKind::HatchingExpired { seats }),
         (seat(), 0u8..4).prop_map(|(seat, m)| EventKind::UserMessage {
             message_id: format!("m{m}"),
@@ -50,20 +61,30 @@ fn kind() -> impl Strategy<Value = EventKind> {
             text: format!("t{m}"),
             target_agent: None,
         }),
-        (seat(), prop::sample::select(WorkState::ALL.to_vec())).prop_map(|(seat, state)| EventKind::WorkState { seat, state }),
+        (seat(), prop::sample::select(WorkState::ALL.to_vec()))
+            .prop_map(|(seat, state)| EventKind::WorkState { seat, state }),
         Just(EventKind::Unknown),
     ]
 }
 
 /// A log: ids 1.., timestamps that advance by up to three minutes, two server sessions.
 fn log() -> impl Strategy<Value = Vec<Event>> {
-    prop::collection::vec((kind(), 0i64..(HATCHING_TTL_MS / 100 * 60), any::<bool>()), 0..40).prop_map(|v| {
+    prop::collection::vec(
+        (kind(), 0i64..(HATCHING_TTL_MS / 100 * 60), any::<bool>()),
+        0..40,
+    )
+    .prop_map(|v| {
         let mut ts = 0;
         v.into_iter()
             .enumerate()
             .map(|(i, (kind, dt, second))| {
                 ts += dt;
-                Event { id: i as u64 + 1, ts, session_id: if second { "B" } else { "A" }.into(), kind }
+                Event {
+                    id: i as u64 + 1,
+                    ts,
+                    session_id: if second { "B" } else { "A" }.into(),
+                    kind,
+                }
             })
             .collect()
     })
@@ -79,7 +100,9 @@ fn replay(from: &Docs, events: &[Event]) -> Docs {
 }
 
 fn statuses(docs: &Docs) -> BTreeMap<Seat, AgentStatus> {
-    identities(docs).map(|d| (d.grid_position, d.status())).collect()
+    identities(docs)
+        .map(|d| (d.grid_position, d.status()))
+        .collect()
 }
 
 /// Serializes documents as the store and the SSR snapshot do, and reads them back.

@@ -13,7 +13,10 @@ fn all_agents() -> Vec<Seat> {
 #[test]
 fn summon_writes_hatching_placeholders_for_the_eight_seats_only() {
     let mut docs = Docs::new();
-    run(&mut docs, &[ev(1, 1000, summon(&[0, 1, 2, 3, 4, 5, 6, 7, 8]))]);
+    run(
+        &mut docs,
+        &[ev(1, 1000, summon(&[0, 1, 2, 3, 4, 5, 6, 7, 8]))],
+    );
     for s in all_agents() {
         let d = seat(&docs, s);
         assert_eq!(d.status(), AgentStatus::Hatching);
@@ -22,7 +25,10 @@ fn summon_writes_hatching_placeholders_for_the_eight_seats_only() {
         assert!(d.name.is_none());
         assert!(d.color.is_some() && d.color_name.is_some());
     }
-    assert!(identity(&docs, LEAD_SEAT).is_none(), "summon never touches the lead's seat");
+    assert!(
+        identity(&docs, LEAD_SEAT).is_none(),
+        "summon never touches the lead's seat"
+    );
 }
 
 #[test]
@@ -33,14 +39,26 @@ fn summon_skips_occupied_seats_and_reuses_expired_ones() {
         &[
             ev(1, 0, summon(&[0, 1])),
             ev(2, 10, register(0, "Lyra", "soul")),
-            ev(3, HATCHING_TTL_MS + 1, EventKind::HatchingExpired { seats: vec![1] }),
+            ev(
+                3,
+                HATCHING_TTL_MS + 1,
+                EventKind::HatchingExpired { seats: vec![1] },
+            ),
         ],
     );
     assert_eq!(seat(&docs, 1).status(), AgentStatus::Expired);
     run(&mut docs, &[ev(4, HATCHING_TTL_MS + 5, summon(&[0, 1]))]);
-    assert_eq!(seat(&docs, 0).status(), AgentStatus::Alive, "occupied seat untouched");
+    assert_eq!(
+        seat(&docs, 0).status(),
+        AgentStatus::Alive,
+        "occupied seat untouched"
+    );
     assert_eq!(seat(&docs, 0).name.as_deref(), Some("Lyra"));
-    assert_eq!(seat(&docs, 1).status(), AgentStatus::Hatching, "expired seat gets a new egg");
+    assert_eq!(
+        seat(&docs, 1).status(),
+        AgentStatus::Hatching,
+        "expired seat gets a new egg"
+    );
     assert_eq!(seat(&docs, 1).created_at, Some(HATCHING_TTL_MS + 5));
 }
 
@@ -49,13 +67,20 @@ fn register_makes_the_seat_alive_with_identity_and_preserves_created_at() {
     let mut docs = Docs::new();
     run(
         &mut docs,
-        &[ev(1, 100, summon(&[2])), ev(2, 5000, register(2, "Kael", "I chose Kael."))],
+        &[
+            ev(1, 100, summon(&[2])),
+            ev(2, 5000, register(2, "Kael", "I chose Kael.")),
+        ],
     );
     let d = seat(&docs, 2);
     assert_eq!(d.status(), AgentStatus::Alive);
     assert_eq!(d.name.as_deref(), Some("Kael"));
     assert_eq!(d.individuation_artifact.as_deref(), Some("I chose Kael."));
-    assert_eq!(d.created_at, Some(100), "createdAt preserved from the placeholder");
+    assert_eq!(
+        d.created_at,
+        Some(100),
+        "createdAt preserved from the placeholder"
+    );
     assert_eq!(d.last_alive_at, Some(5000));
     assert_eq!(d.last_session_id.as_deref(), Some(SESSION));
     assert_eq!(d.soul_version, 1);
@@ -112,7 +137,11 @@ fn register_on_an_expired_seat_does_not_resurrect_it() {
         &mut docs,
         &[
             ev(1, 0, summon(&[5])),
-            ev(2, HATCHING_TTL_MS, EventKind::HatchingExpired { seats: vec![5] }),
+            ev(
+                2,
+                HATCHING_TTL_MS,
+                EventKind::HatchingExpired { seats: vec![5] },
+            ),
             ev(3, HATCHING_TTL_MS + 1, register(5, "Late", "soul")),
         ],
     );
@@ -145,9 +174,21 @@ fn agent_status_never_resurrects_an_expired_seat() {
         &mut docs,
         &[
             ev(1, 0, summon(&[6])),
-            ev(2, HATCHING_TTL_MS, EventKind::HatchingExpired { seats: vec![6] }),
-            ev(3, HATCHING_TTL_MS + 1, EventKind::AgentStatus { seats: vec![6] }),
-            ev(4, HATCHING_TTL_MS + 2, EventKind::AgentStatus { seats: vec![] }),
+            ev(
+                2,
+                HATCHING_TTL_MS,
+                EventKind::HatchingExpired { seats: vec![6] },
+            ),
+            ev(
+                3,
+                HATCHING_TTL_MS + 1,
+                EventKind::AgentStatus { seats: vec![6] },
+            ),
+            ev(
+                4,
+                HATCHING_TTL_MS + 2,
+                EventKind::AgentStatus { seats: vec![] },
+            ),
         ],
     );
     assert_eq!(seat(&docs, 6).status(), AgentStatus::Expired);
@@ -158,7 +199,10 @@ fn agent_status_leaves_nameless_eggs_hatching() {
     let mut docs = Docs::new();
     run(
         &mut docs,
-        &[ev(1, 0, summon(&[0, 1])), ev(2, 1, EventKind::AgentStatus { seats: vec![0] })],
+        &[
+            ev(1, 0, summon(&[0, 1])),
+            ev(2, 1, EventKind::AgentStatus { seats: vec![0] }),
+        ],
     );
     assert_eq!(seat(&docs, 0).status(), AgentStatus::Hatching);
     assert_eq!(seat(&docs, 1).status(), AgentStatus::Hatching);
@@ -170,8 +214,24 @@ fn agent_status_does_not_touch_the_lead() {
     run(
         &mut docs,
         &[
-            ev(1, 0, EventKind::SessionStart { lead_name: Some("Julian".into()), human_name: None }),
-            ev(2, 1, EventKind::AgentProcess { seat: LEAD_SEAT, state: ProcessState::Running, reason: None, claude_session_id: None }),
+            ev(
+                1,
+                0,
+                EventKind::SessionStart {
+                    lead_name: Some("Julian".into()),
+                    human_name: None,
+                },
+            ),
+            ev(
+                2,
+                1,
+                EventKind::AgentProcess {
+                    seat: LEAD_SEAT,
+                    state: ProcessState::Running,
+                    reason: None,
+                    claude_session_id: None,
+                },
+            ),
             ev(3, 2, EventKind::AgentStatus { seats: vec![] }),
         ],
     );
@@ -192,7 +252,11 @@ fn session_end_puts_every_alive_seat_to_sleep() {
     );
     assert_eq!(seat(&docs, 0).status(), AgentStatus::Sleeping);
     assert_eq!(seat(&docs, 1).status(), AgentStatus::Sleeping);
-    assert_eq!(seat(&docs, 2).status(), AgentStatus::Hatching, "only alive seats sleep");
+    assert_eq!(
+        seat(&docs, 2).status(),
+        AgentStatus::Hatching,
+        "only alive seats sleep"
+    );
 }
 
 #[test]
@@ -201,11 +265,33 @@ fn hatching_expires_only_nameless_seats_older_than_five_minutes() {
     run(&mut docs, &[ev(1, 1_000, summon(&[0, 1, 2]))]);
     run(&mut docs, &[ev(2, 2_000, register(1, "Named", "soul"))]);
     // One millisecond too early: nothing expires.
-    run(&mut docs, &[ev(3, 1_000 + HATCHING_TTL_MS - 1, EventKind::HatchingExpired { seats: vec![0, 1, 2] })]);
+    run(
+        &mut docs,
+        &[ev(
+            3,
+            1_000 + HATCHING_TTL_MS - 1,
+            EventKind::HatchingExpired {
+                seats: vec![0, 1, 2],
+            },
+        )],
+    );
     assert_eq!(seat(&docs, 0).status(), AgentStatus::Hatching);
-    run(&mut docs, &[ev(4, 1_000 + HATCHING_TTL_MS, EventKind::HatchingExpired { seats: vec![0, 1, 2] })]);
+    run(
+        &mut docs,
+        &[ev(
+            4,
+            1_000 + HATCHING_TTL_MS,
+            EventKind::HatchingExpired {
+                seats: vec![0, 1, 2],
+            },
+        )],
+    );
     assert_eq!(seat(&docs, 0).status(), AgentStatus::Expired);
-    assert_eq!(seat(&docs, 1).status(), AgentStatus::Alive, "a seat with a name never expires");
+    assert_eq!(
+        seat(&docs, 1).status(),
+        AgentStatus::Alive,
+        "a seat with a name never expires"
+    );
     assert_eq!(seat(&docs, 2).status(), AgentStatus::Expired);
 }
 
@@ -216,8 +302,18 @@ fn a_named_legacy_hatching_seat_never_expires() {
         "_id": "agent-identity:7", "type": "agent-identity", "hatching": true,
         "name": "Old", "gridPosition": 7, "createdAt": 0
     });
-    docs.insert("agent-identity:7".into(), serde_json::from_value(legacy).unwrap());
-    run(&mut docs, &[ev(1, 10 * HATCHING_TTL_MS, EventKind::HatchingExpired { seats: vec![7] })]);
+    docs.insert(
+        "agent-identity:7".into(),
+        serde_json::from_value(legacy).unwrap(),
+    );
+    run(
+        &mut docs,
+        &[ev(
+            1,
+            10 * HATCHING_TTL_MS,
+            EventKind::HatchingExpired { seats: vec![7] },
+        )],
+    );
     assert_eq!(seat(&docs, 7).status(), AgentStatus::Hatching);
 }
 
@@ -232,11 +328,24 @@ fn partial_summon_three_of_eight_register_and_the_rest_expire() {
             ev(2, 10, register(0, "A", "a")),
             ev(3, 20, register(3, "B", "b")),
             ev(4, 30, register(8, "C", "c")),
-            ev(5, HATCHING_TTL_MS + 1, EventKind::HatchingExpired { seats: seats.clone() }),
+            ev(
+                5,
+                HATCHING_TTL_MS + 1,
+                EventKind::HatchingExpired {
+                    seats: seats.clone(),
+                },
+            ),
         ],
     );
-    let alive: Vec<Seat> = seats.iter().copied().filter(|&s| seat(&docs, s).status() == AgentStatus::Alive).collect();
-    let expired = seats.iter().filter(|&&s| seat(&docs, s).status() == AgentStatus::Expired).count();
+    let alive: Vec<Seat> = seats
+        .iter()
+        .copied()
+        .filter(|&s| seat(&docs, s).status() == AgentStatus::Alive)
+        .collect();
+    let expired = seats
+        .iter()
+        .filter(|&&s| seat(&docs, s).status() == AgentStatus::Expired)
+        .count();
     assert_eq!(alive, [0, 3, 8]);
     assert_eq!(expired, 5);
 }
@@ -244,15 +353,41 @@ fn partial_summon_three_of_eight_register_and_the_rest_expire() {
 #[test]
 fn process_states_drive_liveness() {
     let mut docs = Docs::new();
-    run(&mut docs, &[ev(1, 0, summon(&[0])), ev(2, 1, register(0, "A", "a")), ev(3, 2, EventKind::SessionEnd { reason: None })]);
-    let process = |state, reason: Option<&str>| EventKind::AgentProcess { seat: 0, state, reason: reason.map(Into::into), claude_session_id: None };
-    run(&mut docs, &[ev(4, 3, process(ProcessState::Starting, None))]);
-    assert_eq!(seat(&docs, 0).status(), AgentStatus::Sleeping, "starting is not alive yet");
+    run(
+        &mut docs,
+        &[
+            ev(1, 0, summon(&[0])),
+            ev(2, 1, register(0, "A", "a")),
+            ev(3, 2, EventKind::SessionEnd { reason: None }),
+        ],
+    );
+    let process = |state, reason: Option<&str>| EventKind::AgentProcess {
+        seat: 0,
+        state,
+        reason: reason.map(Into::into),
+        claude_session_id: None,
+    };
+    run(
+        &mut docs,
+        &[ev(4, 3, process(ProcessState::Starting, None))],
+    );
+    assert_eq!(
+        seat(&docs, 0).status(),
+        AgentStatus::Sleeping,
+        "starting is not alive yet"
+    );
     run(&mut docs, &[ev(5, 4, process(ProcessState::Running, None))]);
     assert_eq!(seat(&docs, 0).status(), AgentStatus::Alive);
     run(&mut docs, &[ev(6, 5, process(ProcessState::Idle, None))]);
     assert_eq!(seat(&docs, 0).status(), AgentStatus::Alive);
-    run(&mut docs, &[ev(7, 6, process(ProcessState::Stopped, Some("exit code 1")))]);
+    run(
+        &mut docs,
+        &[ev(
+            7,
+            6,
+            process(ProcessState::Stopped, Some("exit code 1")),
+        )],
+    );
     let d = seat(&docs, 0);
     assert_eq!(d.status(), AgentStatus::Sleeping);
     assert_eq!(d.process_state, Some(ProcessState::Stopped));
@@ -266,7 +401,16 @@ fn a_running_summon_process_keeps_the_egg_hatching() {
         &mut docs,
         &[
             ev(1, 0, summon(&[1])),
-            ev(2, 1, EventKind::AgentProcess { seat: 1, state: ProcessState::Running, reason: None, claude_session_id: None }),
+            ev(
+                2,
+                1,
+                EventKind::AgentProcess {
+                    seat: 1,
+                    state: ProcessState::Running,
+                    reason: None,
+                    claude_session_id: None,
+                },
+            ),
         ],
     );
     assert_eq!(seat(&docs, 1).status(), AgentStatus::Hatching);
@@ -276,13 +420,33 @@ fn a_running_summon_process_keeps_the_egg_hatching() {
 #[test]
 fn session_start_creates_the_lead_sleeping_in_gold() {
     let mut docs = Docs::new();
-    run(&mut docs, &[ev(1, 0, EventKind::SessionStart { lead_name: Some("Julian".into()), human_name: None })]);
+    run(
+        &mut docs,
+        &[ev(
+            1,
+            0,
+            EventKind::SessionStart {
+                lead_name: Some("Julian".into()),
+                human_name: None,
+            },
+        )],
+    );
     let lead = seat(&docs, LEAD_SEAT);
     assert_eq!(lead.name.as_deref(), Some("Julian"));
     assert_eq!(lead.color.as_deref(), Some("#FFD600"));
     assert_eq!(lead.status(), AgentStatus::Sleeping);
     // A renamed lead keeps its createdAt.
-    run(&mut docs, &[ev(2, 9, EventKind::SessionStart { lead_name: Some("Ada".into()), human_name: None })]);
+    run(
+        &mut docs,
+        &[ev(
+            2,
+            9,
+            EventKind::SessionStart {
+                lead_name: Some("Ada".into()),
+                human_name: None,
+            },
+        )],
+    );
     assert_eq!(seat(&docs, LEAD_SEAT).name.as_deref(), Some("Ada"));
     assert_eq!(seat(&docs, LEAD_SEAT).created_at, Some(0));
 }
@@ -302,8 +466,26 @@ fn messages_are_scoped_by_seat_not_by_name() {
         &[
             ev(1, 10, msg("m1", 0, "from seat 0")),
             ev(2, 11, msg("m2", 1, "from seat 1")),
-            ev(3, 12, EventKind::UserMessage { message_id: "m3".into(), speaker_name: "Marcus".into(), seat: 0, text: "hi".into(), target_agent: Some("Twin".into()) }),
-            ev(4, 13, EventKind::LeadText { message_id: "m4".into(), speaker_name: "Julian".into(), text: "lead".into() }),
+            ev(
+                3,
+                12,
+                EventKind::UserMessage {
+                    message_id: "m3".into(),
+                    speaker_name: "Marcus".into(),
+                    seat: 0,
+                    text: "hi".into(),
+                    target_agent: Some("Twin".into()),
+                },
+            ),
+            ev(
+                4,
+                13,
+                EventKind::LeadText {
+                    message_id: "m4".into(),
+                    speaker_name: "Julian".into(),
+                    text: "lead".into(),
+                },
+            ),
         ],
     );
     let t0: Vec<_> = thread(&docs, 0).iter().map(|m| m.text.as_str()).collect();
@@ -316,12 +498,30 @@ fn messages_are_scoped_by_seat_not_by_name() {
 #[test]
 fn work_state_applies_valid_transitions_only() {
     let mut docs = Docs::new();
-    run(&mut docs, &[ev(1, 0, summon(&[0])), ev(2, 1, register(0, "A", "a"))]);
+    run(
+        &mut docs,
+        &[ev(1, 0, summon(&[0])), ev(2, 1, register(0, "A", "a"))],
+    );
     let ws = |state| EventKind::WorkState { seat: 0, state };
-    run(&mut docs, &[ev(3, 2, ws(WorkState::Bootstrap)), ev(4, 3, ws(WorkState::Inbox))]);
+    run(
+        &mut docs,
+        &[
+            ev(3, 2, ws(WorkState::Bootstrap)),
+            ev(4, 3, ws(WorkState::Inbox)),
+        ],
+    );
     assert_eq!(seat(&docs, 0).work_state, Some(WorkState::Inbox));
-    assert!(apply(&docs, &ev(5, 4, ws(WorkState::DeepWork))).is_empty(), "inbox -> deep_work is invalid");
-    run(&mut docs, &[ev(6, 5, ws(WorkState::Distill)), ev(7, 6, ws(WorkState::DeepWork))]);
+    assert!(
+        apply(&docs, &ev(5, 4, ws(WorkState::DeepWork))).is_empty(),
+        "inbox -> deep_work is invalid"
+    );
+    run(
+        &mut docs,
+        &[
+            ev(6, 5, ws(WorkState::Distill)),
+            ev(7, 6, ws(WorkState::DeepWork)),
+        ],
+    );
     assert_eq!(seat(&docs, 0).work_state, Some(WorkState::DeepWork));
 }
 
@@ -335,7 +535,15 @@ fn unknown_and_error_events_write_nothing() {
     .unwrap();
     assert_eq!(unknown.kind, EventKind::Unknown);
     assert!(apply(&docs, &unknown).is_empty());
-    let err = ev(3, 2, EventKind::MarkerError { seat: Some(0), line: "[ACTION] {".into(), error: "eof".into() });
+    let err = ev(
+        3,
+        2,
+        EventKind::MarkerError {
+            seat: Some(0),
+            line: "[ACTION] {".into(),
+            error: "eof".into(),
+        },
+    );
     assert!(apply(&docs, &err).is_empty());
 }
 
@@ -345,7 +553,17 @@ fn the_same_event_twice_gives_the_same_documents() {
         ev(1, 0, summon(&[0, 1])),
         ev(2, 1, register(0, "A", "soul a")),
         ev(3, 2, EventKind::AgentStatus { seats: vec![0] }),
-        ev(4, 3, EventKind::UserMessage { message_id: "m".into(), speaker_name: "H".into(), seat: 0, text: "t".into(), target_agent: None }),
+        ev(
+            4,
+            3,
+            EventKind::UserMessage {
+                message_id: "m".into(),
+                speaker_name: "H".into(),
+                seat: 0,
+                text: "t".into(),
+                target_agent: None,
+            },
+        ),
         ev(5, 4, EventKind::SessionEnd { reason: None }),
     ];
     let mut once = Docs::new();

@@ -22,11 +22,23 @@ fn with_session(mut e: Event, session: &str) -> Event {
 }
 
 fn agent_msg(id: &str, seat: Seat, text: &str) -> EventKind {
-    EventKind::AgentMessage { message_id: id.into(), seat, speaker_name: "Lyra".into(), text: text.into(), target_agent: None }
+    EventKind::AgentMessage {
+        message_id: id.into(),
+        seat,
+        speaker_name: "Lyra".into(),
+        text: text.into(),
+        target_agent: None,
+    }
 }
 
 fn human_msg(id: &str, seat: Seat, text: &str) -> EventKind {
-    EventKind::UserMessage { message_id: id.into(), speaker_name: "Marcus".into(), seat, text: text.into(), target_agent: Some("Lyra".into()) }
+    EventKind::UserMessage {
+        message_id: id.into(),
+        speaker_name: "Marcus".into(),
+        seat,
+        text: text.into(),
+        target_agent: Some("Lyra".into()),
+    }
 }
 
 /// Lyra in seat 0: registered in session A, talked in A and in B (where she was last alive),
@@ -37,7 +49,14 @@ fn lyra() -> Docs {
         &mut docs,
         &[
             with_session(ev(1, 0, summon(&[0, 1])), "A"),
-            with_session(ev(2, 1, register(0, "Lyra", "I chose Lyra because of the harp.")), "A"),
+            with_session(
+                ev(
+                    2,
+                    1,
+                    register(0, "Lyra", "I chose Lyra because of the harp."),
+                ),
+                "A",
+            ),
             with_session(ev(3, 2, agent_msg("old", 0, "session A words")), "A"),
             with_session(ev(4, 3, register(1, "Lyra", "The other Lyra.")), "A"),
             with_session(ev(5, 50, EventKind::AgentStatus { seats: vec![0, 1] }), "B"),
@@ -53,11 +72,23 @@ fn lyra() -> Docs {
 #[test]
 fn payload_holds_soul_and_the_last_session_scoped_by_seat_in_time_order() {
     let docs = lyra();
-    let p = wake_payload(&docs, 0, &[mail("Julian", "welcome back", false), mail("Julian", "old", true)]).unwrap();
+    let p = wake_payload(
+        &docs,
+        0,
+        &[
+            mail("Julian", "welcome back", false),
+            mail("Julian", "old", true),
+        ],
+    )
+    .unwrap();
     assert_eq!(p.name, "Lyra");
     assert_eq!(p.soul.as_deref(), Some("I chose Lyra because of the harp."));
     let texts: Vec<_> = p.transcript.iter().map(|l| l.text.as_str()).collect();
-    assert_eq!(texts, ["first", "second"], "only session B, only seat 0, sorted by time");
+    assert_eq!(
+        texts,
+        ["first", "second"],
+        "only session B, only seat 0, sorted by time"
+    );
     assert_eq!(p.unread_mail.len(), 1);
     assert_eq!(p.unread_mail[0].text, "welcome back");
 }
@@ -76,18 +107,30 @@ fn prompt_carries_name_soul_transcript_colours_and_configured_names() {
     assert!(prompt.starts_with("You are waking up."));
     assert!(prompt.contains("Your name is Lyra. You chose it. Here is how that happened:"));
     assert!(prompt.contains("<your-soul>\nI chose Lyra because of the harp.\n</your-soul>"));
-    assert!(prompt.contains("<previous-session>\n[Marcus]: first\n[Lyra]: second\n</previous-session>"));
+    assert!(
+        prompt.contains("<previous-session>\n[Marcus]: first\n[Lyra]: second\n</previous-session>")
+    );
     assert!(prompt.contains("The human is Ada."));
     assert!(prompt.contains("The lead agent is Julian."));
     assert!(prompt.contains("Your color is Violet Heaven (#C9B1E8)."));
     assert!(prompt.contains("say hello to Ada"));
-    assert!(!prompt.contains("Marcus."), "the configured human name replaces the original's");
+    assert!(
+        !prompt.contains("Marcus."),
+        "the configured human name replaces the original's"
+    );
 }
 
 #[test]
 fn wake_with_no_transcript_leaves_the_section_out() {
     let mut docs = Docs::new();
-    run(&mut docs, &[ev(1, 0, summon(&[2])), ev(2, 1, register(2, "Kael", "soul")), ev(3, 2, EventKind::SessionEnd { reason: None })]);
+    run(
+        &mut docs,
+        &[
+            ev(1, 0, summon(&[2])),
+            ev(2, 1, register(2, "Kael", "soul")),
+            ev(3, 2, EventKind::SessionEnd { reason: None }),
+        ],
+    );
     let p = wake_payload(&docs, 2, &[]).unwrap();
     assert!(p.transcript.is_empty());
     let prompt = wake_prompt(&p, "H", "L");
@@ -98,7 +141,13 @@ fn wake_with_no_transcript_leaves_the_section_out() {
 #[test]
 fn wake_with_no_soul_degrades_gracefully() {
     let mut docs = Docs::new();
-    let kind = EventKind::AgentRegistered { seat: 3, name: "Mute".into(), color_name: None, soul: None, claude_session_id: None };
+    let kind = EventKind::AgentRegistered {
+        seat: 3,
+        name: "Mute".into(),
+        color_name: None,
+        soul: None,
+        claude_session_id: None,
+    };
     run(&mut docs, &[ev(1, 0, summon(&[3])), ev(2, 1, kind)]);
     let p = wake_payload(&docs, 3, &[]).unwrap();
     assert!(p.soul.is_none());

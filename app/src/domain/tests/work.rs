@@ -8,7 +8,9 @@ use std::collections::HashSet;
 fn work_cycle_follows_the_protocol() {
     use WorkState::*;
     let mut s = transition(None, Bootstrap).unwrap();
-    for next in [Inbox, Distill, DeepWork, Inbox, Distill, Idle, Inbox, Distill, Logout] {
+    for next in [
+        Inbox, Distill, DeepWork, Inbox, Distill, Idle, Inbox, Distill, Logout,
+    ] {
         s = transition(Some(s), next).unwrap_or_else(|e| panic!("{e}"));
     }
     assert_eq!(s, Logout);
@@ -17,11 +19,17 @@ fn work_cycle_follows_the_protocol() {
 #[test]
 fn work_cycle_rejects_invalid_transitions() {
     use WorkState::*;
-    assert!(transition(None, Inbox).is_err(), "every session starts with bootstrap");
+    assert!(
+        transition(None, Inbox).is_err(),
+        "every session starts with bootstrap"
+    );
     assert!(transition(Some(Bootstrap), DeepWork).is_err());
     assert!(transition(Some(Inbox), Idle).is_err());
     let err = transition(Some(Logout), Inbox).unwrap_err();
-    assert_eq!(err.to_string(), "invalid work-cycle transition logout -> inbox");
+    assert_eq!(
+        err.to_string(),
+        "invalid work-cycle transition logout -> inbox"
+    );
 }
 
 #[test]
