@@ -35,7 +35,8 @@ locked_wasm_bindgen() {
 }
 
 # The environment cargo-leptos builds the server with (seen with `cargo leptos build -vv`),
-# so that `cargo test` reuses that build instead of compiling everything again.
+# so that `cargo test` reuses that build instead of compiling everything again. Exactly these:
+# LEPTOS_WATCH, for one, would turn on live-reload and hot-reload markers just by existing.
 leptos_env() {
   export LEPTOS_OUTPUT_NAME=soulgrid
   export LEPTOS_SITE_ROOT="$(site_root)"
@@ -46,8 +47,6 @@ leptos_env() {
   export LEPTOS_BIN_DIR=server
   export LEPTOS_JS_MINIFY=false
   export LEPTOS_HASH_FILES=false
-  export LEPTOS_WATCH=false
-  export LEPTOS_ENV=DEV
   export RUSTFLAGS="--cfg erase_components"
 }
 

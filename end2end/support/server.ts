@@ -56,9 +56,11 @@ export async function startServer(opts: { dataDir?: string; port?: number; env?:
   const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'soulgrid-e2e-'));
   const url = `http://127.0.0.1:${port}`;
   let output = '';
+  // LEPTOS_WATCH, even "false", makes the page open a live-reload socket that nobody serves.
+  const { LEPTOS_WATCH: _watch, ...inherited } = process.env;
   const child = spawn(bin, [], {
     env: {
-      ...process.env,
+      ...inherited,
       SOULGRID_ADDR: `127.0.0.1:${port}`,
       SOULGRID_DATA_DIR: dataDir,
       SOULGRID_HUMAN_NAME: 'Tester',
