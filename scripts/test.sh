@@ -12,14 +12,13 @@ tier() {
 
 step "setup" "$ROOT/scripts/setup.sh" --test
 
-leptos_env
 step "build (cargo leptos build)" cargo leptos build
 
 cargo_tests() {
   # Same features and environment as cargo-leptos' server build, so nothing is compiled twice.
   # The frontend crate is wasm-only and has no tests; building it natively would turn on
   # app/hydrate next to app/ssr.
-  cargo test -p app -p soulgrid
+  (leptos_env && cargo test -p app -p soulgrid)
 }
 
 playwright() {
