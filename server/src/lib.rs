@@ -3,6 +3,7 @@
 pub mod config;
 pub mod error;
 pub mod http;
+pub mod runtime;
 pub mod session;
 pub mod state;
 pub mod store;

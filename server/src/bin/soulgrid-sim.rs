@@ -1,0 +1,208 @@
+//! `soulgrid-sim`: a stand-in for the Claude Code CLI that speaks its stream-json protocol
+//! (`-p --input-format stream-json --output-format stream-json --verbose`) with deterministic,
+//! scripted agents. It is what fast tests run and the default when no `claude` is installed.
+//!
+//! Per user line it prints `system/init`, one `assistant` line per content block and one
+//! `result`, as the real CLI does. What it says:
+//! - to a summon letter (asks for the `register` action; names the seat as `position N`): a soul,
+//!   then `[ACTION] {"action":"register","name":…}` with a name seeded by the seat;
+//! - to a wake prompt (`You are waking up.`): a greeting that quotes its soul's first line;
+//! - as the lead (system prompt names it the lead), to a message containing `status`:
+//!   `[ACTION] {"action":"status","agents":[…]}` listing the names after `status:`;
+//! - otherwise a short reply quoting the message.
+//!
+//! Knobs: `SOULGRID_SIM_LATENCY_MS` delays each reply; a message containing `SIM_CRASH` makes it
+//! exit with code 3 mid-turn, `SIM_HANG` makes it stop answering, `SIM_TOOL` makes it call Bash.
+//! A stdin line that is not JSON makes it exit 1, like the real CLI.
+
+use std::io::{BufRead, Write};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+/// Names chosen by the agent in each seat (4 is the lead's and never used).
+const NAMES: [&str; 9] = [
+    "Lyra", "Kael", "Wren", "Orin", "Julian", "Sable", "Tamsin", "Ember", "Quill",
+];
+
+struct Sim {
+    session_id: String,
+    lead: bool,
+    name: Option<String>,
+    turns: u32,
+    latency: Duration,
+    out: std::io::Stdout,
+}
+
+impl Sim {
+    fn emit(&mut self, v: Value) {
+        let mut out = self.out.lock();
+        let _ = writeln!(out, "{v}");
+        let _ = out.flush();
+    }
+
+    fn text(&mut self, text: &str) {
+        let session = self.session_id.clone();
+        self.emit(json!({
+            "type": "assistant",
+            "message": {"id": format!("msg_sim_{}", self.turns), "type": "message", "role": "assistant",
+                "model": "soulgrid-sim", "content": [{"type": "text", "text": text}],
+                "usage": {"input_tokens": 100, "output_tokens": text.len() / 4}},
+            "parent_tool_use_id": null, "session_id": session,
+        }));
+    }
+
+    fn turn(&mut self, input: &str) {
+        self.turns += 1;
+        let session = self.session_id.clone();
+        self.emit(json!({"type": "system", "subtype": "init", "session_id": session, "model": "soulgrid-sim",
+            "cwd": std::env::current_dir().map(|d| d.display().to_string()).unwrap_or_default(), "tools": ["Bash"]}));
+        std::thread::sleep(self.latency);
+        if input.contains("SIM_CRASH") {
+            self.text("Something is wrong…");
+            std::process::exit(3);
+        }
+        if input.contains("SIM_HANG") {
+            loop {
+                std::thread::sleep(Duration::from_secs(3600));
+            }
+        }
+        if input.contains("SIM_TOOL") {
+            self.emit(json!({"type": "assistant", "message": {"id": "msg_sim_tool", "role": "assistant",
+                "content": [{"type": "tool_use", "id": "toolu_sim", "name": "Bash", "input": {"command": "echo hi"}}]},
+                "parent_tool_use_id": null, "session_id": session}));
+            self.emit(json!({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result",
+                "tool_use_id": "toolu_sim", "content": "hi", "is_error": false}]}, "parent_tool_use_id": null,
+                "session_id": session}));
+        }
+        let reply = self.reply(input);
+        for block in reply.split("\n\n\n") {
+            self.text(block);
+        }
+        self.emit(json!({"type": "result", "subtype": "success", "is_error": false, "session_id": session,
+            "num_turns": 1, "result": reply, "total_cost_usd": 0.0012,
+            "usage": {"input_tokens": 1200 * self.turns, "output_tokens": 80, "cache_creation_input_tokens": 0,
+                "cache_read_input_tokens": 0}}));
+    }
+
+    fn reply(&mut self, input: &str) -> String {
+        if input.contains("\"action\":\"register\"") {
+            let seat = position(input).unwrap_or(0);
+            let name = NAMES[seat % NAMES.len()].to_string();
+            self.name = Some(name.clone());
+            // Blocks are separated by two blank lines: each becomes its own assistant line.
+            return format!(
+                "I am {name}, and the name is mine because I chose it.\n\
+                 Seat {seat} of the grid feels like a window seat.\n\n\n\
+                 [ACTION] {{\"action\":\"register\",\"name\":\"{name}\"}}"
+            );
+        }
+        if input.starts_with("You are waking up.") {
+            let name = between(input, "Your name is ", ".")
+                .unwrap_or("someone")
+                .to_string();
+            self.name = Some(name.clone());
+            let first = between(input, "<your-soul>\n", "\n").unwrap_or("(no soul was given)");
+            return format!("Hello. I am {name}. I remember writing: \"{first}\"");
+        }
+        if self.lead {
+            if let Some(list) = input.split("status:").nth(1) {
+                let agents: Vec<Value> = list
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|n| !n.is_empty())
+                    .map(|n| json!({"name": n, "status": "alive"}))
+                    .collect();
+                return format!(
+                    "Here is the team as I see it.\n[ACTION] {}",
+                    json!({"action": "status", "agents": agents})
+                );
+            }
+        }
+        let who = self.name.clone().unwrap_or_else(|| {
+            if self.lead {
+                "the lead".into()
+            } else {
+                "an agent".into()
+            }
+        });
+        let quoted: String = input.chars().take(200).collect();
+        format!("{who} here. You said: {quoted}")
+    }
+}
+
+fn between<'a>(s: &'a str, start: &str, end: &str) -> Option<&'a str> {
+    let from = s.find(start)? + start.len();
+    let len = s[from..].find(end)?;
+    Some(&s[from..from + len])
+}
+
+fn position(s: &str) -> Option<usize> {
+    let rest = &s[s.find("position ")? + "position ".len()..];
+    rest.chars().next()?.to_digit(10).map(|d| d as usize)
+}
+
+fn user_text(v: &Value) -> Option<String> {
+    match &v["message"]["content"] {
+        Value::String(s) => Some(s.clone()),
+        Value::Array(parts) => Some(
+            parts
+                .iter()
+                .filter_map(|p| p["text"].as_str())
+                .collect::<Vec<_>>()
+                .join("\n"),
+        ),
+        _ => None,
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let flag = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
+    let system_prompt = flag("--append-system-prompt").unwrap_or_default();
+    let latency = std::env::var("SOULGRID_SIM_LATENCY_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map(Duration::from_millis)
+        .unwrap_or_default();
+    let mut sim = Sim {
+        session_id: flag("--session-id")
+            .or_else(|| flag("--resume"))
+            .unwrap_or_else(|| "sim-session".into()),
+        lead: system_prompt.contains("You are the lead"),
+        name: None,
+        turns: 0,
+        latency,
+        out: std::io::stdout(),
+    };
+    for line in std::io::stdin().lock().lines() {
+        let Ok(line) = line else { break };
+        if line.trim().is_empty() {
+            continue;
+        }
+        let Ok(v) = serde_json::from_str::<Value>(&line) else {
+            eprintln!("Error: stdin line is not JSON");
+            std::process::exit(1);
+        };
+        match v["type"].as_str() {
+            Some("user") => {
+                if let Some(text) = user_text(&v) {
+                    sim.turn(&text);
+                }
+            }
+            Some("control_request") => {
+                let id = v["request_id"].clone();
+                sim.emit(json!({"type": "control_response", "response": {"subtype": "success", "request_id": id, "response": {}}}));
+            }
+            _ => {}
+        }
+    }
+}

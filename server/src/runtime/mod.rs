@@ -1,0 +1,3 @@
+//! The agents' processes: the Claude Code CLI (or `soulgrid-sim`), one per awake agent.
+
+pub mod protocol;

@@ -1,0 +1,186 @@
+//! The Claude Code CLI's stream-json protocol (`-p --input-format stream-json
+//! --output-format stream-json --verbose`), as recorded from the real CLI 2.1.330.
+//!
+//! Reading is lenient: the CLI adds fields between versions, so every struct ignores what it
+//! does not need and unknown line types parse as [`CliLine::Other`].
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+/// One line the CLI writes on stdout.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum CliLine {
+    /// `system/init` starts every turn and carries the session id; other subtypes
+    /// (`status`, `task_*`, `permission_denied`, …) are informational.
+    System {
+        subtype: String,
+        #[serde(default)]
+        session_id: Option<String>,
+    },
+    /// One content block of the model's answer (a text and a tool_use of the same API message
+    /// arrive as two lines sharing `message.id`).
+    Assistant {
+        message: AssistantMessage,
+        #[serde(default)]
+        parent_tool_use_id: Option<String>,
+        #[serde(default)]
+        session_id: Option<String>,
+    },
+    /// Tool results going back to the model.
+    User {
+        #[serde(default)]
+        parent_tool_use_id: Option<String>,
+    },
+    /// Exactly one ends each turn.
+    Result(TurnResult),
+    /// The CLI asks the host something (`can_use_tool` permission prompts).
+    ControlRequest {
+        request_id: String,
+        request: ControlRequest,
+    },
+    /// The CLI's answer to a control request of ours (`initialize`, `interrupt`).
+    ControlResponse { response: Value },
+    /// `--include-partial-messages` deltas.
+    StreamEvent {},
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct AssistantMessage {
+    #[serde(default)]
+    pub id: Option<String>,
+    #[serde(default)]
+    pub content: Vec<ContentBlock>,
+    #[serde(default)]
+    pub usage: Option<Usage>,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ContentBlock {
+    Text {
+        text: String,
+    },
+    ToolUse {
+        id: String,
+        name: String,
+        #[serde(default)]
+        input: Value,
+    },
+    Thinking {
+        #[serde(default)]
+        thinking: String,
+    },
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Usage {
+    #[serde(default)]
+    pub input_tokens: u64,
+    #[serde(default)]
+    pub output_tokens: u64,
+    #[serde(default)]
+    pub cache_creation_input_tokens: u64,
+    #[serde(default)]
+    pub cache_read_input_tokens: u64,
+}
+
+impl Usage {
+    /// The tokens of context the turn used.
+    pub fn context_tokens(&self) -> u64 {
+        self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct TurnResult {
+    #[serde(default)]
+    pub subtype: Option<String>,
+    #[serde(default)]
+    pub is_error: bool,
+    #[serde(default)]
+    pub session_id: Option<String>,
+    #[serde(default)]
+    pub total_cost_usd: Option<f64>,
+    #[serde(default)]
+    pub usage: Option<Usage>,
+    #[serde(default)]
+    pub num_turns: Option<u32>,
+    #[serde(default)]
+    pub result: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(tag = "subtype", rename_all = "snake_case")]
+pub enum ControlRequest {
+    CanUseTool {
+        tool_name: String,
+        #[serde(default)]
+        input: Value,
+        #[serde(default)]
+        permission_suggestions: Option<Value>,
+        #[serde(default)]
+        tool_use_id: Option<String>,
+    },
+    #[serde(other)]
+    Other,
+}
+
+/// Parses one stdout line.
+pub fn parse_line(line: &str) -> Result<CliLine, serde_json::Error> {
+    serde_json::from_str(line)
+}
+
+/// Longest line we ever write on the CLI's stdin; it truncates longer ones.
+pub const MAX_STDIN_LINE: usize = 100 * 1024;
+
+/// The stdin line that gives the agent a user message.
+pub fn user_message(text: &str) -> String {
+    json!({"type": "user", "message": {"role": "user", "content": text}}).to_string()
+}
+
+/// Splits a long text into messages whose stdin lines each stay under [`MAX_STDIN_LINE`],
+/// cutting at line breaks where it can and never inside a character.
+pub fn user_messages(text: &str) -> Vec<String> {
+    // JSON escaping can grow text (a quote becomes two bytes, a control char six): leave room.
+    let budget = MAX_STDIN_LINE / 6 - 64;
+    let mut out = Vec::new();
+    let mut rest = text;
+    while rest.len() > budget {
+        let mut cut = budget;
+        while !rest.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        if let Some(nl) = rest[..cut].rfind('\n').filter(|&i| i > budget / 2) {
+            cut = nl + 1;
+        }
+        out.push(user_message(&rest[..cut]));
+        rest = &rest[cut..];
+    }
+    out.push(user_message(rest));
+    out
+}
+
+/// Allows a tool call asked for with `can_use_tool`.
+pub fn allow(request_id: &str, input: &Value) -> String {
+    json!({"type": "control_response", "response": {"subtype": "success", "request_id": request_id,
+        "response": {"behavior": "allow", "updatedInput": input}}})
+    .to_string()
+}
+
+/// Denies a tool call, with the message the model sees.
+pub fn deny(request_id: &str, message: &str) -> String {
+    json!({"type": "control_response", "response": {"subtype": "success", "request_id": request_id,
+        "response": {"behavior": "deny", "message": message}}})
+    .to_string()
+}
+
+/// Asks the CLI to stop the current turn.
+pub fn interrupt(request_id: &str) -> String {
+    json!({"type": "control_request", "request_id": request_id, "request": {"subtype": "interrupt"}})
+        .to_string()
+}
