@@ -83,6 +83,12 @@ pub struct AgentIdentity {
     pub process_reason: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub work_state: Option<super::work_cycle::WorkState>,
+    /// Context tokens after the last turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_tokens: Option<u64>,
+    /// Cost of the current or last process, in US dollars.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -114,6 +120,8 @@ impl AgentIdentity {
             process_state: None,
             process_reason: None,
             work_state: None,
+            context_tokens: None,
+            cost_usd: None,
             extra: Map::new(),
         }
     }
@@ -344,4 +352,17 @@ pub fn thread(docs: &Docs, seat: Seat) -> Vec<&MessageDoc> {
         .collect();
     v.sort_by_key(|m| (m.created_at, m.event_id));
     v
+}
+
+/// The seat of the visible agent called `name` (case-insensitive, surrounding space ignored).
+pub fn seat_named(docs: &Docs, name: &str) -> Option<Seat> {
+    let name = name.trim();
+    identities(docs)
+        .filter(|d| d.status().is_visible())
+        .find(|d| {
+            d.name
+                .as_deref()
+                .is_some_and(|n| n.eq_ignore_ascii_case(name))
+        })
+        .map(|d| d.grid_position)
 }

@@ -74,10 +74,17 @@ pub enum EventKind {
     AgentProcess {
         seat: Seat,
         state: ProcessState,
+        /// Why it stopped, or what it is doing ("using Bash").
         #[serde(default, skip_serializing_if = "Option::is_none")]
         reason: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         claude_session_id: Option<String>,
+        /// Context size after the turn, from the turn's `result` usage.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        context_tokens: Option<u64>,
+        /// The process's cost so far, from the turn's `result`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cost_usd: Option<f64>,
     },
     /// Seats whose nameless placeholder may have outlived the hatching deadline; the reducer
     /// checks each against the event's `ts`.

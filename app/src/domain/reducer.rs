@@ -81,11 +81,19 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
             state,
             reason,
             claude_session_id,
+            context_tokens,
+            cost_usd,
         } => w.update(*seat, |d| {
             d.process_state = Some(*state);
             d.process_reason = reason.clone();
             if let Some(id) = claude_session_id {
                 d.claude_session_id = Some(id.clone());
+            }
+            if context_tokens.is_some() {
+                d.context_tokens = *context_tokens;
+            }
+            if cost_usd.is_some() {
+                d.cost_usd = *cost_usd;
             }
             match (*state, d.status()) {
                 // A fresh process starts a fresh work cycle.

@@ -1,9 +1,8 @@
 //! The JSON API.
 
-use app::domain::docs::{identities, Docs};
+use app::domain::docs::seat_named;
 use app::domain::events::EventKind;
-use app::domain::status::AgentStatus;
-use app::domain::{Seat, LEAD_SEAT};
+use app::domain::LEAD_SEAT;
 use axum::extract::rejection::JsonRejection;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -65,7 +64,7 @@ pub async fn send(
     let (docs, _) = state.store.snapshot();
     let seat = match target {
         None => LEAD_SEAT,
-        Some(name) => seat_of(&docs, name).ok_or_else(|| {
+        Some(name) => seat_named(&docs, name).ok_or_else(|| {
             AppError::BadRequest(format!("no agent named {name:?} is in the grid"))
         })?,
     };
@@ -83,16 +82,4 @@ pub async fn send(
         )
         .await?;
     Ok((StatusCode::ACCEPTED, Json(json!({ "eventId": event.id }))))
-}
-
-/// The seat of the visible agent called `name` (case-insensitive); the lead's name is its seat.
-fn seat_of(docs: &Docs, name: &str) -> Option<Seat> {
-    identities(docs)
-        .filter(|d| d.status() != AgentStatus::Expired)
-        .find(|d| {
-            d.name
-                .as_deref()
-                .is_some_and(|n| n.eq_ignore_ascii_case(name))
-        })
-        .map(|d| d.grid_position)
 }

@@ -47,11 +47,15 @@ fn kind() -> impl Strategy<Value = EventKind> {
             claude_session_id: None,
         }),
         seats().prop_map(|seats| EventKind::AgentStatus { seats }),
-        (seat(), state).prop_map(|(seat, state)| EventKind::AgentProcess {
-            seat,
-            state,
-            reason: None,
-            claude_session_id: None
+        (seat(), state, prop::option::of(0u64..3)).prop_map(|(seat, state, tokens)| {
+            EventKind::AgentProcess {
+                seat,
+                state,
+                reason: None,
+                claude_session_id: None,
+                context_tokens: tokens,
+                cost_usd: tokens.map(|t| t as f64 / 100.0),
+            }
         }),
         seats().prop_map(|seats| EventKind::HatchingExpired { seats }),
         (seat(), 0u8..4).prop_map(|(seat, m)| EventKind::UserMessage {

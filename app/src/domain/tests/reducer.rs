@@ -230,6 +230,8 @@ fn agent_status_does_not_touch_the_lead() {
                     state: ProcessState::Running,
                     reason: None,
                     claude_session_id: None,
+                    context_tokens: None,
+                    cost_usd: None,
                 },
             ),
             ev(3, 2, EventKind::AgentStatus { seats: vec![] }),
@@ -366,6 +368,8 @@ fn process_states_drive_liveness() {
         state,
         reason: reason.map(Into::into),
         claude_session_id: None,
+        context_tokens: None,
+        cost_usd: None,
     };
     run(
         &mut docs,
@@ -409,6 +413,8 @@ fn a_running_summon_process_keeps_the_egg_hatching() {
                     state: ProcessState::Running,
                     reason: None,
                     claude_session_id: None,
+                    context_tokens: None,
+                    cost_usd: None,
                 },
             ),
         ],

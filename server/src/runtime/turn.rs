@@ -1,0 +1,260 @@
+//! Turns a Claude process's stdout into events: what the agent said (markers parsed and
+//! stripped), what it is doing, when a turn starts and ends, and the identity a newborn agent
+//! registers. No I/O here: the process supervisor feeds lines in and appends what comes out.
+
+use app::domain::docs::{seat_named, Docs};
+use app::domain::events::EventKind;
+use app::domain::markers::{parse_block, Marker};
+use app::domain::process::ProcessState;
+use app::domain::work_cycle::{self, WorkState};
+use app::domain::{Seat, LEAD_SEAT};
+
+use super::protocol::{CliLine, ContentBlock};
+
+/// A request the lead made with a marker that the runtime carries out.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LeadRequest {
+    Summon,
+    Dismiss { name: String },
+    Route { to: String, text: String },
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Output {
+    pub events: Vec<EventKind>,
+    pub requests: Vec<LeadRequest>,
+    /// The turn ended (`result`).
+    pub turn_done: bool,
+}
+
+/// The per-process state of the translation.
+#[derive(Debug)]
+pub struct Translator {
+    seat: Seat,
+    /// The name messages are signed with; `None` while the agent has not chosen one.
+    name: Option<String>,
+    /// A blank session that was given the summon letter and has not registered yet.
+    summoning: bool,
+    /// This turn's display text so far: the soul, when the register marker comes.
+    turn_text: String,
+    work_state: Option<WorkState>,
+}
+
+impl Translator {
+    pub fn new(seat: Seat, name: Option<String>, summoning: bool) -> Self {
+        Translator {
+            seat,
+            name,
+            summoning,
+            turn_text: String::new(),
+            work_state: None,
+        }
+    }
+
+    pub fn name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+
+    fn is_lead(&self) -> bool {
+        self.seat == LEAD_SEAT
+    }
+
+    fn speaker(&self) -> String {
+        self.name
+            .clone()
+            .unwrap_or_else(|| format!("Seat {}", self.seat + 1))
+    }
+
+    fn process(&self, state: ProcessState, reason: Option<String>) -> EventKind {
+        EventKind::AgentProcess {
+            seat: self.seat,
+            state,
+            reason,
+            claude_session_id: None,
+            context_tokens: None,
+            cost_usd: None,
+        }
+    }
+
+    /// The events one stdout line means. `docs` is the current state, for names → seats.
+    pub fn on_line(&mut self, line: &CliLine, docs: &Docs) -> Output {
+        let mut out = Output::default();
+        match line {
+            CliLine::System {
+                subtype,
+                session_id,
+            } if subtype == "init" => {
+                self.turn_text.clear();
+                out.events.push(EventKind::AgentProcess {
+                    seat: self.seat,
+                    state: ProcessState::Running,
+                    reason: None,
+                    claude_session_id: session_id.clone(),
+                    context_tokens: None,
+                    cost_usd: None,
+                });
+            }
+            // A subagent's lines belong to its parent's tool call, not to this conversation.
+            CliLine::Assistant {
+                parent_tool_use_id: Some(_),
+                ..
+            } => {}
+            CliLine::Assistant { message, .. } => {
+                for block in &message.content {
+                    match block {
+                        ContentBlock::Text { text } => self.on_text(text, docs, &mut out),
+                        ContentBlock::ToolUse { name, .. } => out.events.push(
+                            self.process(ProcessState::Running, Some(format!("using {name}"))),
+                        ),
+                        _ => {}
+                    }
+                }
+            }
+            CliLine::Result(r) => {
+                out.turn_done = true;
+                if r.is_error {
+                    out.events.push(EventKind::RuntimeError {
+                        seat: Some(self.seat),
+                        message: format!(
+                            "the turn ended with an error: {}",
+                            r.result
+                                .as_deref()
+                                .or(r.subtype.as_deref())
+                                .unwrap_or("unknown")
+                        ),
+                    });
+                }
+                out.events.push(EventKind::AgentProcess {
+                    seat: self.seat,
+                    state: ProcessState::Idle,
+                    reason: None,
+                    claude_session_id: r.session_id.clone(),
+                    context_tokens: r.usage.as_ref().map(|u| u.context_tokens()),
+                    cost_usd: r.total_cost_usd,
+                });
+            }
+            _ => {}
+        }
+        out
+    }
+
+    fn on_text(&mut self, text: &str, docs: &Docs, out: &mut Output) {
+        let parsed = parse_block(text);
+        if !parsed.display.is_empty() {
+            if !self.turn_text.is_empty() {
+                self.turn_text.push_str("\n\n");
+            }
+            self.turn_text.push_str(&parsed.display);
+        }
+        // Markers first: a newborn's words are signed with the name it registers in them.
+        for marker in parsed.markers {
+            self.on_marker(marker, docs, out);
+        }
+        if !parsed.display.is_empty() {
+            let text = parsed.display;
+            let id = uuid::Uuid::new_v4().simple().to_string();
+            out.events.push(if self.is_lead() {
+                EventKind::LeadText {
+                    message_id: id,
+                    speaker_name: self.speaker(),
+                    text,
+                }
+            } else {
+                EventKind::AgentMessage {
+                    message_id: id,
+                    seat: self.seat,
+                    speaker_name: self.speaker(),
+                    text,
+                    target_agent: None,
+                }
+            });
+        }
+        for e in parsed.errors {
+            out.events.push(EventKind::MarkerError {
+                seat: Some(self.seat),
+                line: e.line,
+                error: e.error,
+            });
+        }
+    }
+
+    fn on_marker(&mut self, marker: Marker, docs: &Docs, out: &mut Output) {
+        match marker {
+            Marker::Register {
+                name,
+                color_name,
+                soul,
+                ..
+            } => {
+                if !self.summoning {
+                    out.events.push(EventKind::MarkerError {
+                        seat: Some(self.seat),
+                        line: format!("register {name}"),
+                        error: "only a newborn agent registers a name".into(),
+                    });
+                    return;
+                }
+                let name = name.trim().to_string();
+                if name.is_empty() || name.chars().count() > 64 {
+                    out.events.push(EventKind::MarkerError {
+                        seat: Some(self.seat),
+                        line: format!("register {name}"),
+                        error: "a name is 1-64 characters".into(),
+                    });
+                    return;
+                }
+                self.summoning = false;
+                self.name = Some(name.clone());
+                let soul = soul
+                    .filter(|s| !s.trim().is_empty())
+                    .unwrap_or_else(|| self.turn_text.clone());
+                out.events.push(EventKind::AgentRegistered {
+                    seat: self.seat,
+                    name,
+                    color_name,
+                    soul: Some(soul),
+                    claude_session_id: None,
+                });
+            }
+            Marker::Status { agents } if self.is_lead() => {
+                let seats = agents
+                    .iter()
+                    .filter(|a| a.is_alive())
+                    .filter_map(|a| seat_named(docs, a.name()))
+                    .collect();
+                out.events.push(EventKind::AgentStatus { seats });
+            }
+            Marker::State { state } => match WorkState::parse(&state) {
+                None => out.events.push(EventKind::MarkerError {
+                    seat: Some(self.seat),
+                    line: format!("[STATE:{state}]"),
+                    error: format!("unknown work state {state:?}"),
+                }),
+                Some(to) => match work_cycle::transition(self.work_state, to) {
+                    Ok(next) => {
+                        self.work_state = Some(next);
+                        out.events.push(EventKind::WorkState {
+                            seat: self.seat,
+                            state: next,
+                        });
+                    }
+                    Err(e) => out.events.push(EventKind::MarkerError {
+                        seat: Some(self.seat),
+                        line: format!("[STATE:{state}]"),
+                        error: e.to_string(),
+                    }),
+                },
+            },
+            Marker::Summon { .. } if self.is_lead() => out.requests.push(LeadRequest::Summon),
+            Marker::Dismiss { name } if self.is_lead() => {
+                out.requests.push(LeadRequest::Dismiss { name })
+            }
+            Marker::Route { to, text } => out.requests.push(LeadRequest::Route { to, text }),
+            other => out.events.push(EventKind::MarkerError {
+                seat: Some(self.seat),
+                line: format!("{other:?}"),
+                error: "only the lead may use this action".into(),
+            }),
+        }
+    }
+}

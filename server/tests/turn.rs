@@ -1,0 +1,302 @@
+//! From stdout lines to events, on recorded CLI lines and on scripted ones.
+
+use app::domain::docs::{commit, Docs};
+use app::domain::events::{Event, EventKind, SummonedSeat};
+use app::domain::process::ProcessState;
+use app::domain::reducer::apply;
+use app::domain::work_cycle::WorkState;
+use serde_json::{json, Value};
+use soulgrid::runtime::protocol::{parse_line, CliLine};
+use soulgrid::runtime::turn::{LeadRequest, Translator};
+
+const FIXTURES: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/claude-cli-2.1.330"
+);
+
+fn recorded_out(name: &str) -> Vec<CliLine> {
+    std::fs::read_to_string(format!("{FIXTURES}/{name}"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|v| v["dir"] == "out")
+        .map(|v| parse_line(&v["msg"].to_string()).unwrap())
+        .collect()
+}
+
+fn text_line(text: &str) -> CliLine {
+    parse_line(
+        &json!({"type": "assistant", "message": {"id": "m", "content": [{"type": "text", "text": text}]},
+            "parent_tool_use_id": null, "session_id": "s"})
+        .to_string(),
+    )
+    .unwrap()
+}
+
+fn run(t: &mut Translator, lines: &[CliLine], docs: &Docs) -> Vec<EventKind> {
+    lines
+        .iter()
+        .flat_map(|l| t.on_line(l, docs).events)
+        .collect()
+}
+
+#[test]
+fn a_recorded_turn_becomes_running_message_idle_with_cost() {
+    let mut t = Translator::new(0, Some("Lyra".into()), false);
+    let events = run(&mut t, &recorded_out("two-turns.jsonl")[..3], &Docs::new());
+    let [EventKind::AgentProcess {
+        state: ProcessState::Running,
+        claude_session_id: Some(sid),
+        ..
+    }, EventKind::AgentMessage {
+        seat: 0,
+        speaker_name,
+        text,
+        ..
+    }, EventKind::AgentProcess {
+        state: ProcessState::Idle,
+        context_tokens: Some(tokens),
+        cost_usd: Some(cost),
+        ..
+    }] = &events[..]
+    else {
+        panic!("{events:#?}")
+    };
+    assert_eq!(sid, "67028d26-04d9-4a59-9826-da301b06a395");
+    assert_eq!(speaker_name, "Lyra");
+    assert!(!text.is_empty());
+    assert!(*tokens > 0 && *cost > 0.0);
+}
+
+#[test]
+fn the_leads_text_is_lead_text() {
+    let mut t = Translator::new(4, Some("Julian".into()), false);
+    let events = run(&mut t, &recorded_out("two-turns.jsonl")[..3], &Docs::new());
+    assert!(events.iter().any(
+        |e| matches!(e, EventKind::LeadText { speaker_name, .. } if speaker_name == "Julian")
+    ));
+}
+
+#[test]
+fn tool_use_shows_as_activity() {
+    let mut t = Translator::new(1, None, false);
+    let events = run(&mut t, &recorded_out("bash-tool.jsonl"), &Docs::new());
+    assert!(events.iter().any(|e| matches!(e,
+        EventKind::AgentProcess { state: ProcessState::Running, reason: Some(r), .. } if r == "using Bash")));
+    let turns_done = recorded_out("bash-tool.jsonl")
+        .iter()
+        .filter(|l| t.on_line(l, &Docs::new()).turn_done)
+        .count();
+    assert_eq!(turns_done, 1);
+}
+
+#[test]
+fn subagent_lines_are_not_the_agents_words() {
+    let mut t = Translator::new(2, Some("Wren".into()), false);
+    let lines = recorded_out("subagent-and-sendmessage.jsonl");
+    let from_parent = lines
+        .iter()
+        .filter(|l| matches!(l, CliLine::Assistant { parent_tool_use_id: None, message, .. }
+            if message.content.iter().any(|b| matches!(b, soulgrid::runtime::protocol::ContentBlock::Text { .. }))))
+        .count();
+    let messages = run(&mut t, &lines, &Docs::new())
+        .into_iter()
+        .filter(|e| matches!(e, EventKind::AgentMessage { .. }))
+        .count();
+    assert_eq!(messages, from_parent);
+}
+
+#[test]
+fn a_newborn_registers_with_the_text_before_the_marker_as_its_soul() {
+    let mut t = Translator::new(3, None, true);
+    let lines = [
+        text_line("I am Orin.\nI chose it for the sound."),
+        text_line("[ACTION] {\"action\":\"register\",\"name\":\"Orin\"}"),
+    ];
+    let events = run(&mut t, &lines, &Docs::new());
+    let [EventKind::AgentMessage {
+        speaker_name: first,
+        ..
+    }, EventKind::AgentRegistered {
+        seat: 3,
+        name,
+        soul: Some(soul),
+        ..
+    }] = &events[..]
+    else {
+        panic!("{events:#?}")
+    };
+    assert_eq!(first, "Seat 4", "before registering, the agent has no name");
+    assert_eq!(name, "Orin");
+    assert_eq!(soul, "I am Orin.\nI chose it for the sound.");
+    assert_eq!(t.name(), Some("Orin"));
+    // After registering, its words are signed with its name and a second register is refused.
+    let again = run(
+        &mut t,
+        &[text_line(
+            "hello\n[ACTION] {\"action\":\"register\",\"name\":\"X\"}",
+        )],
+        &Docs::new(),
+    );
+    assert!(
+        matches!(&again[..], [EventKind::MarkerError { .. }, EventKind::AgentMessage { speaker_name, .. }] if speaker_name == "Orin")
+    );
+}
+
+#[test]
+fn the_leads_status_maps_names_to_seats() {
+    let mut docs = Docs::new();
+    for (id, kind) in [
+        (
+            1,
+            EventKind::AgentsSummoned {
+                seats: vec![
+                    SummonedSeat {
+                        seat: 0,
+                        uuid: None,
+                    },
+                    SummonedSeat {
+                        seat: 5,
+                        uuid: None,
+                    },
+                ],
+            },
+        ),
+        (
+            2,
+            EventKind::AgentRegistered {
+                seat: 0,
+                name: "Lyra".into(),
+                color_name: None,
+                soul: None,
+                claude_session_id: None,
+            },
+        ),
+        (
+            3,
+            EventKind::AgentRegistered {
+                seat: 5,
+                name: "Sable".into(),
+                color_name: None,
+                soul: None,
+                claude_session_id: None,
+            },
+        ),
+    ] {
+        let e = Event {
+            id,
+            ts: 0,
+            session_id: "s".into(),
+            kind,
+        };
+        let w = apply(&docs, &e);
+        commit(&mut docs, w);
+    }
+    let mut lead = Translator::new(4, Some("Julian".into()), false);
+    let line = text_line("Team check.\n[ACTION] {\"action\":\"status\",\"agents\":[{\"name\":\"sable\",\"status\":\"alive\"},{\"name\":\"Lyra\",\"status\":\"sleeping\"},{\"name\":\"Ghost\"}]}");
+    let events = run(&mut lead, &[line], &docs);
+    assert!(
+        events.contains(&EventKind::AgentStatus { seats: vec![5] }),
+        "{events:#?}"
+    );
+    // Only the lead reports status.
+    let mut agent = Translator::new(0, Some("Lyra".into()), false);
+    let events = run(
+        &mut agent,
+        &[text_line("[AGENT_STATUS] {\"agents\":[]}")],
+        &docs,
+    );
+    assert!(matches!(&events[..], [EventKind::MarkerError { .. }]));
+}
+
+#[test]
+fn work_states_are_validated() {
+    let mut t = Translator::new(6, Some("Tamsin".into()), false);
+    let events = run(
+        &mut t,
+        &[text_line(
+            "[STATE:bootstrap]\n[STATE:deep_work]\n[STATE:napping]\n[STATE:inbox]",
+        )],
+        &Docs::new(),
+    );
+    assert_eq!(events.len(), 4, "{events:#?}");
+    assert_eq!(
+        events[0],
+        EventKind::WorkState {
+            seat: 6,
+            state: WorkState::Bootstrap
+        }
+    );
+    assert!(
+        matches!(&events[1], EventKind::MarkerError { error, .. } if error.contains("bootstrap -> deep_work"))
+    );
+    assert!(
+        matches!(&events[2], EventKind::MarkerError { error, .. } if error.contains("unknown work state"))
+    );
+    assert_eq!(
+        events[3],
+        EventKind::WorkState {
+            seat: 6,
+            state: WorkState::Inbox
+        }
+    );
+}
+
+#[test]
+fn lead_requests_are_handed_to_the_runtime() {
+    let mut t = Translator::new(4, Some("Julian".into()), false);
+    let out = t.on_line(
+        &text_line("[ACTION] {\"action\":\"summon\"}\n[ACTION] {\"action\":\"route\",\"to\":\"Lyra\",\"text\":\"hi\"}\n[ACTION] {\"action\":\"dismiss\",\"name\":\"Lyra\"}"),
+        &Docs::new(),
+    );
+    assert_eq!(
+        out.requests,
+        [
+            LeadRequest::Summon,
+            LeadRequest::Route {
+                to: "Lyra".into(),
+                text: "hi".into()
+            },
+            LeadRequest::Dismiss {
+                name: "Lyra".into()
+            }
+        ]
+    );
+    assert!(
+        out.events.is_empty(),
+        "markers are not shown: {:?}",
+        out.events
+    );
+}
+
+#[test]
+fn the_simulators_lines_parse_like_the_real_clis() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_soulgrid-sim"))
+        .args(["-p", "--session-id", "sim-1"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let letter = soulgrid::runtime::protocol::user_message(
+        "You sit at position 7. End with [ACTION] {\"action\":\"register\",\"name\":\"<name>\"}",
+    );
+    writeln!(child.stdin.take().unwrap(), "{letter}").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let lines: Vec<CliLine> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| parse_line(l).unwrap())
+        .collect();
+    let mut t = Translator::new(7, None, true);
+    let events = run(&mut t, &lines, &Docs::new());
+    assert!(events.iter().any(|e| matches!(e, EventKind::AgentRegistered { name, soul: Some(s), .. } if name == "Ember" && s.contains("I am Ember"))), "{events:#?}");
+    assert!(matches!(
+        events.last(),
+        Some(EventKind::AgentProcess {
+            state: ProcessState::Idle,
+            ..
+        })
+    ));
+}
