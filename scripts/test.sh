@@ -13,6 +13,8 @@ tier() {
 step "setup" "$ROOT/scripts/setup.sh" --test
 
 step "build (cargo leptos build)" cargo leptos build
+# The simulated Claude CLI the server runs by default; cargo-leptos builds only the server bin.
+step "build soulgrid-sim" bash -c 'source scripts/lib.sh && leptos_env && cargo build -p soulgrid --bin soulgrid-sim'
 
 cargo_tests() {
   # Same features and environment as cargo-leptos' server build, so nothing is compiled twice.

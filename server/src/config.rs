@@ -2,6 +2,7 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::Parser;
 
@@ -28,6 +29,32 @@ pub struct Config {
     #[arg(long, env = "SOULGRID_LEAD_NAME", default_value = "Julian")]
     pub lead_name: String,
 
+    /// The Claude Code command agents run as. Default: `claude` when it is on PATH, else the
+    /// bundled simulator `soulgrid-sim` (a simulated team, labelled as such in the UI).
+    #[arg(long, env = "SOULGRID_CLAUDE_CMD")]
+    pub claude_cmd: Option<String>,
+
+    /// Extra arguments for every Claude process, split on whitespace.
+    #[arg(
+        long,
+        env = "SOULGRID_CLAUDE_ARGS",
+        default_value = "--permission-mode acceptEdits",
+        allow_hyphen_values = true
+    )]
+    pub claude_args: String,
+
+    /// The team name: mailboxes live in `{data_dir}/teams/{team}/inboxes/`.
+    #[arg(long, env = "SOULGRID_TEAM", default_value = "soulgrid")]
+    pub team: String,
+
+    /// An idle agent is put to sleep after this long without a turn (e.g. `900`, `15m`, `1h`).
+    #[arg(long, env = "SOULGRID_IDLE_TIMEOUT", default_value = "15m", value_parser = parse_duration)]
+    pub idle_timeout: Duration,
+
+    /// A turn with no output for this long is reported as stuck.
+    #[arg(long, env = "SOULGRID_STUCK_AFTER", default_value = "10m", value_parser = parse_duration)]
+    pub stuck_after: Duration,
+
     /// Required to bind anything but loopback; sent as `Authorization: Bearer …` or the
     /// `soulgrid_token` cookie (opening `/?token=…` once sets it).
     #[arg(long, env = "SOULGRID_TOKEN", hide_env_values = true)]
@@ -44,6 +71,24 @@ impl Config {
             .map(|n| capitalise(n.trim()))
             .unwrap_or_else(|| "Human".into())
     }
+}
+
+/// `90`, `90s`, `15m`, `2h`, `250ms`.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let n: u64 = num
+        .parse()
+        .map_err(|_| format!("{s:?} is not a duration like 90s, 15m or 1h"))?;
+    let ms = match unit {
+        "ms" => n,
+        "" | "s" => n * 1000,
+        "m" => n * 60_000,
+        "h" => n * 3_600_000,
+        _ => return Err(format!("{s:?}: the unit must be ms, s, m or h")),
+    };
+    Ok(Duration::from_millis(ms))
 }
 
 fn capitalise(s: &str) -> String {
@@ -64,6 +109,17 @@ mod tests {
         assert_eq!(c.addr.to_string(), "127.0.0.1:3000");
         assert_eq!(c.lead_name, "Julian");
         assert_eq!(c.data_dir, PathBuf::from("./data"));
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("15m").unwrap(), Duration::from_secs(900));
+        assert_eq!(parse_duration("90").unwrap(), Duration::from_secs(90));
+        assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
+        assert!(parse_duration("soon")
+            .unwrap_err()
+            .contains("not a duration"));
+        assert!(parse_duration("5d").unwrap_err().contains("unit"));
     }
 
     #[test]

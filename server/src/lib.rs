@@ -16,6 +16,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::Config;
 use crate::http::security::Security;
+use crate::runtime::prompts::Names;
+use crate::runtime::{Runtime, RuntimeConfig};
 use crate::state::AppState;
 use crate::store::Store;
 
@@ -33,23 +35,50 @@ pub async fn boot(config: &Config, leptos_options: LeptosOptions) -> anyhow::Res
     let store = Store::open(&config.data_dir)
         .map_err(|e| anyhow::anyhow!("opening the store in {}: {e}", config.data_dir.display()))?;
     let human = config.human_name();
-    let started = session::start(&store, &config.lead_name, &human).await?;
+    let session = session::start(&store, &config.lead_name, &human).await?;
+    let shutdown = CancellationToken::new();
+    let (cmd, label, simulated) = RuntimeConfig::resolve_cmd(config.claude_cmd.as_deref());
+    tracing::info!(cmd = %cmd.display(), simulated, "agents run with {label}");
+    let runtime = Runtime::new(
+        RuntimeConfig {
+            cmd,
+            label: label.clone(),
+            simulated,
+            extra_args: config
+                .claude_args
+                .split_whitespace()
+                .map(str::to_owned)
+                .collect(),
+            data_dir: config.data_dir.clone(),
+            names: Names {
+                human: human.clone(),
+                lead: config.lead_name.clone(),
+            },
+            idle_timeout: config.idle_timeout,
+            stuck_after: config.stuck_after,
+        },
+        store.clone(),
+        session.clone(),
+        shutdown.clone(),
+    );
     Ok(AppState {
         leptos_options,
         store,
-        session_id: started.session_id.into(),
+        session,
+        runtime,
         lead_name: config.lead_name.clone().into(),
         human_name: human.into(),
         security: Arc::new(security),
-        shutdown: CancellationToken::new(),
-        claude_label: "none".into(),
+        shutdown,
+        claude_label: label.into(),
     })
 }
 
-/// Ends open streams and records the clean end of the session.
+/// Stops every agent process, ends open streams and records the clean end of the session.
 pub async fn shut_down(state: &AppState) {
+    state.runtime.stop_all("server shutdown").await;
     state.shutdown.cancel();
-    match session::end(&state.store, &state.session_id, "server shutdown").await {
+    match session::end(&state.store, &state.session.id(), "server shutdown").await {
         Ok(e) => tracing::info!(event = e.id, "session ended"),
         Err(e) => tracing::error!(error = %e, "could not record the end of the session"),
     }

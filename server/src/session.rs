@@ -1,15 +1,25 @@
-//! Server sessions: every run of the server is one session in the log. No agent process survives
-//! a restart, so a session that did not end cleanly is ended on the next start.
+//! Server sessions: every run of the server is one session in the log, and `POST
+//! /api/session/end` starts another. No agent process survives a restart, so a session that did
+//! not end cleanly is ended on the next start.
+
+use std::sync::{Arc, RwLock};
 
 use app::domain::events::{Event, EventKind};
 
 use crate::store::{Store, StoreError};
 
-/// What the log says about the previous run, and the new session's first event.
-pub struct Started {
-    pub session_id: String,
-    pub recovered: Option<Event>,
-    pub start: Event,
+/// The id of the current server session; every event appended now belongs to it.
+#[derive(Debug)]
+pub struct Session(RwLock<Arc<str>>);
+
+impl Session {
+    pub fn id(&self) -> Arc<str> {
+        self.0.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    fn set(&self, id: Arc<str>) {
+        *self.0.write().unwrap_or_else(|p| p.into_inner()) = id;
+    }
 }
 
 /// Appends `session_end` for an unclean previous session, then `session_start`.
@@ -17,42 +27,41 @@ pub async fn start(
     store: &Store,
     lead_name: &str,
     human_name: &str,
-) -> Result<Started, StoreError> {
-    let recovered = match store.last_session_event().await? {
-        Some(e) if matches!(e.kind, EventKind::SessionStart { .. }) => {
+) -> Result<Arc<Session>, StoreError> {
+    if let Some(e) = store.last_session_event().await? {
+        if matches!(e.kind, EventKind::SessionStart { .. }) {
             tracing::warn!(session = %e.session_id, "the previous session did not end cleanly; ending it");
-            Some(
-                store
-                    .append(
-                        &e.session_id,
-                        EventKind::SessionEnd {
-                            reason: Some("unclean shutdown".into()),
-                        },
-                    )
-                    .await?,
-            )
+            end(store, &e.session_id, "unclean shutdown").await?;
         }
-        _ => None,
-    };
-    let session_id = uuid::Uuid::new_v4().to_string();
+    }
+    let session = Arc::new(Session(RwLock::new(Arc::from(""))));
+    begin(store, &session, lead_name, human_name).await?;
+    Ok(session)
+}
+
+/// Starts a new session (after `session_end`).
+pub async fn begin(
+    store: &Store,
+    session: &Session,
+    lead_name: &str,
+    human_name: &str,
+) -> Result<Event, StoreError> {
+    let id: Arc<str> = uuid::Uuid::new_v4().to_string().into();
     let start = store
         .append(
-            &session_id,
+            &id,
             EventKind::SessionStart {
                 lead_name: Some(lead_name.to_string()),
                 human_name: Some(human_name.to_string()),
             },
         )
         .await?;
-    tracing::info!(session = %session_id, event = start.id, "session started");
-    Ok(Started {
-        session_id,
-        recovered,
-        start,
-    })
+    session.set(id.clone());
+    tracing::info!(session = %id, event = start.id, "session started");
+    Ok(start)
 }
 
-/// Ends the session cleanly (server shutdown or `POST /api/session/end`).
+/// Records the end of a session: every alive seat sleeps.
 pub async fn end(store: &Store, session_id: &str, reason: &str) -> Result<Event, StoreError> {
     store
         .append(

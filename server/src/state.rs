@@ -9,14 +9,17 @@ use leptos::prelude::LeptosOptions;
 use tokio_util::sync::CancellationToken;
 
 use crate::http::security::Security;
+use crate::runtime::Runtime;
+use crate::session::Session;
 use crate::store::Store;
 
 #[derive(Clone)]
 pub struct AppState {
     pub leptos_options: LeptosOptions,
     pub store: Store,
-    /// The server session every event of this run belongs to.
-    pub session_id: Arc<str>,
+    /// The current server session; every event appended now belongs to it.
+    pub session: Arc<Session>,
+    pub runtime: Runtime,
     pub lead_name: Arc<str>,
     pub human_name: Arc<str>,
     pub security: Arc<Security>,

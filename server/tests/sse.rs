@@ -26,7 +26,7 @@ async fn append(state: &AppState, n: usize) {
     for i in 0..n {
         state
             .store
-            .append(&state.session_id, message(i))
+            .append(&state.session.id(), message(i))
             .await
             .unwrap();
     }
@@ -128,7 +128,7 @@ async fn a_slow_client_gets_every_event_even_past_the_live_buffer() {
         for chunk in kinds.chunks(500) {
             writer_state
                 .store
-                .append_all(&writer_state.session_id, chunk.to_vec())
+                .append_all(&writer_state.session.id(), chunk.to_vec())
                 .await
                 .unwrap();
         }

@@ -200,7 +200,7 @@ fn main() {
         for chunk in kinds.chunks(2000) {
             state
                 .store
-                .append_all(&state.session_id, chunk.to_vec())
+                .append_all(&state.session.id(), chunk.to_vec())
                 .await
                 .unwrap();
         }
@@ -273,7 +273,7 @@ fn main() {
             let sent = base.elapsed().as_micros() as u64;
             state
                 .store
-                .append(&state.session_id, message(format!("t={sent}")))
+                .append(&state.session.id(), message(format!("t={sent}")))
                 .await
                 .unwrap();
         }

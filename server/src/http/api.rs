@@ -2,9 +2,10 @@
 
 use app::domain::docs::seat_named;
 use app::domain::events::EventKind;
+use app::domain::wake::WakePayload;
 use app::domain::LEAD_SEAT;
 use axum::extract::rejection::JsonRejection;
-use axum::extract::State;
+use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::Json;
 use serde::Deserialize;
@@ -20,7 +21,9 @@ pub async fn healthz(State(state): State<AppState>) -> Json<Value> {
     Json(json!({
         "ok": true,
         "claude": &*state.claude_label,
-        "session": &*state.session_id,
+        "simulated": state.runtime.config().simulated,
+        "running": state.runtime.running(),
+        "session": &*state.session.id(),
         "lastEventId": state.store.last_event_id(),
         "version": env!("CARGO_PKG_VERSION"),
     }))
@@ -71,7 +74,7 @@ pub async fn send(
     let event = state
         .store
         .append(
-            &state.session_id,
+            &state.session.id(),
             EventKind::UserMessage {
                 message_id: uuid::Uuid::new_v4().simple().to_string(),
                 speaker_name: state.human_name.to_string(),
@@ -81,5 +84,67 @@ pub async fn send(
             },
         )
         .await?;
-    Ok((StatusCode::ACCEPTED, Json(json!({ "eventId": event.id }))))
+    let delivery = state.runtime.deliver(seat, text).await;
+    Ok((
+        StatusCode::ACCEPTED,
+        Json(json!({ "eventId": event.id, "seat": seat, "delivery": delivery })),
+    ))
+}
+
+/// `POST /api/agents/summon`: a blank session for every empty seat.
+pub async fn summon(State(state): State<AppState>) -> Result<(StatusCode, Json<Value>), AppError> {
+    let seats = state.runtime.summon().await?;
+    Ok((StatusCode::ACCEPTED, Json(json!({ "seats": seats }))))
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WakeBody {
+    #[serde(default)]
+    payloads: Vec<WakePayload>,
+}
+
+/// `POST /api/agents/wake [{payloads}]`: a fresh session for every sleeping agent.
+pub async fn wake(
+    State(state): State<AppState>,
+    body: Option<Json<WakeBody>>,
+) -> Result<(StatusCode, Json<Value>), AppError> {
+    let payloads = body.map(|Json(b)| b.payloads).unwrap_or_default();
+    let seats = state.runtime.wake(payloads).await;
+    Ok((StatusCode::ACCEPTED, Json(json!({ "seats": seats }))))
+}
+
+/// `POST /api/agents/{pos}/dismiss`: the agent's process stops and its seat sleeps.
+pub async fn dismiss(
+    State(state): State<AppState>,
+    Path(pos): Path<u8>,
+) -> Result<Json<Value>, AppError> {
+    if pos >= app::domain::SEATS {
+        return Err(AppError::BadRequest(format!(
+            "seat {pos} is not on the grid (0-8)"
+        )));
+    }
+    if !state.runtime.running().contains(&pos) {
+        return Err(AppError::BadRequest(format!(
+            "seat {pos} has no running agent"
+        )));
+    }
+    state.runtime.stop(pos, "dismissed").await;
+    Ok(Json(json!({ "seat": pos })))
+}
+
+/// `POST /api/session/end`: every process stops, every alive seat sleeps, a new session begins.
+pub async fn end_session(State(state): State<AppState>) -> Result<Json<Value>, AppError> {
+    state.runtime.stop_all("session ended").await;
+    let end = crate::session::end(&state.store, &state.session.id(), "ended by the human").await?;
+    let start = crate::session::begin(
+        &state.store,
+        &state.session,
+        &state.lead_name,
+        &state.human_name,
+    )
+    .await?;
+    Ok(Json(
+        json!({ "endEventId": end.id, "session": &*state.session.id(), "startEventId": start.id }),
+    ))
 }

@@ -30,6 +30,10 @@ pub fn router(state: AppState) -> Router {
         .route("/api/docs", get(api::docs))
         .route("/api/events", get(sse::events))
         .route("/api/send", post(api::send))
+        .route("/api/agents/summon", post(api::summon))
+        .route("/api/agents/wake", post(api::wake))
+        .route("/api/agents/{pos}/dismiss", post(api::dismiss))
+        .route("/api/session/end", post(api::end_session))
         .leptos_routes_with_context(
             &state,
             routes,

@@ -1,4 +1,341 @@
-//! The agents' processes: the Claude Code CLI (or `soulgrid-sim`), one per awake agent.
+//! The agents' processes: the Claude Code CLI (or `soulgrid-sim`), one per awake agent and one
+//! for the lead. The server owns them: it starts them for SUMMON and WAKE, delivers messages on
+//! their stdin and turns their stdout into events. Liveness comes from here.
 
+pub mod process;
+pub mod prompts;
 pub mod protocol;
 pub mod turn;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use app::domain::docs::identity;
+use app::domain::events::{EventKind, SummonedSeat};
+use app::domain::process::ProcessState;
+use app::domain::status::AgentStatus;
+use app::domain::wake::{sleeping_seats, wake_agents_xml, wake_payload, wake_prompt, WakePayload};
+use app::domain::{agent_seats, Seat, LEAD_SEAT};
+use tokio_util::sync::CancellationToken;
+
+use crate::session::Session;
+use crate::store::{Store, StoreError};
+use process::{Handle, Spec};
+use prompts::Names;
+
+/// How agents are run.
+#[derive(Clone, Debug)]
+pub struct RuntimeConfig {
+    pub cmd: PathBuf,
+    /// Shown in the UI and `/healthz`: which CLI runs the team.
+    pub label: String,
+    pub simulated: bool,
+    pub extra_args: Vec<String>,
+    pub data_dir: PathBuf,
+    pub names: Names,
+    pub idle_timeout: Duration,
+    pub stuck_after: Duration,
+}
+
+impl RuntimeConfig {
+    /// `--claude-cmd`, else `claude` on PATH, else `soulgrid-sim` next to this executable.
+    pub fn resolve_cmd(configured: Option<&str>) -> (PathBuf, String, bool) {
+        if let Some(cmd) = configured.filter(|c| !c.trim().is_empty()) {
+            let simulated = Path::new(cmd)
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("soulgrid-sim"));
+            let label = if simulated {
+                format!("simulated ({cmd})")
+            } else {
+                cmd.to_string()
+            };
+            return (PathBuf::from(cmd), label, simulated);
+        }
+        if let Some(claude) = which("claude") {
+            let label = format!("claude ({})", claude.display());
+            return (claude, label, false);
+        }
+        let sim = std::env::current_exe()
+            .ok()
+            .and_then(|exe| exe.parent().map(|d| d.join("soulgrid-sim")))
+            .unwrap_or_else(|| PathBuf::from("soulgrid-sim"));
+        (sim, "simulated (soulgrid-sim)".to_string(), true)
+    }
+}
+
+fn which(name: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|p| p.join(name))
+            .find(|p| p.is_file())
+    })
+}
+
+/// What happened to a message for an agent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Delivery {
+    /// Written to the running process's stdin.
+    Delivered,
+    /// The lead was not running: it was started with the message.
+    Started,
+    /// The agent sleeps: the message waits for its wake.
+    Queued,
+}
+
+#[derive(Clone)]
+pub struct Runtime {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    config: RuntimeConfig,
+    store: Store,
+    session: Arc<Session>,
+    agents: Mutex<HashMap<Seat, Handle>>,
+    shutdown: CancellationToken,
+}
+
+impl Runtime {
+    pub fn new(
+        config: RuntimeConfig,
+        store: Store,
+        session: Arc<Session>,
+        shutdown: CancellationToken,
+    ) -> Self {
+        Runtime {
+            inner: Arc::new(Inner {
+                config,
+                store,
+                session,
+                agents: Mutex::default(),
+                shutdown,
+            }),
+        }
+    }
+
+    pub fn config(&self) -> &RuntimeConfig {
+        &self.inner.config
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.inner.store
+    }
+
+    pub fn shutdown_token(&self) -> CancellationToken {
+        self.inner.shutdown.clone()
+    }
+
+    fn agents(&self) -> std::sync::MutexGuard<'_, HashMap<Seat, Handle>> {
+        self.inner.agents.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Seats with a running process.
+    pub fn running(&self) -> Vec<Seat> {
+        let mut v: Vec<Seat> = self.agents().keys().copied().collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// Appends events in this session; a failure is logged, never a crash of the runtime.
+    pub async fn record(&self, events: Vec<EventKind>) {
+        if events.is_empty() {
+            return;
+        }
+        if let Err(e) = self
+            .inner
+            .store
+            .append_all(&self.inner.session.id(), events)
+            .await
+        {
+            tracing::error!(error = %e, "recording runtime events failed");
+        }
+    }
+
+    async fn start(&self, spec: Spec) -> Result<(), String> {
+        let seat = spec.seat;
+        if self.agents().contains_key(&seat) {
+            return Err(format!("seat {seat} already has a running process"));
+        }
+        let handle = process::spawn(self.clone(), spec).await?;
+        self.agents().insert(seat, handle);
+        Ok(())
+    }
+
+    /// Called by a process's supervisor when it has stopped.
+    async fn stopped(&self, seat: Seat, reason: String) {
+        self.agents().remove(&seat);
+        self.record(vec![EventKind::AgentProcess {
+            seat,
+            state: ProcessState::Stopped,
+            reason: Some(reason),
+            claude_session_id: None,
+            context_tokens: None,
+            cost_usd: None,
+        }])
+        .await;
+    }
+
+    /// Asks one process to stop; returns once it has.
+    pub async fn stop(&self, seat: Seat, reason: &str) {
+        let stop = self.agents().get(&seat).map(|h| h.stop.clone());
+        if let Some(stop) = stop {
+            let _ = stop.send(reason.to_string()).await;
+            self.wait_stopped(&[seat], Duration::from_secs(10)).await;
+        }
+    }
+
+    async fn wait_stopped(&self, seats: &[Seat], timeout: Duration) {
+        let deadline = tokio::time::Instant::now() + timeout;
+        while seats.iter().any(|s| self.agents().contains_key(s))
+            && tokio::time::Instant::now() < deadline
+        {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    /// Stops every process.
+    pub async fn stop_all(&self, reason: &str) {
+        let stops: Vec<(Seat, tokio::sync::mpsc::Sender<String>)> = self
+            .agents()
+            .iter()
+            .map(|(s, h)| (*s, h.stop.clone()))
+            .collect();
+        for (_, stop) in &stops {
+            let _ = stop.send(reason.to_string()).await;
+        }
+        let seats: Vec<Seat> = stops.iter().map(|(s, _)| *s).collect();
+        self.wait_stopped(&seats, Duration::from_secs(10)).await;
+    }
+
+    fn names(&self) -> &Names {
+        &self.inner.config.names
+    }
+
+    /// SUMMON: placeholders for the empty or expired seats, then one blank session per seat
+    /// given the summon letter. Returns the seats summoned.
+    pub async fn summon(&self) -> Result<Vec<Seat>, StoreError> {
+        let seats: Vec<Seat> = self.inner.store.with_docs(|docs| {
+            agent_seats()
+                .filter(|s| identity(docs, *s).is_none_or(|d| d.status() == AgentStatus::Expired))
+                .collect()
+        });
+        if seats.is_empty() {
+            return Ok(seats);
+        }
+        let summoned = seats
+            .iter()
+            .map(|&seat| SummonedSeat {
+                seat,
+                uuid: Some(uuid22()),
+            })
+            .collect();
+        self.inner
+            .store
+            .append(
+                &self.inner.session.id(),
+                EventKind::AgentsSummoned { seats: summoned },
+            )
+            .await?;
+        let data_dir = &self.inner.config.data_dir;
+        for &seat in &seats {
+            let spec = Spec {
+                seat,
+                name: None,
+                summoning: true,
+                system_prompt: prompts::agent_prompt(data_dir, self.names()),
+                first_message: prompts::summon_letter(data_dir, seat, self.names()),
+            };
+            if let Err(e) = self.start(spec).await {
+                tracing::warn!(seat, error = %e, "summoning failed for a seat");
+            }
+        }
+        Ok(seats)
+    }
+
+    /// WAKE: a fresh session for each sleeping agent, whose first message is its wake prompt.
+    /// Payloads the browser assembled (with the shared code) are used where given.
+    pub async fn wake(&self, given: Vec<WakePayload>) -> Vec<Seat> {
+        let payloads: Vec<WakePayload> = self.inner.store.with_docs(|docs| {
+            sleeping_seats(docs)
+                .into_iter()
+                .filter(|s| !self.agents().contains_key(s))
+                .filter_map(|seat| {
+                    let name = identity(docs, seat)?.name.clone();
+                    // A payload from the browser is only trusted for the agent it names.
+                    given
+                        .iter()
+                        .find(|p| p.seat == seat && Some(&p.name) == name.as_ref())
+                        .cloned()
+                        .or_else(|| wake_payload(docs, seat, &[]))
+                })
+                .collect()
+        });
+        let data_dir = &self.inner.config.data_dir;
+        let mut woken = Vec::new();
+        for p in &payloads {
+            let spec = Spec {
+                seat: p.seat,
+                name: Some(p.name.clone()),
+                summoning: false,
+                system_prompt: prompts::agent_prompt(data_dir, self.names()),
+                first_message: wake_prompt(p, &self.names().human, &self.names().lead),
+            };
+            match self.start(spec).await {
+                Ok(()) => woken.push(p.seat),
+                Err(e) => tracing::warn!(seat = p.seat, error = %e, "waking failed for a seat"),
+            }
+        }
+        if !payloads.is_empty() {
+            self.deliver(LEAD_SEAT, &wake_agents_xml(&payloads)).await;
+        }
+        woken
+    }
+
+    fn lead_spec(&self, first_message: String) -> Spec {
+        Spec {
+            seat: LEAD_SEAT,
+            name: Some(self.names().lead.clone()),
+            summoning: false,
+            system_prompt: prompts::lead_prompt(&self.inner.config.data_dir, self.names()),
+            first_message,
+        }
+    }
+
+    /// Gives `text` to the agent in `seat`: on its stdin if it runs; the lead is started with
+    /// it if it does not; a sleeping agent's message waits.
+    pub async fn deliver(&self, seat: Seat, text: &str) -> Delivery {
+        let stdin = self.agents().get(&seat).map(|h| h.stdin.clone());
+        if let Some(stdin) = stdin {
+            for line in protocol::user_messages(text) {
+                if stdin.send(line).await.is_err() {
+                    return Delivery::Queued;
+                }
+            }
+            return Delivery::Delivered;
+        }
+        if seat == LEAD_SEAT {
+            return match self.start(self.lead_spec(text.to_string())).await {
+                Ok(()) => Delivery::Started,
+                Err(_) => Delivery::Queued,
+            };
+        }
+        Delivery::Queued
+    }
+}
+
+/// A 22-character base64url uuid, as the documents' `uuid` field has it.
+pub fn uuid22() -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let bytes = uuid::Uuid::new_v4().into_bytes();
+    let mut bits: u128 = u128::from_be_bytes(bytes);
+    let mut out = [0u8; 22];
+    // 22 digits of 6 bits cover 132 bits; the top 4 are zero.
+    for slot in out.iter_mut().rev() {
+        *slot = ALPHABET[(bits & 63) as usize];
+        bits >>= 6;
+    }
+    String::from_utf8(out.to_vec()).expect("ASCII")
+}

@@ -127,6 +127,11 @@ impl Store {
         (s.docs.clone(), s.last_event_id)
     }
 
+    /// Runs `f` on the current documents without copying them.
+    pub fn with_docs<R>(&self, f: impl FnOnce(&Docs) -> R) -> R {
+        f(&self.shared.read().unwrap_or_else(|p| p.into_inner()).docs)
+    }
+
     pub fn last_event_id(&self) -> u64 {
         self.shared
             .read()

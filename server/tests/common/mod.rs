@@ -22,6 +22,12 @@ pub fn config(data_dir: &Path, extra: &[&str]) -> Config {
         "--human-name".into(),
         "Marcus".into(),
     ];
+    if !extra.contains(&"--claude-cmd") {
+        args.extend([
+            "--claude-cmd".into(),
+            env!("CARGO_BIN_EXE_soulgrid-sim").into(),
+        ]);
+    }
     args.extend(extra.iter().map(|s| s.to_string()));
     Config::try_parse_from(args).unwrap()
 }
@@ -212,4 +218,23 @@ pub async fn raw_request(
 pub fn body_json(reply: &str) -> Option<Value> {
     let body = reply.split_once("\r\n\r\n")?.1;
     serde_json::from_str(body).ok()
+}
+
+/// Polls the documents until `check` holds; panics with `what` after 20 s.
+pub async fn wait_for(
+    state: &AppState,
+    what: &str,
+    check: impl Fn(&app::domain::docs::Docs) -> bool,
+) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        if state.store.with_docs(|d| check(d)) {
+            return;
+        }
+        if std::time::Instant::now() > deadline {
+            let docs = state.store.snapshot().0;
+            panic!("timed out waiting for: {what}\n{docs:#?}");
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
 }

@@ -1,0 +1,116 @@
+//! The texts agents are given: the summon letter, the lead's and the agents' system prompts.
+//! The templates live in `prompts/` of the repository and are compiled in; a file of the same
+//! name in `{data_dir}/prompts/` replaces one, so a user can edit them without rebuilding.
+
+use std::path::Path;
+
+use app::domain::palette::seat_style;
+use app::domain::Seat;
+
+const SUMMON: &str = include_str!("../../../prompts/summon.md");
+const LEAD: &str = include_str!("../../../prompts/lead.md");
+const AGENT: &str = include_str!("../../../prompts/agent.md");
+
+/// The names a prompt is filled with.
+#[derive(Clone, Debug)]
+pub struct Names {
+    pub human: String,
+    pub lead: String,
+}
+
+fn template(data_dir: &Path, file: &str, builtin: &'static str) -> String {
+    let path = data_dir.join("prompts").join(file);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => builtin.to_string(),
+        Err(e) => {
+            tracing::warn!(path = %path.display(), error = %e, "cannot read a prompt override; using the built-in one");
+            builtin.to_string()
+        }
+    }
+}
+
+/// Replaces every `{{key}}` with its value.
+pub fn fill(template: &str, vars: &[(&str, &str)]) -> String {
+    let mut out = template.to_string();
+    for (k, v) in vars {
+        out = out.replace(&format!("{{{{{k}}}}}"), v);
+    }
+    out
+}
+
+pub fn summon_letter(data_dir: &Path, seat: Seat, names: &Names) -> String {
+    let style = seat_style(seat);
+    let position = seat.to_string();
+    fill(
+        &template(data_dir, "summon.md", SUMMON),
+        &[
+            ("position", &position),
+            ("lead_name", &names.lead),
+            ("human_name", &names.human),
+            ("color_name", style.map_or("", |s| s.color_name)),
+            ("color", style.map_or("", |s| s.color)),
+            ("gender", style.map_or("one", |s| s.gender)),
+        ],
+    )
+}
+
+pub fn lead_prompt(data_dir: &Path, names: &Names) -> String {
+    fill(
+        &template(data_dir, "lead.md", LEAD),
+        &[("lead_name", &names.lead), ("human_name", &names.human)],
+    )
+}
+
+pub fn agent_prompt(data_dir: &Path, names: &Names) -> String {
+    fill(
+        &template(data_dir, "agent.md", AGENT),
+        &[("lead_name", &names.lead), ("human_name", &names.human)],
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names() -> Names {
+        Names {
+            human: "Marcus".into(),
+            lead: "Julian".into(),
+        }
+    }
+
+    #[test]
+    fn the_summon_letter_names_the_seat_and_the_register_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let letter = summon_letter(dir.path(), 7, &names());
+        assert!(letter.contains("position 7"));
+        assert!(letter.contains("Julian") && letter.contains("Marcus"));
+        assert!(letter.contains("Rose Flame (#FF6B6B)"));
+        assert!(letter.contains("[ACTION] {\"action\":\"register\",\"name\":\"<chosen name>\"}"));
+        assert!(!letter.contains("{{"), "every placeholder is filled");
+    }
+
+    #[test]
+    fn the_lead_prompt_makes_the_sim_a_lead_and_teaches_markers() {
+        let p = lead_prompt(tempfile::tempdir().unwrap().path(), &names());
+        assert!(p.starts_with("You are the lead"));
+        for action in ["status", "summon", "dismiss", "route"] {
+            assert!(p.contains(&format!("\"action\":\"{action}\"")), "{action}");
+        }
+        assert!(!agent_prompt(tempfile::tempdir().unwrap().path(), &names())
+            .contains("You are the lead"));
+    }
+
+    #[test]
+    fn a_template_in_the_data_dir_replaces_the_builtin() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("prompts")).unwrap();
+        std::fs::write(
+            dir.path().join("prompts/summon.md"),
+            "Seat {{position}} for {{human_name}}",
+        )
+        .unwrap();
+        assert_eq!(summon_letter(dir.path(), 2, &names()), "Seat 2 for Marcus");
+    }
+}
