@@ -3,6 +3,7 @@
 
 pub mod domain;
 
+mod api;
 mod app;
 pub mod functions;
 pub mod live;

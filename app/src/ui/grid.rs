@@ -4,11 +4,36 @@ use leptos::prelude::*;
 
 use super::cell::{Cell, CellView};
 use crate::domain::buttons::{grid_button, GridButton};
-use crate::domain::docs::{identity, Docs};
+use crate::domain::docs::{identities, identity, Docs};
+use crate::domain::process::ProcessState;
+use crate::domain::wake::{sleeping_seats, wake_payload};
 use crate::domain::SEATS;
+
+/// Whether some process is still starting: a SUMMON or WAKE is under way.
+fn starting(docs: &Docs) -> bool {
+    identities(docs).any(|d| d.process_state == Some(ProcessState::Starting))
+}
+
+/// What pressing the button sends: the path, and for WAKE the payloads assembled here with the
+/// same code the server uses.
+fn request(button: GridButton, docs: &Docs) -> Option<(&'static str, serde_json::Value)> {
+    match button {
+        GridButton::Summon => Some(("/api/agents/summon", serde_json::json!({}))),
+        GridButton::Wake => {
+            let payloads: Vec<_> = sleeping_seats(docs)
+                .into_iter()
+                .filter_map(|seat| wake_payload(docs, seat, &[]))
+                .collect();
+            Some(("/api/agents/wake", serde_json::json!({ "payloads": payloads })))
+        }
+        GridButton::Waking | GridButton::None => None,
+    }
+}
 
 #[component]
 pub fn Grid(#[prop(into)] docs: Signal<Docs>, lead_name: String) -> impl IntoView {
+    let in_flight = RwSignal::new(false);
+    let error = RwSignal::new(None::<String>);
     let rows = move || {
         docs.with(|docs| {
             (0..SEATS)
@@ -16,7 +41,18 @@ pub fn Grid(#[prop(into)] docs: Signal<Docs>, lead_name: String) -> impl IntoVie
                 .collect::<Vec<_>>()
         })
     };
-    let button = move || docs.with(|docs| grid_button(docs, false));
+    let button = move || docs.with(|d| grid_button(d, in_flight.get() || starting(d)));
+    let press = move |_| {
+        let Some((path, body)) = docs.with_untracked(|d| request(button(), d)) else { return };
+        in_flight.set(true);
+        error.set(None);
+        leptos::task::spawn_local(async move {
+            if let Err(e) = crate::api::post_json(path, &body).await {
+                error.set(Some(e));
+            }
+            in_flight.set(false);
+        });
+    };
     view! {
         <section class="grid-panel" aria-label="Agents">
             <div class="grid">
@@ -33,11 +69,14 @@ pub fn Grid(#[prop(into)] docs: Signal<Docs>, lead_name: String) -> impl IntoVie
                         class="grid-button"
                         data-button=b.label().unwrap_or_default()
                         disabled=b == GridButton::Waking
+                        aria-busy=(b == GridButton::Waking).to_string()
+                        on:click=press
                     >
                         {b.label()}
                     </button>
                 }),
             }}
+            {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
         </section>
     }
 }

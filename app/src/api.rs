@@ -1,0 +1,44 @@
+//! Calls from the browser to the server's JSON API.
+
+/// POSTs `body` as JSON to `path`; the server's `{error}` message on failure.
+#[cfg(feature = "hydrate")]
+pub async fn post_json(path: &str, body: &serde_json::Value) -> Result<serde_json::Value, String> {
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen_futures::JsFuture;
+
+    let init = web_sys::RequestInit::new();
+    init.set_method("POST");
+    init.set_body(&wasm_bindgen::JsValue::from_str(&body.to_string()));
+    let headers = web_sys::Headers::new().map_err(|_| "cannot build headers".to_string())?;
+    headers
+        .set("content-type", "application/json")
+        .map_err(|_| "cannot build headers".to_string())?;
+    init.set_headers(&headers);
+    let request = web_sys::Request::new_with_str_and_init(path, &init)
+        .map_err(|_| format!("cannot build a request to {path}"))?;
+    let window = web_sys::window().ok_or("no window")?;
+    let response: web_sys::Response = JsFuture::from(window.fetch_with_request(&request))
+        .await
+        .map_err(|_| "the server cannot be reached".to_string())?
+        .unchecked_into();
+    let text = JsFuture::from(response.text().map_err(|_| "no response body".to_string())?)
+        .await
+        .ok()
+        .and_then(|t| t.as_string())
+        .unwrap_or_default();
+    let value: serde_json::Value = serde_json::from_str(&text).unwrap_or(serde_json::Value::Null);
+    if response.ok() {
+        Ok(value)
+    } else {
+        Err(value["error"]
+            .as_str()
+            .map(str::to_owned)
+            .unwrap_or_else(|| format!("the server answered {}", response.status())))
+    }
+}
+
+/// On the server nothing is posted: actions only run in the browser.
+#[cfg(not(feature = "hydrate"))]
+pub async fn post_json(_path: &str, _body: &serde_json::Value) -> Result<serde_json::Value, String> {
+    Err("only the browser calls the API".into())
+}
