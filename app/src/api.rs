@@ -21,11 +21,15 @@ pub async fn post_json(path: &str, body: &serde_json::Value) -> Result<serde_jso
         .await
         .map_err(|_| "the server cannot be reached".to_string())?
         .unchecked_into();
-    let text = JsFuture::from(response.text().map_err(|_| "no response body".to_string())?)
-        .await
-        .ok()
-        .and_then(|t| t.as_string())
-        .unwrap_or_default();
+    let text = JsFuture::from(
+        response
+            .text()
+            .map_err(|_| "no response body".to_string())?,
+    )
+    .await
+    .ok()
+    .and_then(|t| t.as_string())
+    .unwrap_or_default();
     let value: serde_json::Value = serde_json::from_str(&text).unwrap_or(serde_json::Value::Null);
     if response.ok() {
         Ok(value)
@@ -39,6 +43,9 @@ pub async fn post_json(path: &str, body: &serde_json::Value) -> Result<serde_jso
 
 /// On the server nothing is posted: actions only run in the browser.
 #[cfg(not(feature = "hydrate"))]
-pub async fn post_json(_path: &str, _body: &serde_json::Value) -> Result<serde_json::Value, String> {
+pub async fn post_json(
+    _path: &str,
+    _body: &serde_json::Value,
+) -> Result<serde_json::Value, String> {
     Err("only the browser calls the API".into())
 }

@@ -3,6 +3,7 @@
 pub mod config;
 pub mod error;
 pub mod http;
+pub mod mailbox;
 pub mod runtime;
 pub mod session;
 pub mod state;
@@ -16,6 +17,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::Config;
 use crate::http::security::Security;
+use crate::mailbox::Mailboxes;
 use crate::runtime::prompts::Names;
 use crate::runtime::{Runtime, RuntimeConfig};
 use crate::state::AppState;
@@ -39,6 +41,8 @@ pub async fn boot(config: &Config, leptos_options: LeptosOptions) -> anyhow::Res
     let shutdown = CancellationToken::new();
     let (cmd, label, simulated) = RuntimeConfig::resolve_cmd(config.claude_cmd.as_deref());
     tracing::info!(cmd = %cmd.display(), simulated, "agents run with {label}");
+    let mailboxes = Mailboxes::new(&config.data_dir, &config.team)
+        .map_err(|e| anyhow::anyhow!("--team: {e}"))?;
     let runtime = Runtime::new(
         RuntimeConfig {
             cmd,
@@ -57,10 +61,12 @@ pub async fn boot(config: &Config, leptos_options: LeptosOptions) -> anyhow::Res
             idle_timeout: config.idle_timeout,
             stuck_after: config.stuck_after,
         },
+        mailboxes,
         store.clone(),
         session.clone(),
         shutdown.clone(),
     );
+    runtime.watch_mail();
     Ok(AppState {
         leptos_options,
         store,

@@ -90,7 +90,9 @@ async fn sigkill_during_ten_thousand_sends_loses_nothing_acknowledged() {
     const TOTAL: usize = 10_000;
     const WORKERS: usize = 16;
     let dir = tempfile::tempdir().unwrap();
-    let server = ServerProcess::start(dir.path()).await;
+    // No agents: this is about the log. (Sends to the lead would start it and it would answer.)
+    let server =
+        ServerProcess::start_with(dir.path(), &["--claude-cmd", "/nonexistent/claude"]).await;
     let port = server.port;
     let next = Arc::new(AtomicUsize::new(0));
     let acked = Arc::new(AtomicUsize::new(0));
@@ -118,7 +120,7 @@ async fn sigkill_during_ten_thousand_sends_loses_nothing_acknowledged() {
         }));
     }
     // Kill it once a good share has been acknowledged, mid-stream.
-    while acked.load(Ordering::SeqCst) < 2_000 {
+    while acked.load(Ordering::SeqCst) < 500 {
         tokio::time::sleep(std::time::Duration::from_millis(5)).await;
     }
     server.kill().await;
@@ -127,7 +129,7 @@ async fn sigkill_during_ten_thousand_sends_loses_nothing_acknowledged() {
         acknowledged.extend(w.await.unwrap());
     }
     assert!(
-        acknowledged.len() >= 2_000 && acknowledged.len() < TOTAL,
+        acknowledged.len() >= 500 && acknowledged.len() < TOTAL,
         "{}",
         acknowledged.len()
     );
@@ -152,7 +154,7 @@ async fn sigkill_during_ten_thousand_sends_loses_nothing_acknowledged() {
             "{text} acknowledged as {id}"
         );
     }
-    // The messages also woke the (simulated) lead, whose events are in between: look at sessions.
+    // Each send also tried to start the lead (and recorded that it could not): look at sessions.
     let kinds: Vec<_> = events
         .iter()
         .filter(|e| {

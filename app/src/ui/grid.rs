@@ -24,7 +24,10 @@ fn request(button: GridButton, docs: &Docs) -> Option<(&'static str, serde_json:
                 .into_iter()
                 .filter_map(|seat| wake_payload(docs, seat, &[]))
                 .collect();
-            Some(("/api/agents/wake", serde_json::json!({ "payloads": payloads })))
+            Some((
+                "/api/agents/wake",
+                serde_json::json!({ "payloads": payloads }),
+            ))
         }
         GridButton::Waking | GridButton::None => None,
     }
@@ -43,7 +46,9 @@ pub fn Grid(#[prop(into)] docs: Signal<Docs>, lead_name: String) -> impl IntoVie
     };
     let button = move || docs.with(|d| grid_button(d, in_flight.get() || starting(d)));
     let press = move |_| {
-        let Some((path, body)) = docs.with_untracked(|d| request(button(), d)) else { return };
+        let Some((path, body)) = docs.with_untracked(|d| request(button(), d)) else {
+            return;
+        };
         in_flight.set(true);
         error.set(None);
         leptos::task::spawn_local(async move {

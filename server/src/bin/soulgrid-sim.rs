@@ -103,7 +103,17 @@ impl Sim {
                 .to_string();
             self.name = Some(name.clone());
             let first = between(input, "<your-soul>\n", "\n").unwrap_or("(no soul was given)");
-            return format!("Hello. I am {name}. I remember writing: \"{first}\"");
+            let letters = between(input, "<mail-while-you-slept>\n", "</mail-while-you-slept>")
+                .map_or(0, |m| m.lines().filter(|l| !l.trim().is_empty()).count());
+            let mail = if letters > 0 {
+                let last = between(input, "<mail-while-you-slept>\n", "</mail-while-you-slept>")
+                    .and_then(|m| m.lines().filter(|l| !l.trim().is_empty()).last())
+                    .unwrap_or("");
+                format!(" {letters} letters waited for me; the last: {last}")
+            } else {
+                String::new()
+            };
+            return format!("Hello. I am {name}. I remember writing: \"{first}\"{mail}");
         }
         if self.lead {
             if let Some(list) = input.split("status:").nth(1) {

@@ -64,13 +64,22 @@ pub async fn send(
         .as_deref()
         .map(str::trim)
         .filter(|t| !t.is_empty());
-    let (docs, _) = state.store.snapshot();
     let seat = match target {
         None => LEAD_SEAT,
-        Some(name) => seat_named(&docs, name).ok_or_else(|| {
-            AppError::BadRequest(format!("no agent named {name:?} is in the grid"))
-        })?,
+        Some(name) => state
+            .store
+            .with_docs(|docs| seat_named(docs, name))
+            .ok_or_else(|| {
+                AppError::BadRequest(format!("no agent named {name:?} is in the grid"))
+            })?,
     };
+    // The name must be able to become an inbox file before anything is recorded.
+    let inbox_name = state.runtime.seat_name(seat).unwrap_or_default();
+    state
+        .runtime
+        .mailboxes()
+        .path(&inbox_name)
+        .map_err(|e| AppError::BadRequest(e.to_string()))?;
     let event = state
         .store
         .append(
@@ -84,7 +93,11 @@ pub async fn send(
             },
         )
         .await?;
-    let delivery = state.runtime.deliver(seat, text).await;
+    let delivery = state
+        .runtime
+        .send_from_human(seat, text)
+        .await
+        .map_err(|e| AppError::BadRequest(e.to_string()))?;
     Ok((
         StatusCode::ACCEPTED,
         Json(json!({ "eventId": event.id, "seat": seat, "delivery": delivery })),

@@ -197,7 +197,19 @@ async fn supervise(
                         busy.store(false, Ordering::SeqCst);
                         idle_since = Instant::now();
                     }
+                    let replies: Vec<(String, String)> = out
+                        .events
+                        .iter()
+                        .filter_map(|e| match e {
+                            EventKind::AgentMessage { speaker_name, text, .. }
+                            | EventKind::LeadText { speaker_name, text, .. } => Some((speaker_name.clone(), text.clone())),
+                            _ => None,
+                        })
+                        .collect();
                     rt.record(out.events).await;
+                    for (from, text) in replies {
+                        rt.file_reply(from, text).await;
+                    }
                     for request in out.requests {
                         // Its own task: a request may stop this very process.
                         tokio::spawn(handle_request(rt.clone(), request));

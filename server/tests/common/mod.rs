@@ -137,8 +137,13 @@ pub fn free_port() -> u16 {
 
 impl ServerProcess {
     pub async fn start(data_dir: &Path) -> ServerProcess {
+        Self::start_with(data_dir, &[]).await
+    }
+
+    pub async fn start_with(data_dir: &Path, args: &[&str]) -> ServerProcess {
         let port = free_port();
         let child = tokio::process::Command::new(env!("CARGO_BIN_EXE_soulgrid"))
+            .args(args)
             .env("SOULGRID_ADDR", format!("127.0.0.1:{port}"))
             .env("SOULGRID_DATA_DIR", data_dir)
             .env("SOULGRID_HUMAN_NAME", "Marcus")

@@ -1,0 +1,132 @@
+//! Mailboxes: inbox files in Claude Code's format under the data directory
+//! (`{data_dir}/teams/{team}/inboxes/{name}.json`, never under `~/.claude/teams`, which Claude
+//! deletes). They are the durable, inspectable mailbox on disk; the server delivers what is in
+//! them itself.
+
+pub mod file;
+pub mod watch;
+
+use std::path::{Path, PathBuf};
+
+use app::domain::mail::InboxMessage;
+
+#[derive(Debug, thiserror::Error)]
+pub enum MailboxError {
+    #[error("{0:?} cannot be a mailbox name: use 1-64 characters of a-z, 0-9, _ and -")]
+    BadName(String),
+    #[error("{0}: the inbox stayed locked by another writer")]
+    Locked(PathBuf),
+    #[error("{file}: not valid JSON ({error}); moved aside to {aside}")]
+    Invalid {
+        file: PathBuf,
+        aside: PathBuf,
+        error: String,
+    },
+    #[error("{0}: {1}")]
+    Io(PathBuf, std::io::Error),
+}
+
+/// The file name of an agent's inbox: its name lowercased, only if it is `[a-z0-9_-]{1,64}`.
+/// Nothing else ever becomes a path (no `..`, no `/`, no spaces).
+pub fn inbox_name(name: &str) -> Result<String, MailboxError> {
+    let lower = name.trim().to_lowercase();
+    let ok = (1..=64).contains(&lower.len())
+        && lower
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-');
+    if ok {
+        Ok(lower)
+    } else {
+        Err(MailboxError::BadName(name.to_string()))
+    }
+}
+
+/// The team's inbox directory.
+#[derive(Clone, Debug)]
+pub struct Mailboxes {
+    dir: PathBuf,
+    /// Our own writers queue here instead of spinning on the lock directory, which is for
+    /// writers in other processes.
+    local: std::sync::Arc<std::sync::Mutex<()>>,
+}
+
+impl Mailboxes {
+    pub fn new(data_dir: &Path, team: &str) -> Result<Self, MailboxError> {
+        let team = inbox_name(team)?;
+        Ok(Mailboxes {
+            dir: data_dir.join("teams").join(team).join("inboxes"),
+            local: Default::default(),
+        })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    pub fn path(&self, name: &str) -> Result<PathBuf, MailboxError> {
+        Ok(self.dir.join(format!("{}.json", inbox_name(name)?)))
+    }
+
+    /// Appends a message from `from` to `to`'s inbox; returns its id.
+    pub fn send(
+        &self,
+        from: &str,
+        to: &str,
+        text: &str,
+        summary: Option<String>,
+    ) -> Result<String, MailboxError> {
+        let path = self.path(to)?;
+        let msg_id = format!("soulgrid-{}", uuid::Uuid::new_v4().simple());
+        let _local = self.local.lock().unwrap_or_else(|p| p.into_inner());
+        let mut extra = serde_json::Map::new();
+        extra.insert("type".into(), "message".into());
+        file::append(
+            &path,
+            InboxMessage {
+                from: from.to_string(),
+                text: text.to_string(),
+                summary,
+                timestamp: now_iso(),
+                read: false,
+                msg_id: Some(msg_id.clone()),
+                extra,
+            },
+        )?;
+        Ok(msg_id)
+    }
+
+    /// Marks `name`'s unread mail read and returns it.
+    pub fn take_unread(&self, name: &str) -> Result<Vec<InboxMessage>, MailboxError> {
+        let path = self.path(name)?;
+        let _local = self.local.lock().unwrap_or_else(|p| p.into_inner());
+        file::take_unread(&path)
+    }
+
+    pub fn unread(&self, name: &str) -> Result<Vec<InboxMessage>, MailboxError> {
+        let path = self.path(name)?;
+        if !path.exists() {
+            return Ok(Vec::new());
+        }
+        file::unread(&path)
+    }
+}
+
+/// The current time as ISO-8601 with milliseconds, as Claude Code writes timestamps.
+pub fn now_iso() -> String {
+    let ms = crate::now_ms();
+    let (secs, millis) = (ms.div_euclid(1000), ms.rem_euclid(1000));
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    let (h, m, s) = (rem / 3600, rem % 3600 / 60, rem % 60);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{d:02}T{h:02}:{m:02}:{s:02}.{millis:03}Z")
+}

@@ -1,0 +1,287 @@
+//! Inbox files: names, locking against another writer, invalid files, and mail through the
+//! runtime (direct messages, mail for sleeping agents, mail others append).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use app::domain::agent_seats;
+use app::domain::docs::{identity, thread};
+use app::domain::mail::InboxMessage;
+use app::domain::status::AgentStatus;
+use axum::http::StatusCode;
+use common::{boot, call, post_json, wait_for};
+use serde_json::json;
+use soulgrid::mailbox::{file, inbox_name, MailboxError, Mailboxes};
+
+fn read(path: &Path) -> Vec<InboxMessage> {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn only_whitelisted_names_become_paths() {
+    assert_eq!(inbox_name("Lyra").unwrap(), "lyra");
+    assert_eq!(inbox_name("team-lead_2").unwrap(), "team-lead_2");
+    for bad in [
+        "../x",
+        "a/b",
+        "..",
+        "",
+        "Mary Ann",
+        "é",
+        "x\0y",
+        &"a".repeat(65),
+    ] {
+        let err = inbox_name(bad).unwrap_err();
+        assert!(matches!(err, MailboxError::BadName(_)), "{bad:?}");
+        assert!(err.to_string().contains("cannot be a mailbox name"));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let boxes = Mailboxes::new(dir.path(), "soulgrid").unwrap();
+    assert!(boxes
+        .send("Marcus", "../../etc/passwd", "hi", None)
+        .is_err());
+    assert_eq!(
+        std::fs::read_dir(dir.path())
+            .map(|d| d.count())
+            .unwrap_or(0),
+        0,
+        "nothing was written"
+    );
+    assert!(Mailboxes::new(dir.path(), "../t").is_err());
+}
+
+/// Another process's writer, done as Claude Code does it: mkdir the lock, write a temp file,
+/// rename, rmdir. Written here independently of ours, so the two really are two writers.
+fn external_append(file: &Path, from: &str, i: usize) {
+    let lock = PathBuf::from(format!("{}.lock", file.display()));
+    while std::fs::create_dir(&lock).is_err() {
+        std::thread::sleep(std::time::Duration::from_micros(200));
+    }
+    let mut all: Vec<serde_json::Value> = std::fs::read_to_string(file)
+        .ok()
+        .map(|t| serde_json::from_str(&t).expect("the file is always valid JSON"))
+        .unwrap_or_default();
+    all.push(json!({"from": from, "text": format!("{from} {i}"), "timestamp": "2026-11-22T10:00:00.000Z", "read": false}));
+    let tmp = PathBuf::from(format!("{}.tmp.ext{i}", file.display()));
+    std::fs::write(&tmp, serde_json::to_vec(&all).unwrap()).unwrap();
+    std::fs::rename(&tmp, file).unwrap();
+    std::fs::remove_dir(&lock).unwrap();
+}
+
+#[test]
+fn an_external_writer_and_ours_lose_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let boxes = Mailboxes::new(dir.path(), "soulgrid").unwrap();
+    let path = boxes.path("lyra").unwrap();
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let ext_path = path.clone();
+    let external = std::thread::spawn(move || {
+        for i in 0..1000 {
+            external_append(&ext_path, "kael", i);
+        }
+    });
+    // Ours writes while the external writer is busy (each rewrite is O(file), so 300 keep the
+    // test quick while the two still contend for the lock all along).
+    for i in 0..300 {
+        boxes
+            .send("Marcus", "Lyra", &format!("Marcus {i}"), None)
+            .unwrap();
+    }
+    external.join().unwrap();
+    let all = read(&path);
+    assert_eq!(all.len(), 1300);
+    for (who, n) in [("kael", 1000), ("Marcus", 300)] {
+        let mine: Vec<_> = all
+            .iter()
+            .filter(|m| m.from == who)
+            .map(|m| m.text.clone())
+            .collect();
+        assert_eq!(
+            mine,
+            (0..n).map(|i| format!("{who} {i}")).collect::<Vec<_>>(),
+            "{who}'s in order"
+        );
+    }
+    assert!(!PathBuf::from(format!("{}.lock", path.display())).exists());
+}
+
+#[test]
+fn a_stale_lock_is_broken() {
+    let dir = tempfile::tempdir().unwrap();
+    let boxes = Mailboxes::new(dir.path(), "soulgrid").unwrap();
+    let path = boxes.path("lyra").unwrap();
+    let lock = PathBuf::from(format!("{}.lock", path.display()));
+    std::fs::create_dir_all(&lock).unwrap();
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+    std::fs::File::open(&lock)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    boxes.send("Marcus", "Lyra", "through", None).unwrap();
+    assert_eq!(read(&path).len(), 1);
+}
+
+#[test]
+fn an_invalid_inbox_is_moved_aside_never_overwritten() {
+    let dir = tempfile::tempdir().unwrap();
+    let boxes = Mailboxes::new(dir.path(), "soulgrid").unwrap();
+    let path = boxes.path("lyra").unwrap();
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, "[{\"from\": \"x\", broken").unwrap();
+    boxes.send("Marcus", "Lyra", "after", None).unwrap();
+    let aside: Vec<_> = std::fs::read_dir(path.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().contains(".invalid-"))
+        .collect();
+    assert_eq!(aside.len(), 1);
+    assert_eq!(
+        std::fs::read_to_string(&aside[0]).unwrap(),
+        "[{\"from\": \"x\", broken"
+    );
+    assert_eq!(read(&path).len(), 1);
+    assert!(
+        matches!(file::unread(&aside[0]), Err(MailboxError::Invalid { .. })),
+        "an invalid file is reported"
+    );
+}
+
+#[test]
+fn take_unread_marks_read_and_never_removes() {
+    let dir = tempfile::tempdir().unwrap();
+    let boxes = Mailboxes::new(dir.path(), "soulgrid").unwrap();
+    boxes.send("Marcus", "Lyra", "one", None).unwrap();
+    boxes.send("Marcus", "Lyra", "two", None).unwrap();
+    let taken = boxes.take_unread("Lyra").unwrap();
+    assert_eq!(
+        taken.iter().map(|m| m.text.as_str()).collect::<Vec<_>>(),
+        ["one", "two"]
+    );
+    assert!(
+        boxes.take_unread("lyra").unwrap().is_empty(),
+        "delivered once"
+    );
+    let all = read(&boxes.path("lyra").unwrap());
+    assert_eq!(all.len(), 2);
+    assert!(all.iter().all(|m| m.read));
+    assert_eq!(all[0].extra["type"], "message");
+    assert!(
+        all[0].timestamp.ends_with('Z') && all[0].timestamp.len() == 24,
+        "{}",
+        all[0].timestamp
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mail_flows_through_inboxes_both_ways() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = boot(dir.path()).await;
+    let router = soulgrid::http::router(state.clone());
+    call(&router, post_json("/api/agents/summon", json!({}))).await;
+    wait_for(&state, "alive", |d| {
+        agent_seats().all(|s| identity(d, s).is_some_and(|i| i.status() == AgentStatus::Alive))
+    })
+    .await;
+    let boxes = state.runtime.mailboxes().clone();
+
+    // Direct message: into Wren's inbox (read once delivered), her answer into Marcus's.
+    let r = call(
+        &router,
+        post_json(
+            "/api/send",
+            json!({"text": "hello Wren", "targetAgent": "Wren"}),
+        ),
+    )
+    .await;
+    assert_eq!(r.json()["delivery"], "delivered");
+    wait_for(&state, "Wren answers", |d| {
+        thread(d, 2)
+            .iter()
+            .any(|m| m.text.contains("You said: hello Wren"))
+    })
+    .await;
+    let wren = read(&boxes.path("wren").unwrap());
+    assert!(wren
+        .iter()
+        .any(|m| m.from == "Marcus" && m.text == "hello Wren" && m.read));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !boxes.path("marcus").unwrap().exists()
+        || !read(&boxes.path("marcus").unwrap())
+            .iter()
+            .any(|m| m.from == "Wren" && m.text.contains("hello Wren"))
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "Wren's answer is in Marcus's inbox"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+
+    // Someone else appends to Kael's inbox: delivered once, recorded, marked read.
+    external_append(&boxes.path("kael").unwrap(), "Orin", 7);
+    wait_for(&state, "Kael hears Orin", |d| {
+        thread(d, 1)
+            .iter()
+            .any(|m| m.text.contains("[message from Orin] Orin 7"))
+    })
+    .await;
+    wait_for(&state, "Orin's mail recorded", |d| {
+        thread(d, 1)
+            .iter()
+            .any(|m| m.speaker_name == "Orin" && m.text == "Orin 7")
+    })
+    .await;
+    assert!(read(&boxes.path("kael").unwrap()).iter().all(|m| m.read));
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let heard = state.store.with_docs(|d| {
+        thread(d, 1)
+            .iter()
+            .filter(|m| m.text.contains("[message from Orin] Orin 7"))
+            .count()
+    });
+    assert_eq!(heard, 1, "delivered exactly once");
+
+    // Mail for a sleeping agent waits and is handed over on wake.
+    call(&router, post_json("/api/agents/5/dismiss", json!({}))).await;
+    let r = call(
+        &router,
+        post_json(
+            "/api/send",
+            json!({"text": "while you slept", "targetAgent": "Sable"}),
+        ),
+    )
+    .await;
+    assert_eq!(r.json()["delivery"], "queued");
+    assert!(boxes
+        .unread("sable")
+        .unwrap()
+        .iter()
+        .any(|m| m.text == "while you slept"));
+    let r = call(&router, post_json("/api/agents/wake", json!({}))).await;
+    assert_eq!(r.json()["seats"], json!([5]));
+    wait_for(&state, "Sable mentions the waiting letter", |d| {
+        thread(d, 5).iter().any(|m| {
+            m.text.contains("1 letters waited for me") && m.text.contains("while you slept")
+        })
+    })
+    .await;
+    assert!(boxes.unread("sable").unwrap().is_empty());
+    soulgrid::shut_down(&state).await;
+}
+
+#[tokio::test]
+async fn a_name_that_cannot_be_a_mailbox_is_refused_before_anything_is_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = common::boot_with(dir.path(), &["--lead-name", "Lord Julian"]).await;
+    let router = soulgrid::http::router(state.clone());
+    let before = state.store.last_event_id();
+    let r = call(&router, post_json("/api/send", json!({"text": "hi"}))).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    assert!(r.json()["error"]
+        .as_str()
+        .unwrap()
+        .contains("cannot be a mailbox name"));
+    let after = state.store.events_after(before, 10).await.unwrap();
+    assert!(after.is_empty(), "{after:?}");
+}
