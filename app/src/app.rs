@@ -6,6 +6,7 @@ use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
 use crate::domain::LEAD_SEAT;
 use crate::functions::{get_snapshot, Snapshot};
 use crate::live::provide_live;
+use crate::ui::composer::Composer;
 use crate::ui::grid::Grid;
 use crate::ui::thread::Thread;
 
@@ -59,10 +60,16 @@ pub fn App() -> impl IntoView {
 fn Console(snapshot: Snapshot) -> impl IntoView {
     let live = provide_live(snapshot);
     let lead_name = live.lead_name.get_value();
+    let selected = RwSignal::new(LEAD_SEAT);
+    keyboard(live, selected);
     view! {
         <main class="console" data-last-event-id=move || live.last_event_id.get().to_string()>
             <header class="top">
                 <h1>"Soulgrid"</h1>
+                <span class="team" data-simulated=live.simulated.to_string()>
+                    {if live.simulated { "simulated team" } else { "Claude team" }}
+                    <small>{live.team_label.get_value()}</small>
+                </span>
                 <span
                     class="live-state"
                     data-live=move || live.connected.get().to_string()
@@ -72,11 +79,44 @@ fn Console(snapshot: Snapshot) -> impl IntoView {
                 </span>
             </header>
             <div class="panes">
-                <Grid docs=live.docs lead_name=lead_name/>
-                <Thread seat=LEAD_SEAT/>
+                <Grid docs=live.docs lead_name=lead_name selected=selected/>
+                <div class="conversation">
+                    <Thread seat=selected/>
+                    <Composer seat=selected/>
+                </div>
             </div>
         </main>
     }
+}
+
+/// Keys 1–9 open a seat's thread, Esc goes back to the lead's (not while typing, but Esc).
+fn keyboard(live: crate::live::Live, selected: RwSignal<crate::domain::Seat>) {
+    #[cfg(feature = "hydrate")]
+    {
+        use crate::domain::docs::identity;
+        let handle = window_event_listener(leptos::ev::keydown, move |ev| {
+            let typing = ev
+                .target()
+                .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
+                .is_some_and(|el| matches!(el.tag_name().as_str(), "TEXTAREA" | "INPUT"));
+            let key = ev.key();
+            if key == "Escape" {
+                selected.set(LEAD_SEAT);
+            } else if !typing && !ev.ctrl_key() && !ev.meta_key() && !ev.alt_key() {
+                if let Some(n) = key.parse::<u8>().ok().filter(|n| (1..=9).contains(n)) {
+                    let seat = n - 1;
+                    if seat == LEAD_SEAT
+                        || live.docs.with_untracked(|d| identity(d, seat).is_some())
+                    {
+                        selected.set(seat);
+                    }
+                }
+            }
+        });
+        on_cleanup(move || handle.remove());
+    }
+    #[cfg(not(feature = "hydrate"))]
+    let _ = (live, selected);
 }
 
 /// Sets `data-hydrated` on `<body>` once the wasm has taken over, so tests (and people reading

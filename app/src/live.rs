@@ -19,6 +19,8 @@ pub struct Live {
     pub connected: RwSignal<bool>,
     pub lead_name: StoredValue<String>,
     pub human_name: StoredValue<String>,
+    pub team_label: StoredValue<String>,
+    pub simulated: bool,
 }
 
 impl Live {
@@ -29,6 +31,8 @@ impl Live {
             connected: RwSignal::new(false),
             lead_name: StoredValue::new(s.lead_name),
             human_name: StoredValue::new(s.human_name),
+            team_label: StoredValue::new(s.team_label),
+            simulated: s.simulated,
         }
     }
 

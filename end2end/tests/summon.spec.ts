@@ -37,3 +37,36 @@ test('SUMMON in the browser: eight eggs, then eight named faces that survive a r
   await expect(page.locator('body[data-hydrated="true"]')).toBeAttached();
   expect(await page.locator('.cell:not(.lead) .name').allTextContents()).toEqual(names);
 });
+
+test('talk to an agent and to the lead from the composer; each reply lands in its own thread', async ({ page }) => {
+  await openHydrated(page, server.url);
+  // The previous test summoned the team on this server.
+  await expect(page.locator('.cell[data-seat="2"]')).toHaveAttribute('data-status', 'alive', { timeout: 20_000 });
+  const wren = (await page.locator('.cell[data-seat="2"] .name').textContent())!;
+
+  await page.locator('.cell[data-seat="2"]').click();
+  await expect(page.locator('.cell[data-seat="2"]')).toHaveAttribute('aria-pressed', 'true');
+  await expect(page.locator('.thread-title')).toHaveText(wren);
+  const box = page.getByLabel('Message');
+  await box.fill('how is the window seat?');
+  await box.press('Enter');
+  await expect(box).toHaveValue('');
+  await expect(page.locator('.thread .msg[data-speaker-type="human"]', { hasText: 'how is the window seat?' })).toHaveCount(1);
+  await expect(page.locator('.thread .msg[data-speaker-type="agent"]', { hasText: 'You said: how is the window seat?' })).toHaveCount(1, { timeout: 10_000 });
+
+  // Esc goes back to the lead's thread, where none of that was said.
+  await page.keyboard.press('Escape');
+  await expect(page.locator('.cell[data-seat="4"]')).toHaveAttribute('aria-pressed', 'true');
+  await expect(page.locator('.thread .msg', { hasText: 'window seat' })).toHaveCount(0);
+  await box.fill('hello lead');
+  await box.press('Shift+Enter');
+  await box.type('second line');
+  await box.press('Enter');
+  await expect(page.locator('.thread .msg[data-speaker-type="human"]', { hasText: 'hello lead' })).toContainText('second line');
+  await expect(page.locator('.thread .msg[data-speaker-type="lead"]', { hasText: 'hello lead' })).toHaveCount(1, { timeout: 10_000 });
+
+  // Keys 1-9 open seats (3 is seat 2).
+  await page.locator('body').click({ position: { x: 2, y: 2 } });
+  await page.keyboard.press('3');
+  await expect(page.locator('.thread-title')).toHaveText(wren);
+});

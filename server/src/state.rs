@@ -37,6 +37,8 @@ impl AppState {
             last_event_id,
             lead_name: self.lead_name.to_string(),
             human_name: self.human_name.to_string(),
+            team_label: self.claude_label.to_string(),
+            simulated: self.runtime.config().simulated,
         }
     }
 }

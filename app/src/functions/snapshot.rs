@@ -14,6 +14,10 @@ pub struct Snapshot {
     pub last_event_id: u64,
     pub lead_name: String,
     pub human_name: String,
+    /// Which Claude command runs the team, e.g. "simulated (soulgrid-sim)".
+    pub team_label: String,
+    /// The team is `soulgrid-sim`, not Claude: the UI says so.
+    pub simulated: bool,
 }
 
 /// Where the server takes snapshots from; provided as a context by the server binary.

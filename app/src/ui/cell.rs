@@ -69,16 +69,22 @@ impl CellView {
 }
 
 #[component]
-pub fn Cell(view: CellView) -> impl IntoView {
+pub fn Cell(
+    view: CellView,
+    #[prop(into)] selected: Signal<bool>,
+    on_select: Callback<Seat>,
+) -> impl IntoView {
     let class = if view.seat == LEAD_SEAT {
         "cell lead"
     } else {
         "cell"
     };
+    let seat = view.seat;
+    let empty = view.status.is_none();
     let status = view.status_name();
     let label = view.label();
     let body = match view.status {
-        None => view! { <div class="empty-seat" aria-hidden="true"></div> }.into_any(),
+        None => view! { <span class="empty-seat" aria-hidden="true"></span> }.into_any(),
         Some(AgentStatus::Hatching) => view! { <Egg color=view.color.clone()/> }.into_any(),
         Some(_) => view! {
             <Face color=view.color.clone() eyes_kind=view.eyes.clone() mouth_kind=view.mouth.clone()/>
@@ -87,17 +93,20 @@ pub fn Cell(view: CellView) -> impl IntoView {
     };
     let name = view.name.clone().unwrap_or_default();
     view! {
-        <div
+        <button
+            type="button"
             class=class
-            role="group"
             data-seat=view.seat
             data-status=status
             aria-label=label
+            aria-pressed=move || selected.get().to_string()
+            disabled=empty
             style:--seat-color=view.color.clone()
+            on:click=move |_| on_select.run(seat)
         >
             <span class="dot" aria-hidden="true"></span>
             {body}
             <span class="name">{name}</span>
-        </div>
+        </button>
     }
 }

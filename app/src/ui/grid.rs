@@ -7,7 +7,7 @@ use crate::domain::buttons::{grid_button, GridButton};
 use crate::domain::docs::{identities, identity, Docs};
 use crate::domain::process::ProcessState;
 use crate::domain::wake::{sleeping_seats, wake_payload};
-use crate::domain::SEATS;
+use crate::domain::{Seat, SEATS};
 
 /// Whether some process is still starting: a SUMMON or WAKE is under way.
 fn starting(docs: &Docs) -> bool {
@@ -34,7 +34,12 @@ fn request(button: GridButton, docs: &Docs) -> Option<(&'static str, serde_json:
 }
 
 #[component]
-pub fn Grid(#[prop(into)] docs: Signal<Docs>, lead_name: String) -> impl IntoView {
+pub fn Grid(
+    #[prop(into)] docs: Signal<Docs>,
+    lead_name: String,
+    /// The seat whose thread is open.
+    selected: RwSignal<Seat>,
+) -> impl IntoView {
     let in_flight = RwSignal::new(false);
     let error = RwSignal::new(None::<String>);
     let rows = move || {
@@ -64,7 +69,16 @@ pub fn Grid(#[prop(into)] docs: Signal<Docs>, lead_name: String) -> impl IntoVie
                 <For
                     each=rows
                     key=|cell| cell.clone()
-                    children=|cell| view! { <Cell view=cell/> }
+                    children=move |cell| {
+                        let seat = cell.seat;
+                        view! {
+                            <Cell
+                                view=cell
+                                selected=Signal::derive(move || selected.get() == seat)
+                                on_select=Callback::new(move |s| selected.set(s))
+                            />
+                        }
+                    }
                 />
             </div>
             {move || match button() {

@@ -1,6 +1,7 @@
 //! Components of the console.
 
 pub mod cell;
+pub mod composer;
 pub mod face;
 pub mod grid;
 pub mod thread;

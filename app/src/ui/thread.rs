@@ -24,8 +24,15 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                 .collect::<Vec<_>>()
         })
     };
+    let title = move || {
+        let s = seat.get();
+        live.docs
+            .with(|d| crate::domain::docs::identity(d, s).and_then(|i| i.name.clone()))
+            .unwrap_or_else(|| live.lead_name.get_value())
+    };
     view! {
         <section class="thread-panel" aria-label="Conversation">
+            <h2 class="thread-title">{title}</h2>
             <ol class="thread" aria-live="polite">
                 <For
                     each=messages
