@@ -6,7 +6,6 @@ use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 
-use app::domain::events::Event;
 use axum::extract::{Query, State};
 use axum::http::HeaderMap;
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
@@ -19,7 +18,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::error::AppError;
 use crate::state::AppState;
-use crate::store::Store;
+use crate::store::{Committed, Store};
 
 /// Events read from the store per query while catching up.
 const PAGE: usize = 1000;
@@ -63,7 +62,7 @@ pub async fn events(
 
 async fn feed(
     store: Store,
-    mut live: broadcast::Receiver<Arc<Event>>,
+    mut live: broadcast::Receiver<Arc<Committed>>,
     after: u64,
     tx: mpsc::Sender<SseEvent>,
     shutdown: CancellationToken,
@@ -87,15 +86,13 @@ async fn feed(
             next = live.recv() => next,
         };
         match next {
-            Ok(event) if event.id <= sent => {}
-            Ok(event) if event.id == sent + 1 => {
-                let Ok(data) = serde_json::to_string(&*event) else {
-                    return;
-                };
-                if !send(&tx, event.id, data, &shutdown).await {
+            Ok(c) if c.event.id <= sent => {}
+            Ok(c) if c.event.id == sent + 1 => {
+                // Serialized once by the store, shared by every subscriber.
+                if !send(&tx, c.event.id, c.json.clone(), &shutdown).await {
                     return;
                 }
-                sent = event.id;
+                sent = c.event.id;
             }
             // A gap (the broadcast dropped events for us): read them from the store.
             Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {

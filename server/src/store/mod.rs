@@ -36,6 +36,14 @@ pub enum StoreError {
     Closed,
 }
 
+/// A committed event as subscribers get it: serialized once, shared by every stream.
+#[derive(Debug)]
+pub struct Committed {
+    pub event: Event,
+    /// The event's JSON, exactly as stored.
+    pub json: String,
+}
+
 /// The documents and the id of the last event applied to them, always updated together.
 #[derive(Default)]
 pub struct Shared {
@@ -49,7 +57,7 @@ pub struct Store {
     tx: mpsc::Sender<writer::Request>,
     shared: Arc<RwLock<Shared>>,
     reader: Arc<Mutex<Connection>>,
-    live: broadcast::Sender<Arc<Event>>,
+    live: broadcast::Sender<Arc<Committed>>,
     path: PathBuf,
 }
 
@@ -140,7 +148,7 @@ impl Store {
     }
 
     /// Live events, from now on. Subscribe before reading the backlog so nothing falls between.
-    pub fn subscribe(&self) -> broadcast::Receiver<Arc<Event>> {
+    pub fn subscribe(&self) -> broadcast::Receiver<Arc<Committed>> {
         self.live.subscribe()
     }
 

@@ -9,7 +9,7 @@ use app::domain::reducer::apply;
 use rusqlite::{params, Connection};
 use tokio::sync::{broadcast, mpsc, oneshot};
 
-use super::{read, Shared, StoreError};
+use super::{read, Committed, Shared, StoreError};
 
 /// Events to append, in order, all in the same server session.
 pub struct NewEvents {
@@ -31,7 +31,7 @@ pub struct Writer {
     last_id: u64,
     last_ts: i64,
     shared: Arc<RwLock<Shared>>,
-    live: broadcast::Sender<Arc<Event>>,
+    live: broadcast::Sender<Arc<Committed>>,
     clock: fn() -> i64,
 }
 
@@ -39,7 +39,7 @@ impl Writer {
     pub fn new(
         conn: Connection,
         shared: Arc<RwLock<Shared>>,
-        live: broadcast::Sender<Arc<Event>>,
+        live: broadcast::Sender<Arc<Committed>>,
         clock: fn() -> i64,
     ) -> Result<Self, StoreError> {
         let docs = read::load_docs(&conn)?;
@@ -75,6 +75,7 @@ impl Writer {
         let (start_id, start_ts) = (self.last_id, self.last_ts);
         let mut all_writes = Vec::new();
         let mut results: Vec<Vec<Event>> = Vec::with_capacity(batch.len());
+        let mut committed: Vec<Arc<Committed>> = Vec::new();
         let outcome = (|| -> Result<(), StoreError> {
             let tx = self.conn.transaction()?;
             for req in batch.iter() {
@@ -90,12 +91,13 @@ impl Writer {
                         kind: kind.clone(),
                     };
                     let writes = apply(&self.docs, &event);
-                    insert_event(&tx, &event)?;
+                    let json = insert_event(&tx, &event)?;
                     for w in &writes {
                         upsert_doc(&tx, &w.id, &w.doc, event.id)?;
                     }
                     commit(&mut self.docs, writes.clone());
                     all_writes.extend(writes);
+                    committed.push(Arc::new(Committed { event: event.clone(), json }));
                     appended.push(event);
                 }
                 results.push(appended);
@@ -111,11 +113,11 @@ impl Writer {
                     commit(&mut shared.docs, all_writes);
                     shared.last_event_id = self.last_id;
                 }
+                for c in committed {
+                    // Nobody listening is fine.
+                    let _ = self.live.send(c);
+                }
                 for (req, events) in batch.drain(..).zip(results) {
-                    for e in &events {
-                        // Nobody listening is fine.
-                        let _ = self.live.send(Arc::new(e.clone()));
-                    }
                     let _ = req.reply.send(Ok(events));
                 }
             }
@@ -136,7 +138,8 @@ impl Writer {
     }
 }
 
-fn insert_event(tx: &rusqlite::Transaction<'_>, e: &Event) -> Result<(), StoreError> {
+/// Inserts the event; returns its JSON.
+fn insert_event(tx: &rusqlite::Transaction<'_>, e: &Event) -> Result<String, StoreError> {
     let body = serde_json::to_string(e)?;
     tx.prepare_cached(
         "INSERT INTO events (id, ts, session_id, type, seat, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -149,7 +152,7 @@ fn insert_event(tx: &rusqlite::Transaction<'_>, e: &Event) -> Result<(), StoreEr
         e.kind.seat().map(i64::from),
         body
     ])?;
-    Ok(())
+    Ok(body)
 }
 
 fn upsert_doc(
