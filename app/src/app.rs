@@ -3,10 +3,12 @@
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
 
-use crate::domain::LEAD_SEAT;
+use crate::domain::docs::{messages, SpeakerType};
+use crate::domain::{LEAD_SEAT, SEATS};
 use crate::functions::{get_snapshot, Snapshot};
 use crate::live::provide_live;
 use crate::ui::composer::Composer;
+use crate::ui::detail::AgentDetail;
 use crate::ui::grid::Grid;
 use crate::ui::thread::Thread;
 
@@ -39,7 +41,6 @@ pub fn App() -> impl IntoView {
     let snapshot = Resource::new(|| (), |_| get_snapshot());
     view! {
         <Stylesheet id="leptos" href="/pkg/soulgrid.css"/>
-        <Title text="Soulgrid"/>
         <Transition fallback=|| view! { <p class="loading">"Loading the grid…"</p> }>
             <ErrorBoundary fallback=|errors| view! {
                 <p class="error" role="alert">
@@ -62,7 +63,32 @@ fn Console(snapshot: Snapshot) -> impl IntoView {
     let lead_name = live.lead_name.get_value();
     let selected = RwSignal::new(LEAD_SEAT);
     keyboard(live, selected);
+    // What the human has seen, per seat: everything up to the event id when they last looked.
+    let seen = RwSignal::new([live.last_event_id.get_untracked(); SEATS as usize]);
+    Effect::new(move |_| {
+        let (seat, last) = (selected.get(), live.last_event_id.get());
+        seen.update(|s| s[seat as usize] = last);
+    });
+    let unread = Memo::new(move |_| {
+        let seen = seen.get();
+        let mut counts = [0usize; SEATS as usize];
+        live.docs.with(|d| {
+            for m in messages(d).filter(|m| m.speaker_type != SpeakerType::Human) {
+                if let Some(c) = counts.get_mut(m.seat as usize) {
+                    if m.event_id > seen[m.seat as usize] {
+                        *c += 1;
+                    }
+                }
+            }
+        });
+        counts
+    });
+    let title = move || match unread.get().iter().sum::<usize>() {
+        0 => "Soulgrid".to_string(),
+        n => format!("({n}) Soulgrid"),
+    };
     view! {
+        <Title text=title/>
         <main class="console" data-last-event-id=move || live.last_event_id.get().to_string()>
             <header class="top">
                 <h1>"Soulgrid"</h1>
@@ -79,10 +105,11 @@ fn Console(snapshot: Snapshot) -> impl IntoView {
                 </span>
             </header>
             <div class="panes">
-                <Grid docs=live.docs lead_name=lead_name selected=selected/>
+                <Grid docs=live.docs lead_name=lead_name selected=selected unread=unread/>
                 <div class="conversation">
                     <Thread seat=selected/>
                     <Composer seat=selected/>
+                    <AgentDetail seat=selected/>
                 </div>
             </div>
         </main>

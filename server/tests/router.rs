@@ -7,8 +7,14 @@ use axum::http::{Request, StatusCode};
 use common::{boot, boot_with, call, get, post_json};
 use serde_json::json;
 
+/// The tests here run one at a time: the 404 page, rendered by leptos_axum while another test's
+/// Tokio runtime renders concurrently, hung about one run in sixty (each `#[tokio::test]` has
+/// its own runtime; the real server has one). Serialising them costs nothing: they take ms.
+static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 #[tokio::test]
 async fn healthz_answers_ok() {
+    let _serial = SERIAL.lock().await;
     let dir = tempfile::tempdir().unwrap();
     let router = soulgrid::http::router(boot(dir.path()).await);
     let r = call(&router, get("/healthz")).await;
@@ -18,6 +24,7 @@ async fn healthz_answers_ok() {
 
 #[tokio::test]
 async fn docs_returns_the_snapshot_with_its_event_id() {
+    let _serial = SERIAL.lock().await;
     let dir = tempfile::tempdir().unwrap();
     let router = soulgrid::http::router(boot(dir.path()).await);
     let v = call(&router, get("/api/docs")).await.json();
@@ -30,6 +37,7 @@ async fn docs_returns_the_snapshot_with_its_event_id() {
 
 #[tokio::test]
 async fn the_page_is_server_rendered_with_nine_cells_and_the_lead_in_the_centre() {
+    let _serial = SERIAL.lock().await;
     let dir = tempfile::tempdir().unwrap();
     let router = soulgrid::http::router(boot(dir.path()).await);
     let r = call(&router, get("/")).await;
@@ -57,6 +65,7 @@ async fn the_page_is_server_rendered_with_nine_cells_and_the_lead_in_the_centre(
 
 #[tokio::test]
 async fn an_unknown_path_is_a_404() {
+    let _serial = SERIAL.lock().await;
     let dir = tempfile::tempdir().unwrap();
     let router = soulgrid::http::router(boot(dir.path()).await);
     assert_eq!(
@@ -67,6 +76,7 @@ async fn an_unknown_path_is_a_404() {
 
 #[tokio::test]
 async fn send_records_a_user_message_in_the_leads_thread() {
+    let _serial = SERIAL.lock().await;
     let dir = tempfile::tempdir().unwrap();
     let state = boot(dir.path()).await;
     let router = soulgrid::http::router(state.clone());
@@ -90,6 +100,7 @@ async fn send_records_a_user_message_in_the_leads_thread() {
 
 #[tokio::test]
 async fn send_to_the_lead_by_name_is_the_leads_thread() {
+    let _serial = SERIAL.lock().await;
     let dir = tempfile::tempdir().unwrap();
     let state = boot(dir.path()).await;
     let router = soulgrid::http::router(state.clone());
@@ -107,6 +118,7 @@ async fn send_to_the_lead_by_name_is_the_leads_thread() {
 
 #[tokio::test]
 async fn send_rejects_bad_input_with_clear_messages() {
+    let _serial = SERIAL.lock().await;
     let dir = tempfile::tempdir().unwrap();
     let state = boot(dir.path()).await;
     let router = soulgrid::http::router(state.clone());
@@ -160,6 +172,7 @@ fn send_from(origin: Option<&str>, host: &str) -> Request<Body> {
 
 #[tokio::test]
 async fn mutating_requests_from_another_origin_are_refused() {
+    let _serial = SERIAL.lock().await;
     let dir = tempfile::tempdir().unwrap();
     let router = soulgrid::http::router(boot(dir.path()).await);
     let host = "127.0.0.1:3000";
@@ -194,6 +207,7 @@ async fn mutating_requests_from_another_origin_are_refused() {
 
 #[tokio::test]
 async fn a_loopback_server_refuses_foreign_host_names() {
+    let _serial = SERIAL.lock().await;
     let dir = tempfile::tempdir().unwrap();
     let router = soulgrid::http::router(boot(dir.path()).await);
     let rebound = Request::get("/api/docs")
@@ -210,6 +224,7 @@ async fn a_loopback_server_refuses_foreign_host_names() {
 
 #[tokio::test]
 async fn a_token_is_required_when_configured() {
+    let _serial = SERIAL.lock().await;
     let dir = tempfile::tempdir().unwrap();
     let router = soulgrid::http::router(boot_with(dir.path(), &["--token", "s3cret"]).await);
     assert_eq!(
@@ -247,6 +262,7 @@ async fn a_token_is_required_when_configured() {
 
 #[tokio::test]
 async fn binding_beyond_loopback_without_a_token_is_refused() {
+    let _serial = SERIAL.lock().await;
     let dir = tempfile::tempdir().unwrap();
     let options = leptos::prelude::LeptosOptions::builder()
         .output_name("soulgrid")

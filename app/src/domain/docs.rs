@@ -343,13 +343,15 @@ pub fn souls(docs: &Docs, seat: Seat) -> Vec<&SoulDoc> {
     v
 }
 
+/// Every message document, in id order.
+pub fn messages(docs: &Docs) -> impl Iterator<Item = &MessageDoc> {
+    docs.range(format!("{TYPE_MESSAGE}:")..format!("{TYPE_MESSAGE};"))
+        .filter_map(|(_, d)| d.as_message())
+}
+
 /// The messages of one seat's thread, in time order (event id breaks ties).
 pub fn thread(docs: &Docs, seat: Seat) -> Vec<&MessageDoc> {
-    let mut v: Vec<&MessageDoc> = docs
-        .range(format!("{TYPE_MESSAGE}:")..format!("{TYPE_MESSAGE};"))
-        .filter_map(|(_, d)| d.as_message())
-        .filter(|m| m.seat == seat)
-        .collect();
+    let mut v: Vec<&MessageDoc> = messages(docs).filter(|m| m.seat == seat).collect();
     v.sort_by_key(|m| (m.created_at, m.event_id));
     v
 }

@@ -9,11 +9,13 @@ pub mod buttons;
 pub mod docs;
 pub mod events;
 pub mod mail;
+pub mod markdown;
 pub mod markers;
 pub mod palette;
 pub mod process;
 pub mod reducer;
 pub mod status;
+pub mod time;
 pub mod wake;
 pub mod work_cycle;
 

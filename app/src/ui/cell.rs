@@ -18,10 +18,34 @@ pub struct CellView {
     pub color: String,
     pub eyes: String,
     pub mouth: String,
+    /// What the agent's process is doing, in words ("thinking…", "using Bash", "stopped: …").
+    pub activity: Option<String>,
+    /// Replies the human has not seen yet.
+    pub unread: usize,
+}
+
+/// The process state of a seat, in words.
+pub fn activity(doc: &AgentIdentity) -> Option<String> {
+    use crate::domain::process::ProcessState::*;
+    let reason = doc.process_reason.clone();
+    match (doc.status(), doc.process_state?) {
+        (AgentStatus::Expired, _) => None,
+        (AgentStatus::Hatching, Stopped) => {
+            Some(format!("did not hatch: {}", reason.unwrap_or_default()))
+        }
+        (AgentStatus::Hatching, _) => Some("hatching…".into()),
+        (_, Starting) => Some("starting…".into()),
+        (_, Running) => Some(reason.unwrap_or_else(|| "thinking…".into())),
+        (_, Idle) => Some("idle".into()),
+        (_, Stopped) => Some(match reason {
+            Some(r) => format!("stopped: {r}"),
+            None => "stopped".into(),
+        }),
+    }
 }
 
 impl CellView {
-    pub fn new(seat: Seat, doc: Option<&AgentIdentity>, lead_name: &str) -> Self {
+    pub fn new(seat: Seat, doc: Option<&AgentIdentity>, lead_name: &str, unread: usize) -> Self {
         let style = seat_style(seat);
         let visible = doc.filter(|d| d.status().is_visible());
         let face = visible.and_then(|d| d.face_variant.clone());
@@ -42,6 +66,8 @@ impl CellView {
                 .map(|f| f.mouth)
                 .or_else(|| style.map(|s| s.mouth.to_string()))
                 .unwrap_or_default(),
+            activity: visible.and_then(activity),
+            unread,
         };
         // The lead always has a seat, even before its first session wrote a document.
         if seat == LEAD_SEAT {
@@ -92,6 +118,8 @@ pub fn Cell(
         .into_any(),
     };
     let name = view.name.clone().unwrap_or_default();
+    let activity = view.activity.clone();
+    let unread = view.unread;
     view! {
         <button
             type="button"
@@ -105,8 +133,12 @@ pub fn Cell(
             on:click=move |_| on_select.run(seat)
         >
             <span class="dot" aria-hidden="true"></span>
+            {(unread > 0).then(|| view! {
+                <span class="badge" title="unread replies">{unread}</span>
+            })}
             {body}
             <span class="name">{name}</span>
+            <span class="activity">{activity}</span>
         </button>
     }
 }

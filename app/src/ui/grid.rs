@@ -39,13 +39,23 @@ pub fn Grid(
     lead_name: String,
     /// The seat whose thread is open.
     selected: RwSignal<Seat>,
+    /// Unread replies per seat.
+    #[prop(into)]
+    unread: Signal<[usize; SEATS as usize]>,
 ) -> impl IntoView {
     let in_flight = RwSignal::new(false);
     let error = RwSignal::new(None::<String>);
     let rows = move || {
         docs.with(|docs| {
             (0..SEATS)
-                .map(|seat| CellView::new(seat, identity(docs, seat), &lead_name))
+                .map(|seat| {
+                    CellView::new(
+                        seat,
+                        identity(docs, seat),
+                        &lead_name,
+                        unread.get()[seat as usize],
+                    )
+                })
                 .collect::<Vec<_>>()
         })
     };

@@ -2,6 +2,7 @@
 
 pub mod cell;
 pub mod composer;
+pub mod detail;
 pub mod face;
 pub mod grid;
 pub mod thread;

@@ -97,7 +97,10 @@ impl Writer {
                     }
                     commit(&mut self.docs, writes.clone());
                     all_writes.extend(writes);
-                    committed.push(Arc::new(Committed { event: event.clone(), json }));
+                    committed.push(Arc::new(Committed {
+                        event: event.clone(),
+                        json,
+                    }));
                     appended.push(event);
                 }
                 results.push(appended);

@@ -1,0 +1,98 @@
+//! Agent text as Markdown, rendered to HTML that is safe to insert: raw HTML in the source is
+//! shown as text, and links keep only http(s) and mailto targets.
+
+use pulldown_cmark::{html, CowStr, Event, Options, Parser, Tag};
+
+/// Renders Markdown to sanitised HTML.
+pub fn render(markdown: &str) -> String {
+    let options =
+        Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TABLES | Options::ENABLE_TASKLISTS;
+    let events = Parser::new_ext(markdown, options).map(|event| match event {
+        // Raw HTML never reaches the page as markup.
+        Event::Html(raw) | Event::InlineHtml(raw) => Event::Text(raw),
+        Event::Start(Tag::Link {
+            link_type,
+            dest_url,
+            title,
+            id,
+        }) => Event::Start(Tag::Link {
+            link_type,
+            dest_url: safe_url(dest_url),
+            title,
+            id,
+        }),
+        Event::Start(Tag::Image {
+            link_type,
+            dest_url,
+            title,
+            id,
+        }) => Event::Start(Tag::Image {
+            link_type,
+            dest_url: safe_url(dest_url),
+            title,
+            id,
+        }),
+        other => other,
+    });
+    let mut out = String::with_capacity(markdown.len() * 3 / 2);
+    html::push_html(&mut out, events);
+    out
+}
+
+fn safe_url(url: CowStr<'_>) -> CowStr<'_> {
+    let lower = url.trim().to_ascii_lowercase();
+    let allowed = ["http://", "https://", "mailto:"]
+        .iter()
+        .any(|p| lower.starts_with(p))
+        || lower.starts_with('#')
+        || lower.starts_with('/') && !lower.starts_with("//");
+    if allowed {
+        url
+    } else {
+        CowStr::Borrowed("#")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::render;
+    use proptest::prelude::*;
+
+    #[test]
+    fn renders_common_markdown() {
+        assert_eq!(
+            render("**bold** and `code`"),
+            "<p><strong>bold</strong> and <code>code</code></p>\n"
+        );
+        assert!(render("- a\n- b").contains("<li>a</li>"));
+        assert!(render("```\nfn x() {}\n```").contains("<pre><code>fn x() {}"));
+    }
+
+    #[test]
+    fn raw_html_is_text() {
+        let out = render("<script>alert(1)</script>\n\nhi <img src=x onerror=alert(1)>");
+        assert!(!out.contains("<script"), "{out}");
+        assert!(!out.contains("<img"), "{out}");
+        assert!(out.contains("&lt;script&gt;"), "{out}");
+    }
+
+    #[test]
+    fn dangerous_links_are_defused() {
+        let out =
+            render("[x](javascript:alert(1)) [y](https://example.com) ![z](data:text/html,hi)");
+        assert!(!out.contains("javascript:"), "{out}");
+        assert!(!out.contains("data:"), "{out}");
+        assert!(out.contains("href=\"https://example.com\""));
+    }
+
+    proptest! {
+        #[test]
+        fn no_input_produces_markup_we_did_not_choose(s in "\\PC{0,200}") {
+            let out = render(&s).to_ascii_lowercase();
+            prop_assert!(!out.contains("<script"));
+            prop_assert!(!out.contains("<iframe"));
+            prop_assert!(!out.contains("href=\"javascript:"));
+            prop_assert!(!out.contains("src=\"javascript:"));
+        }
+    }
+}

@@ -1,0 +1,63 @@
+//! Timestamps as text, computed the same on the server and in the browser (UTC), so a
+//! server-rendered time never differs from the hydrated one.
+
+use super::Millis;
+
+/// `(year, month, day, hour, minute, second, millisecond)` in UTC.
+fn parts(ms: Millis) -> (i64, i64, i64, i64, i64, i64, i64) {
+    let (secs, millis) = (ms.div_euclid(1000), ms.rem_euclid(1000));
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (
+        year,
+        month,
+        day,
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60,
+        millis,
+    )
+}
+
+/// ISO-8601 with milliseconds, as Claude Code writes timestamps: `2026-11-22T10:26:44.890Z`.
+pub fn iso(ms: Millis) -> String {
+    let (y, mo, d, h, mi, s, milli) = parts(ms);
+    format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{milli:03}Z")
+}
+
+/// `2026-11-22 10:26 UTC`.
+pub fn human(ms: Millis) -> String {
+    let (y, mo, d, h, mi, ..) = parts(ms);
+    format!("{y:04}-{mo:02}-{d:02} {h:02}:{mi:02} UTC")
+}
+
+/// `10:26`.
+pub fn clock(ms: Millis) -> String {
+    let (.., h, mi, _, _) = parts(ms);
+    format!("{h:02}:{mi:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn known_instants() {
+        assert_eq!(iso(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(iso(951_782_400_000), "2000-02-29T00:00:00.000Z");
+        assert_eq!(iso(1_795_343_398_123), "2026-11-22T10:29:58.123Z");
+        assert_eq!(human(1_795_343_398_123), "2026-11-22 10:29 UTC");
+        assert_eq!(clock(1_795_343_398_123), "10:29");
+        assert_eq!(iso(-1), "1969-12-31T23:59:59.999Z");
+    }
+}

@@ -1,0 +1,70 @@
+//! What is known of the selected agent: identity, every soul version, process and cost.
+
+use leptos::prelude::*;
+
+use crate::domain::docs::{identity, souls};
+use crate::domain::{time, Seat};
+use crate::live::use_live;
+
+#[component]
+pub fn AgentDetail(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
+    let live = use_live();
+    let detail = move || {
+        let seat = seat.get();
+        live.docs.with(|docs| {
+            let d = identity(docs, seat)?.clone();
+            let versions: Vec<(u32, String, String)> = souls(docs, seat)
+                .into_iter()
+                .map(|s| (s.version, time::human(s.created_at), s.text.clone()))
+                .collect();
+            Some((d, versions))
+        })
+    };
+    move || {
+        detail().map(|(d, versions)| {
+            let row = |label: &'static str, value: Option<String>| {
+                view! {
+                    <dt>{label}</dt>
+                    <dd>{value.unwrap_or_else(|| "—".into())}</dd>
+                }
+            };
+            let process = d.process_state.map(|p| match &d.process_reason {
+                Some(r) => format!("{} ({r})", p.as_str()),
+                None => p.as_str().to_string(),
+            });
+            view! {
+                <details class="agent-detail" data-detail-seat=d.grid_position>
+                    <summary>"About " {d.name.clone().unwrap_or_else(|| "this seat".into())}</summary>
+                    <dl>
+                        {row("Status", Some(d.status().as_str().to_string()))}
+                        {row("Colour", d.color_name.clone().map(|c| format!("{c} ({})", d.color.clone().unwrap_or_default())))}
+                        {row("Created", d.created_at.map(time::human))}
+                        {row("Last alive", d.last_alive_at.map(time::human))}
+                        {row("Server session", d.last_session_id.clone())}
+                        {row("Claude session", d.claude_session_id.clone())}
+                        {row("Process", process)}
+                        {row("Work cycle", d.work_state.map(|w| w.as_str().to_string()))}
+                        {row("Context", d.context_tokens.map(|t| format!("{t} tokens")))}
+                        {row("Cost", d.cost_usd.map(|c| format!("${c:.4}")))}
+                    </dl>
+                    <h3>"Soul" {(versions.len() > 1).then(|| format!(" ({} versions)", versions.len()))}</h3>
+                    {if versions.is_empty() {
+                        view! { <p class="muted">"No soul written yet."</p> }.into_any()
+                    } else {
+                        versions
+                            .into_iter()
+                            .rev()
+                            .map(|(v, at, text)| view! {
+                                <details class="soul" open=v == d.soul_version>
+                                    <summary>"Version " {v} " · " {at}</summary>
+                                    <div class="soul-text">{text}</div>
+                                </details>
+                            })
+                            .collect_view()
+                            .into_any()
+                    }}
+                </details>
+            }
+        })
+    }
+}
