@@ -114,19 +114,24 @@ fn a_newborn_registers_with_the_text_before_the_marker_as_its_soul() {
         text_line("[ACTION] {\"action\":\"register\",\"name\":\"Orin\"}"),
     ];
     let events = run(&mut t, &lines, &Docs::new());
-    let [EventKind::AgentMessage {
-        speaker_name: first,
-        ..
-    }, EventKind::AgentRegistered {
+    let [EventKind::AgentRegistered {
         seat: 3,
         name,
         soul: Some(soul),
+        ..
+    }, EventKind::AgentMessage {
+        speaker_name: first,
+        text: said,
         ..
     }] = &events[..]
     else {
         panic!("{events:#?}")
     };
-    assert_eq!(first, "Seat 4", "before registering, the agent has no name");
+    assert_eq!(
+        first, "Orin",
+        "the words before the marker wait, then are signed with the name"
+    );
+    assert_eq!(said, "I am Orin.\nI chose it for the sound.");
     assert_eq!(name, "Orin");
     assert_eq!(soul, "I am Orin.\nI chose it for the sound.");
     assert_eq!(t.name(), Some("Orin"));
@@ -141,6 +146,28 @@ fn a_newborn_registers_with_the_text_before_the_marker_as_its_soul() {
     assert!(
         matches!(&again[..], [EventKind::MarkerError { .. }, EventKind::AgentMessage { speaker_name, .. }] if speaker_name == "Orin")
     );
+}
+
+#[test]
+fn a_newborn_that_never_registers_is_still_heard_when_its_turn_ends() {
+    let mut t = Translator::new(6, None, true);
+    let result = parse_line(
+        &json!({"type": "result", "subtype": "success", "is_error": false, "session_id": "s"})
+            .to_string(),
+    )
+    .unwrap();
+    let events = run(
+        &mut t,
+        &[text_line("I would rather not choose a name yet."), result],
+        &Docs::new(),
+    );
+    assert!(
+        matches!(&events[0], EventKind::AgentMessage { speaker_name, text, .. } if speaker_name == "Seat 7" && text.contains("rather not")),
+        "{events:#?}"
+    );
+    assert!(!events
+        .iter()
+        .any(|e| matches!(e, EventKind::AgentRegistered { .. })));
 }
 
 #[test]

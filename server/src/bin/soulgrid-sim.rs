@@ -93,7 +93,7 @@ impl Sim {
             // Blocks are separated by two blank lines: each becomes its own assistant line.
             return format!(
                 "I am {name}, and the name is mine because I chose it.\n\
-                 Seat {seat} of the grid feels like a window seat.\n\n\n\
+                 Position {seat} of the grid feels like a window seat.\n\n\n\
                  [ACTION] {{\"action\":\"register\",\"name\":\"{name}\"}}"
             );
         }

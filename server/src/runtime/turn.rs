@@ -37,6 +37,8 @@ pub struct Translator {
     summoning: bool,
     /// This turn's display text so far: the soul, when the register marker comes.
     turn_text: String,
+    /// Display text not shown yet (a newborn's, until it has a name).
+    pending: Vec<String>,
     work_state: Option<WorkState>,
 }
 
@@ -47,6 +49,7 @@ impl Translator {
             name,
             summoning,
             turn_text: String::new(),
+            pending: Vec::new(),
             work_state: None,
         }
     }
@@ -112,6 +115,8 @@ impl Translator {
             }
             CliLine::Result(r) => {
                 out.turn_done = true;
+                // A newborn that ended its turn without a name still said something.
+                self.flush(&mut out);
                 if r.is_error {
                     out.events.push(EventKind::RuntimeError {
                         seat: Some(self.seat),
@@ -151,7 +156,25 @@ impl Translator {
             self.on_marker(marker, docs, out);
         }
         if !parsed.display.is_empty() {
-            let text = parsed.display;
+            self.pending.push(parsed.display);
+        }
+        // A newborn's words wait for its name (the register marker often comes in a later
+        // block of the same turn); everyone else's are shown at once.
+        if !self.summoning {
+            self.flush(out);
+        }
+        for e in parsed.errors {
+            out.events.push(EventKind::MarkerError {
+                seat: Some(self.seat),
+                line: e.line,
+                error: e.error,
+            });
+        }
+    }
+
+    /// Shows the words held back so far.
+    fn flush(&mut self, out: &mut Output) {
+        for text in std::mem::take(&mut self.pending) {
             let id = uuid::Uuid::new_v4().simple().to_string();
             out.events.push(if self.is_lead() {
                 EventKind::LeadText {
@@ -167,13 +190,6 @@ impl Translator {
                     text,
                     target_agent: None,
                 }
-            });
-        }
-        for e in parsed.errors {
-            out.events.push(EventKind::MarkerError {
-                seat: Some(self.seat),
-                line: e.line,
-                error: e.error,
             });
         }
     }

@@ -1,0 +1,35 @@
+import { test, expect, openHydrated } from '../support/page';
+import { startServer, RunningServer } from '../support/server';
+import * as path from 'node:path';
+
+// Saves what a person sees, on a desktop and on a phone, to docs/screenshots/ (the README shows
+// them). Its own server with a summoned team and a short conversation.
+let server: RunningServer;
+test.beforeAll(async () => {
+  server = await startServer();
+});
+test.afterAll(async () => {
+  await server?.stop();
+});
+
+const out = (name: string) => path.join(__dirname, '..', '..', 'docs', 'screenshots', name);
+
+test('desktop and phone screenshots of a summoned team', async ({ page }) => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await openHydrated(page, server.url);
+  await page.getByRole('button', { name: 'SUMMON' }).click();
+  await expect(page.locator('.cell:not(.lead)[data-status="alive"]')).toHaveCount(8, { timeout: 20_000 });
+  await page.locator('.cell[data-seat="0"]').click();
+  await page.getByLabel('Message').fill('What did you notice when you chose your name?');
+  await page.getByLabel('Message').press('Enter');
+  await expect(page.locator('.thread .msg[data-speaker-type="agent"]', { hasText: 'You said:' })).toHaveCount(1, { timeout: 10_000 });
+  await page.screenshot({ path: out('desktop.png') });
+
+  await page.setViewportSize({ width: 375, height: 812 });
+  // Usable on a phone: all nine cells fit the width, nothing scrolls sideways.
+  const widths = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+  expect(widths[0]).toBeLessThanOrEqual(widths[1]);
+  const box = await page.locator('.cell[data-seat="8"]').boundingBox();
+  expect(box!.x + box!.width).toBeLessThanOrEqual(375);
+  await page.screenshot({ path: out('phone.png'), fullPage: false });
+});
