@@ -33,8 +33,17 @@ pub fn now_ms() -> i64 {
 
 /// Opens the store, ends an unclean previous session, starts this one.
 pub async fn boot(config: &Config, leptos_options: LeptosOptions) -> anyhow::Result<AppState> {
+    boot_with_clock(config, leptos_options, now_ms).await
+}
+
+/// As [`boot`], with the clock events are stamped with (tests move time forward).
+pub async fn boot_with_clock(
+    config: &Config,
+    leptos_options: LeptosOptions,
+    clock: fn() -> i64,
+) -> anyhow::Result<AppState> {
     let security = Security::new(config.addr, config.token.clone()).map_err(anyhow::Error::msg)?;
-    let store = Store::open(&config.data_dir)
+    let store = Store::open_with_clock(&config.data_dir, clock)
         .map_err(|e| anyhow::anyhow!("opening the store in {}: {e}", config.data_dir.display()))?;
     let human = config.human_name();
     let session = session::start(&store, &config.lead_name, &human).await?;
@@ -67,6 +76,7 @@ pub async fn boot(config: &Config, leptos_options: LeptosOptions) -> anyhow::Res
         shutdown.clone(),
     );
     runtime.watch_mail();
+    runtime.expire_hatching();
     Ok(AppState {
         leptos_options,
         store,

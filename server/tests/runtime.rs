@@ -297,3 +297,50 @@ async fn a_missing_claude_command_is_a_stopped_seat_with_the_reason() {
         .starts_with("could not start /nonexistent/claude"));
     assert!(identities(&docs).all(|d| d.status() != AgentStatus::Alive));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn eggs_that_never_hatch_expire_after_five_minutes_and_their_process_stops() {
+    static LATER: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(0);
+    fn clock() -> i64 {
+        soulgrid::now_ms() + LATER.load(std::sync::atomic::Ordering::SeqCst)
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let options = leptos::prelude::LeptosOptions::builder()
+        .output_name("soulgrid")
+        .build();
+    // The simulated agents take 10 s to answer: every seat is still an egg below.
+    let config = common::config(dir.path(), &["--claude-args", "--sim-latency-ms 10000"]);
+    let state = soulgrid::boot_with_clock(&config, options, clock)
+        .await
+        .unwrap();
+    let router = soulgrid::http::router(state.clone());
+    call(&router, post_json("/api/agents/summon", json!({}))).await;
+    let docs = state.store.snapshot().0;
+    assert!(all_agents(&docs, AgentStatus::Hatching));
+    let created = identity(&docs, 0).unwrap().created_at.unwrap();
+
+    state.runtime.expire_hatching_now(clock()).await;
+    assert!(
+        all_agents(&state.store.snapshot().0, AgentStatus::Hatching),
+        "not yet"
+    );
+    // Five minutes later (by the store's clock too, which stamps the expiry event).
+    LATER.store(
+        app::domain::HATCHING_TTL_MS,
+        std::sync::atomic::Ordering::SeqCst,
+    );
+    assert!(clock() >= created + app::domain::HATCHING_TTL_MS);
+    state.runtime.expire_hatching_now(clock()).await;
+    let docs = state.store.snapshot().0;
+    assert!(all_agents(&docs, AgentStatus::Expired));
+    assert!(
+        state.runtime.running().is_empty(),
+        "their summon processes were stopped"
+    );
+    // The grid offers SUMMON again, and the seats take new eggs.
+    assert_eq!(
+        app::domain::buttons::grid_button(&docs, false),
+        app::domain::buttons::GridButton::Summon
+    );
+    soulgrid::shut_down(&state).await;
+}

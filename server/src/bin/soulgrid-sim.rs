@@ -11,7 +11,7 @@
 //!   `[ACTION] {"action":"status","agents":[…]}` listing the names after `status:`;
 //! - otherwise a short reply quoting the message.
 //!
-//! Knobs: `SOULGRID_SIM_LATENCY_MS` delays each reply; a message containing `SIM_CRASH` makes it
+//! Knobs: `SOULGRID_SIM_LATENCY_MS` (or `--sim-latency-ms`) delays each reply; a message containing `SIM_CRASH` makes it
 //! exit with code 3 mid-turn, `SIM_HANG` makes it stop answering, `SIM_TOOL` makes it call Bash.
 //! A stdin line that is not JSON makes it exit 1, like the real CLI.
 
@@ -178,8 +178,8 @@ fn main() {
             .cloned()
     };
     let system_prompt = flag("--append-system-prompt").unwrap_or_default();
-    let latency = std::env::var("SOULGRID_SIM_LATENCY_MS")
-        .ok()
+    let latency = flag("--sim-latency-ms")
+        .or_else(|| std::env::var("SOULGRID_SIM_LATENCY_MS").ok())
         .and_then(|v| v.parse().ok())
         .map(Duration::from_millis)
         .unwrap_or_default();

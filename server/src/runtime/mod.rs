@@ -143,6 +143,45 @@ impl Runtime {
         });
     }
 
+    /// Every 30 s, eggs that never hatched (nameless, older than 5 minutes) expire, and a
+    /// summon process still running for one is stopped.
+    pub fn expire_hatching(&self) {
+        let rt = self.clone();
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(Duration::from_secs(30));
+            let stop = rt.shutdown_token();
+            loop {
+                tokio::select! {
+                    _ = stop.cancelled() => return,
+                    _ = tick.tick() => rt.expire_hatching_now(crate::now_ms()).await,
+                }
+            }
+        });
+    }
+
+    /// One pass of [`Runtime::expire_hatching`] as of `now`.
+    pub async fn expire_hatching_now(&self, now: i64) {
+        let seats: Vec<Seat> = self.inner.store.with_docs(|docs| {
+            app::domain::docs::identities(docs)
+                .filter(|d| d.status() == AgentStatus::Hatching && !d.has_name())
+                .filter(|d| {
+                    d.created_at
+                        .is_none_or(|c| now - c >= app::domain::HATCHING_TTL_MS)
+                })
+                .map(|d| d.grid_position)
+                .collect()
+        });
+        if seats.is_empty() {
+            return;
+        }
+        for &seat in &seats {
+            self.stop(seat, "never chose a name").await;
+        }
+        tracing::info!(?seats, "hatching placeholders expired");
+        self.record(vec![EventKind::HatchingExpired { seats }])
+            .await;
+    }
+
     /// The name an agent's inbox is filed under: the lead's configured name, or the agent's.
     pub fn seat_name(&self, seat: Seat) -> Option<String> {
         if seat == LEAD_SEAT {
