@@ -2,6 +2,7 @@
 //! for the lead. The server owns them: it starts them for SUMMON and WAKE, delivers messages on
 //! their stdin and turns their stdout into events. Liveness comes from here.
 
+mod mail;
 pub mod process;
 pub mod prompts;
 pub mod protocol;
@@ -20,7 +21,7 @@ use app::domain::wake::{sleeping_seats, wake_agents_xml, wake_payload, wake_prom
 use app::domain::{agent_seats, Seat, LEAD_SEAT};
 use tokio_util::sync::CancellationToken;
 
-use crate::mailbox::{MailboxError, Mailboxes};
+use crate::mailbox::Mailboxes;
 use crate::session::Session;
 use crate::store::{Store, StoreError};
 use process::{Handle, Spec};
@@ -124,25 +125,6 @@ impl Runtime {
         &self.inner.mailboxes
     }
 
-    /// Delivers mail that anyone appends to an awake agent's inbox, as the inbox directory
-    /// changes (and on a slow poll).
-    pub fn watch_mail(&self) {
-        let mut changes = crate::mailbox::watch::watch(
-            self.inner.mailboxes.dir().to_path_buf(),
-            Duration::from_millis(50),
-            Duration::from_secs(2),
-            self.inner.shutdown.clone(),
-        );
-        let rt = self.clone();
-        tokio::spawn(async move {
-            while changes.recv().await.is_some() {
-                for seat in rt.running() {
-                    rt.deliver_mail(seat).await;
-                }
-            }
-        });
-    }
-
     /// Every 30 s, eggs that never hatched (nameless, older than 5 minutes) expire, and a
     /// summon process still running for one is stopped.
     pub fn expire_hatching(&self) {
@@ -190,93 +172,6 @@ impl Runtime {
         self.inner
             .store
             .with_docs(|d| identity(d, seat).and_then(|i| i.name.clone()))
-    }
-
-    /// The human writes to the agent in `seat`: the message goes into its inbox file and, if
-    /// it is awake (or it is the lead, who is started), on to its stdin.
-    pub async fn send_from_human(&self, seat: Seat, text: &str) -> Result<Delivery, MailboxError> {
-        let name = self
-            .seat_name(seat)
-            .ok_or_else(|| MailboxError::BadName(format!("seat {seat}")))?;
-        let (mailboxes, human, body) = (
-            self.inner.mailboxes.clone(),
-            self.names().human.clone(),
-            text.to_string(),
-        );
-        tokio::task::spawn_blocking(move || mailboxes.send(&human, &name, &body, None))
-            .await
-            .map_err(|e| MailboxError::Io(PathBuf::new(), std::io::Error::other(e)))??;
-        Ok(self.deliver_mail(seat).await)
-    }
-
-    /// Hands the unread mail of `seat`'s inbox to its process (marking it read); mail written
-    /// by others than Soulgrid is recorded as it is delivered.
-    pub async fn deliver_mail(&self, seat: Seat) -> Delivery {
-        let Some(name) = self.seat_name(seat) else {
-            return Delivery::Queued;
-        };
-        if seat != LEAD_SEAT && !self.agents().contains_key(&seat) {
-            return Delivery::Queued;
-        }
-        let mailboxes = self.inner.mailboxes.clone();
-        let taken = match tokio::task::spawn_blocking(move || mailboxes.take_unread(&name)).await {
-            Ok(Ok(taken)) => taken,
-            Ok(Err(e)) => {
-                tracing::warn!(seat, error = %e, "reading an inbox failed");
-                self.record(vec![EventKind::RuntimeError {
-                    seat: Some(seat),
-                    message: e.to_string(),
-                }])
-                .await;
-                return Delivery::Queued;
-            }
-            Err(_) => return Delivery::Queued,
-        };
-        if taken.is_empty() {
-            return Delivery::Delivered;
-        }
-        let target = self.seat_name(seat);
-        let external: Vec<EventKind> = taken
-            .iter()
-            .filter(|m| {
-                !m.msg_id
-                    .as_deref()
-                    .is_some_and(|id| id.starts_with("soulgrid-"))
-            })
-            .map(|m| EventKind::AgentMessage {
-                message_id: uuid::Uuid::new_v4().simple().to_string(),
-                seat,
-                speaker_name: m.from.clone(),
-                text: m.text.clone(),
-                target_agent: target.clone(),
-            })
-            .collect();
-        self.record(external).await;
-        self.deliver(seat, &self.format_mail(&taken)).await
-    }
-
-    /// Mail as the agent reads it: the human's words as they are, others' with their sender.
-    fn format_mail(&self, mail: &[app::domain::mail::InboxMessage]) -> String {
-        mail.iter()
-            .map(|m| {
-                if m.from == self.names().human {
-                    m.text.clone()
-                } else {
-                    format!("[message from {}] {}", m.from, m.text)
-                }
-            })
-            .collect::<Vec<_>>()
-            .join("\n\n")
-    }
-
-    /// Files what an agent said in the human's inbox.
-    pub(crate) async fn file_reply(&self, from: String, text: String) {
-        let (mailboxes, human) = (self.inner.mailboxes.clone(), self.names().human.clone());
-        let result =
-            tokio::task::spawn_blocking(move || mailboxes.send(&from, &human, &text, None)).await;
-        if let Ok(Err(e)) = result {
-            tracing::warn!(error = %e, "could not file a reply in the human's inbox");
-        }
     }
 
     pub fn config(&self) -> &RuntimeConfig {

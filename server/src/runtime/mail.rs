@@ -1,0 +1,119 @@
+//! Mail: what the human and others write to an agent goes through its inbox file, and from
+//! there to the agent's stdin once it is awake; what agents say is filed in the human's inbox.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use app::domain::events::EventKind;
+use app::domain::{Seat, LEAD_SEAT};
+
+use super::{Delivery, Runtime};
+use crate::mailbox::MailboxError;
+
+impl Runtime {
+    /// Delivers mail that anyone appends to an awake agent's inbox, as the inbox directory
+    /// changes (and on a slow poll).
+    pub fn watch_mail(&self) {
+        let mut changes = crate::mailbox::watch::watch(
+            self.inner.mailboxes.dir().to_path_buf(),
+            Duration::from_millis(50),
+            Duration::from_secs(2),
+            self.inner.shutdown.clone(),
+        );
+        let rt = self.clone();
+        tokio::spawn(async move {
+            while changes.recv().await.is_some() {
+                for seat in rt.running() {
+                    rt.deliver_mail(seat).await;
+                }
+            }
+        });
+    }
+
+    /// The human writes to the agent in `seat`: the message goes into its inbox file and, if
+    /// it is awake (or it is the lead, who is started), on to its stdin.
+    pub async fn send_from_human(&self, seat: Seat, text: &str) -> Result<Delivery, MailboxError> {
+        let name = self
+            .seat_name(seat)
+            .ok_or_else(|| MailboxError::BadName(format!("seat {seat}")))?;
+        let (mailboxes, human, body) = (
+            self.inner.mailboxes.clone(),
+            self.names().human.clone(),
+            text.to_string(),
+        );
+        tokio::task::spawn_blocking(move || mailboxes.send(&human, &name, &body, None))
+            .await
+            .map_err(|e| MailboxError::Io(PathBuf::new(), std::io::Error::other(e)))??;
+        Ok(self.deliver_mail(seat).await)
+    }
+
+    /// Hands the unread mail of `seat`'s inbox to its process (marking it read); mail written
+    /// by others than Soulgrid is recorded as it is delivered.
+    pub async fn deliver_mail(&self, seat: Seat) -> Delivery {
+        let Some(name) = self.seat_name(seat) else {
+            return Delivery::Queued;
+        };
+        if seat != LEAD_SEAT && !self.agents().contains_key(&seat) {
+            return Delivery::Queued;
+        }
+        let mailboxes = self.inner.mailboxes.clone();
+        let taken = match tokio::task::spawn_blocking(move || mailboxes.take_unread(&name)).await {
+            Ok(Ok(taken)) => taken,
+            Ok(Err(e)) => {
+                tracing::warn!(seat, error = %e, "reading an inbox failed");
+                self.record(vec![EventKind::RuntimeError {
+                    seat: Some(seat),
+                    message: e.to_string(),
+                }])
+                .await;
+                return Delivery::Queued;
+            }
+            Err(_) => return Delivery::Queued,
+        };
+        if taken.is_empty() {
+            return Delivery::Delivered;
+        }
+        let target = self.seat_name(seat);
+        let external: Vec<EventKind> = taken
+            .iter()
+            .filter(|m| {
+                !m.msg_id
+                    .as_deref()
+                    .is_some_and(|id| id.starts_with("soulgrid-"))
+            })
+            .map(|m| EventKind::AgentMessage {
+                message_id: uuid::Uuid::new_v4().simple().to_string(),
+                seat,
+                speaker_name: m.from.clone(),
+                text: m.text.clone(),
+                target_agent: target.clone(),
+            })
+            .collect();
+        self.record(external).await;
+        self.deliver(seat, &self.format_mail(&taken)).await
+    }
+
+    /// Mail as the agent reads it: the human's words as they are, others' with their sender.
+    fn format_mail(&self, mail: &[app::domain::mail::InboxMessage]) -> String {
+        mail.iter()
+            .map(|m| {
+                if m.from == self.names().human {
+                    m.text.clone()
+                } else {
+                    format!("[message from {}] {}", m.from, m.text)
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n\n")
+    }
+
+    /// Files what an agent said in the human's inbox.
+    pub(crate) async fn file_reply(&self, from: String, text: String) {
+        let (mailboxes, human) = (self.inner.mailboxes.clone(), self.names().human.clone());
+        let result =
+            tokio::task::spawn_blocking(move || mailboxes.send(&from, &human, &text, None)).await;
+        if let Ok(Err(e)) = result {
+            tracing::warn!(error = %e, "could not file a reply in the human's inbox");
+        }
+    }
+}
