@@ -9,4 +9,4 @@ test:
 
 # Development: rebuilds and reloads on change.
 dev:
-	@bash scripts/setup.sh && cargo leptos watch
+	@bash scripts/dev.sh
