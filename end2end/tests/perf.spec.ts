@@ -1,0 +1,92 @@
+import { test, expect, openHydrated } from '../support/page';
+import { startServer, RunningServer } from '../support/server';
+
+// Prints figures; asserts no timing. The lead (simulated) reports status with a marker on its
+// stdout; the server records `agent_status` (its `ts` becomes the seat's lastAliveAt) and the
+// page applies it. Latency = when the cell's data-status changed in the page − that ts.
+// Both clocks are this machine's.
+let server: RunningServer;
+test.beforeAll(async () => {
+  server = await startServer();
+});
+test.afterAll(async () => {
+  await server?.stop();
+});
+
+const SAMPLES = 20;
+
+async function send(text: string) {
+  const res = await fetch(`${server.url}/api/send`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ text }),
+  });
+  expect(res.status).toBe(202);
+}
+
+function pct(sorted: number[], p: number) {
+  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length - 1) * p))];
+}
+
+test('status marker on the lead\'s stdout → the cell changes in the page: p50/p95', async ({ page }) => {
+  await openHydrated(page, server.url);
+  await page.getByRole('button', { name: 'SUMMON' }).click();
+  await expect(page.locator('.cell:not(.lead)[data-status="alive"]')).toHaveCount(8, { timeout: 20_000 });
+  const name = (await page.locator('.cell[data-seat="0"] .name').textContent())!;
+
+  // Record every data-status change of seat 0 with the page's clock.
+  await page.evaluate(() => {
+    const cell = document.querySelector('.cell[data-seat="0"]')!;
+    (window as any).statusChanges = [];
+    new MutationObserver(() => {
+      (window as any).statusChanges.push({ at: Date.now(), status: document.querySelector('.cell[data-seat="0"]')!.getAttribute('data-status') });
+    }).observe(cell.parentElement!, { attributes: true, subtree: true, childList: true, attributeFilter: ['data-status'] });
+  });
+
+  const latencies: number[] = [];
+  for (let i = 0; i < SAMPLES; i++) {
+    await send('status:'); // nobody listed: seat 0 sleeps
+    await expect(page.locator('.cell[data-seat="0"]')).toHaveAttribute('data-status', 'sleeping');
+    await page.evaluate(() => ((window as any).statusChanges = []));
+    await send(`status: ${name}`);
+    await expect(page.locator('.cell[data-seat="0"]')).toHaveAttribute('data-status', 'alive');
+    const docs = await (await fetch(`${server.url}/api/docs`)).json();
+    const ts: number = docs.docs['agent-identity:0'].lastAliveAt;
+    const changes: { at: number; status: string }[] = await page.evaluate(() => (window as any).statusChanges);
+    const alive = changes.find((c) => c.status === 'alive');
+    expect(alive, 'the change was observed').toBeTruthy();
+    latencies.push(alive!.at - ts);
+  }
+  latencies.sort((a, b) => a - b);
+  console.log(`[perf] status marker → cell state: n=${SAMPLES} p50=${pct(latencies, 0.5)} ms p95=${pct(latencies, 0.95)} ms (target p95 < 16 ms)`);
+});
+
+test('an agent\'s reply recorded → the message rendered in its thread: p50/p95', async ({ page }) => {
+  await openHydrated(page, server.url);
+  await expect(page.locator('.cell:not(.lead)[data-status="alive"]').first()).toBeVisible({ timeout: 20_000 });
+  await page.locator('.cell[data-seat="4"]').click();
+  await page.evaluate(() => {
+    (window as any).rendered = {};
+    new MutationObserver((records) => {
+      for (const r of records) {
+        r.addedNodes.forEach((n) => {
+          const el = n as HTMLElement;
+          if (el.dataset?.speakerType === 'lead') (window as any).rendered[el.dataset.messageId!] = Date.now();
+        });
+      }
+    }).observe(document.querySelector('.thread')!, { childList: true });
+  });
+  const latencies: number[] = [];
+  for (let i = 0; i < SAMPLES; i++) {
+    await send(`perf ping ${i}`);
+    await expect(page.locator('.thread .msg[data-speaker-type="lead"]', { hasText: `perf ping ${i}` })).toHaveCount(1);
+    const docs = await (await fetch(`${server.url}/api/docs`)).json();
+    const reply = Object.values(docs.docs).find((d: any) => d.type === 'message' && d.speakerType === 'lead' && d.text.includes(`perf ping ${i}`)) as any;
+    const rendered: Record<string, number> = await page.evaluate(() => (window as any).rendered);
+    const at = rendered[reply._id];
+    expect(at, 'the render was observed').toBeTruthy();
+    latencies.push(at - reply.createdAt);
+  }
+  latencies.sort((a, b) => a - b);
+  console.log(`[perf] reply recorded → rendered: n=${SAMPLES} p50=${pct(latencies, 0.5)} ms p95=${pct(latencies, 0.95)} ms (target p95 < 25 ms)`);
+});
