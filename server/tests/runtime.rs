@@ -290,6 +290,13 @@ async fn a_missing_claude_command_is_a_stopped_seat_with_the_reason() {
     let docs = state.store.snapshot().0;
     let lead = identity(&docs, LEAD_SEAT).unwrap();
     assert_eq!(lead.process_state, Some(ProcessState::Stopped));
+    let unread = state.runtime.mailboxes().unread("Julian").unwrap();
+    assert_eq!(
+        unread.len(),
+        1,
+        "the message waits in the lead's inbox, unread"
+    );
+    assert_eq!(unread[0].text, "hello?");
     assert!(lead
         .process_reason
         .as_ref()

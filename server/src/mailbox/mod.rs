@@ -102,6 +102,23 @@ impl Mailboxes {
         file::take_unread(&path)
     }
 
+    /// Marks the messages with these ids unread again (their delivery failed).
+    pub fn mark_unread(&self, name: &str, msg_ids: &[String]) -> Result<(), MailboxError> {
+        let path = self.path(name)?;
+        let _local = self.local.lock().unwrap_or_else(|p| p.into_inner());
+        file::update(&path, |m| {
+            let mut changed = false;
+            for msg in m
+                .iter_mut()
+                .filter(|m| m.msg_id.as_ref().is_some_and(|id| msg_ids.contains(id)))
+            {
+                changed |= msg.read;
+                msg.read = false;
+            }
+            (changed, ())
+        })
+    }
+
     pub fn unread(&self, name: &str) -> Result<Vec<InboxMessage>, MailboxError> {
         let path = self.path(name)?;
         if !path.exists() {

@@ -90,7 +90,22 @@ impl Runtime {
             })
             .collect();
         self.record(external).await;
-        self.deliver(seat, &self.format_mail(&taken)).await
+        let delivery = self.deliver(seat, &self.format_mail(&taken)).await;
+        if delivery == Delivery::Queued {
+            // Nobody took it after all (the process is gone, the lead could not start): the
+            // mail is unread again, for the next wake.
+            let ids: Vec<String> = taken.iter().filter_map(|m| m.msg_id.clone()).collect();
+            let (mailboxes, name) = (
+                self.mailboxes().clone(),
+                self.seat_name(seat).unwrap_or_default(),
+            );
+            if let Ok(Err(e)) =
+                tokio::task::spawn_blocking(move || mailboxes.mark_unread(&name, &ids)).await
+            {
+                tracing::warn!(seat, error = %e, "could not put undelivered mail back");
+            }
+        }
+        delivery
     }
 
     /// Mail as the agent reads it: the human's words as they are, others' with their sender.
