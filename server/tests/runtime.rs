@@ -351,3 +351,71 @@ async fn eggs_that_never_hatch_expire_after_five_minutes_and_their_process_stops
     );
     soulgrid::shut_down(&state).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mail_for_an_agent_whose_process_cannot_start_is_relayed_through_the_lead() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = boot(dir.path()).await;
+    let router = soulgrid::http::router(state.clone());
+    call(&router, post_json("/api/agents/summon", json!({}))).await;
+    wait_for(&state, "alive", |d| all_agents(d, AgentStatus::Alive)).await;
+    call(&router, post_json("/api/session/end", json!({}))).await;
+    call(
+        &router,
+        post_json(
+            "/api/send",
+            json!({"text": "for when you wake", "targetAgent": "Wren"}),
+        ),
+    )
+    .await;
+
+    // Seat 2's working directory cannot be made (a file is in the way): its process cannot start.
+    let work = dir.path().join("agents").join("2");
+    std::fs::remove_dir_all(&work).unwrap();
+    std::fs::write(&work, "in the way").unwrap();
+    let r = call(&router, post_json("/api/agents/wake", json!({}))).await;
+    assert_eq!(r.json()["seats"].as_array().unwrap().len(), 7, "{}", r.body);
+    let docs = state.store.snapshot().0;
+    let wren = identity(&docs, 2).unwrap();
+    assert!(
+        wren.process_reason
+            .as_deref()
+            .unwrap()
+            .starts_with("could not start"),
+        "{wren:?}"
+    );
+    wait_for(&state, "the lead heard the waiting mail", |d| {
+        thread(d, LEAD_SEAT).iter().any(|m| {
+            m.text
+                .contains("[ROUTE TO AGENT: Wren] Marcus: for when you wake")
+        })
+    })
+    .await;
+
+    let r = call(
+        &router,
+        post_json(
+            "/api/send",
+            json!({"text": "are you there?", "targetAgent": "Wren"}),
+        ),
+    )
+    .await;
+    assert_eq!(r.json()["delivery"], "relayed", "{}", r.body);
+    wait_for(&state, "the lead heard the new message", |d| {
+        thread(d, LEAD_SEAT)
+            .iter()
+            .any(|m| m.text.contains("[ROUTE TO AGENT: Wren] are you there?"))
+    })
+    .await;
+    assert!(
+        state
+            .runtime
+            .mailboxes()
+            .unread("wren")
+            .unwrap()
+            .iter()
+            .any(|m| m.text == "are you there?"),
+        "kept for Wren"
+    );
+    soulgrid::shut_down(&state).await;
+}

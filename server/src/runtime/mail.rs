@@ -41,10 +41,26 @@ impl Runtime {
             self.names().human.clone(),
             text.to_string(),
         );
-        tokio::task::spawn_blocking(move || mailboxes.send(&human, &name, &body, None))
+        let inbox = name.clone();
+        tokio::task::spawn_blocking(move || mailboxes.send(&human, &inbox, &body, None))
             .await
             .map_err(|e| MailboxError::Io(PathBuf::new(), std::io::Error::other(e)))??;
-        Ok(self.deliver_mail(seat).await)
+        let delivery = self.deliver_mail(seat).await;
+        if delivery == Delivery::Queued && seat != LEAD_SEAT && self.cannot_start(seat) {
+            // It would wait for a wake that cannot happen: the lead hears it instead. The
+            // inbox keeps it unread, for when the agent can be started again.
+            return Ok(self.relay(&name, text).await);
+        }
+        Ok(delivery)
+    }
+
+    /// Whether the last attempt to start the agent's process failed.
+    fn cannot_start(&self, seat: Seat) -> bool {
+        self.store().with_docs(|d| {
+            app::domain::docs::identity(d, seat)
+                .and_then(|i| i.process_reason.as_deref())
+                .is_some_and(|r| r.starts_with("could not start"))
+        })
     }
 
     /// Hands the unread mail of `seat`'s inbox to its process (marking it read); mail written

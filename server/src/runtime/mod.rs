@@ -85,6 +85,9 @@ pub enum Delivery {
     Started,
     /// The agent sleeps: the message waits for its wake.
     Queued,
+    /// The agent's process cannot be started: the lead was given the message as
+    /// `[ROUTE TO AGENT: name]`.
+    Relayed,
 }
 
 #[derive(Clone)]
@@ -361,13 +364,31 @@ impl Runtime {
             };
             match self.start(spec).await {
                 Ok(()) => woken.push(p.seat),
-                Err(e) => tracing::warn!(seat = p.seat, error = %e, "waking failed for a seat"),
+                Err(e) => {
+                    tracing::warn!(seat = p.seat, error = %e, "waking failed for a seat");
+                    // The mail it was to be given goes to the lead instead of being lost.
+                    for m in &p.unread_mail {
+                        self.relay(&p.name, &format!("{}: {}", m.from, m.text))
+                            .await;
+                    }
+                }
             }
         }
         if !payloads.is_empty() {
             self.deliver(LEAD_SEAT, &wake_agents_xml(&payloads)).await;
         }
         woken
+    }
+
+    /// Gives the lead a message meant for `name`, whose process cannot be started.
+    pub async fn relay(&self, name: &str, text: &str) -> Delivery {
+        match self
+            .deliver(LEAD_SEAT, &format!("[ROUTE TO AGENT: {name}] {text}"))
+            .await
+        {
+            Delivery::Queued => Delivery::Queued,
+            _ => Delivery::Relayed,
+        }
     }
 
     fn lead_spec(&self, first_message: String) -> Spec {
