@@ -63,6 +63,7 @@ fn Console(snapshot: Snapshot) -> impl IntoView {
     let lead_name = live.lead_name.get_value();
     let selected = RwSignal::new(LEAD_SEAT);
     keyboard(live, selected);
+    crate::ui::presence::notify_when_hidden(live);
     // What the human has seen, per seat: everything up to the event id when they last looked.
     let seen = RwSignal::new([live.last_event_id.get_untracked(); SEATS as usize]);
     Effect::new(move |_| {

@@ -31,6 +31,7 @@ pub fn Composer(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
         if body.trim().is_empty() || sending.get_untracked() {
             return;
         }
+        super::presence::ask_permission();
         let payload = serde_json::json!({ "text": body, "targetAgent": target() });
         sending.set(true);
         error.set(None);

@@ -64,6 +64,7 @@ pub fn Grid(
         let Some((path, body)) = docs.with_untracked(|d| request(button(), d)) else {
             return;
         };
+        super::presence::ask_permission();
         in_flight.set(true);
         error.set(None);
         leptos::task::spawn_local(async move {

@@ -5,4 +5,5 @@ pub mod composer;
 pub mod detail;
 pub mod face;
 pub mod grid;
+pub mod presence;
 pub mod thread;
