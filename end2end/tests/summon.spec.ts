@@ -70,3 +70,33 @@ test('talk to an agent and to the lead from the composer; each reply lands in it
   await page.keyboard.press('3');
   await expect(page.locator('.thread-title')).toHaveText(wren);
 });
+
+test('unread replies show as a badge and in the title; the detail panel shows the soul', async ({ page }) => {
+  await openHydrated(page, server.url);
+  await expect(page.locator('.cell[data-seat="2"]')).toHaveAttribute('data-status', 'alive', { timeout: 20_000 });
+  const wren = (await page.locator('.cell[data-seat="2"] .name').textContent())!;
+  await expect(page.locator('.cell .badge')).toHaveCount(0);
+  await expect(page).toHaveTitle('Soulgrid');
+
+  // Wren answers while the lead's thread is open: one unread reply.
+  const res = await fetch(`${server.url}/api/send`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ text: 'a question for later', targetAgent: wren }),
+  });
+  expect(res.status).toBe(202);
+  await expect(page.locator('.cell[data-seat="2"] .badge')).toHaveText('1', { timeout: 10_000 });
+  await expect(page).toHaveTitle('(1) Soulgrid');
+
+  // Opening her thread reads it.
+  await page.locator('.cell[data-seat="2"]').click();
+  await expect(page.locator('.cell[data-seat="2"] .badge')).toHaveCount(0);
+  await expect(page).toHaveTitle('Soulgrid');
+
+  const detail = page.locator('.agent-detail');
+  await detail.locator('summary').first().click();
+  await expect(detail).toContainText(`About ${wren}`);
+  await expect(detail).toContainText('alive');
+  await expect(detail.locator('.soul-text')).toContainText(`I am ${wren}`);
+  await expect(detail).toContainText('tokens');
+});
