@@ -29,8 +29,25 @@ playwright() {
   (cd end2end && SOULGRID_BIN="$bin" LEPTOS_SITE_ROOT="$ROOT/$(site_root)" npx playwright test)
 }
 
+# The real Claude Code CLI, pinned, installed once into a cache outside the checkout.
+CLAUDE_CODE_VERSION="2.1.330"
+real_cli() {
+  local dir="${SOULGRID_CLI_CACHE:-$HOME/.cache/soulgrid/claude-code-$CLAUDE_CODE_VERSION}"
+  local have
+  have="$(node -p "require('$dir/node_modules/@anthropic-ai/claude-code/package.json').version" 2>/dev/null || true)"
+  if [ "$have" != "$CLAUDE_CODE_VERSION" ]; then
+    echo "installing @anthropic-ai/claude-code@$CLAUDE_CODE_VERSION into $dir (found: ${have:-none})"
+    mkdir -p "$dir"
+    (cd "$dir" && echo '{"private": true}' > package.json \
+      && npm install --no-audit --no-fund "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION")
+  fi
+  # Its own HOME, temp dirs and a fake Messages API are set up by the test itself.
+  (leptos_env && SOULGRID_REAL_CLAUDE="$dir/node_modules/.bin/claude" cargo test -p soulgrid --test real_cli)
+}
+
 tier "tier 1+2: cargo test (domain, server)" cargo_tests
 tier "tier 3: playwright (Chromium against a running server)" playwright
+tier "tier 4: the real Claude Code CLI against a fake Messages API" real_cli
 
 echo "==> all tiers done in $((SECONDS - total))s"
 echo "tiers: $passed passed, $failed failed"

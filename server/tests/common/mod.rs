@@ -1,6 +1,8 @@
 //! Helpers shared by the server's integration tests.
 #![allow(dead_code)]
 
+pub mod fake_model;
+
 use std::path::Path;
 
 use axum::body::Body;
@@ -231,7 +233,17 @@ pub async fn wait_for(
     what: &str,
     check: impl Fn(&app::domain::docs::Docs) -> bool,
 ) {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    wait_for_secs(state, 20, what, check).await
+}
+
+/// As [`wait_for`], with its own limit.
+pub async fn wait_for_secs(
+    state: &AppState,
+    secs: u64,
+    what: &str,
+    check: impl Fn(&app::domain::docs::Docs) -> bool,
+) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
     loop {
         if state.store.with_docs(|d| check(d)) {
             return;

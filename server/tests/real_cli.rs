@@ -1,0 +1,113 @@
+//! The real Claude Code CLI (npm `@anthropic-ai/claude-code`, pinned) driven by Soulgrid against
+//! a local fake of the Anthropic Messages API. `make test` installs the CLI and points
+//! `SOULGRID_REAL_CLAUDE` at it; without that variable this test says so and does nothing.
+
+mod common;
+
+use app::domain::agent_seats;
+use app::domain::docs::{identity, thread};
+use app::domain::status::AgentStatus;
+use common::{boot_with, call, fake_model, post_json, wait_for_secs};
+use serde_json::json;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_real_cli_summons_talks_sleeps_and_wakes() {
+    let Some(claude) = std::env::var_os("SOULGRID_REAL_CLAUDE") else {
+        eprintln!("skipped: SOULGRID_REAL_CLAUDE is not set (make test sets it)");
+        return;
+    };
+    let claude = claude.to_string_lossy().to_string();
+    let (url, recorded) = fake_model::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    // The CLI processes inherit the server's environment: this test binary runs only this test.
+    for (k, v) in [
+        ("ANTHROPIC_BASE_URL", url.as_str()),
+        ("ANTHROPIC_API_KEY", "dummy"),
+        ("DISABLE_TELEMETRY", "1"),
+        ("DISABLE_AUTOUPDATER", "1"),
+        ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),
+        ("HOME", home.to_str().unwrap()),
+    ] {
+        std::env::set_var(k, v);
+    }
+    let data = dir.path().join("data");
+    let state = boot_with(&data, &["--claude-cmd", &claude]).await;
+    let router = soulgrid::http::router(state.clone());
+
+    let r = call(&router, post_json("/api/agents/summon", json!({}))).await;
+    assert_eq!(r.json()["seats"].as_array().unwrap().len(), 8, "{}", r.body);
+    wait_for_secs(
+        &state,
+        120,
+        "eight agents registered through the real CLI",
+        |d| agent_seats().all(|s| identity(d, s).is_some_and(|i| i.status() == AgentStatus::Alive)),
+    )
+    .await;
+    let docs = state.store.snapshot().0;
+    for s in agent_seats() {
+        let d = identity(&docs, s).unwrap();
+        assert_eq!(
+            d.name.as_deref(),
+            Some(fake_model::NAMES[s as usize]),
+            "the name the model chose"
+        );
+        assert!(d
+            .individuation_artifact
+            .as_ref()
+            .unwrap()
+            .contains("The real CLI carried these words."));
+        assert!(d.claude_session_id.is_some());
+    }
+
+    let r = call(
+        &router,
+        post_json(
+            "/api/send",
+            json!({"text": "hello through the real CLI", "targetAgent": "Cleo"}),
+        ),
+    )
+    .await;
+    assert_eq!(r.json()["delivery"], "delivered", "{}", r.body);
+    wait_for_secs(&state, 60, "Cleo's answer", |d| {
+        thread(d, 2)
+            .iter()
+            .any(|m| m.text.contains("You said: hello through the real CLI"))
+    })
+    .await;
+
+    call(&router, post_json("/api/session/end", json!({}))).await;
+    assert!(
+        agent_seats()
+            .all(|s| identity(&state.store.snapshot().0, s).unwrap().status()
+                == AgentStatus::Sleeping)
+    );
+    let before = recorded.0.lock().unwrap().len();
+    let r = call(&router, post_json("/api/agents/wake", json!({}))).await;
+    assert_eq!(r.json()["seats"].as_array().unwrap().len(), 8, "{}", r.body);
+    wait_for_secs(&state, 120, "eight greetings", |d| {
+        agent_seats().all(|s| {
+            thread(d, s)
+                .iter()
+                .any(|m| m.text.contains("Hello again. I remember"))
+        })
+    })
+    .await;
+    // The new sessions' first requests carried the soul and the last session's transcript.
+    let requests = recorded.0.lock().unwrap()[before..].to_vec();
+    let cleo = requests
+        .iter()
+        .map(|r| r.to_string())
+        .find(|r| r.contains("You are waking up.") && r.contains("Your name is Cleo."))
+        .expect("Cleo's wake request");
+    assert!(
+        cleo.contains("I am Cleo, named by a fake model"),
+        "the soul"
+    );
+    assert!(
+        cleo.contains("hello through the real CLI"),
+        "the transcript"
+    );
+    soulgrid::shut_down(&state).await;
+}
