@@ -38,7 +38,10 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 pub fn App() -> impl IntoView {
     provide_meta_context();
     mark_hydrated();
-    let snapshot = Resource::new(|| (), |_| get_snapshot());
+    // Blocking: the server sends the page only once the snapshot is in it, so the grid and the
+    // thread are in the HTML itself (readable without JavaScript), not streamed in later by a
+    // script that swaps out the fallback.
+    let snapshot = Resource::new_blocking(|| (), |_| get_snapshot());
     view! {
         <Stylesheet id="leptos" href="/pkg/soulgrid.css"/>
         <Transition fallback=|| view! { <p class="loading">"Loading the grid…"</p> }>

@@ -57,6 +57,11 @@ async fn the_page_is_server_rendered_with_nine_cells_and_the_lead_in_the_centre(
         html.contains("data-button=\"SUMMON\""),
         "no agent yet: SUMMON"
     );
+    // In the HTML itself, not swapped in by a script after a fallback (JavaScript may be off).
+    assert!(
+        !html.contains("Loading the grid"),
+        "the fallback was sent: {html}"
+    );
     assert!(
         html.contains("<link rel=\"icon\" href=\"data:,\">"),
         "no favicon request"
