@@ -2,6 +2,8 @@
 
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
+use leptos_router::components::{Route, Router, Routes};
+use leptos_router::{path, SsrMode};
 
 use crate::domain::docs::{messages, SpeakerType};
 use crate::domain::{LEAD_SEAT, SEATS};
@@ -38,12 +40,24 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 pub fn App() -> impl IntoView {
     provide_meta_context();
     mark_hydrated();
-    // Blocking: the server sends the page only once the snapshot is in it, so the grid and the
-    // thread are in the HTML itself (readable without JavaScript), not streamed in later by a
-    // script that swaps out the fallback.
-    let snapshot = Resource::new_blocking(|| (), |_| get_snapshot());
     view! {
         <Stylesheet id="leptos" href="/pkg/soulgrid.css"/>
+        <Router>
+            <Routes fallback=|| view! { <p class="error">"There is nothing at this address."</p> }>
+                // Async: the server sends the page once the snapshot is in it, so the grid and
+                // the thread are in the HTML itself (readable without JavaScript), never a
+                // fallback swapped out later by a script.
+                <Route path=path!("/") view=Home ssr=SsrMode::Async/>
+            </Routes>
+        </Router>
+    }
+}
+
+/// The console at `/`: loads the snapshot, then runs live.
+#[component]
+fn Home() -> impl IntoView {
+    let snapshot = Resource::new(|| (), |_| get_snapshot());
+    view! {
         <Transition fallback=|| view! { <p class="loading">"Loading the grid…"</p> }>
             <ErrorBoundary fallback=|errors| view! {
                 <p class="error" role="alert">
