@@ -114,6 +114,7 @@ fn Console(snapshot: Snapshot) -> impl IntoView {
                     {if live.simulated { "simulated team" } else { "Claude team" }}
                     <small>{live.team_label.get_value()}</small>
                 </span>
+                <EndSession/>
                 <span
                     class="live-state"
                     data-live=move || live.connected.get().to_string()
@@ -131,6 +132,32 @@ fn Console(snapshot: Snapshot) -> impl IntoView {
                 </div>
             </div>
         </main>
+    }
+}
+
+/// Ends the session: every agent process stops and every alive seat sleeps.
+#[component]
+fn EndSession() -> impl IntoView {
+    let live = crate::live::use_live();
+    let busy = RwSignal::new(false);
+    let anyone_awake = move || {
+        live.docs.with(|d| {
+            crate::domain::docs::identities(d).any(|i| i.process_state.is_some_and(|p| p.is_live()))
+        })
+    };
+    let press = move |_| {
+        busy.set(true);
+        leptos::task::spawn_local(async move {
+            let _ = crate::api::post_json("/api/session/end", &serde_json::json!({})).await;
+            busy.set(false);
+        });
+    };
+    move || {
+        anyone_awake().then(|| view! {
+            <button type="button" class="end-session" disabled=move || busy.get() on:click=press>
+                "End session"
+            </button>
+        })
     }
 }
 

@@ -100,3 +100,23 @@ test('unread replies show as a badge and in the title; the detail panel shows th
   await expect(detail.locator('.soul-text')).toContainText(`I am ${wren}`);
   await expect(detail).toContainText('tokens');
 });
+
+test('put one agent to sleep, end the session, and wake them, all from the browser', async ({ page }) => {
+  await openHydrated(page, server.url);
+  await expect(page.locator('.cell:not(.lead)[data-status="alive"]')).toHaveCount(8, { timeout: 20_000 });
+  const kael = (await page.locator('.cell[data-seat="1"] .name').textContent())!;
+
+  await page.locator('.cell[data-seat="1"]').click();
+  await page.locator('.agent-detail summary').first().click();
+  await page.getByRole('button', { name: `Put ${kael} to sleep` }).click();
+  await expect(page.locator('.cell[data-seat="1"]')).toHaveAttribute('data-status', 'sleeping');
+  await expect(page.locator('.cell[data-seat="1"] .activity')).toHaveText('stopped: dismissed');
+  await page.getByRole('button', { name: 'WAKE' }).click();
+  await expect(page.locator('.cell[data-seat="1"]')).toHaveAttribute('data-status', 'alive', { timeout: 20_000 });
+
+  await page.getByRole('button', { name: 'End session' }).click();
+  await expect(page.locator('.cell:not(.lead)[data-status="sleeping"]')).toHaveCount(8, { timeout: 20_000 });
+  await expect(page.getByRole('button', { name: 'End session' })).toHaveCount(0);
+  await page.getByRole('button', { name: 'WAKE' }).click();
+  await expect(page.locator('.cell:not(.lead)[data-status="alive"]')).toHaveCount(8, { timeout: 20_000 });
+});

@@ -35,6 +35,11 @@ pub fn AgentDetail(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
             view! {
                 <details class="agent-detail" data-detail-seat=d.grid_position>
                     <summary>"About " {d.name.clone().unwrap_or_else(|| "this seat".into())}</summary>
+                    {d.process_state.is_some_and(|p| p.is_live() || p == crate::domain::process::ProcessState::Starting).then(|| {
+                        let seat = d.grid_position;
+                        let name = d.name.clone().unwrap_or_default();
+                        view! { <SleepButton seat=seat name=name/> }
+                    })}
                     <dl>
                         {row("Status", Some(d.status().as_str().to_string()))}
                         {row("Colour", d.color_name.clone().map(|c| format!("{c} ({})", d.color.clone().unwrap_or_default())))}
@@ -66,5 +71,28 @@ pub fn AgentDetail(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                 </details>
             }
         })
+    }
+}
+
+/// Puts one agent to sleep (its process stops; soul and transcript stay).
+#[component]
+fn SleepButton(seat: Seat, name: String) -> impl IntoView {
+    let busy = RwSignal::new(false);
+    let error = RwSignal::new(None::<String>);
+    let press = move |_| {
+        busy.set(true);
+        leptos::task::spawn_local(async move {
+            let path = format!("/api/agents/{seat}/dismiss");
+            if let Err(e) = crate::api::post_json(&path, &serde_json::json!({})).await {
+                error.set(Some(e));
+            }
+            busy.set(false);
+        });
+    };
+    view! {
+        <button type="button" class="sleep-button" disabled=move || busy.get() on:click=press>
+            {format!("Put {name} to sleep")}
+        </button>
+        {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
     }
 }
