@@ -5,6 +5,7 @@ mod docs;
 mod markers;
 mod props;
 mod reducer;
+mod reducer_process;
 mod wake;
 mod work;
 

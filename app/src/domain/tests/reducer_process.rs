@@ -1,0 +1,239 @@
+//! Reducer transitions driven by the runtime: processes, messages, work states, unknown events.
+
+use super::super::docs::{thread, Docs, SpeakerType};
+use super::super::events::EventKind;
+use super::super::process::ProcessState;
+use super::super::status::AgentStatus;
+use super::super::work_cycle::WorkState;
+use super::super::LEAD_SEAT;
+use super::*;
+
+#[test]
+fn process_states_drive_liveness() {
+    let mut docs = Docs::new();
+    run(
+        &mut docs,
+        &[
+            ev(1, 0, summon(&[0])),
+            ev(2, 1, register(0, "A", "a")),
+            ev(3, 2, EventKind::SessionEnd { reason: None }),
+        ],
+    );
+    let process = |state, reason: Option<&str>| EventKind::AgentProcess {
+        seat: 0,
+        state,
+        reason: reason.map(Into::into),
+        claude_session_id: None,
+        context_tokens: None,
+        cost_usd: None,
+    };
+    run(
+        &mut docs,
+        &[ev(4, 3, process(ProcessState::Starting, None))],
+    );
+    assert_eq!(
+        seat(&docs, 0).status(),
+        AgentStatus::Sleeping,
+        "starting is not alive yet"
+    );
+    run(&mut docs, &[ev(5, 4, process(ProcessState::Running, None))]);
+    assert_eq!(seat(&docs, 0).status(), AgentStatus::Alive);
+    run(&mut docs, &[ev(6, 5, process(ProcessState::Idle, None))]);
+    assert_eq!(seat(&docs, 0).status(), AgentStatus::Alive);
+    run(
+        &mut docs,
+        &[ev(
+            7,
+            6,
+            process(ProcessState::Stopped, Some("exit code 1")),
+        )],
+    );
+    let d = seat(&docs, 0);
+    assert_eq!(d.status(), AgentStatus::Sleeping);
+    assert_eq!(d.process_state, Some(ProcessState::Stopped));
+    assert_eq!(d.process_reason.as_deref(), Some("exit code 1"));
+}
+
+#[test]
+fn a_running_summon_process_keeps_the_egg_hatching() {
+    let mut docs = Docs::new();
+    run(
+        &mut docs,
+        &[
+            ev(1, 0, summon(&[1])),
+            ev(
+                2,
+                1,
+                EventKind::AgentProcess {
+                    seat: 1,
+                    state: ProcessState::Running,
+                    reason: None,
+                    claude_session_id: None,
+                    context_tokens: None,
+                    cost_usd: None,
+                },
+            ),
+        ],
+    );
+    assert_eq!(seat(&docs, 1).status(), AgentStatus::Hatching);
+    assert_eq!(seat(&docs, 1).process_state, Some(ProcessState::Running));
+}
+
+#[test]
+fn session_start_creates_the_lead_sleeping_in_gold() {
+    let mut docs = Docs::new();
+    run(
+        &mut docs,
+        &[ev(
+            1,
+            0,
+            EventKind::SessionStart {
+                lead_name: Some("Julian".into()),
+                human_name: None,
+            },
+        )],
+    );
+    let lead = seat(&docs, LEAD_SEAT);
+    assert_eq!(lead.name.as_deref(), Some("Julian"));
+    assert_eq!(lead.color.as_deref(), Some("#FFD600"));
+    assert_eq!(lead.status(), AgentStatus::Sleeping);
+    // A renamed lead keeps its createdAt.
+    run(
+        &mut docs,
+        &[ev(
+            2,
+            9,
+            EventKind::SessionStart {
+                lead_name: Some("Ada".into()),
+                human_name: None,
+            },
+        )],
+    );
+    assert_eq!(seat(&docs, LEAD_SEAT).name.as_deref(), Some("Ada"));
+    assert_eq!(seat(&docs, LEAD_SEAT).created_at, Some(0));
+}
+
+#[test]
+fn messages_are_scoped_by_seat_not_by_name() {
+    let mut docs = Docs::new();
+    let msg = |id: &str, seat: Seat, text: &str| EventKind::AgentMessage {
+        message_id: id.into(),
+        seat,
+        speaker_name: "Twin".into(),
+        text: text.into(),
+        target_agent: None,
+    };
+    run(
+        &mut docs,
+        &[
+            ev(1, 10, msg("m1", 0, "from seat 0")),
+            ev(2, 11, msg("m2", 1, "from seat 1")),
+            ev(
+                3,
+                12,
+                EventKind::UserMessage {
+                    message_id: "m3".into(),
+                    speaker_name: "Marcus".into(),
+                    seat: 0,
+                    text: "hi".into(),
+                    target_agent: Some("Twin".into()),
+                },
+            ),
+            ev(
+                4,
+                13,
+                EventKind::LeadText {
+                    message_id: "m4".into(),
+                    speaker_name: "Julian".into(),
+                    text: "lead".into(),
+                },
+            ),
+        ],
+    );
+    let t0: Vec<_> = thread(&docs, 0).iter().map(|m| m.text.as_str()).collect();
+    assert_eq!(t0, ["from seat 0", "hi"]);
+    assert_eq!(thread(&docs, 0)[1].speaker_type, SpeakerType::Human);
+    assert_eq!(thread(&docs, LEAD_SEAT)[0].speaker_type, SpeakerType::Lead);
+    assert_eq!(thread(&docs, 1).len(), 1);
+}
+
+#[test]
+fn work_state_applies_valid_transitions_only() {
+    let mut docs = Docs::new();
+    run(
+        &mut docs,
+        &[ev(1, 0, summon(&[0])), ev(2, 1, register(0, "A", "a"))],
+    );
+    let ws = |state| EventKind::WorkState { seat: 0, state };
+    run(
+        &mut docs,
+        &[
+            ev(3, 2, ws(WorkState::Bootstrap)),
+            ev(4, 3, ws(WorkState::Inbox)),
+        ],
+    );
+    assert_eq!(seat(&docs, 0).work_state, Some(WorkState::Inbox));
+    assert!(
+        apply(&docs, &ev(5, 4, ws(WorkState::DeepWork))).is_empty(),
+        "inbox -> deep_work is invalid"
+    );
+    run(
+        &mut docs,
+        &[
+            ev(6, 5, ws(WorkState::Distill)),
+            ev(7, 6, ws(WorkState::DeepWork)),
+        ],
+    );
+    assert_eq!(seat(&docs, 0).work_state, Some(WorkState::DeepWork));
+}
+
+#[test]
+fn unknown_and_error_events_write_nothing() {
+    let mut docs = Docs::new();
+    run(&mut docs, &[ev(1, 0, summon(&[0]))]);
+    let unknown: super::super::events::Event = serde_json::from_value(serde_json::json!({
+        "id": 2, "ts": 1, "sessionId": "s", "type": "agent_forked", "seat": 1, "parentSeat": 0
+    }))
+    .unwrap();
+    assert_eq!(unknown.kind, EventKind::Unknown);
+    assert!(apply(&docs, &unknown).is_empty());
+    let err = ev(
+        3,
+        2,
+        EventKind::MarkerError {
+            seat: Some(0),
+            line: "[ACTION] {".into(),
+            error: "eof".into(),
+        },
+    );
+    assert!(apply(&docs, &err).is_empty());
+}
+
+#[test]
+fn the_same_event_twice_gives_the_same_documents() {
+    let events = [
+        ev(1, 0, summon(&[0, 1])),
+        ev(2, 1, register(0, "A", "soul a")),
+        ev(3, 2, EventKind::AgentStatus { seats: vec![0] }),
+        ev(
+            4,
+            3,
+            EventKind::UserMessage {
+                message_id: "m".into(),
+                speaker_name: "H".into(),
+                seat: 0,
+                text: "t".into(),
+                target_agent: None,
+            },
+        ),
+        ev(5, 4, EventKind::SessionEnd { reason: None }),
+    ];
+    let mut once = Docs::new();
+    run(&mut once, &events);
+    let mut twice = Docs::new();
+    for e in &events {
+        run(&mut twice, std::slice::from_ref(e));
+        run(&mut twice, std::slice::from_ref(e));
+    }
+    assert_eq!(once, twice);
+}
