@@ -258,7 +258,7 @@ async fn dismiss_and_inactivity_put_an_agent_to_sleep() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_silent_turn_is_reported_stuck() {
+async fn a_silent_turn_is_reported_stuck_and_can_be_interrupted() {
     let dir = tempfile::tempdir().unwrap();
     let state = boot_with(dir.path(), &["--stuck-after", "300ms"]).await;
     let router = soulgrid::http::router(state.clone());
@@ -276,6 +276,31 @@ async fn a_silent_turn_is_reported_stuck() {
         assert!(std::time::Instant::now() < deadline, "no stuck report");
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
+    // Interrupted, the turn ends and the lead stays, idle, ready for the next message.
+    let r = call(&router, post_json("/api/agents/4/interrupt", json!({}))).await;
+    assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.body);
+    wait_for(&state, "the lead idle again", |d| {
+        identity(d, LEAD_SEAT).is_some_and(|l| l.process_state == Some(ProcessState::Idle))
+    })
+    .await;
+    let r = call(
+        &router,
+        post_json("/api/send", json!({"text": "still there?"})),
+    )
+    .await;
+    assert_eq!(r.json()["delivery"], "delivered");
+    wait_for(&state, "an answer after the interrupt", |d| {
+        thread(d, LEAD_SEAT)
+            .iter()
+            .any(|m| m.speaker_type == SpeakerType::Lead && m.text.contains("still there?"))
+    })
+    .await;
+    assert_eq!(
+        call(&router, post_json("/api/agents/0/interrupt", json!({})))
+            .await
+            .status,
+        StatusCode::BAD_REQUEST
+    );
     soulgrid::shut_down(&state).await;
     assert!(state.runtime.running().is_empty());
 }

@@ -4,6 +4,7 @@ use leptos::prelude::*;
 
 use crate::domain::docs::{identity, souls};
 use crate::domain::{time, Seat};
+
 use crate::live::use_live;
 
 #[component]
@@ -35,10 +36,14 @@ pub fn AgentDetail(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
             view! {
                 <details class="agent-detail" data-detail-seat=d.grid_position>
                     <summary>"About " {d.name.clone().unwrap_or_else(|| "this seat".into())}</summary>
+                    {(d.process_state == Some(crate::domain::process::ProcessState::Running)).then(|| {
+                        let path = format!("/api/agents/{}/interrupt", d.grid_position);
+                        view! { <PostButton label="Interrupt".to_string() path=path/> }
+                    })}
                     {d.process_state.is_some_and(|p| p.is_live() || p == crate::domain::process::ProcessState::Starting).then(|| {
-                        let seat = d.grid_position;
-                        let name = d.name.clone().unwrap_or_default();
-                        view! { <SleepButton seat=seat name=name/> }
+                        let label = format!("Put {} to sleep", d.name.clone().unwrap_or_default());
+                        let path = format!("/api/agents/{}/dismiss", d.grid_position);
+                        view! { <PostButton label=label path=path/> }
                     })}
                     <dl>
                         {row("Status", Some(d.status().as_str().to_string()))}
@@ -74,15 +79,15 @@ pub fn AgentDetail(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
     }
 }
 
-/// Puts one agent to sleep (its process stops; soul and transcript stay).
+/// A button that POSTs to the API and shows the server's error, if any.
 #[component]
-fn SleepButton(seat: Seat, name: String) -> impl IntoView {
+fn PostButton(label: String, path: String) -> impl IntoView {
     let busy = RwSignal::new(false);
     let error = RwSignal::new(None::<String>);
     let press = move |_| {
+        let path = path.clone();
         busy.set(true);
         leptos::task::spawn_local(async move {
-            let path = format!("/api/agents/{seat}/dismiss");
             if let Err(e) = crate::api::post_json(&path, &serde_json::json!({})).await {
                 error.set(Some(e));
             }
@@ -90,8 +95,8 @@ fn SleepButton(seat: Seat, name: String) -> impl IntoView {
         });
     };
     view! {
-        <button type="button" class="sleep-button" disabled=move || busy.get() on:click=press>
-            {format!("Put {name} to sleep")}
+        <button type="button" class="agent-action" disabled=move || busy.get() on:click=press>
+            {label}
         </button>
         {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
     }

@@ -12,7 +12,8 @@
 //! - otherwise a short reply quoting the message.
 //!
 //! Knobs: `SOULGRID_SIM_LATENCY_MS` (or `--sim-latency-ms`) delays each reply; a message containing `SIM_CRASH` makes it
-//! exit with code 3 mid-turn, `SIM_HANG` makes it stop answering, `SIM_TOOL` makes it call Bash.
+//! exit with code 3 mid-turn, `SIM_HANG` makes it stop answering until an `interrupt` control
+//! request, `SIM_TOOL` makes it call Bash.
 //! A stdin line that is not JSON makes it exit 1, like the real CLI.
 
 use std::io::{BufRead, Write};
@@ -26,6 +27,10 @@ const NAMES: [&str; 9] = [
 ];
 
 struct Sim {
+    /// Stdin lines, parsed, from a reader thread (so a hung turn can still be interrupted).
+    input: std::sync::mpsc::Receiver<Value>,
+    /// Lines that arrived while a turn was hung, handled after it.
+    waiting: Vec<Value>,
     session_id: String,
     lead: bool,
     name: Option<String>,
@@ -39,6 +44,23 @@ impl Sim {
         let mut out = self.out.lock();
         let _ = writeln!(out, "{v}");
         let _ = out.flush();
+    }
+
+    fn answer_control(&mut self, v: &Value) {
+        let id = v["request_id"].clone();
+        self.emit(json!({"type": "control_response", "response": {"subtype": "success", "request_id": id, "response": {}}}));
+    }
+
+    fn handle(&mut self, v: Value) {
+        match v["type"].as_str() {
+            Some("user") => {
+                if let Some(text) = user_text(&v) {
+                    self.turn(&text);
+                }
+            }
+            Some("control_request") => self.answer_control(&v),
+            _ => {}
+        }
     }
 
     fn text(&mut self, text: &str) {
@@ -63,9 +85,18 @@ impl Sim {
             std::process::exit(3);
         }
         if input.contains("SIM_HANG") {
-            loop {
-                std::thread::sleep(Duration::from_secs(3600));
+            // Silent until interrupted, as a stuck turn of the real CLI would be.
+            while let Ok(v) = self.input.recv() {
+                if v["type"] == "control_request" && v["request"]["subtype"] == "interrupt" {
+                    self.answer_control(&v);
+                    self.emit(json!({"type": "result", "subtype": "error_during_execution", "is_error": true,
+                        "session_id": session, "num_turns": 1, "result": "Interrupted by the user",
+                        "total_cost_usd": 0.0012}));
+                    return;
+                }
+                self.waiting.push(v);
             }
+            std::process::exit(0);
         }
         if input.contains("SIM_TOOL") {
             self.emit(json!({"type": "assistant", "message": {"id": "msg_sim_tool", "role": "assistant",
@@ -183,7 +214,25 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .map(Duration::from_millis)
         .unwrap_or_default();
+    let (tx, input) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::stdin().lock().lines() {
+            let Ok(line) = line else { break };
+            if line.trim().is_empty() {
+                continue;
+            }
+            let Ok(v) = serde_json::from_str::<Value>(&line) else {
+                eprintln!("Error: stdin line is not JSON");
+                std::process::exit(1);
+            };
+            if tx.send(v).is_err() {
+                break;
+            }
+        }
+    });
     let mut sim = Sim {
+        input,
+        waiting: Vec::new(),
         session_id: flag("--session-id")
             .or_else(|| flag("--resume"))
             .unwrap_or_else(|| "sim-session".into()),
@@ -193,26 +242,13 @@ fn main() {
         latency,
         out: std::io::stdout(),
     };
-    for line in std::io::stdin().lock().lines() {
-        let Ok(line) = line else { break };
-        if line.trim().is_empty() {
-            continue;
-        }
-        let Ok(v) = serde_json::from_str::<Value>(&line) else {
-            eprintln!("Error: stdin line is not JSON");
-            std::process::exit(1);
-        };
-        match v["type"].as_str() {
-            Some("user") => {
-                if let Some(text) = user_text(&v) {
-                    sim.turn(&text);
-                }
+    while let Ok(v) = sim.input.recv() {
+        sim.handle(v);
+        while !sim.waiting.is_empty() {
+            let queued = std::mem::take(&mut sim.waiting);
+            for v in queued {
+                sim.handle(v);
             }
-            Some("control_request") => {
-                let id = v["request_id"].clone();
-                sim.emit(json!({"type": "control_response", "response": {"subtype": "success", "request_id": id, "response": {}}}));
-            }
-            _ => {}
         }
     }
 }

@@ -146,6 +146,19 @@ pub async fn dismiss(
     Ok(Json(json!({ "seat": pos })))
 }
 
+/// `POST /api/agents/{pos}/interrupt`: the agent's current turn is stopped; the agent stays.
+pub async fn interrupt(
+    State(state): State<AppState>,
+    Path(pos): Path<u8>,
+) -> Result<(StatusCode, Json<Value>), AppError> {
+    if !state.runtime.interrupt(pos).await {
+        return Err(AppError::BadRequest(format!(
+            "seat {pos} has no running agent"
+        )));
+    }
+    Ok((StatusCode::ACCEPTED, Json(json!({ "seat": pos }))))
+}
+
 /// `POST /api/session/end`: every process stops, every alive seat sleeps, a new session begins.
 pub async fn end_session(State(state): State<AppState>) -> Result<Json<Value>, AppError> {
     state.runtime.stop_all("session ended").await;

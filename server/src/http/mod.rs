@@ -33,6 +33,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/agents/summon", post(api::summon))
         .route("/api/agents/wake", post(api::wake))
         .route("/api/agents/{pos}/dismiss", post(api::dismiss))
+        .route("/api/agents/{pos}/interrupt", post(api::interrupt))
         .route("/api/session/end", post(api::end_session))
         .leptos_routes_with_context(
             &state,

@@ -257,6 +257,24 @@ impl Runtime {
         }
     }
 
+    /// Asks the agent's process to stop its current turn (`control_request` interrupt); the
+    /// process stays. False if the seat has no process.
+    pub async fn interrupt(&self, seat: Seat) -> bool {
+        let stdin = self.agents().get(&seat).map(|h| h.stdin.clone());
+        let Some(stdin) = stdin else { return false };
+        let request_id = format!("interrupt-{}", uuid::Uuid::new_v4().simple());
+        self.record(vec![EventKind::AgentProcess {
+            seat,
+            state: ProcessState::Running,
+            reason: Some("interrupting…".into()),
+            claude_session_id: None,
+            context_tokens: None,
+            cost_usd: None,
+        }])
+        .await;
+        stdin.send(protocol::interrupt(&request_id)).await.is_ok()
+    }
+
     /// Stops every process.
     pub async fn stop_all(&self, reason: &str) {
         let stops: Vec<(Seat, tokio::sync::mpsc::Sender<String>)> = self
