@@ -226,8 +226,9 @@ impl Runtime {
     }
 
     /// Called by a process's supervisor when it has stopped.
+    /// The event first, then the handle goes: whoever waits for the handle to go (`stop`,
+    /// `stop_all`) then finds the seat asleep in the documents.
     async fn stopped(&self, seat: Seat, reason: String) {
-        self.agents().remove(&seat);
         self.record(vec![EventKind::AgentProcess {
             seat,
             state: ProcessState::Stopped,
@@ -237,6 +238,7 @@ impl Runtime {
             cost_usd: None,
         }])
         .await;
+        self.agents().remove(&seat);
     }
 
     /// Asks one process to stop; returns once it has.
