@@ -242,6 +242,19 @@ async fn mail_flows_through_inboxes_both_ways() {
     });
     assert_eq!(heard, 1, "delivered exactly once");
 
+    // Someone writes into Marcus's inbox as Tamsin: it shows in Tamsin's thread, read.
+    external_append(&boxes.path("marcus").unwrap(), "Tamsin", 9);
+    wait_for(&state, "Tamsin's note to Marcus shown", |d| {
+        thread(d, 6)
+            .iter()
+            .any(|m| m.speaker_name == "Tamsin" && m.text == "Tamsin 9")
+    })
+    .await;
+    assert!(
+        read(&boxes.path("marcus").unwrap()).iter().all(|m| m.read),
+        "the human's inbox is all read"
+    );
+
     // Mail for a sleeping agent waits and is handed over on wake.
     call(&router, post_json("/api/agents/5/dismiss", json!({}))).await;
     let r = call(

@@ -75,6 +75,18 @@ impl Mailboxes {
         text: &str,
         summary: Option<String>,
     ) -> Result<String, MailboxError> {
+        self.send_marked(from, to, text, summary, false)
+    }
+
+    /// As [`Mailboxes::send`], filed as already read (what the UI has shown already).
+    pub fn send_marked(
+        &self,
+        from: &str,
+        to: &str,
+        text: &str,
+        summary: Option<String>,
+        read: bool,
+    ) -> Result<String, MailboxError> {
         let path = self.path(to)?;
         let msg_id = format!("soulgrid-{}", uuid::Uuid::new_v4().simple());
         let _local = self.local.lock().unwrap_or_else(|p| p.into_inner());
@@ -87,7 +99,7 @@ impl Mailboxes {
                 text: text.to_string(),
                 summary,
                 timestamp: now_iso(),
-                read: false,
+                read,
                 msg_id: Some(msg_id.clone()),
                 extra,
             },

@@ -16,7 +16,7 @@ impl Runtime {
     pub fn watch_mail(&self) {
         let mut changes = crate::mailbox::watch::watch(
             self.inner.mailboxes.dir().to_path_buf(),
-            Duration::from_millis(50),
+            Duration::from_millis(10),
             Duration::from_secs(2),
             self.inner.shutdown.clone(),
         );
@@ -26,6 +26,7 @@ impl Runtime {
                 for seat in rt.running() {
                     rt.deliver_mail(seat).await;
                 }
+                rt.collect_human_mail().await;
             }
         });
     }
@@ -138,11 +139,50 @@ impl Runtime {
             .join("\n\n")
     }
 
-    /// Files what an agent said in the human's inbox.
+    /// Mail others wrote into the human's inbox (an agent's own tooling, another program) is
+    /// shown: recorded in the sender's thread (the lead's when the sender has no seat) and
+    /// marked read.
+    pub async fn collect_human_mail(&self) {
+        let (mailboxes, human) = (self.inner.mailboxes.clone(), self.names().human.clone());
+        let taken = match tokio::task::spawn_blocking(move || mailboxes.take_unread(&human)).await {
+            Ok(Ok(taken)) => taken,
+            Ok(Err(e)) => {
+                tracing::warn!(error = %e, "reading the human's inbox failed");
+                return;
+            }
+            Err(_) => return,
+        };
+        let events: Vec<EventKind> = taken
+            .into_iter()
+            .filter(|m| {
+                !m.msg_id
+                    .as_deref()
+                    .is_some_and(|id| id.starts_with("soulgrid-"))
+            })
+            .map(|m| {
+                let seat = self
+                    .store()
+                    .with_docs(|d| app::domain::docs::seat_named(d, &m.from))
+                    .unwrap_or(LEAD_SEAT);
+                EventKind::AgentMessage {
+                    message_id: uuid::Uuid::new_v4().simple().to_string(),
+                    seat,
+                    speaker_name: m.from,
+                    text: m.text,
+                    target_agent: Some(self.names().human.clone()),
+                }
+            })
+            .collect();
+        self.record(events).await;
+    }
+
+    /// Files what an agent said in the human's inbox, as read: the UI has it from the event.
     pub(crate) async fn file_reply(&self, from: String, text: String) {
         let (mailboxes, human) = (self.inner.mailboxes.clone(), self.names().human.clone());
-        let result =
-            tokio::task::spawn_blocking(move || mailboxes.send(&from, &human, &text, None)).await;
+        let result = tokio::task::spawn_blocking(move || {
+            mailboxes.send_marked(&from, &human, &text, None, true)
+        })
+        .await;
         if let Ok(Err(e)) = result {
             tracing::warn!(error = %e, "could not file a reply in the human's inbox");
         }
