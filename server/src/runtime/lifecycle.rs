@@ -1,0 +1,170 @@
+//! The lifecycle operations: SUMMON, WAKE, and the expiry of eggs that never hatched.
+
+use std::time::Duration;
+
+use app::domain::docs::identity;
+use app::domain::events::{EventKind, SummonedSeat};
+use app::domain::status::AgentStatus;
+use app::domain::wake::{sleeping_seats, wake_agents_xml, wake_payload, wake_prompt, WakePayload};
+use app::domain::{agent_seats, Seat, LEAD_SEAT};
+
+use super::process::Spec;
+use super::{prompts, uuid22, Delivery, Runtime};
+use crate::store::StoreError;
+
+impl Runtime {
+    /// Every 30 s, eggs that never hatched (nameless, older than 5 minutes) expire, and a
+    /// summon process still running for one is stopped.
+    pub fn expire_hatching(&self) {
+        let rt = self.clone();
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(Duration::from_secs(30));
+            let stop = rt.shutdown_token();
+            loop {
+                tokio::select! {
+                    _ = stop.cancelled() => return,
+                    _ = tick.tick() => rt.expire_hatching_now(crate::now_ms()).await,
+                }
+            }
+        });
+    }
+
+    /// One pass of [`Runtime::expire_hatching`] as of `now`.
+    pub async fn expire_hatching_now(&self, now: i64) {
+        let seats: Vec<Seat> = self.inner.store.with_docs(|docs| {
+            app::domain::docs::identities(docs)
+                .filter(|d| d.status() == AgentStatus::Hatching && !d.has_name())
+                .filter(|d| {
+                    d.created_at
+                        .is_none_or(|c| now - c >= app::domain::HATCHING_TTL_MS)
+                })
+                .map(|d| d.grid_position)
+                .collect()
+        });
+        if seats.is_empty() {
+            return;
+        }
+        for &seat in &seats {
+            self.stop(seat, "never chose a name").await;
+        }
+        tracing::info!(?seats, "hatching placeholders expired");
+        self.record(vec![EventKind::HatchingExpired { seats }])
+            .await;
+    }
+
+    /// SUMMON: placeholders for the empty or expired seats, then one blank session per seat
+    /// given the summon letter. Returns the seats summoned.
+    pub async fn summon(&self) -> Result<Vec<Seat>, StoreError> {
+        let seats: Vec<Seat> = self.inner.store.with_docs(|docs| {
+            agent_seats()
+                .filter(|s| identity(docs, *s).is_none_or(|d| d.status() == AgentStatus::Expired))
+                .collect()
+        });
+        if seats.is_empty() {
+            return Ok(seats);
+        }
+        let summoned = seats
+            .iter()
+            .map(|&seat| SummonedSeat {
+                seat,
+                uuid: Some(uuid22()),
+            })
+            .collect();
+        self.inner
+            .store
+            .append(
+                &self.inner.session.id(),
+                EventKind::AgentsSummoned { seats: summoned },
+            )
+            .await?;
+        let data_dir = &self.inner.config.data_dir;
+        for &seat in &seats {
+            let spec = Spec {
+                seat,
+                name: None,
+                summoning: true,
+                system_prompt: prompts::agent_prompt(data_dir, self.names()),
+                first_message: prompts::summon_letter(data_dir, seat, self.names()),
+            };
+            if let Err(e) = self.start(spec).await {
+                tracing::warn!(seat, error = %e, "summoning failed for a seat");
+            }
+        }
+        Ok(seats)
+    }
+
+    /// WAKE: a fresh session for each sleeping agent, whose first message is its wake prompt.
+    /// Payloads the browser assembled (with the shared code) are used where given.
+    pub async fn wake(&self, given: Vec<WakePayload>) -> Vec<Seat> {
+        let payloads: Vec<WakePayload> = self.inner.store.with_docs(|docs| {
+            sleeping_seats(docs)
+                .into_iter()
+                .filter(|s| !self.agents().contains_key(s))
+                .filter_map(|seat| {
+                    let name = identity(docs, seat)?.name.clone();
+                    // A payload from the browser is only trusted for the agent it names.
+                    given
+                        .iter()
+                        .find(|p| p.seat == seat && Some(&p.name) == name.as_ref())
+                        .cloned()
+                        .or_else(|| wake_payload(docs, seat, &[]))
+                })
+                .collect()
+        });
+        let mut payloads = payloads;
+        for p in &mut payloads {
+            // Mail that waited is handed over now, and marked read.
+            let mailboxes = self.inner.mailboxes.clone();
+            let name = p.name.clone();
+            if let Ok(Ok(mail)) =
+                tokio::task::spawn_blocking(move || mailboxes.take_unread(&name)).await
+            {
+                p.unread_mail = mail
+                    .into_iter()
+                    .map(|m| app::domain::wake::MailLine {
+                        from: m.from,
+                        text: m.text,
+                        timestamp: m.timestamp,
+                    })
+                    .collect();
+            }
+        }
+        let data_dir = &self.inner.config.data_dir;
+        let mut woken = Vec::new();
+        for p in &payloads {
+            let spec = Spec {
+                seat: p.seat,
+                name: Some(p.name.clone()),
+                summoning: false,
+                system_prompt: prompts::agent_prompt(data_dir, self.names()),
+                first_message: wake_prompt(p, &self.names().human, &self.names().lead),
+            };
+            match self.start(spec).await {
+                Ok(()) => woken.push(p.seat),
+                Err(e) => {
+                    tracing::warn!(seat = p.seat, error = %e, "waking failed for a seat");
+                    // The mail it was to be given goes to the lead instead of being lost.
+                    for m in &p.unread_mail {
+                        self.relay(&p.name, &format!("{}: {}", m.from, m.text))
+                            .await;
+                    }
+                }
+            }
+        }
+        if !payloads.is_empty() {
+            self.deliver(LEAD_SEAT, &wake_agents_xml(&payloads)).await;
+        }
+        woken
+    }
+
+    /// Gives the lead a message meant for `name`, whose process cannot be started.
+    pub async fn relay(&self, name: &str, text: &str) -> Delivery {
+        match self
+            .deliver(LEAD_SEAT, &format!("[ROUTE TO AGENT: {name}] {text}"))
+            .await
+        {
+            Delivery::Queued => Delivery::Queued,
+            _ => Delivery::Relayed,
+        }
+    }
+}
