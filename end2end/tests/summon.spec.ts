@@ -132,4 +132,6 @@ test('a working agent can be interrupted from its detail panel', async ({ page }
   await page.getByRole('button', { name: 'Interrupt' }).click();
   await expect(page.locator('.cell[data-seat="0"] .activity')).toHaveText('idle', { timeout: 10_000 });
   await expect(page.getByRole('button', { name: 'Interrupt' })).toHaveCount(0);
+  // What went wrong stays visible on the seat.
+  await expect(page.locator('.agent-detail')).toContainText('Interrupted by the user');
 });

@@ -276,6 +276,13 @@ async fn a_silent_turn_is_reported_stuck_and_can_be_interrupted() {
         assert!(std::time::Instant::now() < deadline, "no stuck report");
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
+    let problem = state
+        .store
+        .with_docs(|d| identity(d, LEAD_SEAT).and_then(|l| l.last_problem.clone()));
+    assert!(
+        problem.is_some_and(|p| p.message.starts_with("stuck")),
+        "the seat shows it"
+    );
     // Interrupted, the turn ends and the lead stays, idle, ready for the next message.
     let r = call(&router, post_json("/api/agents/4/interrupt", json!({}))).await;
     assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.body);

@@ -89,6 +89,9 @@ pub struct AgentIdentity {
     /// Cost of the current or last process, in US dollars.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
+    /// The last thing that went wrong for this seat (a stuck turn, a bad marker, a mailbox).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_problem: Option<Problem>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -122,6 +125,7 @@ impl AgentIdentity {
             work_state: None,
             context_tokens: None,
             cost_usd: None,
+            last_problem: None,
             extra: Map::new(),
         }
     }
@@ -143,6 +147,13 @@ impl AgentIdentity {
 
 fn is_zero(n: &u32) -> bool {
     *n == 0
+}
+
+/// Something that went wrong, as the UI shows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Problem {
+    pub message: String,
+    pub at: Millis,
 }
 
 /// Who spoke a message.

@@ -7,7 +7,7 @@
 
 use super::docs::{
     identity, identity_id, message_id, soul_id, AgentIdentity, Doc, DocWrite, Docs, MessageDoc,
-    SoulDoc, SpeakerType,
+    Problem, SoulDoc, SpeakerType,
 };
 use super::events::{Event, EventKind};
 use super::process::ProcessState;
@@ -167,7 +167,28 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
                 }
             }
         }),
-        EventKind::MarkerError { .. } | EventKind::RuntimeError { .. } | EventKind::Unknown => {}
+        EventKind::MarkerError {
+            seat: Some(seat),
+            line,
+            error,
+        } => w.update(*seat, |d| {
+            d.last_problem = Some(Problem {
+                message: format!("bad marker {line:.80}: {error}"),
+                at: event.ts,
+            });
+        }),
+        EventKind::RuntimeError {
+            seat: Some(seat),
+            message,
+        } => w.update(*seat, |d| {
+            d.last_problem = Some(Problem {
+                message: message.clone(),
+                at: event.ts,
+            });
+        }),
+        EventKind::MarkerError { seat: None, .. }
+        | EventKind::RuntimeError { seat: None, .. }
+        | EventKind::Unknown => {}
     }
     w.finish()
 }

@@ -56,6 +56,7 @@ pub fn AgentDetail(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                         {row("Work cycle", d.work_state.map(|w| w.as_str().to_string()))}
                         {row("Context", d.context_tokens.map(|t| format!("{t} tokens")))}
                         {row("Cost", d.cost_usd.map(|c| format!("${c:.4}")))}
+                        {row("Last problem", d.last_problem.as_ref().map(|p| format!("{} ({})", p.message, time::human(p.at))))}
                     </dl>
                     <h3>"Soul" {(versions.len() > 1).then(|| format!(" ({} versions)", versions.len()))}</h3>
                     {if versions.is_empty() {

@@ -67,6 +67,10 @@ fn kind() -> impl Strategy<Value = EventKind> {
         }),
         (seat(), prop::sample::select(WorkState::ALL.to_vec()))
             .prop_map(|(seat, state)| EventKind::WorkState { seat, state }),
+        (seat(), 0u8..3).prop_map(|(seat, n)| EventKind::RuntimeError {
+            seat: Some(seat),
+            message: format!("e{n}")
+        }),
         Just(EventKind::Unknown),
     ]
 }

@@ -188,7 +188,7 @@ fn work_state_applies_valid_transitions_only() {
 }
 
 #[test]
-fn unknown_and_error_events_write_nothing() {
+fn unknown_events_write_nothing() {
     let mut docs = Docs::new();
     run(&mut docs, &[ev(1, 0, summon(&[0]))]);
     let unknown: super::super::events::Event = serde_json::from_value(serde_json::json!({
@@ -197,16 +197,50 @@ fn unknown_and_error_events_write_nothing() {
     .unwrap();
     assert_eq!(unknown.kind, EventKind::Unknown);
     assert!(apply(&docs, &unknown).is_empty());
-    let err = ev(
-        3,
-        2,
-        EventKind::MarkerError {
-            seat: Some(0),
-            line: "[ACTION] {".into(),
-            error: "eof".into(),
-        },
+}
+
+#[test]
+fn errors_are_kept_on_the_seat_as_its_last_problem() {
+    let mut docs = Docs::new();
+    run(&mut docs, &[ev(1, 0, summon(&[0]))]);
+    let bad_marker = EventKind::MarkerError {
+        seat: Some(0),
+        line: "[ACTION] {".into(),
+        error: "eof".into(),
+    };
+    run(&mut docs, &[ev(2, 5, bad_marker)]);
+    let p = super::seat(&docs, 0).last_problem.clone().unwrap();
+    assert_eq!(p.at, 5);
+    assert!(
+        p.message.contains("[ACTION] {") && p.message.contains("eof"),
+        "{}",
+        p.message
     );
-    assert!(apply(&docs, &err).is_empty());
+    let stuck = EventKind::RuntimeError {
+        seat: Some(0),
+        message: "stuck: no output for 600 s".into(),
+    };
+    run(&mut docs, &[ev(3, 9, stuck)]);
+    assert_eq!(
+        super::seat(&docs, 0).last_problem.as_ref().unwrap().message,
+        "stuck: no output for 600 s"
+    );
+    assert_eq!(
+        super::seat(&docs, 0).status(),
+        AgentStatus::Hatching,
+        "a problem changes no status"
+    );
+    // Errors without a seat, or for a seat with no agent, write nothing.
+    let general = EventKind::RuntimeError {
+        seat: None,
+        message: "x".into(),
+    };
+    assert!(apply(&docs, &ev(4, 10, general)).is_empty());
+    let nobody = EventKind::RuntimeError {
+        seat: Some(7),
+        message: "x".into(),
+    };
+    assert!(apply(&docs, &ev(5, 11, nobody)).is_empty());
 }
 
 #[test]
