@@ -1,0 +1,129 @@
+//! Lifecycle edges against `soulgrid-sim`: eggs that never hatch, and agents whose process
+//! cannot start.
+
+mod common;
+
+use app::domain::docs::{identity, thread, Docs};
+use app::domain::status::AgentStatus;
+use app::domain::{agent_seats, LEAD_SEAT};
+use common::{boot, call, post_json, wait_for};
+use serde_json::json;
+
+fn all_agents(docs: &Docs, status: AgentStatus) -> bool {
+    agent_seats().all(|s| identity(docs, s).is_some_and(|d| d.status() == status))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn eggs_that_never_hatch_expire_after_five_minutes_and_their_process_stops() {
+    static LATER: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(0);
+    fn clock() -> i64 {
+        soulgrid::now_ms() + LATER.load(std::sync::atomic::Ordering::SeqCst)
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let options = leptos::prelude::LeptosOptions::builder()
+        .output_name("soulgrid")
+        .build();
+    // The simulated agents take 10 s to answer: every seat is still an egg below.
+    let config = common::config(dir.path(), &["--claude-args", "--sim-latency-ms 10000"]);
+    let state = soulgrid::boot_with_clock(&config, options, clock)
+        .await
+        .unwrap();
+    let router = soulgrid::http::router(state.clone());
+    call(&router, post_json("/api/agents/summon", json!({}))).await;
+    let docs = state.store.snapshot().0;
+    assert!(all_agents(&docs, AgentStatus::Hatching));
+    let created = identity(&docs, 0).unwrap().created_at.unwrap();
+
+    state.runtime.expire_hatching_now(clock()).await;
+    assert!(
+        all_agents(&state.store.snapshot().0, AgentStatus::Hatching),
+        "not yet"
+    );
+    // Five minutes later (by the store's clock too, which stamps the expiry event).
+    LATER.store(
+        app::domain::HATCHING_TTL_MS,
+        std::sync::atomic::Ordering::SeqCst,
+    );
+    assert!(clock() >= created + app::domain::HATCHING_TTL_MS);
+    state.runtime.expire_hatching_now(clock()).await;
+    let docs = state.store.snapshot().0;
+    assert!(all_agents(&docs, AgentStatus::Expired));
+    assert!(
+        state.runtime.running().is_empty(),
+        "their summon processes were stopped"
+    );
+    // The grid offers SUMMON again, and the seats take new eggs.
+    assert_eq!(
+        app::domain::buttons::grid_button(&docs, false),
+        app::domain::buttons::GridButton::Summon
+    );
+    soulgrid::shut_down(&state).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mail_for_an_agent_whose_process_cannot_start_is_relayed_through_the_lead() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = boot(dir.path()).await;
+    let router = soulgrid::http::router(state.clone());
+    call(&router, post_json("/api/agents/summon", json!({}))).await;
+    wait_for(&state, "alive", |d| all_agents(d, AgentStatus::Alive)).await;
+    call(&router, post_json("/api/session/end", json!({}))).await;
+    call(
+        &router,
+        post_json(
+            "/api/send",
+            json!({"text": "for when you wake", "targetAgent": "Wren"}),
+        ),
+    )
+    .await;
+
+    // Seat 2's working directory cannot be made (a file is in the way): its process cannot start.
+    let work = dir.path().join("agents").join("2");
+    std::fs::remove_dir_all(&work).unwrap();
+    std::fs::write(&work, "in the way").unwrap();
+    let r = call(&router, post_json("/api/agents/wake", json!({}))).await;
+    assert_eq!(r.json()["seats"].as_array().unwrap().len(), 7, "{}", r.body);
+    let docs = state.store.snapshot().0;
+    let wren = identity(&docs, 2).unwrap();
+    assert!(
+        wren.process_reason
+            .as_deref()
+            .unwrap()
+            .starts_with("could not start"),
+        "{wren:?}"
+    );
+    wait_for(&state, "the lead heard the waiting mail", |d| {
+        thread(d, LEAD_SEAT).iter().any(|m| {
+            m.text
+                .contains("[ROUTE TO AGENT: Wren] Marcus: for when you wake")
+        })
+    })
+    .await;
+
+    let r = call(
+        &router,
+        post_json(
+            "/api/send",
+            json!({"text": "are you there?", "targetAgent": "Wren"}),
+        ),
+    )
+    .await;
+    assert_eq!(r.json()["delivery"], "relayed", "{}", r.body);
+    wait_for(&state, "the lead heard the new message", |d| {
+        thread(d, LEAD_SEAT)
+            .iter()
+            .any(|m| m.text.contains("[ROUTE TO AGENT: Wren] are you there?"))
+    })
+    .await;
+    assert!(
+        state
+            .runtime
+            .mailboxes()
+            .unread("wren")
+            .unwrap()
+            .iter()
+            .any(|m| m.text == "are you there?"),
+        "kept for Wren"
+    );
+    soulgrid::shut_down(&state).await;
+}
