@@ -3,15 +3,11 @@
 
 mod common;
 
-use app::domain::docs::{identity, thread, Docs};
+use app::domain::docs::{identity, thread};
 use app::domain::status::AgentStatus;
-use app::domain::{agent_seats, LEAD_SEAT};
-use common::{boot, call, post_json, wait_for};
+use app::domain::LEAD_SEAT;
+use common::{all_agents, boot, call, post_json, wait_for};
 use serde_json::json;
-
-fn all_agents(docs: &Docs, status: AgentStatus) -> bool {
-    agent_seats().all(|s| identity(docs, s).is_some_and(|d| d.status() == status))
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn eggs_that_never_hatch_expire_after_five_minutes_and_their_process_stops() {

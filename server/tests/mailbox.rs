@@ -5,12 +5,11 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use app::domain::agent_seats;
-use app::domain::docs::{identity, thread};
+use app::domain::docs::thread;
 use app::domain::mail::InboxMessage;
 use app::domain::status::AgentStatus;
 use axum::http::StatusCode;
-use common::{boot, call, post_json, wait_for};
+use common::{all_agents, boot, call, post_json, wait_for};
 use serde_json::json;
 use soulgrid::mailbox::{file, inbox_name, MailboxError, Mailboxes};
 
@@ -179,10 +178,7 @@ async fn mail_flows_through_inboxes_both_ways() {
     let state = boot(dir.path()).await;
     let router = soulgrid::http::router(state.clone());
     call(&router, post_json("/api/agents/summon", json!({}))).await;
-    wait_for(&state, "alive", |d| {
-        agent_seats().all(|s| identity(d, s).is_some_and(|i| i.status() == AgentStatus::Alive))
-    })
-    .await;
+    wait_for(&state, "alive", |d| all_agents(d, AgentStatus::Alive)).await;
     let boxes = state.runtime.mailboxes().clone();
 
     // Direct message: into Wren's inbox (read once delivered), her answer into Marcus's.

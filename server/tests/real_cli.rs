@@ -7,7 +7,7 @@ mod common;
 use app::domain::agent_seats;
 use app::domain::docs::{identity, thread};
 use app::domain::status::AgentStatus;
-use common::{boot_with, call, fake_model, post_json, wait_for_secs};
+use common::{all_agents, boot_with, call, fake_model, post_json, wait_for_secs};
 use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -42,7 +42,7 @@ async fn the_real_cli_summons_talks_sleeps_and_wakes() {
         &state,
         120,
         "eight agents registered through the real CLI",
-        |d| agent_seats().all(|s| identity(d, s).is_some_and(|i| i.status() == AgentStatus::Alive)),
+        |d| all_agents(d, AgentStatus::Alive),
     )
     .await;
     let docs = state.store.snapshot().0;

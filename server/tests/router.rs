@@ -4,7 +4,7 @@ mod common;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
-use common::{boot, boot_with, call, get, post_json};
+use common::{boot, boot_with, call, get, get_with, post_json};
 use serde_json::json;
 
 /// The tests here run one at a time: the 404 page, rendered by leptos_axum while another test's
@@ -215,15 +215,9 @@ async fn a_loopback_server_refuses_foreign_host_names() {
     let _serial = SERIAL.lock().await;
     let dir = tempfile::tempdir().unwrap();
     let router = soulgrid::http::router(boot(dir.path()).await);
-    let rebound = Request::get("/api/docs")
-        .header("host", "attacker.example:3000")
-        .body(Body::empty())
-        .unwrap();
+    let rebound = get_with("/api/docs", "host", "attacker.example:3000");
     assert_eq!(call(&router, rebound).await.status, StatusCode::FORBIDDEN);
-    let ok = Request::get("/api/docs")
-        .header("host", "localhost:3000")
-        .body(Body::empty())
-        .unwrap();
+    let ok = get_with("/api/docs", "host", "localhost:3000");
     assert_eq!(call(&router, ok).await.status, StatusCode::OK);
 }
 
@@ -241,20 +235,11 @@ async fn a_token_is_required_when_configured() {
         StatusCode::OK,
         "health stays open"
     );
-    let bearer = Request::get("/api/docs")
-        .header("authorization", "Bearer s3cret")
-        .body(Body::empty())
-        .unwrap();
+    let bearer = get_with("/api/docs", "authorization", "Bearer s3cret");
     assert_eq!(call(&router, bearer).await.status, StatusCode::OK);
-    let wrong = Request::get("/api/docs")
-        .header("authorization", "Bearer nope")
-        .body(Body::empty())
-        .unwrap();
+    let wrong = get_with("/api/docs", "authorization", "Bearer nope");
     assert_eq!(call(&router, wrong).await.status, StatusCode::UNAUTHORIZED);
-    let cookie = Request::get("/api/docs")
-        .header("cookie", "a=b; soulgrid_token=s3cret")
-        .body(Body::empty())
-        .unwrap();
+    let cookie = get_with("/api/docs", "cookie", "a=b; soulgrid_token=s3cret");
     assert_eq!(call(&router, cookie).await.status, StatusCode::OK);
     let via_query = call(&router, get("/api/docs?token=s3cret")).await;
     assert_eq!(via_query.status, StatusCode::OK);
@@ -262,6 +247,26 @@ async fn a_token_is_required_when_configured() {
     assert!(
         set.starts_with("soulgrid_token=s3cret;") && set.contains("HttpOnly"),
         "{set}"
+    );
+}
+
+#[tokio::test]
+async fn an_unusable_data_dir_is_a_clear_startup_error() {
+    let _serial = SERIAL.lock().await;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("not-a-dir");
+    std::fs::write(&file, "a file where the data directory should be").unwrap();
+    let options = leptos::prelude::LeptosOptions::builder()
+        .output_name("soulgrid")
+        .build();
+    let err = soulgrid::boot(&common::config(&file, &[]), options)
+        .await
+        .err()
+        .expect("refused");
+    let msg = err.to_string();
+    assert!(
+        msg.contains("opening the store in") && msg.contains("not-a-dir"),
+        "{msg}"
     );
 }
 

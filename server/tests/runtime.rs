@@ -5,17 +5,13 @@ mod common;
 
 use std::collections::HashSet;
 
-use app::domain::docs::{identities, identity, souls, thread, Docs, SpeakerType};
+use app::domain::docs::{identities, identity, souls, thread, SpeakerType};
 use app::domain::process::ProcessState;
 use app::domain::status::AgentStatus;
 use app::domain::{agent_seats, LEAD_SEAT};
 use axum::http::StatusCode;
-use common::{boot, boot_with, call, post_json, wait_for};
+use common::{all_agents, boot, boot_with, call, post_json, wait_for};
 use serde_json::json;
-
-fn all_agents(docs: &Docs, status: AgentStatus) -> bool {
-    agent_seats().all(|s| identity(docs, s).is_some_and(|d| d.status() == status))
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn summon_end_and_wake_the_simulated_team() {

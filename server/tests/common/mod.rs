@@ -73,6 +73,23 @@ pub fn get(uri: &str) -> Request<Body> {
     Request::get(uri).body(Body::empty()).unwrap()
 }
 
+/// A GET with one extra header.
+pub fn get_with(uri: &str, header: &str, value: &str) -> Request<Body> {
+    Request::get(uri)
+        .header(header, value)
+        .body(Body::empty())
+        .unwrap()
+}
+
+/// Whether every one of the eight agent seats has `status`.
+pub fn all_agents(
+    docs: &app::domain::docs::Docs,
+    status: app::domain::status::AgentStatus,
+) -> bool {
+    app::domain::agent_seats()
+        .all(|s| app::domain::docs::identity(docs, s).is_some_and(|d| d.status() == status))
+}
+
 pub fn post_json(uri: &str, body: Value) -> Request<Body> {
     Request::post(uri)
         .header("content-type", "application/json")
