@@ -6,6 +6,7 @@ use serde::{de::Error as _, Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use super::palette::{seat_style, FaceVariant};
+use super::permissions::{PermissionDoc, TYPE_PERMISSION};
 use super::status::{agent_status, lenient_status, AgentStatus};
 use super::{Millis, Seat};
 
@@ -209,6 +210,7 @@ pub enum Doc {
     Identity(AgentIdentity),
     Message(MessageDoc),
     Soul(SoulDoc),
+    Permission(PermissionDoc),
     Other(Value),
 }
 
@@ -218,6 +220,7 @@ impl Doc {
             Doc::Identity(d) => Some(&d.id),
             Doc::Message(d) => Some(&d.id),
             Doc::Soul(d) => Some(&d.id),
+            Doc::Permission(d) => Some(&d.id),
             Doc::Other(v) => v.get("_id").and_then(Value::as_str),
         }
     }
@@ -243,11 +246,19 @@ impl Doc {
         }
     }
 
+    pub fn as_permission(&self) -> Option<&PermissionDoc> {
+        match self {
+            Doc::Permission(d) => Some(d),
+            _ => None,
+        }
+    }
+
     fn type_name(&self) -> Option<&str> {
         match self {
             Doc::Identity(_) => Some(TYPE_IDENTITY),
             Doc::Message(_) => Some(TYPE_MESSAGE),
             Doc::Soul(_) => Some(TYPE_SOUL),
+            Doc::Permission(_) => Some(TYPE_PERMISSION),
             Doc::Other(_) => None,
         }
     }
@@ -263,7 +274,7 @@ impl Doc {
         let ty = obj.get("type").and_then(Value::as_str).map(str::to_owned);
         let known = matches!(
             ty.as_deref(),
-            Some(TYPE_IDENTITY | TYPE_MESSAGE | TYPE_SOUL)
+            Some(TYPE_IDENTITY | TYPE_MESSAGE | TYPE_SOUL | TYPE_PERMISSION)
         );
         if !known {
             return Ok(Doc::Other(value));
@@ -285,6 +296,7 @@ impl Doc {
                 serde_json::from_value(value).map(Doc::Identity)
             }
             Some(TYPE_MESSAGE) => serde_json::from_value(value).map(Doc::Message),
+            Some(TYPE_PERMISSION) => serde_json::from_value(value).map(Doc::Permission),
             _ => serde_json::from_value(value).map(Doc::Soul),
         }
     }
@@ -294,6 +306,7 @@ impl Doc {
             Doc::Identity(d) => serde_json::to_value(d),
             Doc::Message(d) => serde_json::to_value(d),
             Doc::Soul(d) => serde_json::to_value(d),
+            Doc::Permission(d) => serde_json::to_value(d),
             Doc::Other(v) => return v.clone(),
         }
         .expect("documents serialize to JSON objects");

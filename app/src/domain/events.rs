@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::permissions::{Decider, Decision};
 use super::process::ProcessState;
 use super::work_cycle::WorkState;
 use super::{Millis, Seat};
@@ -129,8 +130,32 @@ pub enum EventKind {
         seat: Option<Seat>,
         message: String,
     },
-    /// Any type this version does not know (`agent_forked`, `permission_request`, … until they
-    /// are built). Ignored by the reducer.
+    /// An agent asks to use a tool (`can_use_tool`, with `--permissions ui`) and waits.
+    PermissionRequest {
+        seat: Seat,
+        request_id: String,
+        tool_name: String,
+        #[serde(default)]
+        input: serde_json::Value,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        description: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        suggestions: Option<serde_json::Value>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tool_use_id: Option<String>,
+    },
+    /// The answer to a permission request; only the first answer to a request counts.
+    PermissionDecision {
+        seat: Seat,
+        request_id: String,
+        decision: Decision,
+        /// For a denial: what the agent is told.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+        decided_by: Decider,
+    },
+    /// Any type this version does not know (`agent_forked`, … until they are built). Ignored by
+    /// the reducer.
     #[serde(other)]
     Unknown,
 }
@@ -152,6 +177,8 @@ impl EventKind {
             EventKind::WorkState { .. } => "work_state",
             EventKind::MarkerError { .. } => "marker_error",
             EventKind::RuntimeError { .. } => "runtime_error",
+            EventKind::PermissionRequest { .. } => "permission_request",
+            EventKind::PermissionDecision { .. } => "permission_decision",
             EventKind::Unknown => "unknown",
         }
     }
@@ -163,7 +190,9 @@ impl EventKind {
             | EventKind::AgentProcess { seat, .. }
             | EventKind::UserMessage { seat, .. }
             | EventKind::AgentMessage { seat, .. }
-            | EventKind::WorkState { seat, .. } => Some(*seat),
+            | EventKind::WorkState { seat, .. }
+            | EventKind::PermissionRequest { seat, .. }
+            | EventKind::PermissionDecision { seat, .. } => Some(*seat),
             EventKind::LeadText { .. } => Some(super::LEAD_SEAT),
             EventKind::MarkerError { seat, .. } | EventKind::RuntimeError { seat, .. } => *seat,
             _ => None,

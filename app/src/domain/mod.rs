@@ -12,6 +12,7 @@ pub mod mail;
 pub mod markdown;
 pub mod markers;
 pub mod palette;
+pub mod permissions;
 pub mod process;
 pub mod reducer;
 pub mod status;

@@ -3,6 +3,7 @@
 mod buttons;
 mod docs;
 mod markers;
+mod permissions;
 mod props;
 mod reducer;
 mod reducer_process;

@@ -2,6 +2,7 @@
 
 use super::super::docs::{commit, identities, Doc, Docs};
 use super::super::events::{Event, EventKind, SummonedSeat};
+use super::super::permissions::{permissions, Decider, Decision, PermissionState};
 use super::super::process::ProcessState;
 use super::super::reducer::apply;
 use super::super::status::AgentStatus;
@@ -70,6 +71,28 @@ fn kind() -> impl Strategy<Value = EventKind> {
         (seat(), 0u8..3).prop_map(|(seat, n)| EventKind::RuntimeError {
             seat: Some(seat),
             message: format!("e{n}")
+        }),
+        (seat(), 0u8..3).prop_map(|(seat, r)| EventKind::PermissionRequest {
+            seat,
+            request_id: format!("r{r}"),
+            tool_name: "Bash".into(),
+            input: serde_json::json!({"command": format!("echo {r}")}),
+            description: None,
+            suggestions: None,
+            tool_use_id: None,
+        }),
+        (seat(), 0u8..3, any::<bool>()).prop_map(|(seat, r, allow)| {
+            EventKind::PermissionDecision {
+                seat,
+                request_id: format!("r{r}"),
+                decision: if allow {
+                    Decision::Allow
+                } else {
+                    Decision::Deny
+                },
+                message: (!allow).then(|| "no".into()),
+                decided_by: Decider::Human,
+            }
         }),
         Just(EventKind::Unknown),
     ]
@@ -200,6 +223,22 @@ proptest! {
                 if before.get(&seat) == Some(&AgentStatus::Expired) {
                     prop_assert_eq!(status, AgentStatus::Expired, "seat {} resurrected by {:?}", seat, e.kind);
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn a_settled_permission_request_never_changes(events in log()) {
+        let mut docs = Docs::new();
+        for e in &events {
+            let settled: Vec<_> = permissions(&docs).filter(|p| !p.is_pending()).cloned().collect();
+            let w = apply(&docs, e);
+            commit(&mut docs, w);
+            for p in settled {
+                prop_assert_eq!(docs.get(&p.id).and_then(Doc::as_permission), Some(&p));
+            }
+            for p in permissions(&docs) {
+                prop_assert!(p.state == PermissionState::Pending || p.decided_at.is_some());
             }
         }
     }

@@ -5,15 +5,18 @@
 //! brought back by a status report; a seat only becomes `alive` through `agent_registered`,
 //! `agent_status` or a live `agent_process`.
 
+mod writes;
+
 use super::docs::{
-    identity, identity_id, message_id, soul_id, AgentIdentity, Doc, DocWrite, Docs, MessageDoc,
-    Problem, SoulDoc, SpeakerType,
+    identity, soul_id, AgentIdentity, Doc, DocWrite, Docs, Problem, SoulDoc, SpeakerType,
 };
 use super::events::{Event, EventKind};
+use super::permissions::{permission_id, Decision, PermissionDoc, PermissionState};
 use super::process::ProcessState;
 use super::status::AgentStatus;
 use super::work_cycle;
 use super::{agent_seats, Seat, HATCHING_TTL_MS, LEAD_SEAT, SEATS};
+use writes::Writes;
 
 /// The writes `event` makes to `docs`. Pure: `docs` is not changed.
 pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
@@ -21,6 +24,7 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
     match &event.kind {
         EventKind::SessionStart { lead_name, .. } => session_start(&mut w, event, lead_name),
         EventKind::SessionEnd { .. } => {
+            w.cancel_pending(None, event, "the session ended");
             for seat in 0..SEATS {
                 w.update(seat, |d| {
                     if d.status() == AgentStatus::Alive {
@@ -83,28 +87,35 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
             claude_session_id,
             context_tokens,
             cost_usd,
-        } => w.update(*seat, |d| {
-            d.process_state = Some(*state);
-            d.process_reason = reason.clone();
-            if let Some(id) = claude_session_id {
-                d.claude_session_id = Some(id.clone());
+        } => {
+            if *state == ProcessState::Stopped {
+                w.cancel_pending(Some(*seat), event, "the agent's process stopped");
             }
-            if context_tokens.is_some() {
-                d.context_tokens = *context_tokens;
-            }
-            if cost_usd.is_some() {
-                d.cost_usd = *cost_usd;
-            }
-            match (*state, d.status()) {
-                // A fresh process starts a fresh work cycle.
-                (ProcessState::Starting, _) => d.work_state = None,
-                (_, AgentStatus::Expired) => {}
-                (_, AgentStatus::Hatching) if !d.has_name() => {}
-                (s, _) if s.is_live() => mark_alive(d, event),
-                (ProcessState::Stopped, AgentStatus::Alive) => d.set_status(AgentStatus::Sleeping),
-                _ => {}
-            }
-        }),
+            w.update(*seat, |d| {
+                d.process_state = Some(*state);
+                d.process_reason = reason.clone();
+                if let Some(id) = claude_session_id {
+                    d.claude_session_id = Some(id.clone());
+                }
+                if context_tokens.is_some() {
+                    d.context_tokens = *context_tokens;
+                }
+                if cost_usd.is_some() {
+                    d.cost_usd = *cost_usd;
+                }
+                match (*state, d.status()) {
+                    // A fresh process starts a fresh work cycle.
+                    (ProcessState::Starting, _) => d.work_state = None,
+                    (_, AgentStatus::Expired) => {}
+                    (_, AgentStatus::Hatching) if !d.has_name() => {}
+                    (s, _) if s.is_live() => mark_alive(d, event),
+                    (ProcessState::Stopped, AgentStatus::Alive) => {
+                        d.set_status(AgentStatus::Sleeping)
+                    }
+                    _ => {}
+                }
+            })
+        }
         EventKind::HatchingExpired { seats } => {
             for seat in seats {
                 w.update(*seat, |d| {
@@ -186,6 +197,53 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
                 at: event.ts,
             });
         }),
+        EventKind::PermissionRequest {
+            seat,
+            request_id,
+            tool_name,
+            input,
+            description,
+            suggestions,
+            tool_use_id,
+        } => {
+            let id = permission_id(request_id);
+            // The first request with an id is the request; a replay writes nothing.
+            if *seat < SEATS && docs.get(&id).is_none() {
+                let doc = PermissionDoc {
+                    id: id.clone(),
+                    seat: *seat,
+                    request_id: request_id.clone(),
+                    tool_name: tool_name.clone(),
+                    input: input.clone(),
+                    description: description.clone(),
+                    suggestions: suggestions.clone(),
+                    tool_use_id: tool_use_id.clone(),
+                    state: PermissionState::Pending,
+                    message: None,
+                    decided_by: None,
+                    created_at: event.ts,
+                    decided_at: None,
+                    event_id: event.id,
+                    extra: Default::default(),
+                };
+                w.put(id, Doc::Permission(doc));
+            }
+        }
+        EventKind::PermissionDecision {
+            request_id,
+            decision,
+            message,
+            decided_by,
+            ..
+        } => w.settle(request_id, |p| {
+            p.state = match decision {
+                Decision::Allow => PermissionState::Allowed,
+                Decision::Deny => PermissionState::Denied,
+            };
+            p.message = message.clone();
+            p.decided_by = Some(*decided_by);
+            p.decided_at = Some(event.ts);
+        }),
         EventKind::MarkerError { seat: None, .. }
         | EventKind::RuntimeError { seat: None, .. }
         | EventKind::Unknown => {}
@@ -263,83 +321,4 @@ fn mark_alive(d: &mut AgentIdentity, event: &Event) {
     d.set_status(AgentStatus::Alive);
     d.last_alive_at = Some(event.ts);
     d.last_session_id = Some(event.session_id.clone());
-}
-
-/// Collects writes, and sees its own earlier writes when one event touches a document twice.
-struct Writes<'a> {
-    docs: &'a Docs,
-    out: Vec<DocWrite>,
-}
-
-impl<'a> Writes<'a> {
-    fn new(docs: &'a Docs) -> Self {
-        Writes {
-            docs,
-            out: Vec::new(),
-        }
-    }
-
-    fn current(&self, seat: Seat) -> Option<AgentIdentity> {
-        let id = identity_id(seat);
-        self.out
-            .iter()
-            .rev()
-            .find(|w| w.id == id)
-            .and_then(|w| w.doc.as_identity())
-            .or_else(|| identity(self.docs, seat))
-            .cloned()
-    }
-
-    /// Changes an existing identity; writes only when something changed.
-    fn update(&mut self, seat: Seat, f: impl FnOnce(&mut AgentIdentity)) {
-        let Some(before) = self.current(seat) else {
-            return;
-        };
-        let mut after = before.clone();
-        f(&mut after);
-        if after != before {
-            self.put_identity(after);
-        }
-    }
-
-    fn put_identity(&mut self, d: AgentIdentity) {
-        self.put(d.id.clone(), Doc::Identity(d));
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn put_message(
-        &mut self,
-        event: &Event,
-        uuid: &str,
-        speaker_name: &str,
-        speaker_type: SpeakerType,
-        seat: Seat,
-        text: &str,
-        target_agent: &Option<String>,
-    ) {
-        let id = message_id(uuid);
-        let doc = MessageDoc {
-            id: id.clone(),
-            speaker_name: speaker_name.to_string(),
-            speaker_type,
-            seat,
-            target_agent: target_agent.clone(),
-            text: text.to_string(),
-            server_session_id: event.session_id.clone(),
-            created_at: event.ts,
-            event_id: event.id,
-            extra: Default::default(),
-        };
-        self.put(id, Doc::Message(doc));
-    }
-
-    fn put(&mut self, id: String, doc: Doc) {
-        if self.docs.get(&id) != Some(&doc) {
-            self.out.push(DocWrite { id, doc });
-        }
-    }
-
-    fn finish(self) -> Vec<DocWrite> {
-        self.out
-    }
 }

@@ -1,0 +1,148 @@
+//! Permission prompts: a tool call an agent asked to make (`can_use_tool`, with
+//! `--permissions ui`) and what became of it. One document per request,
+//! `permission:{requestId}`, written `pending` by `permission_request` and settled exactly once
+//! by `permission_decision` (the human's, or the timeout's), or cancelled when the process that
+//! asked is gone: nobody can answer it any more.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::docs::{Doc, Docs};
+use super::{Millis, Seat};
+
+pub const TYPE_PERMISSION: &str = "permission";
+
+/// `permission:{requestId}`.
+pub fn permission_id(request_id: &str) -> String {
+    format!("{TYPE_PERMISSION}:{request_id}")
+}
+
+/// Where a request stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PermissionState {
+    Pending,
+    Allowed,
+    Denied,
+    /// The asking process stopped before anyone answered.
+    Cancelled,
+}
+
+impl PermissionState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PermissionState::Pending => "pending",
+            PermissionState::Allowed => "allowed",
+            PermissionState::Denied => "denied",
+            PermissionState::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// The answer given to a request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Decision {
+    Allow,
+    Deny,
+}
+
+/// Who answered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Decider {
+    /// Someone at the console.
+    Human,
+    /// Nobody answered in time.
+    Timeout,
+}
+
+/// One permission request and its outcome.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PermissionDoc {
+    #[serde(rename = "_id")]
+    pub id: String,
+    pub seat: Seat,
+    pub request_id: String,
+    pub tool_name: String,
+    /// The tool's input as the agent wrote it (a command, a file and its content…).
+    #[serde(default)]
+    pub input: Value,
+    /// The CLI's one-line summary of the call (e.g. the file name).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Rules the CLI suggests for not asking again (e.g. `setMode acceptEdits`), as given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suggestions: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_use_id: Option<String>,
+    pub state: PermissionState,
+    /// The deny message the agent was given, or why the request was cancelled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decided_by: Option<Decider>,
+    pub created_at: Millis,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decided_at: Option<Millis>,
+    /// The id of the event that asked: orders requests with equal timestamps.
+    #[serde(default)]
+    pub event_id: u64,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl PermissionDoc {
+    pub fn is_pending(&self) -> bool {
+        self.state == PermissionState::Pending
+    }
+
+    /// The outcome in words, for the thread.
+    pub fn outcome(&self) -> String {
+        let message = self.message.as_deref().filter(|m| !m.trim().is_empty());
+        match (self.state, self.decided_by) {
+            (PermissionState::Pending, _) => "waiting for your answer".into(),
+            (PermissionState::Allowed, _) => "approved".into(),
+            (PermissionState::Denied, Some(Decider::Timeout)) => {
+                format!(
+                    "denied automatically: {}",
+                    message.unwrap_or("no answer in time")
+                )
+            }
+            (PermissionState::Denied, _) => match message {
+                Some(m) => format!("denied: {m}"),
+                None => "denied".into(),
+            },
+            (PermissionState::Cancelled, _) => {
+                format!("cancelled: {}", message.unwrap_or("the agent stopped"))
+            }
+        }
+    }
+}
+
+/// Every permission document, in id order.
+pub fn permissions(docs: &Docs) -> impl Iterator<Item = &PermissionDoc> {
+    docs.range(format!("{TYPE_PERMISSION}:")..format!("{TYPE_PERMISSION};"))
+        .filter_map(|(_, d)| d.as_permission())
+}
+
+/// The requests of one seat, oldest first.
+pub fn of_seat(docs: &Docs, seat: Seat) -> Vec<&PermissionDoc> {
+    let mut v: Vec<&PermissionDoc> = permissions(docs).filter(|p| p.seat == seat).collect();
+    v.sort_by_key(|p| (p.created_at, p.event_id));
+    v
+}
+
+/// The requests of one seat still waiting for an answer, oldest first.
+pub fn pending(docs: &Docs, seat: Seat) -> Vec<&PermissionDoc> {
+    let mut v = of_seat(docs, seat);
+    v.retain(|p| p.is_pending());
+    v
+}
+
+/// The request `request_id`, if it was ever made.
+pub fn request<'a>(docs: &'a Docs, request_id: &str) -> Option<&'a PermissionDoc> {
+    docs.get(&permission_id(request_id))
+        .and_then(Doc::as_permission)
+}

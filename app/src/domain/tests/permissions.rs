@@ -1,0 +1,172 @@
+//! Permission requests: asked once, settled once, cancelled when nobody can answer any more.
+
+use serde_json::json;
+
+use super::super::docs::{Doc, Docs};
+use super::super::events::EventKind;
+use super::super::permissions::{of_seat, pending, request, Decider, Decision, PermissionState};
+use super::super::process::ProcessState;
+use super::*;
+
+fn ask(seat: Seat, id: &str) -> EventKind {
+    EventKind::PermissionRequest {
+        seat,
+        request_id: id.into(),
+        tool_name: "Write".into(),
+        input: json!({"file_path": "/tmp/x", "content": "hi"}),
+        description: Some("x".into()),
+        suggestions: Some(
+            json!([{"type": "setMode", "mode": "acceptEdits", "destination": "session"}]),
+        ),
+        tool_use_id: Some("toolu_1".into()),
+    }
+}
+
+fn decide(seat: Seat, id: &str, decision: Decision, by: Decider) -> EventKind {
+    EventKind::PermissionDecision {
+        seat,
+        request_id: id.into(),
+        decision,
+        message: (decision == Decision::Deny).then(|| "not that file".into()),
+        decided_by: by,
+    }
+}
+
+fn stopped(seat: Seat) -> EventKind {
+    EventKind::AgentProcess {
+        seat,
+        state: ProcessState::Stopped,
+        reason: Some("crashed".into()),
+        claude_session_id: None,
+        context_tokens: None,
+        cost_usd: None,
+    }
+}
+
+#[test]
+fn a_request_is_pending_until_the_first_answer() {
+    let mut docs = Docs::new();
+    run(&mut docs, &[ev(1, 10, ask(2, "a"))]);
+    let p = request(&docs, "a").unwrap();
+    assert_eq!(
+        (p.state, p.seat, p.tool_name.as_str()),
+        (PermissionState::Pending, 2, "Write")
+    );
+    assert_eq!(p.input["file_path"], "/tmp/x");
+    assert_eq!(p.outcome(), "waiting for your answer");
+    assert_eq!(pending(&docs, 2).len(), 1);
+
+    run(
+        &mut docs,
+        &[
+            ev(2, 20, decide(2, "a", Decision::Allow, Decider::Human)),
+            // A late timeout (or a second tab) does not overturn the answer.
+            ev(3, 30, decide(2, "a", Decision::Deny, Decider::Timeout)),
+        ],
+    );
+    let p = request(&docs, "a").unwrap();
+    assert_eq!(p.state, PermissionState::Allowed);
+    assert_eq!(
+        (p.decided_by, p.decided_at),
+        (Some(Decider::Human), Some(20))
+    );
+    assert_eq!(p.outcome(), "approved");
+    assert!(pending(&docs, 2).is_empty());
+}
+
+#[test]
+fn a_denial_keeps_its_message_and_says_who_denied() {
+    let mut docs = Docs::new();
+    run(
+        &mut docs,
+        &[
+            ev(1, 10, ask(1, "a")),
+            ev(2, 11, ask(1, "b")),
+            ev(3, 20, decide(1, "a", Decision::Deny, Decider::Human)),
+            ev(4, 21, decide(1, "b", Decision::Deny, Decider::Timeout)),
+        ],
+    );
+    assert_eq!(
+        request(&docs, "a").unwrap().outcome(),
+        "denied: not that file"
+    );
+    assert_eq!(
+        request(&docs, "b").unwrap().outcome(),
+        "denied automatically: not that file"
+    );
+}
+
+#[test]
+fn a_replayed_request_does_not_reopen_an_answered_one() {
+    let mut docs = Docs::new();
+    let events = [
+        ev(1, 10, ask(3, "a")),
+        ev(2, 20, decide(3, "a", Decision::Allow, Decider::Human)),
+    ];
+    run(&mut docs, &events);
+    let before = docs.clone();
+    run(&mut docs, &events[..1]);
+    assert_eq!(docs, before);
+}
+
+#[test]
+fn a_stopped_process_cancels_only_its_own_requests() {
+    let mut docs = Docs::new();
+    run(
+        &mut docs,
+        &[
+            ev(1, 10, ask(3, "a")),
+            ev(2, 11, ask(5, "b")),
+            ev(3, 12, stopped(3)),
+        ],
+    );
+    let a = request(&docs, "a").unwrap();
+    assert_eq!(a.state, PermissionState::Cancelled);
+    assert_eq!(a.outcome(), "cancelled: the agent's process stopped");
+    assert_eq!(request(&docs, "b").unwrap().state, PermissionState::Pending);
+    // Nobody can approve what was cancelled.
+    run(
+        &mut docs,
+        &[ev(4, 13, decide(3, "a", Decision::Allow, Decider::Human))],
+    );
+    assert_eq!(
+        request(&docs, "a").unwrap().state,
+        PermissionState::Cancelled
+    );
+
+    run(
+        &mut docs,
+        &[ev(5, 14, EventKind::SessionEnd { reason: None })],
+    );
+    assert_eq!(
+        request(&docs, "b").unwrap().state,
+        PermissionState::Cancelled
+    );
+    assert_eq!(of_seat(&docs, 5).len(), 1);
+}
+
+#[test]
+fn a_permission_document_survives_json_as_its_own_type() {
+    let mut docs = Docs::new();
+    run(&mut docs, &[ev(7, 10, ask(0, "a"))]);
+    let doc = docs.get("permission:a").unwrap();
+    let value = doc.to_value();
+    assert_eq!(value["type"], "permission");
+    assert_eq!(value["state"], "pending");
+    assert_eq!(value["requestId"], "a");
+    assert_eq!(value["eventId"], 7);
+    assert_eq!(&Doc::from_value(value).unwrap(), doc);
+}
+
+#[test]
+fn events_keep_their_wire_names() {
+    let e =
+        serde_json::to_value(ev(1, 2, decide(0, "a", Decision::Deny, Decider::Timeout))).unwrap();
+    assert_eq!(e["type"], "permission_decision");
+    assert_eq!(e["requestId"], "a");
+    assert_eq!(e["decision"], "deny");
+    assert_eq!(e["decidedBy"], "timeout");
+    let e = serde_json::to_value(ev(1, 2, ask(0, "a"))).unwrap();
+    assert_eq!(e["type"], "permission_request");
+    assert_eq!(e["toolName"], "Write");
+}
