@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use clap::Parser;
 
+use crate::runtime::PermissionMode;
+
 #[derive(Clone, Debug, Parser)]
 #[command(
     name = "soulgrid",
@@ -54,6 +56,15 @@ pub struct Config {
     /// A turn with no output for this long is reported as stuck.
     #[arg(long, env = "SOULGRID_STUCK_AFTER", default_value = "10m", value_parser = parse_duration)]
     pub stuck_after: Duration,
+
+    /// How agents' tool calls are approved: `auto` (the CLI's rules from --claude-args decide)
+    /// or `ui` (whatever the rules do not allow is asked in the browser: Approve / Deny).
+    #[arg(long, env = "SOULGRID_PERMISSIONS", value_enum, default_value = "auto")]
+    pub permissions: PermissionMode,
+
+    /// With `--permissions ui`: a request nobody answers is denied after this long.
+    #[arg(long, env = "SOULGRID_PERMISSION_TIMEOUT", default_value = "5m", value_parser = parse_duration)]
+    pub permission_timeout: Duration,
 
     /// Required to bind anything but loopback; sent as `Authorization: Bearer …` or the
     /// `soulgrid_token` cookie (opening `/?token=…` once sets it).
@@ -109,6 +120,15 @@ mod tests {
         assert_eq!(c.addr.to_string(), "127.0.0.1:3000");
         assert_eq!(c.lead_name, "Julian");
         assert_eq!(c.data_dir, PathBuf::from("./data"));
+        assert_eq!(c.permissions, PermissionMode::Auto);
+        assert_eq!(c.permission_timeout, Duration::from_secs(300));
+        let c = Config::try_parse_from(["soulgrid", "--permissions", "ui"]).unwrap();
+        assert_eq!(c.permissions, PermissionMode::Ui);
+        let err = Config::try_parse_from(["soulgrid", "--permissions", "ask"]).unwrap_err();
+        assert!(
+            err.to_string().contains("possible values: auto, ui"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -19,6 +19,12 @@ pub enum AppError {
     Forbidden(&'static str),
     #[error("not found")]
     NotFound,
+    /// A named thing that does not exist, said by name.
+    #[error("{0}")]
+    NoSuch(String),
+    /// The request is valid but the state moved on (a permission already answered).
+    #[error("{0}")]
+    Conflict(String),
     #[error("the request body is too large")]
     TooLarge,
     #[error("the store is unavailable; see the server log")]
@@ -31,7 +37,8 @@ impl AppError {
             AppError::BadRequest(_) => StatusCode::BAD_REQUEST,
             AppError::Unauthorized => StatusCode::UNAUTHORIZED,
             AppError::Forbidden(_) => StatusCode::FORBIDDEN,
-            AppError::NotFound => StatusCode::NOT_FOUND,
+            AppError::NotFound | AppError::NoSuch(_) => StatusCode::NOT_FOUND,
+            AppError::Conflict(_) => StatusCode::CONFLICT,
             AppError::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             AppError::Store(_) => StatusCode::SERVICE_UNAVAILABLE,
         }

@@ -69,6 +69,8 @@ pub async fn boot_with_clock(
             },
             idle_timeout: config.idle_timeout,
             stuck_after: config.stuck_after,
+            permissions: config.permissions,
+            permission_timeout: config.permission_timeout,
         },
         mailboxes,
         store.clone(),

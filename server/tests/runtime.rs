@@ -282,10 +282,22 @@ async fn a_silent_turn_is_reported_stuck_and_can_be_interrupted() {
     // Interrupted, the turn ends and the lead stays, idle, ready for the next message.
     let r = call(&router, post_json("/api/agents/4/interrupt", json!({}))).await;
     assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.body);
-    wait_for(&state, "the lead idle again", |d| {
-        identity(d, LEAD_SEAT).is_some_and(|l| l.process_state == Some(ProcessState::Idle))
+    wait_for(&state, "the lead idle again, interrupted", |d| {
+        identity(d, LEAD_SEAT).is_some_and(|l| {
+            l.process_state == Some(ProcessState::Idle)
+                && l.process_reason.as_deref() == Some("interrupted")
+        })
     })
     .await;
+    let faults = state
+        .store
+        .events_after(0, 1000)
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|e| matches!(&e.kind, app::domain::events::EventKind::RuntimeError { message, .. } if message.contains("ended with an error")))
+        .count();
+    assert_eq!(faults, 0, "an interrupt is not reported as a fault");
     let r = call(
         &router,
         post_json("/api/send", json!({"text": "still there?"})),

@@ -13,7 +13,9 @@
 //!
 //! Knobs: `SOULGRID_SIM_LATENCY_MS` (or `--sim-latency-ms`) delays each reply; a message containing `SIM_CRASH` makes it
 //! exit with code 3 mid-turn, `SIM_HANG` makes it stop answering until an `interrupt` control
-//! request, `SIM_TOOL` makes it call Bash.
+//! request, `SIM_TOOL` makes it call Bash. Started with `--permission-prompt-tool stdio`, it asks
+//! before that call with a `can_use_tool` control request, as the real CLI does, and waits for
+//! the `control_response`: allowed, the command runs; denied, the message is what it reports.
 //! A stdin line that is not JSON makes it exit 1, like the real CLI.
 
 use std::io::{BufRead, Write};
@@ -36,7 +38,15 @@ struct Sim {
     name: Option<String>,
     turns: u32,
     latency: Duration,
+    /// `--permission-prompt-tool stdio`: tool calls are asked for on stdout.
+    ask_permission: bool,
     out: std::io::Stdout,
+}
+
+/// How a wait for the host ended.
+enum Waited {
+    Got(Value),
+    Interrupted,
 }
 
 impl Sim {
@@ -86,27 +96,18 @@ impl Sim {
         }
         if input.contains("SIM_HANG") {
             // Silent until interrupted, as a stuck turn of the real CLI would be.
-            while let Ok(v) = self.input.recv() {
-                if v["type"] == "control_request" && v["request"]["subtype"] == "interrupt" {
-                    self.answer_control(&v);
-                    self.emit(json!({"type": "result", "subtype": "error_during_execution", "is_error": true,
-                        "session_id": session, "num_turns": 1, "result": "Interrupted by the user",
-                        "total_cost_usd": 0.0012}));
-                    return;
-                }
-                self.waiting.push(v);
+            if let Waited::Interrupted = self.wait_for(|_| false) {
+                return;
             }
-            std::process::exit(0);
         }
+        let mut reply = self.reply(input);
         if input.contains("SIM_TOOL") {
-            self.emit(json!({"type": "assistant", "message": {"id": "msg_sim_tool", "role": "assistant",
-                "content": [{"type": "tool_use", "id": "toolu_sim", "name": "Bash", "input": {"command": "echo hi"}}]},
-                "parent_tool_use_id": null, "session_id": session}));
-            self.emit(json!({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result",
-                "tool_use_id": "toolu_sim", "content": "hi", "is_error": false}]}, "parent_tool_use_id": null,
-                "session_id": session}));
+            match self.tool_call() {
+                None => return,
+                Some(Ok(out)) => reply = format!("I ran `echo hi` and it printed: {out}"),
+                Some(Err(why)) => reply = format!("I was not allowed to run `echo hi`: {why}"),
+            }
         }
-        let reply = self.reply(input);
         for block in reply.split("\n\n\n") {
             self.text(block);
         }
@@ -114,6 +115,69 @@ impl Sim {
             "num_turns": 1, "result": reply, "total_cost_usd": 0.0012,
             "usage": {"input_tokens": 1200 * self.turns, "output_tokens": 80, "cache_creation_input_tokens": 0,
                 "cache_read_input_tokens": 0}}));
+    }
+
+    /// Reads stdin until a line `wanted` accepts; other lines wait for after the turn. An
+    /// `interrupt` ends the turn as the real CLI 2.1.330 does: its note, then an error result.
+    fn wait_for(&mut self, wanted: impl Fn(&Value) -> bool) -> Waited {
+        while let Ok(v) = self.input.recv() {
+            if wanted(&v) {
+                return Waited::Got(v);
+            }
+            if v["type"] == "control_request" && v["request"]["subtype"] == "interrupt" {
+                self.answer_control(&v);
+                let session = self.session_id.clone();
+                self.emit(json!({"type": "user", "message": {"role": "user", "content": [{"type": "text",
+                    "text": "[Request interrupted by user]"}]}, "parent_tool_use_id": null, "session_id": session}));
+                self.emit(
+                    json!({"type": "result", "subtype": "error_during_execution", "is_error": true,
+                    "session_id": session, "num_turns": 1, "terminal_reason": "aborted_streaming",
+                    "total_cost_usd": 0.0012}),
+                );
+                return Waited::Interrupted;
+            }
+            self.waiting.push(v);
+        }
+        std::process::exit(0);
+    }
+
+    /// Calls Bash (`echo hi`), asking first when permissions are asked on stdio. `None` when the
+    /// turn was interrupted meanwhile; else the output or why it was refused.
+    fn tool_call(&mut self) -> Option<Result<String, String>> {
+        let session = self.session_id.clone();
+        let input = json!({"command": "echo hi", "description": "Say hi"});
+        self.emit(
+            json!({"type": "assistant", "message": {"id": "msg_sim_tool", "role": "assistant",
+            "content": [{"type": "tool_use", "id": "toolu_sim", "name": "Bash", "input": input}]},
+            "parent_tool_use_id": null, "session_id": session}),
+        );
+        let mut outcome = Ok("hi".to_string());
+        if self.ask_permission {
+            let id = format!("sim-perm-{}-{}", std::process::id(), self.turns);
+            self.emit(json!({"type": "control_request", "request_id": id, "request": {"subtype": "can_use_tool",
+                "tool_name": "Bash", "display_name": "Bash", "input": input, "description": "Say hi",
+                "permission_suggestions": [{"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "echo hi"}],
+                    "behavior": "allow", "destination": "localSettings"}],
+                "tool_use_id": "toolu_sim"}}));
+            let answer = match self.wait_for(|v| {
+                v["type"] == "control_response" && v["response"]["request_id"] == id.as_str()
+            }) {
+                Waited::Got(v) => v,
+                Waited::Interrupted => return None,
+            };
+            let answer = &answer["response"]["response"];
+            if answer["behavior"] != "allow" {
+                outcome = Err(answer["message"].as_str().unwrap_or("denied").to_string());
+            }
+        }
+        let (content, is_error) = match &outcome {
+            Ok(out) => (out.clone(), false),
+            Err(why) => (why.clone(), true),
+        };
+        self.emit(json!({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result",
+            "tool_use_id": "toolu_sim", "content": content, "is_error": is_error}]}, "parent_tool_use_id": null,
+            "session_id": session}));
+        Some(outcome)
     }
 
     fn reply(&mut self, input: &str) -> String {
@@ -240,6 +304,7 @@ fn main() {
         name: None,
         turns: 0,
         latency,
+        ask_permission: flag("--permission-prompt-tool").as_deref() == Some("stdio"),
         out: std::io::stdout(),
     };
     while let Ok(v) = sim.input.recv() {

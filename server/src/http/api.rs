@@ -2,6 +2,7 @@
 
 use app::domain::docs::seat_named;
 use app::domain::events::EventKind;
+use app::domain::permissions::{Decider, Decision};
 use app::domain::wake::WakePayload;
 use app::domain::LEAD_SEAT;
 use axum::extract::rejection::JsonRejection;
@@ -12,6 +13,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::error::AppError;
+use crate::runtime::DecideError;
 use crate::state::AppState;
 
 /// The longest message the human may send in one go (the CLI truncates stdin lines past 100 KB).
@@ -172,5 +174,47 @@ pub async fn end_session(State(state): State<AppState>) -> Result<Json<Value>, A
     .await?;
     Ok(Json(
         json!({ "endEventId": end.id, "session": &*state.session.id(), "startEventId": start.id }),
+    ))
+}
+
+/// The longest deny message the human may give (the agent reads it).
+pub const MAX_DENY_MESSAGE_BYTES: usize = 4 * 1024;
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PermissionBody {
+    decision: Decision,
+    #[serde(default)]
+    message: Option<String>,
+}
+
+/// `POST /api/permissions/{id} {decision: "allow"|"deny", message?}`: answers an agent's
+/// permission request. `404` for an unknown request, `409` when it was already answered or the
+/// agent that asked has stopped.
+pub async fn permission(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    body: Result<Json<PermissionBody>, JsonRejection>,
+) -> Result<Json<Value>, AppError> {
+    let Json(body) = body?;
+    if body
+        .message
+        .as_ref()
+        .is_some_and(|m| m.len() > MAX_DENY_MESSAGE_BYTES)
+    {
+        return Err(AppError::BadRequest(format!(
+            "the message is longer than {MAX_DENY_MESSAGE_BYTES} bytes"
+        )));
+    }
+    let state_after = state
+        .runtime
+        .decide(&id, body.decision, body.message, Decider::Human)
+        .await
+        .map_err(|e| match e {
+            DecideError::Unknown(_) => AppError::NoSuch(e.to_string()),
+            other => AppError::Conflict(other.to_string()),
+        })?;
+    Ok(Json(
+        json!({ "requestId": id, "state": state_after.as_str() }),
     ))
 }

@@ -35,6 +35,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/agents/{pos}/dismiss", post(api::dismiss))
         .route("/api/agents/{pos}/interrupt", post(api::interrupt))
         .route("/api/session/end", post(api::end_session))
+        .route("/api/permissions/{id}", post(api::permission))
         .leptos_routes_with_context(
             &state,
             routes,

@@ -4,12 +4,13 @@
 
 mod lifecycle;
 mod mail;
+mod permissions;
 pub mod process;
 pub mod prompts;
 pub mod protocol;
 pub mod turn;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -23,6 +24,7 @@ use tokio_util::sync::CancellationToken;
 use crate::mailbox::Mailboxes;
 use crate::session::Session;
 use crate::store::Store;
+pub use permissions::{human_duration, DecideError, PermissionMode};
 use process::{Handle, Spec};
 use prompts::Names;
 
@@ -38,6 +40,9 @@ pub struct RuntimeConfig {
     pub names: Names,
     pub idle_timeout: Duration,
     pub stuck_after: Duration,
+    pub permissions: PermissionMode,
+    /// A permission request nobody answers is denied after this long.
+    pub permission_timeout: Duration,
 }
 
 impl RuntimeConfig {
@@ -100,6 +105,8 @@ struct Inner {
     store: Store,
     session: Arc<Session>,
     agents: Mutex<HashMap<Seat, Handle>>,
+    /// Permission requests an answer was claimed for: the first claim answers.
+    answered: Mutex<HashSet<String>>,
     shutdown: CancellationToken,
 }
 
@@ -118,6 +125,7 @@ impl Runtime {
                 store,
                 session,
                 agents: Mutex::default(),
+                answered: Mutex::default(),
                 shutdown,
             }),
         }
@@ -151,6 +159,15 @@ impl Runtime {
 
     fn agents(&self) -> std::sync::MutexGuard<'_, HashMap<Seat, Handle>> {
         self.inner.agents.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// True for the first caller only: that one answers `request_id`.
+    fn claim_answer(&self, request_id: &str) -> bool {
+        self.inner
+            .answered
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(request_id.to_string())
     }
 
     /// Seats with a running process.

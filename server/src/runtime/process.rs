@@ -58,6 +58,9 @@ pub fn command(rt: &Runtime, spec: &Spec, claude_session: &str) -> Command {
         "--append-system-prompt",
         &spec.system_prompt,
     ]);
+    if c.permissions == super::PermissionMode::Ui {
+        cmd.args(["--permission-prompt-tool", "stdio"]);
+    }
     cmd.args(&c.extra_args);
     let work = c.data_dir.join("agents").join(spec.seat.to_string());
     let tmp = c.data_dir.join("tmp").join(spec.seat.to_string());
@@ -132,13 +135,23 @@ pub async fn spawn(rt: Runtime, spec: Spec) -> Result<Handle, String> {
             }
         }
     });
+    if rt.config().permissions == super::PermissionMode::Ui {
+        let _ = stdin_tx.send(protocol::initialize("soulgrid-init")).await;
+    }
     for line in protocol::user_messages(&spec.first_message) {
         let _ = stdin_tx.send(line).await;
     }
     let translator = Translator::new(seat, spec.name.clone(), spec.summoning);
     let reader = FramedRead::new(stdout, LinesCodec::new_with_max_length(MAX_LINE));
     tokio::spawn(supervise(
-        rt, seat, child, reader, stop_rx, translator, busy,
+        rt,
+        seat,
+        child,
+        reader,
+        stdin_tx.clone(),
+        stop_rx,
+        translator,
+        busy,
     ));
     Ok(Handle {
         stdin: stdin_tx,
@@ -165,11 +178,13 @@ async fn write_stdin(
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 async fn supervise(
     rt: Runtime,
     seat: Seat,
     mut child: Child,
     mut lines: FramedRead<tokio::process::ChildStdout, LinesCodec>,
+    stdin: mpsc::Sender<String>,
     mut stop: mpsc::Receiver<String>,
     mut translator: Translator,
     busy: Arc<AtomicBool>,
@@ -207,6 +222,12 @@ async fn supervise(
                         })
                         .collect();
                     rt.record(out.events).await;
+                    for line in out.replies {
+                        let _ = stdin.send(line).await;
+                    }
+                    for request_id in out.asked {
+                        rt.deny_when_unanswered(request_id);
+                    }
                     for (from, text) in replies {
                         rt.file_reply(from, text).await;
                     }
@@ -232,7 +253,9 @@ async fn supervise(
             }
             _ = tick.tick() => {
                 let busy_now = busy.load(Ordering::SeqCst);
-                if busy_now && !reported_stuck && last_output.elapsed() >= stuck_after {
+                // Waiting for the human's answer is not being stuck.
+                let asking = || rt.store().with_docs(|d| !app::domain::permissions::pending(d, seat).is_empty());
+                if busy_now && !reported_stuck && last_output.elapsed() >= stuck_after && !asking() {
                     reported_stuck = true;
                     tracing::warn!(seat, "no output for {:?} mid-turn", last_output.elapsed());
                     rt.record(vec![EventKind::RuntimeError {

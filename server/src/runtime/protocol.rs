@@ -27,8 +27,11 @@ pub enum CliLine {
         #[serde(default)]
         session_id: Option<String>,
     },
-    /// Tool results going back to the model.
+    /// Tool results going back to the model, and the CLI's own notes in the conversation
+    /// (`[Request interrupted by user]`).
     User {
+        #[serde(default)]
+        message: Option<Value>,
         #[serde(default)]
         parent_tool_use_id: Option<String>,
     },
@@ -122,6 +125,8 @@ pub enum ControlRequest {
         #[serde(default)]
         input: Value,
         #[serde(default)]
+        description: Option<String>,
+        #[serde(default)]
         permission_suggestions: Option<Value>,
         #[serde(default)]
         tool_use_id: Option<String>,
@@ -177,6 +182,36 @@ pub fn deny(request_id: &str, message: &str) -> String {
     json!({"type": "control_response", "response": {"subtype": "success", "request_id": request_id,
         "response": {"behavior": "deny", "message": message}}})
     .to_string()
+}
+
+/// Answers a control request we do not support, so the CLI does not wait for us.
+pub fn unsupported(request_id: &str, what: &str) -> String {
+    json!({"type": "control_response", "response": {"subtype": "error", "request_id": request_id,
+        "error": format!("soulgrid does not support {what}")}})
+    .to_string()
+}
+
+/// Starts the control protocol (`--permission-prompt-tool stdio`): sent before the first
+/// message, as the SDKs do.
+pub fn initialize(request_id: &str) -> String {
+    json!({"type": "control_request", "request_id": request_id, "request": {"subtype": "initialize"}})
+        .to_string()
+}
+
+/// The CLI's note in the conversation when a turn was interrupted.
+pub const INTERRUPTED_NOTE: &str = "[Request interrupted by user";
+
+/// True when a `user` line is the CLI's note that the turn was interrupted.
+pub fn is_interrupt_note(message: &Value) -> bool {
+    match &message["content"] {
+        Value::String(s) => s.starts_with(INTERRUPTED_NOTE),
+        Value::Array(parts) => parts.iter().any(|p| {
+            p["text"]
+                .as_str()
+                .is_some_and(|t| t.starts_with(INTERRUPTED_NOTE))
+        }),
+        _ => false,
+    }
 }
 
 /// Asks the CLI to stop the current turn.

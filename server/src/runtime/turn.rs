@@ -9,7 +9,7 @@ use app::domain::process::ProcessState;
 use app::domain::work_cycle::{self, WorkState};
 use app::domain::{Seat, LEAD_SEAT};
 
-use super::protocol::{CliLine, ContentBlock};
+use super::protocol::{self, CliLine, ContentBlock, ControlRequest};
 
 /// A request the lead made with a marker that the runtime carries out.
 #[derive(Clone, Debug, PartialEq)]
@@ -25,6 +25,10 @@ pub struct Output {
     pub requests: Vec<LeadRequest>,
     /// The turn ended (`result`).
     pub turn_done: bool,
+    /// Permission requests now waiting for an answer (request ids).
+    pub asked: Vec<String>,
+    /// Lines to write back on the process's stdin (answers to control requests we refuse).
+    pub replies: Vec<String>,
 }
 
 /// The per-process state of the translation.
@@ -40,6 +44,8 @@ pub struct Translator {
     /// Display text not shown yet (a newborn's, until it has a name).
     pending: Vec<String>,
     work_state: Option<WorkState>,
+    /// The CLI said this turn was interrupted: its error `result` is the interrupt, not a fault.
+    interrupted: bool,
 }
 
 impl Translator {
@@ -51,6 +57,7 @@ impl Translator {
             turn_text: String::new(),
             pending: Vec::new(),
             work_state: None,
+            interrupted: false,
         }
     }
 
@@ -88,6 +95,7 @@ impl Translator {
                 session_id,
             } if subtype == "init" => {
                 self.turn_text.clear();
+                self.interrupted = false;
                 out.events.push(EventKind::AgentProcess {
                     seat: self.seat,
                     state: ProcessState::Running,
@@ -113,11 +121,45 @@ impl Translator {
                     }
                 }
             }
+            CliLine::User {
+                message: Some(message),
+                parent_tool_use_id: None,
+            } if protocol::is_interrupt_note(message) => self.interrupted = true,
+            CliLine::ControlRequest {
+                request_id,
+                request:
+                    ControlRequest::CanUseTool {
+                        tool_name,
+                        input,
+                        description,
+                        permission_suggestions,
+                        tool_use_id,
+                    },
+            } => {
+                out.events.push(EventKind::PermissionRequest {
+                    seat: self.seat,
+                    request_id: request_id.clone(),
+                    tool_name: tool_name.clone(),
+                    input: input.clone(),
+                    description: description.clone(),
+                    suggestions: permission_suggestions.clone(),
+                    tool_use_id: tool_use_id.clone(),
+                });
+                out.events.push(self.process(
+                    ProcessState::Running,
+                    Some(format!("waiting for approval: {tool_name}")),
+                ));
+                out.asked.push(request_id.clone());
+            }
+            CliLine::ControlRequest { request_id, .. } => out
+                .replies
+                .push(protocol::unsupported(request_id, "this control request")),
             CliLine::Result(r) => {
                 out.turn_done = true;
                 // A newborn that ended its turn without a name still said something.
                 self.flush(&mut out);
-                if r.is_error {
+                let interrupted = std::mem::take(&mut self.interrupted);
+                if r.is_error && !interrupted {
                     out.events.push(EventKind::RuntimeError {
                         seat: Some(self.seat),
                         message: format!(
@@ -132,7 +174,7 @@ impl Translator {
                 out.events.push(EventKind::AgentProcess {
                     seat: self.seat,
                     state: ProcessState::Idle,
-                    reason: None,
+                    reason: interrupted.then(|| "interrupted".to_string()),
                     claude_session_id: r.session_id.clone(),
                     context_tokens: r.usage.as_ref().map(|u| u.context_tokens()),
                     cost_usd: r.total_cost_usd,

@@ -1,0 +1,222 @@
+//! Permission prompts with `--permissions ui`, against `soulgrid-sim` asking on stdio exactly as
+//! the real CLI does: a request is recorded and shown, answered once from the API (or by the
+//! timeout), and the agent gets the answer.
+
+mod common;
+
+use app::domain::docs::{identity, thread, SpeakerType};
+use app::domain::events::EventKind;
+use app::domain::permissions::{pending, permissions, request, Decider, PermissionState};
+use app::domain::process::ProcessState;
+use app::domain::LEAD_SEAT;
+use axum::http::StatusCode;
+use common::{boot_with, call, post_json, wait_for};
+use serde_json::json;
+use soulgrid::state::AppState;
+
+/// Asks the lead to call a tool and waits until it asks for permission; the request id.
+async fn ask(state: &AppState, router: &axum::Router) -> String {
+    let r = call(
+        router,
+        post_json("/api/send", json!({"text": "SIM_TOOL now"})),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.body);
+    wait_for(state, "a pending permission request", |d| {
+        !pending(d, LEAD_SEAT).is_empty()
+    })
+    .await;
+    state
+        .store
+        .with_docs(|d| pending(d, LEAD_SEAT)[0].request_id.clone())
+}
+
+fn lead_said(d: &app::domain::docs::Docs, words: &str) -> bool {
+    thread(d, LEAD_SEAT)
+        .iter()
+        .any(|m| m.speaker_type == SpeakerType::Lead && m.text.contains(words))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_approved_tool_call_runs_and_the_answer_counts_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = boot_with(dir.path(), &["--permissions", "ui"]).await;
+    let router = soulgrid::http::router(state.clone());
+    let id = ask(&state, &router).await;
+
+    let docs = state.store.snapshot().0;
+    let p = request(&docs, &id).unwrap();
+    assert_eq!(p.tool_name, "Bash");
+    assert_eq!(p.input["command"], "echo hi");
+    assert_eq!(p.description.as_deref(), Some("Say hi"));
+    assert_eq!(p.suggestions.as_ref().unwrap()[0]["type"], "addRules");
+    let lead = identity(&docs, LEAD_SEAT).unwrap();
+    assert_eq!(
+        lead.process_reason.as_deref(),
+        Some("waiting for approval: Bash")
+    );
+
+    let r = call(
+        &router,
+        post_json(
+            &format!("/api/permissions/{id}"),
+            json!({"decision": "allow"}),
+        ),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(r.json()["state"], "allowed");
+    wait_for(&state, "the command's output in the lead's reply", |d| {
+        lead_said(d, "I ran `echo hi` and it printed: hi")
+    })
+    .await;
+    // A second answer (another tab) is refused and changes nothing.
+    let r = call(
+        &router,
+        post_json(
+            &format!("/api/permissions/{id}"),
+            json!({"decision": "deny"}),
+        ),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::CONFLICT, "{}", r.body);
+    assert_eq!(r.json()["error"], "the request was already allowed");
+    let docs = state.store.snapshot().0;
+    let p = request(&docs, &id).unwrap();
+    assert_eq!(
+        (p.state, p.decided_by),
+        (PermissionState::Allowed, Some(Decider::Human))
+    );
+    let decisions = state
+        .store
+        .events_after(0, 1000)
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|e| matches!(e.kind, EventKind::PermissionDecision { .. }))
+        .count();
+    assert_eq!(decisions, 1, "every decision is one event");
+    soulgrid::shut_down(&state).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_denied_tool_call_tells_the_agent_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = boot_with(dir.path(), &["--permissions", "ui"]).await;
+    let router = soulgrid::http::router(state.clone());
+    let id = ask(&state, &router).await;
+    let r = call(
+        &router,
+        post_json(
+            &format!("/api/permissions/{id}"),
+            json!({"decision": "deny", "message": "not on this machine"}),
+        ),
+    )
+    .await;
+    assert_eq!(r.json()["state"], "denied", "{}", r.body);
+    wait_for(&state, "the refusal in the lead's reply", |d| {
+        lead_said(d, "I was not allowed to run `echo hi`: not on this machine")
+    })
+    .await;
+    let p = state.store.with_docs(|d| request(d, &id).cloned()).unwrap();
+    assert_eq!(p.outcome(), "denied: not on this machine");
+    soulgrid::shut_down(&state).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_nobody_answers_is_denied_after_the_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = boot_with(
+        dir.path(),
+        &["--permissions", "ui", "--permission-timeout", "400ms"],
+    )
+    .await;
+    let router = soulgrid::http::router(state.clone());
+    let id = ask(&state, &router).await;
+    wait_for(&state, "the timeout's denial", |d| {
+        lead_said(d, "I was not allowed to run `echo hi`: Nobody answered within 400 ms; denied automatically.")
+    })
+    .await;
+    let p = state.store.with_docs(|d| request(d, &id).cloned()).unwrap();
+    assert_eq!(
+        (p.state, p.decided_by),
+        (PermissionState::Denied, Some(Decider::Timeout))
+    );
+    let r = call(
+        &router,
+        post_json(
+            &format!("/api/permissions/{id}"),
+            json!({"decision": "allow"}),
+        ),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::CONFLICT, "too late: {}", r.body);
+    soulgrid::shut_down(&state).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_dies_with_its_process_and_bad_answers_are_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = boot_with(dir.path(), &["--permissions", "ui"]).await;
+    let router = soulgrid::http::router(state.clone());
+    let id = ask(&state, &router).await;
+    let path = format!("/api/permissions/{id}");
+
+    let r = call(&router, post_json(&path, json!({"decision": "maybe"}))).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    assert!(
+        r.json()["error"]
+            .as_str()
+            .unwrap()
+            .contains("unknown variant `maybe`"),
+        "{}",
+        r.body
+    );
+    let r = call(
+        &router,
+        post_json("/api/permissions/nope", json!({"decision": "allow"})),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+    assert_eq!(r.json()["error"], "no permission request \"nope\"");
+    let long = "x".repeat(5000);
+    let r = call(
+        &router,
+        post_json(&path, json!({"decision": "deny", "message": long})),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.body);
+
+    call(&router, post_json("/api/agents/4/dismiss", json!({}))).await;
+    let docs = state.store.snapshot().0;
+    assert_eq!(
+        request(&docs, &id).unwrap().state,
+        PermissionState::Cancelled
+    );
+    assert_eq!(
+        identity(&docs, LEAD_SEAT).unwrap().process_state,
+        Some(ProcessState::Stopped)
+    );
+    let r = call(&router, post_json(&path, json!({"decision": "allow"}))).await;
+    assert_eq!(r.status, StatusCode::CONFLICT);
+    assert_eq!(r.json()["error"], "the request was already cancelled");
+    soulgrid::shut_down(&state).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_ui_permissions_nobody_is_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = boot_with(dir.path(), &[]).await;
+    let router = soulgrid::http::router(state.clone());
+    call(
+        &router,
+        post_json("/api/send", json!({"text": "SIM_TOOL now"})),
+    )
+    .await;
+    wait_for(&state, "the command ran without asking", |d| {
+        lead_said(d, "it printed: hi")
+    })
+    .await;
+    assert_eq!(state.store.with_docs(|d| permissions(d).count()), 0);
+    soulgrid::shut_down(&state).await;
+}
