@@ -49,3 +49,28 @@ pub async fn post_json(
 ) -> Result<serde_json::Value, String> {
     Err("only the browser calls the API".into())
 }
+
+/// `s` as one URL path segment: unreserved characters as they are, everything else
+/// percent-encoded (ids come from the agent's CLI, not from us).
+pub fn path_segment(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn path_segments_are_encoded() {
+        assert_eq!(
+            super::path_segment("b2dc09c1-def1_x.y~"),
+            "b2dc09c1-def1_x.y~"
+        );
+        assert_eq!(super::path_segment("a/b c?é"), "a%2Fb%20c%3F%C3%A9");
+    }
+}

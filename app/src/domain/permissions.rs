@@ -146,3 +146,72 @@ pub fn request<'a>(docs: &'a Docs, request_id: &str) -> Option<&'a PermissionDoc
     docs.get(&permission_id(request_id))
         .and_then(Doc::as_permission)
 }
+
+/// The longest input preview shown in the thread; the rest is elided.
+pub const INPUT_PREVIEW_CHARS: usize = 4000;
+
+/// A tool's input as the human reads it: a Bash command as the command, anything else as
+/// indented JSON; long inputs are cut with a note of how much was left out.
+pub fn input_preview(tool_name: &str, input: &Value) -> String {
+    let text = match (tool_name, input["command"].as_str()) {
+        ("Bash", Some(command)) => command.to_string(),
+        _ => serde_json::to_string_pretty(input).unwrap_or_default(),
+    };
+    let total = text.chars().count();
+    if total <= INPUT_PREVIEW_CHARS {
+        return text;
+    }
+    let cut: String = text.chars().take(INPUT_PREVIEW_CHARS).collect();
+    format!("{cut}\n… ({} more characters)", total - INPUT_PREVIEW_CHARS)
+}
+
+/// One of the CLI's `permission_suggestions` in words: what approving it for good would change.
+pub fn suggestion_text(s: &Value) -> String {
+    let place = s["destination"]
+        .as_str()
+        .map(|d| format!(" ({d})"))
+        .unwrap_or_default();
+    match s["type"].as_str() {
+        Some("setMode") => format!(
+            "switch to {} mode{place}",
+            s["mode"].as_str().unwrap_or("another")
+        ),
+        Some("addRules") | Some("replaceRules") => {
+            let rules: Vec<String> = s["rules"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|r| {
+                    let tool = r["toolName"].as_str().unwrap_or("?");
+                    match r["ruleContent"].as_str() {
+                        Some(c) => format!("{tool}({c})"),
+                        None => tool.to_string(),
+                    }
+                })
+                .collect();
+            let behavior = s["behavior"].as_str().unwrap_or("allow");
+            format!("{behavior} {}{place}", rules.join(", "))
+        }
+        Some("addDirectories") => {
+            let dirs: Vec<&str> = s["directories"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
+            format!("give access to {}{place}", dirs.join(", "))
+        }
+        _ => s.to_string(),
+    }
+}
+
+/// Every suggestion of a request, in words.
+pub fn suggestion_texts(p: &PermissionDoc) -> Vec<String> {
+    p.suggestions
+        .as_ref()
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(suggestion_text)
+        .collect()
+}

@@ -22,6 +22,8 @@ pub struct CellView {
     pub activity: Option<String>,
     /// Replies the human has not seen yet.
     pub unread: usize,
+    /// Permission requests waiting for the human.
+    pub asking: usize,
 }
 
 /// The process state of a seat, in words.
@@ -36,7 +38,10 @@ pub fn activity(doc: &AgentIdentity) -> Option<String> {
         (AgentStatus::Hatching, _) => Some("hatching…".into()),
         (_, Starting) => Some("starting…".into()),
         (_, Running) => Some(reason.unwrap_or_else(|| "thinking…".into())),
-        (_, Idle) => Some("idle".into()),
+        (_, Idle) => Some(match reason {
+            Some(r) => format!("idle ({r})"),
+            None => "idle".into(),
+        }),
         (_, Stopped) => Some(match reason {
             Some(r) => format!("stopped: {r}"),
             None => "stopped".into(),
@@ -45,7 +50,13 @@ pub fn activity(doc: &AgentIdentity) -> Option<String> {
 }
 
 impl CellView {
-    pub fn new(seat: Seat, doc: Option<&AgentIdentity>, lead_name: &str, unread: usize) -> Self {
+    pub fn new(
+        seat: Seat,
+        doc: Option<&AgentIdentity>,
+        lead_name: &str,
+        unread: usize,
+        asking: usize,
+    ) -> Self {
         let style = seat_style(seat);
         let visible = doc.filter(|d| d.status().is_visible());
         let face = visible.and_then(|d| d.face_variant.clone());
@@ -68,6 +79,7 @@ impl CellView {
                 .unwrap_or_default(),
             activity: visible.and_then(activity),
             unread,
+            asking,
         };
         // The lead always has a seat, even before its first session wrote a document.
         if seat == LEAD_SEAT {
@@ -87,9 +99,14 @@ impl CellView {
             (Some(n), false) => n.clone(),
             (None, _) => format!("Seat {}", self.seat + 1),
         };
+        let asking = match self.asking {
+            0 => String::new(),
+            1 => ", waiting for your approval".into(),
+            n => format!(", {n} requests waiting for your approval"),
+        };
         match self.status {
             None => format!("{who}: empty"),
-            Some(s) => format!("{who}: {}", s.as_str()),
+            Some(s) => format!("{who}: {}{asking}", s.as_str()),
         }
     }
 }
@@ -120,12 +137,14 @@ pub fn Cell(
     let name = view.name.clone().unwrap_or_default();
     let activity = view.activity.clone();
     let unread = view.unread;
+    let asking = view.asking;
     view! {
         <button
             type="button"
             class=class
             data-seat=view.seat
             data-status=status
+            data-asking=(asking > 0).then_some("true")
             aria-label=label
             aria-pressed=move || selected.get().to_string()
             disabled=empty
@@ -135,6 +154,9 @@ pub fn Cell(
             <span class="dot" aria-hidden="true"></span>
             {(unread > 0).then(|| view! {
                 <span class="badge" title="unread replies">{unread}</span>
+            })}
+            {(asking > 0).then(|| view! {
+                <span class="asking" title="waiting for your approval">"approve?"</span>
             })}
             {body}
             <span class="name">{name}</span>

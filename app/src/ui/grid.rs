@@ -5,6 +5,7 @@ use leptos::prelude::*;
 use super::cell::{Cell, CellView};
 use crate::domain::buttons::{grid_button, GridButton};
 use crate::domain::docs::{identities, identity, Docs};
+use crate::domain::permissions::pending;
 use crate::domain::process::ProcessState;
 use crate::domain::wake::{sleeping_seats, wake_payload};
 use crate::domain::{Seat, SEATS};
@@ -54,6 +55,7 @@ pub fn Grid(
                         identity(docs, seat),
                         &lead_name,
                         unread.get()[seat as usize],
+                        pending(docs, seat).len(),
                     )
                 })
                 .collect::<Vec<_>>()

@@ -5,5 +5,6 @@ pub mod composer;
 pub mod detail;
 pub mod face;
 pub mod grid;
+pub mod permission;
 pub mod presence;
 pub mod thread;

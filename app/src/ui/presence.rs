@@ -1,9 +1,11 @@
-//! Presence: when an agent writes while this tab is hidden, a browser notification says so
-//! (permission is asked on the human's first click, as browsers require a user gesture).
+//! Presence: when an agent writes, or asks to use a tool, while this tab is hidden, a browser
+//! notification says so (permission is asked on the human's first click, as browsers require a
+//! user gesture).
 
 use leptos::prelude::*;
 
-use crate::domain::docs::{messages, SpeakerType};
+use crate::domain::docs::{identity, messages, SpeakerType};
+use crate::domain::permissions::{input_preview, permissions};
 use crate::live::Live;
 
 /// Asks for permission to notify, once, if the human has not decided yet. Call from a click.
@@ -25,10 +27,29 @@ pub fn notify_when_hidden(live: Live) {
         let from = seen.get_value();
         seen.set_value(last);
         let new: Vec<(String, String)> = live.docs.with_untracked(|d| {
-            messages(d)
+            let said = messages(d)
                 .filter(|m| m.event_id > from && m.speaker_type != SpeakerType::Human)
-                .map(|m| (m.speaker_name.clone(), m.text.chars().take(160).collect()))
-                .collect()
+                .map(|m| {
+                    (
+                        format!("{} wrote", m.speaker_name),
+                        m.text.chars().take(160).collect(),
+                    )
+                });
+            let asked = permissions(d)
+                .filter(|p| p.event_id > from && p.is_pending())
+                .map(|p| {
+                    let who = identity(d, p.seat)
+                        .and_then(|i| i.name.clone())
+                        .unwrap_or_else(|| format!("Seat {}", p.seat + 1));
+                    (
+                        format!("{who} asks to use {}", p.tool_name),
+                        input_preview(&p.tool_name, &p.input)
+                            .chars()
+                            .take(160)
+                            .collect(),
+                    )
+                });
+            said.chain(asked).collect()
         });
         #[cfg(feature = "hydrate")]
         {
@@ -37,11 +58,11 @@ pub fn notify_when_hidden(live: Live) {
                 .and_then(|w| w.document())
                 .is_some_and(|d| d.hidden());
             if hidden && Notification::permission() == NotificationPermission::Granted {
-                for (who, text) in new {
+                for (title, text) in new {
                     let options = NotificationOptions::new();
                     options.set_body(&text);
                     options.set_tag("soulgrid");
-                    let _ = Notification::new_with_options(&format!("{who} wrote"), &options);
+                    let _ = Notification::new_with_options(&title, &options);
                 }
             }
         }

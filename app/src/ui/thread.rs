@@ -1,11 +1,14 @@
-//! A conversation thread: the messages of one seat, oldest first. Agents' text is rendered as
-//! sanitised Markdown; the human's is shown as typed. Mail that waits for a sleeping agent is
-//! marked queued. The view stays at the bottom unless the human scrolled up.
+//! A conversation thread: the messages and permission requests of one seat, oldest first.
+//! Agents' text is rendered as sanitised Markdown; the human's is shown as typed. Mail that waits
+//! for a sleeping agent is marked queued. The view stays at the bottom unless the human scrolled
+//! up.
 
 use leptos::html::Section;
 use leptos::prelude::*;
 
+use super::permission::PermissionCard;
 use crate::domain::docs::{identity, thread, SpeakerType};
+use crate::domain::permissions::{of_seat, PermissionDoc};
 use crate::domain::status::AgentStatus;
 use crate::domain::{markdown, time, Seat};
 use crate::live::use_live;
@@ -20,6 +23,25 @@ struct Line {
     queued: bool,
 }
 
+/// One entry of the thread.
+#[derive(Clone, PartialEq)]
+enum Item {
+    Message(Line),
+    /// A permission request, and whose it is.
+    Permission(PermissionDoc, String),
+}
+
+impl Item {
+    /// Keyed by what changes how it is drawn: a queued message is drawn again when its agent
+    /// wakes, a request when it is answered.
+    fn key(&self) -> String {
+        match self {
+            Item::Message(l) => format!("{}:{}", l.id, l.queued),
+            Item::Permission(p, _) => format!("{}:{}", p.id, p.state.as_str()),
+        }
+    }
+}
+
 #[component]
 pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
     let live = use_live();
@@ -30,18 +52,32 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
             let asleep_since = identity(docs, seat)
                 .filter(|d| d.status() == AgentStatus::Sleeping)
                 .map(|d| d.last_alive_at.unwrap_or(0));
-            thread(docs, seat)
+            let who = identity(docs, seat)
+                .and_then(|d| d.name.clone())
+                .unwrap_or_else(|| format!("Seat {}", seat + 1));
+            let mut items: Vec<((i64, u64), Item)> = thread(docs, seat)
                 .into_iter()
-                .map(|m| Line {
-                    id: m.id.clone(),
-                    who: m.speaker_name.clone(),
-                    kind: m.speaker_type,
-                    text: m.text.clone(),
-                    at: m.created_at,
-                    queued: m.speaker_type == SpeakerType::Human
-                        && asleep_since.is_some_and(|since| m.created_at > since),
+                .map(|m| {
+                    let line = Line {
+                        id: m.id.clone(),
+                        who: m.speaker_name.clone(),
+                        kind: m.speaker_type,
+                        text: m.text.clone(),
+                        at: m.created_at,
+                        queued: m.speaker_type == SpeakerType::Human
+                            && asleep_since.is_some_and(|since| m.created_at > since),
+                    };
+                    ((m.created_at, m.event_id), Item::Message(line))
                 })
-                .collect::<Vec<_>>()
+                .collect();
+            items.extend(of_seat(docs, seat).into_iter().map(|p| {
+                (
+                    (p.created_at, p.event_id),
+                    Item::Permission(p.clone(), who.clone()),
+                )
+            }));
+            items.sort_by_key(|(at, _)| *at);
+            items.into_iter().map(|(_, item)| item).collect::<Vec<_>>()
         })
     });
     let title = move || {
@@ -76,8 +112,14 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
             <ol class="thread" aria-live="polite">
                 <For
                     each=move || lines.get()
-                    key=|line| line.id.clone()
-                    children=|line| {
+                    key=Item::key
+                    children=|item| {
+                        let line = match item {
+                            Item::Message(line) => line,
+                            Item::Permission(p, who) => {
+                                return view! { <PermissionCard p=p who=who/> }.into_any();
+                            }
+                        };
                         let kind = match line.kind {
                             SpeakerType::Human => "human",
                             SpeakerType::Lead => "lead",
@@ -98,6 +140,7 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                                 {body}
                             </li>
                         }
+                        .into_any()
                     }
                 />
             </ol>

@@ -170,3 +170,43 @@ fn events_keep_their_wire_names() {
     assert_eq!(e["type"], "permission_request");
     assert_eq!(e["toolName"], "Write");
 }
+
+#[test]
+fn inputs_and_suggestions_read_as_words() {
+    use super::super::permissions::{input_preview, suggestion_text, INPUT_PREVIEW_CHARS};
+    assert_eq!(
+        input_preview("Bash", &json!({"command": "ls -la", "description": "list"})),
+        "ls -la"
+    );
+    assert_eq!(
+        input_preview("Write", &json!({"file_path": "/a"})),
+        "{\n  \"file_path\": \"/a\"\n}"
+    );
+    let long = input_preview(
+        "Bash",
+        &json!({"command": "é".repeat(INPUT_PREVIEW_CHARS + 5)}),
+    );
+    assert!(long.ends_with("… (5 more characters)"), "{long:.40}");
+
+    assert_eq!(
+        suggestion_text(
+            &json!({"type": "setMode", "mode": "acceptEdits", "destination": "session"})
+        ),
+        "switch to acceptEdits mode (session)"
+    );
+    assert_eq!(
+        suggestion_text(
+            &json!({"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "echo hi"},
+            {"toolName": "Read"}], "behavior": "allow", "destination": "localSettings"})
+        ),
+        "allow Bash(echo hi), Read (localSettings)"
+    );
+    assert_eq!(
+        suggestion_text(&json!({"type": "addDirectories", "directories": ["/srv"]})),
+        "give access to /srv"
+    );
+    assert_eq!(
+        suggestion_text(&json!({"type": "new"})),
+        r#"{"type":"new"}"#
+    );
+}

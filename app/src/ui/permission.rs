@@ -1,0 +1,88 @@
+//! A permission request in the thread: which tool, with what input, what the CLI suggests; while
+//! it waits, Approve and Deny (with a reason the agent reads); once settled, what became of it.
+
+use leptos::prelude::*;
+
+use crate::domain::permissions::{input_preview, suggestion_texts, PermissionDoc};
+use crate::domain::time;
+
+#[component]
+pub fn PermissionCard(p: PermissionDoc, who: String) -> impl IntoView {
+    let busy = RwSignal::new(false);
+    let error = RwSignal::new(None::<String>);
+    let reason = RwSignal::new(String::new());
+    let path = format!(
+        "/api/permissions/{}",
+        crate::api::path_segment(&p.request_id)
+    );
+    let answer = move |decision: &'static str| {
+        let path = path.clone();
+        let message = reason.get_untracked();
+        busy.set(true);
+        error.set(None);
+        leptos::task::spawn_local(async move {
+            let body = serde_json::json!({"decision": decision, "message": message});
+            if let Err(e) = crate::api::post_json(&path, &body).await {
+                error.set(Some(e));
+            }
+            busy.set(false);
+        });
+    };
+    let answer_deny = answer.clone();
+    let suggestions = suggestion_texts(&p);
+    let actions = p.is_pending().then(|| {
+        view! {
+            <div class="permission-actions">
+                <button
+                    type="button"
+                    class="approve"
+                    disabled=move || busy.get()
+                    on:click=move |_| answer("allow")
+                >
+                    "Approve"
+                </button>
+                <input
+                    type="text"
+                    class="deny-reason"
+                    placeholder="Reason (optional, the agent reads it)"
+                    aria-label="Reason for denying"
+                    maxlength="2000"
+                    prop:value=move || reason.get()
+                    on:input=move |ev| reason.set(event_target_value(&ev))
+                />
+                <button
+                    type="button"
+                    class="deny"
+                    disabled=move || busy.get()
+                    on:click=move |_| answer_deny("deny")
+                >
+                    "Deny"
+                </button>
+            </div>
+        }
+    });
+    view! {
+        <li
+            class="permission"
+            data-state=p.state.as_str()
+            data-request-id=p.request_id.clone()
+            aria-label=format!("{who} asks to use {}", p.tool_name)
+        >
+            <div class="meta">
+                <span class="who">{format!("{who} asks to use ")}<strong>{p.tool_name.clone()}</strong></span>
+                <time datetime=time::iso(p.created_at)>{time::clock(p.created_at)}</time>
+            </div>
+            {p.description.clone().map(|d| view! { <div class="permission-description">{d}</div> })}
+            <pre class="permission-input">{input_preview(&p.tool_name, &p.input)}</pre>
+            {(!suggestions.is_empty()).then(|| view! {
+                <div class="permission-suggestions">
+                    "The CLI suggests: "
+                    {suggestions.join("; ")}
+                </div>
+            })}
+            {actions}
+            {(!p.is_pending()).then(|| view! { <div class="permission-outcome">{p.outcome()}</div> })}
+            {move || error.get().map(|e| view! { <div class="error" role="alert">{e}</div> })}
+        </li>
+    }
+}
