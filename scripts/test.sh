@@ -42,7 +42,7 @@ real_cli() {
       && npm install --no-audit --no-fund "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION")
   fi
   # Its own HOME, temp dirs and a fake Messages API are set up by the test itself.
-  (leptos_env && SOULGRID_REAL_CLAUDE="$dir/node_modules/.bin/claude" cargo test -p soulgrid --test real_cli)
+  (leptos_env && SOULGRID_REAL_CLAUDE="$dir/node_modules/.bin/claude" cargo test -p soulgrid --test real_cli --test real_cli_tools)
 }
 
 tier "tier 1+2: cargo test (domain, server)" cargo_tests

@@ -1,6 +1,7 @@
 //! The real Claude Code CLI (npm `@anthropic-ai/claude-code`, pinned) driven by Soulgrid against
 //! a local fake of the Anthropic Messages API. `make test` installs the CLI and points
 //! `SOULGRID_REAL_CLAUDE` at it; without that variable this test says so and does nothing.
+//! Tool calls, permission prompts and interrupts are in `real_cli_tools.rs`.
 
 mod common;
 
@@ -12,27 +13,11 @@ use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_real_cli_summons_talks_sleeps_and_wakes() {
-    let Some(claude) = std::env::var_os("SOULGRID_REAL_CLAUDE") else {
-        eprintln!("skipped: SOULGRID_REAL_CLAUDE is not set (make test sets it)");
+    let Some(cli) = common::real_cli::setup().await else {
         return;
     };
-    let claude = claude.to_string_lossy().to_string();
-    let (url, recorded) = fake_model::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    let home = dir.path().join("home");
-    std::fs::create_dir_all(&home).unwrap();
-    // The CLI processes inherit the server's environment: this test binary runs only this test.
-    for (k, v) in [
-        ("ANTHROPIC_BASE_URL", url.as_str()),
-        ("ANTHROPIC_API_KEY", "dummy"),
-        ("DISABLE_TELEMETRY", "1"),
-        ("DISABLE_AUTOUPDATER", "1"),
-        ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),
-        ("HOME", home.to_str().unwrap()),
-    ] {
-        std::env::set_var(k, v);
-    }
-    let data = dir.path().join("data");
+    let (claude, recorded) = (cli.claude.clone(), cli.recorded.clone());
+    let data = cli.dir.path().join("data");
     let state = boot_with(&data, &["--claude-cmd", &claude]).await;
     let router = soulgrid::http::router(state.clone());
 

@@ -3,7 +3,9 @@
 //! `POST /v1/messages` answered with the real streaming event sequence, tolerant of whatever
 //! else the request carries. Scripted like `soulgrid-sim`: a summon letter is answered with a
 //! soul and the register marker (names by position), a wake prompt with a greeting that quotes
-//! the soul, anything else with a short reply quoting the message.
+//! the soul, anything else with a short reply quoting the message. Scripts for tools and hangs:
+//! `DO_WRITE: <path> :: <content>` calls Write and, once the tool result comes back, says
+//! `Saw tool result (ok|error): …`; `DO_HANG` starts an answer and never finishes the stream.
 
 use std::sync::{Arc, Mutex};
 
@@ -34,6 +36,70 @@ pub async fn start() -> (String, Recorded) {
     let url = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     (url, recorded)
+}
+
+/// What the model does with a request.
+enum Answer {
+    Text(String),
+    /// A text, then a tool call.
+    Tool {
+        text: String,
+        name: &'static str,
+        input: Value,
+    },
+    /// A started answer whose stream never ends.
+    Hang,
+}
+
+/// The tool result in the last user message, if that is what it carries: (is_error, content).
+fn tool_result(body: &Value) -> Option<(bool, String)> {
+    let last = body["messages"]
+        .as_array()?
+        .iter()
+        .rev()
+        .find(|m| m["role"] == "user")?;
+    last["content"]
+        .as_array()?
+        .iter()
+        .find(|p| p["type"] == "tool_result")
+        .map(|p| {
+            let content = match &p["content"] {
+                Value::String(s) => s.clone(),
+                Value::Array(parts) => parts
+                    .iter()
+                    .filter_map(|x| x["text"].as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+                other => other.to_string(),
+            };
+            (p["is_error"] == true, content)
+        })
+}
+
+fn answer(body: &Value) -> Answer {
+    if let Some((is_error, content)) = tool_result(body) {
+        let how = if is_error { "error" } else { "ok" };
+        return Answer::Text(format!("Saw tool result ({how}): {content}"));
+    }
+    let last = user_texts(body).pop().unwrap_or_default();
+    // The CLI prepends reminders to a user turn: the script is the last text part.
+    let script = last
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("");
+    if let Some(rest) = script.trim().strip_prefix("DO_WRITE:") {
+        let (path, content) = rest.split_once("::").unwrap_or((rest, ""));
+        return Answer::Tool {
+            text: "Writing the file.".into(),
+            name: "Write",
+            input: json!({"file_path": path.trim(), "content": content.trim()}),
+        };
+    }
+    if script.contains("DO_HANG") {
+        return Answer::Hang;
+    }
+    Answer::Text(reply_to(&last))
 }
 
 /// The text of every user turn, last one last.
@@ -79,52 +145,77 @@ pub fn reply_to(last: &str) -> String {
         let first = between(last, "<your-soul>\n", "\n").unwrap_or("(no soul)");
         return format!("Hello again. I remember: \"{first}\"");
     }
-    let quoted: String = last.chars().take(200).collect();
+    // The human's words come last: the CLI puts its reminders (and, after an interrupt, its
+    // note and the interrupted message) before them in the same turn.
+    let words = last
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("");
+    let quoted: String = words.chars().take(200).collect();
     format!("Real CLI here. You said: {quoted}")
 }
 
 async fn messages(State(recorded): State<Recorded>, Json(body): Json<Value>) -> Response {
     recorded.0.lock().unwrap().push(body.clone());
-    let texts = user_texts(&body);
-    let last = texts.last().cloned().unwrap_or_default();
-    let text = reply_to(&last);
     let model = body["model"].as_str().unwrap_or("fake-model").to_string();
     let id = format!("msg_fake_{}", uuid::Uuid::new_v4().simple());
-    let usage = json!({"input_tokens": 1000, "output_tokens": text.len() / 4, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0});
+    let answer = answer(&body);
+    let usage = json!({"input_tokens": 1000, "output_tokens": 20, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0});
+    let (text, tool, stop) = match &answer {
+        Answer::Text(t) => (t.clone(), None, "end_turn"),
+        Answer::Tool { text, name, input } => {
+            (text.clone(), Some((*name, input.clone())), "tool_use")
+        }
+        Answer::Hang => ("Thinking very hard…".to_string(), None, "end_turn"),
+    };
     if body["stream"] != true {
         return Json(json!({"id": id, "type": "message", "role": "assistant", "model": model,
             "content": [{"type": "text", "text": text}], "stop_reason": "end_turn", "stop_sequence": null, "usage": usage}))
         .into_response();
     }
-    let events = [
-        (
-            "message_start",
-            json!({"type": "message_start", "message": {"id": id, "type": "message", "role": "assistant",
+    let mut events = vec![
+        json!({"type": "message_start", "message": {"id": id, "type": "message", "role": "assistant",
             "model": model, "content": [], "stop_reason": null, "stop_sequence": null, "usage": usage}}),
-        ),
-        (
-            "content_block_start",
-            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
-        ),
-        (
-            "content_block_delta",
-            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}}),
-        ),
-        (
-            "content_block_stop",
-            json!({"type": "content_block_stop", "index": 0}),
-        ),
-        (
-            "message_delta",
-            json!({"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": null},
-            "usage": {"output_tokens": text.len() / 4}}),
-        ),
-        ("message_stop", json!({"type": "message_stop"})),
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}}),
     ];
-    let body: String = events
+    let hang = matches!(answer, Answer::Hang);
+    if !hang {
+        events.push(json!({"type": "content_block_stop", "index": 0}));
+        if let Some((name, input)) = tool {
+            let tool_id = format!("toolu_fake_{}", uuid::Uuid::new_v4().simple());
+            let partial = input.to_string();
+            let (a, b) = partial.split_at(partial.len() / 2);
+            events.extend([
+                json!({"type": "content_block_start", "index": 1, "content_block": {"type": "tool_use", "id": tool_id, "name": name, "input": {}}}),
+                json!({"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": a}}),
+                json!({"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": b}}),
+                json!({"type": "content_block_stop", "index": 1}),
+            ]);
+        }
+        events.push(json!({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": null}, "usage": {"output_tokens": 20}}));
+        events.push(json!({"type": "message_stop"}));
+    }
+    let frames: Vec<Result<String, std::convert::Infallible>> = events
         .iter()
-        .map(|(name, data)| format!("event: {name}\ndata: {data}\n\n"))
+        .map(|data| {
+            Ok(format!(
+                "event: {}\ndata: {data}\n\n",
+                data["type"].as_str().unwrap_or("message")
+            ))
+        })
         .collect();
+    let stream = futures::stream::iter(frames);
+    // A hung answer: the stream stays open until the client goes away (an interrupt).
+    let body = if hang {
+        axum::body::Body::from_stream(futures::StreamExt::chain(
+            stream,
+            futures::stream::pending(),
+        ))
+    } else {
+        axum::body::Body::from_stream(stream)
+    };
     (
         [
             ("content-type", "text/event-stream"),

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod fake_model;
+pub mod real_cli;
 
 use std::path::Path;
 

@@ -1,0 +1,42 @@
+//! The environment a real-CLI test runs in: the pinned Claude Code CLI (`SOULGRID_REAL_CLAUDE`,
+//! set by `make test`), a fake Messages API, a private `HOME` inside a temporary folder.
+
+use super::fake_model::{self, Recorded};
+
+pub struct RealCli {
+    pub claude: String,
+    pub model_url: String,
+    pub recorded: Recorded,
+    pub dir: tempfile::TempDir,
+}
+
+/// `None` (and a note on stderr) when the real CLI is not installed for this run.
+///
+/// The CLI processes inherit the server's environment, which this sets for the whole test
+/// process: every real-CLI test binary holds exactly one test.
+pub async fn setup() -> Option<RealCli> {
+    let Some(claude) = std::env::var_os("SOULGRID_REAL_CLAUDE") else {
+        eprintln!("skipped: SOULGRID_REAL_CLAUDE is not set (make test sets it)");
+        return None;
+    };
+    let (model_url, recorded) = fake_model::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    for (k, v) in [
+        ("ANTHROPIC_BASE_URL", model_url.as_str()),
+        ("ANTHROPIC_API_KEY", "dummy"),
+        ("DISABLE_TELEMETRY", "1"),
+        ("DISABLE_AUTOUPDATER", "1"),
+        ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),
+        ("HOME", home.to_str().unwrap()),
+    ] {
+        std::env::set_var(k, v);
+    }
+    Some(RealCli {
+        claude: claude.to_string_lossy().to_string(),
+        model_url,
+        recorded,
+        dir,
+    })
+}

@@ -1,0 +1,174 @@
+//! The real Claude Code CLI with `--permissions ui`: a tool call it makes (scripted in the fake
+//! model) is asked for on stdio, shown as a permission request, approved, denied, or denied by
+//! the timeout, and the CLI acts on the answer; a hung turn is interrupted through the API.
+//! Runs only when `make test` points `SOULGRID_REAL_CLAUDE` at the pinned CLI.
+
+mod common;
+
+use app::domain::docs::{identity, thread, Docs, SpeakerType};
+use app::domain::permissions::{pending, request, Decider, PermissionState};
+use app::domain::process::ProcessState;
+use app::domain::LEAD_SEAT;
+use axum::http::StatusCode;
+use common::{call, post_json, wait_for_secs};
+use serde_json::json;
+use soulgrid::state::AppState;
+
+fn lead_said(d: &Docs, words: &str) -> bool {
+    thread(d, LEAD_SEAT)
+        .iter()
+        .any(|m| m.speaker_type == SpeakerType::Lead && m.text.contains(words))
+}
+
+/// Asks the lead (through the fake model's script) to write `path`; returns the request id.
+async fn ask_to_write(
+    state: &AppState,
+    router: &axum::Router,
+    path: &std::path::Path,
+    content: &str,
+) -> String {
+    let text = format!("DO_WRITE: {} :: {content}", path.display());
+    let r = call(router, post_json("/api/send", json!({ "text": text }))).await;
+    assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.body);
+    wait_for_secs(state, 60, "the CLI's permission request", |d| {
+        !pending(d, LEAD_SEAT).is_empty()
+    })
+    .await;
+    let docs = state.store.snapshot().0;
+    let p = pending(&docs, LEAD_SEAT)[0].clone();
+    assert_eq!(p.tool_name, "Write");
+    assert_eq!(p.input["file_path"], path.display().to_string());
+    assert_eq!(p.input["content"], content);
+    assert!(p
+        .tool_use_id
+        .as_deref()
+        .is_some_and(|t| t.starts_with("toolu_fake_")));
+    p.request_id
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_real_cli_asks_before_a_tool_call_and_stops_a_hung_turn() {
+    let Some(cli) = common::real_cli::setup().await else {
+        return;
+    };
+    let data = cli.dir.path().join("data");
+    let out = cli.dir.path().join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    // The CLI's default permission mode: writing a file is asked for.
+    let state = common::boot_with(
+        &data,
+        &[
+            "--claude-cmd",
+            &cli.claude,
+            "--claude-args=",
+            "--permissions",
+            "ui",
+            "--permission-timeout",
+            "8s",
+        ],
+    )
+    .await;
+    let router = soulgrid::http::router(state.clone());
+
+    // Approved: the CLI writes the file and hands the model the tool's result.
+    let approved = out.join("approved.txt");
+    let id = ask_to_write(&state, &router, &approved, "written after approval").await;
+    let r = call(
+        &router,
+        post_json(
+            &format!("/api/permissions/{id}"),
+            json!({"decision": "allow"}),
+        ),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    wait_for_secs(&state, 60, "the model saw the write succeed", |d| {
+        lead_said(d, "Saw tool result (ok)")
+    })
+    .await;
+    assert_eq!(
+        std::fs::read_to_string(&approved).unwrap(),
+        "written after approval"
+    );
+
+    // Denied with a reason: nothing is written, the model reads the reason.
+    let denied = out.join("denied.txt");
+    let id = ask_to_write(&state, &router, &denied, "never").await;
+    let r = call(
+        &router,
+        post_json(
+            &format!("/api/permissions/{id}"),
+            json!({"decision": "deny", "message": "not in this folder"}),
+        ),
+    )
+    .await;
+    assert_eq!(r.json()["state"], "denied", "{}", r.body);
+    wait_for_secs(&state, 60, "the model read the denial", |d| {
+        lead_said(d, "Saw tool result (error): not in this folder")
+    })
+    .await;
+    assert!(!denied.exists());
+
+    // Unanswered: the timeout denies it and says so.
+    let late = out.join("late.txt");
+    let id = ask_to_write(&state, &router, &late, "too late").await;
+    wait_for_secs(&state, 60, "the timeout's denial reached the model", |d| {
+        lead_said(
+            d,
+            "Saw tool result (error): Nobody answered within 8 s; denied automatically.",
+        )
+    })
+    .await;
+    let p = state.store.with_docs(|d| request(d, &id).cloned()).unwrap();
+    assert_eq!(
+        (p.state, p.decided_by),
+        (PermissionState::Denied, Some(Decider::Timeout))
+    );
+    assert!(!late.exists());
+
+    // A turn whose model stream never ends is stopped by an interrupt; the agent stays.
+    let r = call(&router, post_json("/api/send", json!({"text": "DO_HANG"}))).await;
+    assert_eq!(r.json()["delivery"], "delivered", "{}", r.body);
+    wait_for_secs(&state, 60, "the hung request reached the model", |_| {
+        cli.recorded
+            .0
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|b| b.to_string().contains("DO_HANG"))
+    })
+    .await;
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let r = call(&router, post_json("/api/agents/4/interrupt", json!({}))).await;
+    assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.body);
+    wait_for_secs(&state, 30, "the lead idle after the interrupt", |d| {
+        identity(d, LEAD_SEAT).is_some_and(|l| {
+            l.process_state == Some(ProcessState::Idle)
+                && l.process_reason.as_deref() == Some("interrupted")
+        })
+    })
+    .await;
+    let r = call(
+        &router,
+        post_json("/api/send", json!({"text": "are you back?"})),
+    )
+    .await;
+    assert_eq!(
+        r.json()["delivery"],
+        "delivered",
+        "the same process: {}",
+        r.body
+    );
+    wait_for_secs(&state, 60, "an answer after the interrupt", |d| {
+        lead_said(d, "You said: are you back?")
+    })
+    .await;
+    let cost = state
+        .store
+        .with_docs(|d| identity(d, LEAD_SEAT).and_then(|l| l.cost_usd));
+    assert!(
+        cost.is_some_and(|c| c > 0.0),
+        "cost from the CLI's result: {cost:?}"
+    );
+    soulgrid::shut_down(&state).await;
+}
