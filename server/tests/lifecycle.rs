@@ -123,3 +123,119 @@ async fn mail_for_an_agent_whose_process_cannot_start_is_relayed_through_the_lea
     );
     soulgrid::shut_down(&state).await;
 }
+
+/// Every `agent_process starting` event of `seat`: the Claude session each process ran.
+async fn started_sessions(state: &soulgrid::state::AppState, seat: u8) -> Vec<String> {
+    state
+        .store
+        .events_after(0, 10_000)
+        .await
+        .unwrap()
+        .into_iter()
+        .filter_map(|e| match e.kind {
+            app::domain::events::EventKind::AgentProcess {
+                seat: s,
+                state: app::domain::process::ProcessState::Starting,
+                claude_session_id,
+                ..
+            } if s == seat => claude_session_id,
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_a_restart_agents_and_the_lead_resume_their_claude_sessions() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = boot(dir.path()).await;
+    let router = soulgrid::http::router(state.clone());
+    call(&router, post_json("/api/agents/summon", json!({}))).await;
+    wait_for(&state, "eight agents", |d| {
+        all_agents(d, AgentStatus::Alive)
+    })
+    .await;
+    call(
+        &router,
+        post_json("/api/send", json!({"text": "remember me"})),
+    )
+    .await;
+    wait_for(&state, "the lead's answer", |d| {
+        thread(d, LEAD_SEAT)
+            .iter()
+            .any(|m| m.text.contains("You said: remember me"))
+    })
+    .await;
+    let docs = state.store.snapshot().0;
+    let session_of = |seat| {
+        identity(&docs, seat)
+            .unwrap()
+            .claude_session_id
+            .clone()
+            .unwrap()
+    };
+    let (seat0, seat1, lead) = (session_of(0), session_of(1), session_of(LEAD_SEAT));
+    soulgrid::shut_down(&state).await;
+
+    // The server restarts; WAKE resumes each agent's session instead of starting a blank one.
+    let state = boot(dir.path()).await;
+    let router = soulgrid::http::router(state.clone());
+    assert!(all_agents(&state.store.snapshot().0, AgentStatus::Sleeping));
+    call(&router, post_json("/api/agents/wake", json!({}))).await;
+    wait_for(&state, "eight greetings", |d| {
+        app::domain::agent_seats().all(|s| {
+            thread(d, s)
+                .iter()
+                .filter(|m| m.text.starts_with("Hello. I am"))
+                .count()
+                == 1
+        })
+    })
+    .await;
+    assert_eq!(started_sessions(&state, 0).await.last(), Some(&seat0));
+    call(
+        &router,
+        post_json("/api/send", json!({"text": "still you?"})),
+    )
+    .await;
+    wait_for(&state, "the lead's answer after the restart", |d| {
+        thread(d, LEAD_SEAT)
+            .iter()
+            .any(|m| m.text.contains("You said: still you?"))
+    })
+    .await;
+    assert_eq!(
+        started_sessions(&state, LEAD_SEAT).await.last(),
+        Some(&lead)
+    );
+    let problems = state
+        .store
+        .with_docs(|d| identity(d, 0).unwrap().last_problem.clone());
+    assert_eq!(problems, None, "a resumed session is no problem");
+
+    // A session the CLI no longer has: said so, and the agent starts afresh instead.
+    std::fs::remove_file(dir.path().join("agents/1/.soulgrid-sim").join(&seat1)).unwrap();
+    call(&router, post_json("/api/session/end", json!({}))).await;
+    call(&router, post_json("/api/agents/wake", json!({}))).await;
+    wait_for(&state, "seat 1 awake in a fresh session", |d| {
+        identity(d, 1).is_some_and(|i| {
+            i.status() == AgentStatus::Alive
+                && i.claude_session_id.as_ref().is_some_and(|s| *s != seat1)
+        }) && thread(d, 1)
+            .iter()
+            .filter(|m| m.text.starts_with("Hello. I am"))
+            .count()
+            == 2
+    })
+    .await;
+    let problem = state
+        .store
+        .with_docs(|d| identity(d, 1).unwrap().last_problem.clone())
+        .unwrap();
+    assert_eq!(
+        problem.message,
+        format!(
+            "could not resume the last Claude session (crashed with exit code 1: No conversation found with session ID: {seat1}); started a fresh one"
+        )
+    );
+    soulgrid::shut_down(&state).await;
+}

@@ -94,5 +94,54 @@ async fn the_real_cli_summons_talks_sleeps_and_wakes() {
         cleo.contains("hello through the real CLI"),
         "the transcript"
     );
+    let cleo_session = state
+        .store
+        .with_docs(|d| identity(d, 2).and_then(|i| i.claude_session_id.clone()))
+        .unwrap();
+    soulgrid::shut_down(&state).await;
+
+    // The server restarts: WAKE resumes each agent's own Claude session (`--resume`), so the
+    // CLI sends the model the whole earlier conversation, not only the wake prompt.
+    let state = boot_with(&data, &["--claude-cmd", &claude]).await;
+    let router = soulgrid::http::router(state.clone());
+    assert!(all_agents(&state.store.snapshot().0, AgentStatus::Sleeping));
+    let before = recorded.0.lock().unwrap().len();
+    call(&router, post_json("/api/agents/wake", json!({}))).await;
+    wait_for_secs(&state, 120, "eight greetings after the restart", |d| {
+        agent_seats().all(|s| {
+            thread(d, s)
+                .iter()
+                .filter(|m| m.text.contains("Hello again. I remember"))
+                .count()
+                == 2
+        })
+    })
+    .await;
+    let requests = recorded.0.lock().unwrap()[before..].to_vec();
+    let resumed = requests
+        .iter()
+        .find(|r| r.to_string().contains("Your name is Cleo."))
+        .expect("Cleo's resumed request");
+    let messages = resumed["messages"].as_array().unwrap();
+    let earlier = &messages[..messages.len() - 1];
+    assert!(
+        earlier
+            .iter()
+            .any(|m| m.to_string().contains("I am Cleo, named by a fake model")),
+        "the birth of the soul is in the resumed conversation itself"
+    );
+    assert!(
+        earlier.iter().any(|m| m["role"] == "assistant"
+            && m.to_string()
+                .contains("Real CLI here. You said: hello through the real CLI")),
+        "so is Cleo's own earlier answer"
+    );
+    let docs = state.store.snapshot().0;
+    assert_eq!(
+        identity(&docs, 2).unwrap().claude_session_id.as_ref(),
+        Some(&cleo_session),
+        "the same Claude session continues"
+    );
+    assert_eq!(identity(&docs, 2).unwrap().last_problem, None);
     soulgrid::shut_down(&state).await;
 }

@@ -17,6 +17,10 @@
 //! before that call with a `can_use_tool` control request, as the real CLI does, and waits for
 //! the `control_response`: allowed, the command runs; denied, the message is what it reports.
 //! A stdin line that is not JSON makes it exit 1, like the real CLI.
+//!
+//! Sessions: `--session-id` records the session under `.soulgrid-sim/` in the working directory;
+//! `--resume <id>` continues a recorded one and, like the real CLI, fails at once (an error
+//! `result`, exit 1) when there is none.
 
 use std::io::{BufRead, Write};
 use std::time::Duration;
@@ -278,6 +282,21 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .map(Duration::from_millis)
         .unwrap_or_default();
+    let sessions = std::path::Path::new(".soulgrid-sim");
+    if let Some(id) = flag("--resume") {
+        if !sessions.join(&id).exists() {
+            eprintln!("No conversation found with session ID: {id}");
+            println!(
+                "{}",
+                json!({"type": "result", "subtype": "error_during_execution", "is_error": true,
+                    "num_turns": 0, "session_id": id, "total_cost_usd": 0})
+            );
+            std::process::exit(1);
+        }
+    } else if let Some(id) = flag("--session-id") {
+        let _ = std::fs::create_dir_all(sessions);
+        let _ = std::fs::write(sessions.join(id), "");
+    }
     let (tx, input) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         for line in std::io::stdin().lock().lines() {

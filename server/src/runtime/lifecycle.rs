@@ -85,6 +85,7 @@ impl Runtime {
                 summoning: true,
                 system_prompt: prompts::agent_prompt(data_dir, self.names()),
                 first_message: prompts::summon_letter(data_dir, seat, self.names()),
+                resume: None,
             };
             if let Err(e) = self.start(spec).await {
                 tracing::warn!(seat, error = %e, "summoning failed for a seat");
@@ -93,7 +94,9 @@ impl Runtime {
         Ok(seats)
     }
 
-    /// WAKE: a fresh session for each sleeping agent, whose first message is its wake prompt.
+    /// WAKE: a process for each sleeping agent, whose first message is its wake prompt. It
+    /// resumes the agent's last Claude session (`--resume`) when there is one, so the agent keeps
+    /// its whole context across a server restart; a fresh session when that cannot be resumed.
     /// Payloads the browser assembled (with the shared code) are used where given.
     pub async fn wake(&self, given: Vec<WakePayload>) -> Vec<Seat> {
         let payloads: Vec<WakePayload> = self.inner.store.with_docs(|docs| {
@@ -138,6 +141,7 @@ impl Runtime {
                 summoning: false,
                 system_prompt: prompts::agent_prompt(data_dir, self.names()),
                 first_message: wake_prompt(p, &self.names().human, &self.names().lead),
+                resume: self.last_claude_session(p.seat),
             };
             match self.start(spec).await {
                 Ok(()) => woken.push(p.seat),

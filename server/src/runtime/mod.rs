@@ -279,7 +279,15 @@ impl Runtime {
             summoning: false,
             system_prompt: prompts::lead_prompt(&self.inner.config.data_dir, self.names()),
             first_message,
+            resume: self.last_claude_session(LEAD_SEAT),
         }
+    }
+
+    /// The Claude session the seat's last process ran, to be resumed by the next one.
+    fn last_claude_session(&self, seat: Seat) -> Option<String> {
+        self.inner
+            .store
+            .with_docs(|d| identity(d, seat).and_then(|i| i.claude_session_id.clone()))
     }
 
     /// Gives `text` to the agent in `seat`: on its stdin if it runs; the lead is started with

@@ -33,6 +33,7 @@ pub struct Handle {
 }
 
 /// How a process is started.
+#[derive(Clone, Debug)]
 pub struct Spec {
     pub seat: Seat,
     /// The agent's name, if it has one (a newborn does not).
@@ -41,6 +42,8 @@ pub struct Spec {
     pub summoning: bool,
     pub system_prompt: String,
     pub first_message: String,
+    /// The Claude session to continue (`--resume`) instead of starting a new one.
+    pub resume: Option<String>,
 }
 
 pub fn command(rt: &Runtime, spec: &Spec, claude_session: &str) -> Command {
@@ -53,7 +56,11 @@ pub fn command(rt: &Runtime, spec: &Spec, claude_session: &str) -> Command {
         "--output-format",
         "stream-json",
         "--verbose",
-        "--session-id",
+        if spec.resume.is_some() {
+            "--resume"
+        } else {
+            "--session-id"
+        },
         claude_session,
         "--append-system-prompt",
         &spec.system_prompt,
@@ -84,7 +91,10 @@ pub fn command(rt: &Runtime, spec: &Spec, claude_session: &str) -> Command {
 /// Spawns the process and supervises it until it stops. Returns once it runs.
 pub async fn spawn(rt: Runtime, spec: Spec) -> Result<Handle, String> {
     let seat = spec.seat;
-    let claude_session = uuid::Uuid::new_v4().to_string();
+    let claude_session = spec
+        .resume
+        .clone()
+        .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
     rt.record(vec![EventKind::AgentProcess {
         seat,
         state: ProcessState::Starting,
@@ -126,12 +136,21 @@ pub async fn spawn(rt: Runtime, spec: Spec) -> Result<Handle, String> {
     let (stdin_tx, stdin_rx) = mpsc::channel::<String>(256);
     let (stop_tx, stop_rx) = mpsc::channel::<String>(1);
     tokio::spawn(write_stdin(seat, stdin, stdin_rx, busy.clone()));
-    tokio::spawn(async move {
-        let mut lines = FramedRead::new(stderr, LinesCodec::new_with_max_length(64 * 1024));
-        while let Some(line) = lines.next().await {
-            match line {
-                Ok(line) => tracing::warn!(seat, "stderr: {line}"),
-                Err(e) => tracing::warn!(seat, "stderr: {e}"),
+    let last_stderr = Arc::new(std::sync::Mutex::new(None::<String>));
+    let stderr_task = tokio::spawn({
+        let last = last_stderr.clone();
+        async move {
+            let mut lines = FramedRead::new(stderr, LinesCodec::new_with_max_length(64 * 1024));
+            while let Some(line) = lines.next().await {
+                match line {
+                    Ok(line) => {
+                        tracing::warn!(seat, "stderr: {line}");
+                        if !line.trim().is_empty() {
+                            *last.lock().unwrap_or_else(|p| p.into_inner()) = Some(line);
+                        }
+                    }
+                    Err(e) => tracing::warn!(seat, "stderr: {e}"),
+                }
             }
         }
     });
@@ -142,16 +161,19 @@ pub async fn spawn(rt: Runtime, spec: Spec) -> Result<Handle, String> {
         let _ = stdin_tx.send(line).await;
     }
     let translator = Translator::new(seat, spec.name.clone(), spec.summoning);
+    // Should the session not resume, the same start again as a fresh session.
+    let fresh = spec.resume.is_some().then(|| Spec {
+        resume: None,
+        ..spec.clone()
+    });
+    let output = Output {
+        stdin: stdin_tx.clone(),
+        stderr: stderr_task,
+        last_stderr,
+    };
     let reader = FramedRead::new(stdout, LinesCodec::new_with_max_length(MAX_LINE));
     tokio::spawn(supervise(
-        rt,
-        seat,
-        child,
-        reader,
-        stdin_tx.clone(),
-        stop_rx,
-        translator,
-        busy,
+        rt, seat, child, reader, output, stop_rx, translator, busy, fresh,
     ));
     Ok(Handle {
         stdin: stdin_tx,
@@ -178,17 +200,34 @@ async fn write_stdin(
     }
 }
 
+/// The process's other ends, as the supervisor needs them.
+struct Output {
+    stdin: mpsc::Sender<String>,
+    /// Drains stderr; done once the process closed it.
+    stderr: tokio::task::JoinHandle<()>,
+    /// Its last non-empty stderr line: often the one that says why it exited.
+    last_stderr: Arc<std::sync::Mutex<Option<String>>>,
+}
+
 #[allow(clippy::too_many_arguments)]
 async fn supervise(
     rt: Runtime,
     seat: Seat,
     mut child: Child,
     mut lines: FramedRead<tokio::process::ChildStdout, LinesCodec>,
-    stdin: mpsc::Sender<String>,
+    output: Output,
     mut stop: mpsc::Receiver<String>,
     mut translator: Translator,
     busy: Arc<AtomicBool>,
+    mut fresh: Option<Spec>,
 ) {
+    let Output {
+        stdin,
+        stderr,
+        last_stderr,
+    } = output;
+    let mut started = false;
+    let mut resume_failed = false;
     let (stuck_after, idle_timeout) = (rt.config().stuck_after, rt.config().idle_timeout);
     let mut last_output = Instant::now();
     let mut idle_since = Instant::now();
@@ -207,6 +246,16 @@ async fn supervise(
                         tracing::warn!(seat, "unreadable stdout line: {line:.300}");
                         continue;
                     };
+                    match &cli {
+                        protocol::CliLine::System { subtype, .. } if subtype == "init" => started = true,
+                        // A session that cannot be resumed ends at once with an error result
+                        // and no turn: that is not the agent's turn, and a fresh start follows.
+                        protocol::CliLine::Result(_) if !started && fresh.is_some() => {
+                            resume_failed = true;
+                            continue;
+                        }
+                        _ => {}
+                    }
                     let out = rt.store().with_docs(|docs| translator.on_line(&cli, docs));
                     if out.turn_done {
                         busy.store(false, Ordering::SeqCst);
@@ -239,7 +288,22 @@ async fn supervise(
                 Some(Err(e)) => {
                     rt.record(vec![EventKind::RuntimeError { seat: Some(seat), message: format!("stdout: {e}") }]).await;
                 }
-                None => break exit_reason(&mut child).await,
+                None => {
+                    let mut reason = exit_reason(&mut child).await;
+                    let _ = tokio::time::timeout(Duration::from_millis(500), stderr).await;
+                    if let Some(last) = last_stderr.lock().unwrap_or_else(|p| p.into_inner()).take() {
+                        if reason != "exited" {
+                            reason = format!("{reason}: {last:.300}");
+                        }
+                    }
+                    if resume_failed || (!started && fresh.is_some()) {
+                        if let Some(spec) = fresh.take() {
+                            restart_fresh(rt, seat, spec, reason).await;
+                            return;
+                        }
+                    }
+                    break reason;
+                }
             },
             Some(reason) = stop.recv() => {
                 let _ = child.start_kill();
@@ -273,6 +337,29 @@ async fn supervise(
     };
     tracing::info!(seat, %reason, "agent process stopped");
     rt.stopped(seat, reason).await;
+}
+
+/// The session could not be resumed: says so, and starts the agent in a fresh session.
+fn restart_fresh(
+    rt: Runtime,
+    seat: Seat,
+    spec: Spec,
+    why: String,
+) -> Pin<Box<dyn Future<Output = ()> + Send>> {
+    Box::pin(async move {
+        tracing::warn!(seat, %why, "could not resume the Claude session; starting a fresh one");
+        rt.record(vec![EventKind::RuntimeError {
+            seat: Some(seat),
+            message: format!(
+                "could not resume the last Claude session ({why}); started a fresh one"
+            ),
+        }])
+        .await;
+        rt.agents().remove(&seat);
+        if let Err(e) = rt.start(spec).await {
+            tracing::warn!(seat, error = %e, "the fresh start failed too");
+        }
+    })
 }
 
 async fn exit_reason(child: &mut Child) -> String {
