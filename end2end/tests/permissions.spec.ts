@@ -1,5 +1,6 @@
 import { test, expect, openHydrated } from '../support/page';
 import { startServer, RunningServer } from '../support/server';
+import * as path from 'node:path';
 
 // With --permissions ui, an agent's tool call waits in the thread for Approve / Deny.
 let server: RunningServer;
@@ -26,6 +27,8 @@ test('a tool call waits for approval, survives a reload, and runs once approved'
 
   // The lead runs: the message that started it is not shown as waiting for a wake.
   await expect(page.locator('.thread .msg.queued')).toHaveCount(0);
+  await page.setViewportSize({ width: 1280, height: 640 });
+  await page.screenshot({ path: path.join(__dirname, '..', '..', 'docs', 'screenshots', 'permission.png') });
   // Pending requests are documents: a reload shows the same question.
   await openHydrated(page, server.url);
   await expect(page.locator('.thread .permission[data-state="pending"]')).toHaveCount(1);

@@ -121,17 +121,19 @@ test('put one agent to sleep, end the session, and wake them, all from the brows
   await expect(page.locator('.cell:not(.lead)[data-status="alive"]')).toHaveCount(8, { timeout: 20_000 });
 });
 
-test('a working agent can be interrupted from its detail panel', async ({ page }) => {
+test('a working agent can be interrupted from its thread', async ({ page }) => {
   await openHydrated(page, server.url);
   await expect(page.locator('.cell[data-seat="0"]')).toHaveAttribute('data-status', 'alive', { timeout: 20_000 });
   await page.locator('.cell[data-seat="0"]').click();
   await page.getByLabel('Message').fill('SIM_HANG think forever');
   await page.getByLabel('Message').press('Enter');
   await expect(page.locator('.cell[data-seat="0"] .activity')).toHaveText('thinking…');
-  await page.locator('.agent-detail summary').first().click();
-  await page.getByRole('button', { name: 'Interrupt' }).click();
-  await expect(page.locator('.cell[data-seat="0"] .activity')).toHaveText('idle', { timeout: 10_000 });
+  await expect(page.locator('.thread-activity')).toHaveText('thinking…');
+  await page.locator('.thread-head').getByRole('button', { name: 'Interrupt' }).click();
+  await expect(page.locator('.cell[data-seat="0"] .activity')).toHaveText('idle (interrupted)', { timeout: 10_000 });
   await expect(page.getByRole('button', { name: 'Interrupt' })).toHaveCount(0);
-  // What went wrong stays visible on the seat.
-  await expect(page.locator('.agent-detail')).toContainText('Interrupted by the user');
+  // The agent is still there: the next message is answered.
+  await page.getByLabel('Message').fill('are you back?');
+  await page.getByLabel('Message').press('Enter');
+  await expect(page.locator('.thread .msg[data-speaker-type="agent"]', { hasText: 'You said: are you back?' })).toHaveCount(1, { timeout: 10_000 });
 });

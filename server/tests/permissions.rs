@@ -220,3 +220,37 @@ async fn without_ui_permissions_nobody_is_asked() {
     assert_eq!(state.store.with_docs(|d| permissions(d).count()), 0);
     soulgrid::shut_down(&state).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn interrupting_a_turn_that_waits_for_an_answer_cancels_the_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = boot_with(dir.path(), &["--permissions", "ui"]).await;
+    let router = soulgrid::http::router(state.clone());
+    let id = ask(&state, &router).await;
+    let r = call(&router, post_json("/api/agents/4/interrupt", json!({}))).await;
+    assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.body);
+    wait_for(&state, "the request cancelled with its turn", |d| {
+        request(d, &id).is_some_and(|p| p.state == PermissionState::Cancelled)
+    })
+    .await;
+    let r = call(
+        &router,
+        post_json(
+            &format!("/api/permissions/{id}"),
+            json!({"decision": "allow"}),
+        ),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::CONFLICT, "{}", r.body);
+    // The lead goes on with the next message.
+    call(
+        &router,
+        post_json("/api/send", json!({"text": "never mind"})),
+    )
+    .await;
+    wait_for(&state, "the next answer", |d| {
+        lead_said(d, "You said: never mind")
+    })
+    .await;
+    soulgrid::shut_down(&state).await;
+}

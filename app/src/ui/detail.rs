@@ -36,10 +36,6 @@ pub fn AgentDetail(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
             view! {
                 <details class="agent-detail" data-detail-seat=d.grid_position>
                     <summary>"About " {d.name.clone().unwrap_or_else(|| "this seat".into())}</summary>
-                    {(d.process_state == Some(crate::domain::process::ProcessState::Running)).then(|| {
-                        let path = format!("/api/agents/{}/interrupt", d.grid_position);
-                        view! { <PostButton label="Interrupt".to_string() path=path/> }
-                    })}
                     {d.process_state.is_some_and(|p| p.is_live() || p == crate::domain::process::ProcessState::Starting).then(|| {
                         let label = format!("Put {} to sleep", d.name.clone().unwrap_or_default());
                         let path = format!("/api/agents/{}/dismiss", d.grid_position);
@@ -82,7 +78,7 @@ pub fn AgentDetail(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
 
 /// A button that POSTs to the API and shows the server's error, if any.
 #[component]
-fn PostButton(label: String, path: String) -> impl IntoView {
+pub fn PostButton(label: String, path: String) -> impl IntoView {
     let busy = RwSignal::new(false);
     let error = RwSignal::new(None::<String>);
     let press = move |_| {

@@ -6,9 +6,12 @@
 use leptos::html::Section;
 use leptos::prelude::*;
 
+use super::cell::activity;
+use super::detail::PostButton;
 use super::permission::PermissionCard;
 use crate::domain::docs::{identity, thread, SpeakerType};
 use crate::domain::permissions::{of_seat, PermissionDoc};
+use crate::domain::process::ProcessState;
 use crate::domain::status::AgentStatus;
 use crate::domain::{markdown, time, Seat};
 use crate::live::use_live;
@@ -86,6 +89,18 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
             .with(|d| identity(d, s).and_then(|i| i.name.clone()))
             .unwrap_or_else(|| live.lead_name.get_value())
     };
+    // What the agent is doing, and whether it is in the middle of a turn (so it can be stopped).
+    let working = Memo::new(move |_| {
+        let s = seat.get();
+        live.docs.with(|d| {
+            identity(d, s).map(|i| {
+                (
+                    activity(i).unwrap_or_default(),
+                    i.process_state == Some(ProcessState::Running),
+                )
+            })
+        })
+    });
     let panel = NodeRef::<Section>::new();
     let stick = RwSignal::new(true);
     Effect::new(move |_| {
@@ -108,7 +123,16 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                 }
             }
         >
-            <h2 class="thread-title">{title}</h2>
+            <div class="thread-head">
+                <h2 class="thread-title">{title}</h2>
+                <span class="thread-activity">{move || working.get().map(|(a, _)| a)}</span>
+                {move || {
+                    working.get().filter(|(_, running)| *running).map(|_| {
+                        let path = format!("/api/agents/{}/interrupt", seat.get_untracked());
+                        view! { <PostButton label="Interrupt".to_string() path=path/> }
+                    })
+                }}
+            </div>
             <ol class="thread" aria-live="polite">
                 <For
                     each=move || lines.get()

@@ -88,8 +88,16 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
             context_tokens,
             cost_usd,
         } => {
-            if *state == ProcessState::Stopped {
-                w.cancel_pending(Some(*seat), event, "the agent's process stopped");
+            // A request holds its turn: once the turn is over (interrupted) or the process is
+            // gone, nobody can answer it any more.
+            match state {
+                ProcessState::Stopped => {
+                    w.cancel_pending(Some(*seat), event, "the agent's process stopped")
+                }
+                ProcessState::Idle => {
+                    w.cancel_pending(Some(*seat), event, "the turn ended without an answer")
+                }
+                _ => {}
             }
             w.update(*seat, |d| {
                 d.process_state = Some(*state);

@@ -33,9 +33,13 @@ fn decide(seat: Seat, id: &str, decision: Decision, by: Decider) -> EventKind {
 }
 
 fn stopped(seat: Seat) -> EventKind {
+    process(seat, ProcessState::Stopped)
+}
+
+fn process(seat: Seat, state: ProcessState) -> EventKind {
     EventKind::AgentProcess {
         seat,
-        state: ProcessState::Stopped,
+        state,
         reason: Some("crashed".into()),
         claude_session_id: None,
         context_tokens: None,
@@ -209,4 +213,24 @@ fn inputs_and_suggestions_read_as_words() {
         suggestion_text(&json!({"type": "new"})),
         r#"{"type":"new"}"#
     );
+}
+
+#[test]
+fn a_turn_that_ends_takes_its_unanswered_request_with_it() {
+    let mut docs = Docs::new();
+    run(
+        &mut docs,
+        &[
+            ev(1, 10, ask(2, "a")),
+            ev(2, 11, process(2, ProcessState::Running)),
+            ev(3, 12, process(2, ProcessState::Idle)),
+        ],
+    );
+    let a = request(&docs, "a").unwrap();
+    assert_eq!(
+        a.state,
+        PermissionState::Cancelled,
+        "running keeps it, idle ends it"
+    );
+    assert_eq!(a.outcome(), "cancelled: the turn ended without an answer");
 }
