@@ -13,8 +13,9 @@ tier() {
 step "setup" "$ROOT/scripts/setup.sh" --test
 
 step "build (cargo leptos build)" cargo leptos build
-# The simulated Claude CLI the server runs by default; cargo-leptos builds only the server bin.
-step "build soulgrid-sim" bash -c 'source scripts/lib.sh && leptos_env && cargo build -p soulgrid --bin soulgrid-sim'
+# The simulated Claude CLI the server runs by default, and the fake Messages API the real-CLI
+# Playwright spec runs; cargo-leptos builds only the server bin.
+step "build soulgrid-sim, soulgrid-fake-model" bash -c 'source scripts/lib.sh && leptos_env && cargo build -p soulgrid --bin soulgrid-sim --bin soulgrid-fake-model'
 
 cargo_tests() {
   # Same features and environment as cargo-leptos' server build, so nothing is compiled twice.
@@ -41,8 +42,13 @@ real_cli() {
     (cd "$dir" && echo '{"private": true}' > package.json \
       && npm install --no-audit --no-fund "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION")
   fi
-  # Its own HOME, temp dirs and a fake Messages API are set up by the test itself.
-  (leptos_env && SOULGRID_REAL_CLAUDE="$dir/node_modules/.bin/claude" cargo test -p soulgrid --test real_cli --test real_cli_tools)
+  # Its own HOME, temp dirs and a fake Messages API are set up by the tests themselves.
+  local claude="$dir/node_modules/.bin/claude"
+  (leptos_env && SOULGRID_REAL_CLAUDE="$claude" cargo test -p soulgrid --test real_cli --test real_cli_tools) || return 1
+  # The same CLI driven from the browser.
+  (cd end2end && SOULGRID_BIN="$(target_dir)/debug/soulgrid" LEPTOS_SITE_ROOT="$ROOT/$(site_root)" \
+    SOULGRID_REAL_CLAUDE="$claude" SOULGRID_FAKE_MODEL_BIN="$(target_dir)/debug/soulgrid-fake-model" \
+    npx playwright test tests/real-cli.spec.ts)
 }
 
 tier "tier 1+2: cargo test (domain, server)" cargo_tests

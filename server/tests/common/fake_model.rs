@@ -24,6 +24,11 @@ pub struct Recorded(pub Arc<Mutex<Vec<Value>>>);
 
 /// Starts the fake on a free loopback port; returns its base URL and what it received.
 pub async fn start() -> (String, Recorded) {
+    start_on(0).await
+}
+
+/// Starts the fake on `127.0.0.1:port` (0: a free port).
+pub async fn start_on(port: u16) -> (String, Recorded) {
     let recorded = Recorded::default();
     let app = Router::new()
         .route("/v1/messages", post(messages))
@@ -32,7 +37,9 @@ pub async fn start() -> (String, Recorded) {
             (axum::http::StatusCode::NOT_FOUND, Json(json!({"type": "error", "error": {"type": "not_found_error", "message": "not here"}})))
         })
         .with_state(recorded.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+        .await
+        .unwrap_or_else(|e| panic!("fake model: cannot bind 127.0.0.1:{port}: {e}"));
     let url = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     (url, recorded)
