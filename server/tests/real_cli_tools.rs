@@ -109,6 +109,43 @@ async fn the_real_cli_asks_before_a_tool_call_and_stops_a_hung_turn() {
     .await;
     assert!(!denied.exists());
 
+    // A command (one that changes something: the CLI runs read-only ones without asking);
+    // the seat says which tool it uses.
+    let touched = out.join("touched.txt");
+    let bash = format!("touch {} && echo real-bash-ran", touched.display());
+    let r = call(
+        &router,
+        post_json("/api/send", json!({"text": format!("DO_BASH: {bash}")})),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.body);
+    wait_for_secs(&state, 60, "the Bash request", |d| {
+        !pending(d, LEAD_SEAT).is_empty()
+    })
+    .await;
+    let (id, command) = state.store.with_docs(|d| {
+        let p = pending(d, LEAD_SEAT)[0];
+        (p.request_id.clone(), p.input["command"].clone())
+    });
+    assert_eq!(command, bash.as_str());
+    call(
+        &router,
+        post_json(
+            &format!("/api/permissions/{id}"),
+            json!({"decision": "allow"}),
+        ),
+    )
+    .await;
+    wait_for_secs(&state, 60, "the command's output reached the model", |d| {
+        lead_said(d, "Saw tool result (ok): real-bash-ran")
+    })
+    .await;
+    let used_bash = state.store.events_after(0, 10_000).await.unwrap().into_iter().any(|e| {
+        matches!(e.kind, app::domain::events::EventKind::AgentProcess { reason: Some(r), .. } if r == "using Bash")
+    });
+    assert!(used_bash, "the tool activity was recorded");
+    assert!(touched.exists(), "the approved command ran");
+
     // Unanswered: the timeout denies it and says so.
     let late = out.join("late.txt");
     let id = ask_to_write(&state, &router, &late, "too late").await;

@@ -4,7 +4,8 @@
 //! else the request carries. Scripted like `soulgrid-sim`: a summon letter is answered with a
 //! soul and the register marker (names by position), a wake prompt with a greeting that quotes
 //! the soul, anything else with a short reply quoting the message. Scripts for tools and hangs:
-//! `DO_WRITE: <path> :: <content>` calls Write and, once the tool result comes back, says
+//! `DO_WRITE: <path> :: <content>` calls Write, `DO_BASH: <command>` calls Bash, and once the
+//! tool result comes back the model says
 //! `Saw tool result (ok|error): …`; `DO_HANG` starts an answer and never finishes the stream.
 
 use std::sync::{Arc, Mutex};
@@ -101,6 +102,13 @@ fn answer(body: &Value) -> Answer {
             text: "Writing the file.".into(),
             name: "Write",
             input: json!({"file_path": path.trim(), "content": content.trim()}),
+        };
+    }
+    if let Some(command) = script.trim().strip_prefix("DO_BASH:") {
+        return Answer::Tool {
+            text: "Running a command.".into(),
+            name: "Bash",
+            input: json!({"command": command.trim(), "description": "Run what was asked"}),
         };
     }
     if script.contains("DO_HANG") {
