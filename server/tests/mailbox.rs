@@ -294,3 +294,62 @@ async fn a_name_that_cannot_be_a_mailbox_is_refused_before_anything_is_recorded(
     let after = state.store.events_after(before, 10).await.unwrap();
     assert!(after.is_empty(), "{after:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_broken_inbox_is_moved_aside_and_said_on_its_seat() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = boot(dir.path()).await;
+    let router = soulgrid::http::router(state.clone());
+    call(
+        &router,
+        post_json("/api/send", json!({"text": "wake up, lead"})),
+    )
+    .await;
+    let path = state.runtime.mailboxes().path("Julian").unwrap();
+    // Another program leaves the lead's inbox broken; the next mail finds it.
+    std::fs::write(&path, "[{\"from\": \"x\", broken").unwrap();
+    call(
+        &router,
+        post_json("/api/send", json!({"text": "after the break"})),
+    )
+    .await;
+    wait_for(&state, "the problem on the lead's seat", |d| {
+        app::domain::docs::identity(d, app::domain::LEAD_SEAT)
+            .and_then(|l| l.last_problem.as_ref())
+            .is_some_and(|p| {
+                p.message
+                    .starts_with("the inbox of julian was not valid JSON; it was moved aside to ")
+            })
+    })
+    .await;
+    wait_for(&state, "the lead still answers", |d| {
+        thread(d, app::domain::LEAD_SEAT)
+            .iter()
+            .any(|m| m.text.contains("You said: after the break"))
+    })
+    .await;
+    // Said once, however often the watcher looks.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    call(
+        &router,
+        post_json("/api/send", json!({"text": "and again"})),
+    )
+    .await;
+    wait_for(&state, "the next answer", |d| {
+        thread(d, app::domain::LEAD_SEAT)
+            .iter()
+            .any(|m| m.text.contains("You said: and again"))
+    })
+    .await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let reports = state
+        .store
+        .events_after(0, 1000)
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|e| matches!(&e.kind, app::domain::events::EventKind::RuntimeError { message, .. } if message.contains("not valid JSON")))
+        .count();
+    assert_eq!(reports, 1);
+    soulgrid::shut_down(&state).await;
+}

@@ -131,6 +131,28 @@ impl Mailboxes {
         })
     }
 
+    /// Inboxes that were not valid JSON and were moved aside (`{name}.json.invalid-{ms}`) at or
+    /// after `since_ms`, oldest first: the inbox name and the file they are kept in.
+    pub fn moved_aside_since(&self, since_ms: i64) -> Vec<(String, PathBuf)> {
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return Vec::new();
+        };
+        let mut found: Vec<(i64, String, PathBuf)> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter_map(|path| {
+                let file = path.file_name()?.to_str()?.to_string();
+                let (inbox, ms) = file.split_once(".json.invalid-")?;
+                let ms: i64 = ms.parse().ok()?;
+                (ms >= since_ms).then(|| (ms, inbox.to_string(), path))
+            })
+            .collect();
+        found.sort();
+        found
+            .into_iter()
+            .map(|(_, name, path)| (name, path))
+            .collect()
+    }
+
     pub fn unread(&self, name: &str) -> Result<Vec<InboxMessage>, MailboxError> {
         let path = self.path(name)?;
         if !path.exists() {

@@ -22,13 +22,47 @@ impl Runtime {
         );
         let rt = self.clone();
         tokio::spawn(async move {
+            // Inboxes moved aside before this server started were reported by an earlier one.
+            let since = crate::now_ms();
+            let mut reported = std::collections::HashSet::new();
             while changes.recv().await.is_some() {
                 for seat in rt.running() {
                     rt.deliver_mail(seat).await;
                 }
                 rt.collect_human_mail().await;
+                rt.report_moved_aside(since, &mut reported).await;
             }
         });
+    }
+
+    /// An inbox that was not valid JSON was moved aside (by whichever reader met it first):
+    /// said once, on the seat whose inbox it was, with where the file is kept.
+    async fn report_moved_aside(
+        &self,
+        since: i64,
+        reported: &mut std::collections::HashSet<PathBuf>,
+    ) {
+        let found = self.inner.mailboxes.moved_aside_since(since);
+        let mut events = Vec::new();
+        for (inbox, path) in found {
+            if !reported.insert(path.clone()) {
+                continue;
+            }
+            let seat = if inbox.eq_ignore_ascii_case(&self.names().lead) {
+                Some(LEAD_SEAT)
+            } else {
+                self.store()
+                    .with_docs(|d| app::domain::docs::seat_named(d, &inbox))
+            };
+            events.push(EventKind::RuntimeError {
+                seat,
+                message: format!(
+                    "the inbox of {inbox} was not valid JSON; it was moved aside to {} and a new one started",
+                    path.display()
+                ),
+            });
+        }
+        self.record(events).await;
     }
 
     /// The human writes to the agent in `seat`: the message goes into its inbox file and, if
