@@ -353,3 +353,77 @@ async fn a_broken_inbox_is_moved_aside_and_said_on_its_seat() {
     assert_eq!(reports, 1);
     soulgrid::shut_down(&state).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_leads_route_shows_in_the_recipients_thread_and_waits_for_a_sleeper() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = boot(dir.path()).await;
+    let router = soulgrid::http::router(state.clone());
+    call(&router, post_json("/api/agents/summon", json!({}))).await;
+    wait_for(&state, "eight agents", |d| {
+        all_agents(d, AgentStatus::Alive)
+    })
+    .await;
+
+    // Kael (seat 1) is awake: the lead's message is in Kael's thread, and Kael answers it.
+    call(
+        &router,
+        post_json(
+            "/api/send",
+            json!({"text": "route:Kael: please check the logs"}),
+        ),
+    )
+    .await;
+    wait_for(&state, "the routed message and Kael's answer", |d| {
+        let t = thread(d, 1);
+        t.iter()
+            .any(|m| m.speaker_name == "Julian" && m.text == "please check the logs")
+            && t.iter()
+                .any(|m| m.speaker_name == "Kael" && m.text.contains("please check the logs"))
+    })
+    .await;
+
+    // Wren (seat 2) sleeps: the message waits in the inbox and is handed over on wake.
+    call(&router, post_json("/api/agents/2/dismiss", json!({}))).await;
+    call(
+        &router,
+        post_json(
+            "/api/send",
+            json!({"text": "route:Wren: read this when you wake"}),
+        ),
+    )
+    .await;
+    wait_for(&state, "the message in Wren's thread", |d| {
+        thread(d, 2)
+            .iter()
+            .any(|m| m.speaker_name == "Julian" && m.text == "read this when you wake")
+    })
+    .await;
+    let boxes = state.runtime.mailboxes();
+    assert_eq!(boxes.unread("Wren").unwrap().len(), 1, "kept for the wake");
+    call(&router, post_json("/api/agents/wake", json!({}))).await;
+    wait_for(&state, "Wren woke to the message", |d| {
+        thread(d, 2).iter().any(|m| {
+            m.text.contains("1 letters waited for me; the last: ")
+                && m.text.contains("read this when you wake")
+        })
+    })
+    .await;
+
+    // Nobody by that name: said on the lead's seat, nothing sent.
+    call(
+        &router,
+        post_json("/api/send", json!({"text": "route:Nobody: hello?"})),
+    )
+    .await;
+    wait_for(&state, "the marker error", |d| {
+        app::domain::docs::identity(d, app::domain::LEAD_SEAT)
+            .and_then(|l| l.last_problem.as_ref())
+            .is_some_and(|p| {
+                p.message
+                    .contains("no agent named \"Nobody\" is in the grid")
+            })
+    })
+    .await;
+    soulgrid::shut_down(&state).await;
+}

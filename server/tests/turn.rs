@@ -291,6 +291,7 @@ fn lead_requests_are_handed_to_the_runtime() {
         [
             LeadRequest::Summon,
             LeadRequest::Route {
+                from: "Julian".into(),
                 to: "Lyra".into(),
                 text: "hi".into()
             },

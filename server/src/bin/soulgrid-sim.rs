@@ -8,7 +8,8 @@
 //!   then `[ACTION] {"action":"register","name":…}` with a name seeded by the seat;
 //! - to a wake prompt (`You are waking up.`): a greeting that quotes its soul's first line;
 //! - as the lead (system prompt names it the lead), to a message containing `status`:
-//!   `[ACTION] {"action":"status","agents":[…]}` listing the names after `status:`;
+//!   `[ACTION] {"action":"status","agents":[…]}` listing the names after `status:`; to
+//!   `route:<name>:<text>`, `[ACTION] {"action":"route","to":<name>,"text":<text>}`;
 //! - otherwise a short reply quoting the message.
 //!
 //! Knobs: `SOULGRID_SIM_LATENCY_MS` (or `--sim-latency-ms`) delays each reply; a message containing `SIM_CRASH` makes it
@@ -215,6 +216,17 @@ impl Sim {
             return format!("Hello. I am {name}. I remember writing: \"{first}\"{mail}");
         }
         if self.lead {
+            if let Some((to, text)) = input
+                .split("route:")
+                .nth(1)
+                .and_then(|r| r.lines().next())
+                .and_then(|r| r.split_once(':'))
+            {
+                return format!(
+                    "I will pass that on.\n[ACTION] {}",
+                    json!({"action": "route", "to": to.trim(), "text": text.trim()})
+                );
+            }
             if let Some(list) = input.split("status:").nth(1) {
                 let agents: Vec<Value> = list
                     .lines()

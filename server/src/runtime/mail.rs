@@ -35,6 +35,57 @@ impl Runtime {
         });
     }
 
+    /// A message one agent (usually the lead) sends another with the `route` action: shown in
+    /// the recipient's thread, filed in its inbox, and delivered now if it is awake or on its
+    /// wake if it sleeps. A name that is not in the grid is a marker error on the sender's seat.
+    pub async fn route(&self, from: &str, to: &str, text: &str) {
+        let sender = self
+            .store()
+            .with_docs(|d| app::domain::docs::seat_named(d, from))
+            .or_else(|| {
+                from.eq_ignore_ascii_case(&self.names().lead)
+                    .then_some(LEAD_SEAT)
+            });
+        let Some((seat, name)) = self
+            .store()
+            .with_docs(|d| app::domain::docs::seat_named(d, to))
+            .and_then(|s| Some((s, self.seat_name(s)?)))
+        else {
+            self.record(vec![EventKind::MarkerError {
+                seat: sender,
+                line: format!("route to {to}"),
+                error: format!("no agent named {to:?} is in the grid"),
+            }])
+            .await;
+            return;
+        };
+        self.record(vec![EventKind::AgentMessage {
+            message_id: uuid::Uuid::new_v4().simple().to_string(),
+            seat,
+            speaker_name: from.to_string(),
+            text: text.to_string(),
+            target_agent: Some(name.clone()),
+        }])
+        .await;
+        let (mailboxes, from_name, body) = (
+            self.inner.mailboxes.clone(),
+            from.to_string(),
+            text.to_string(),
+        );
+        let filed =
+            tokio::task::spawn_blocking(move || mailboxes.send(&from_name, &name, &body, None))
+                .await;
+        if let Ok(Err(e)) = filed {
+            self.record(vec![EventKind::RuntimeError {
+                seat: Some(seat),
+                message: format!("a message from {from} could not be filed: {e}"),
+            }])
+            .await;
+            return;
+        }
+        self.deliver_mail(seat).await;
+    }
+
     /// An inbox that was not valid JSON was moved aside (by whichever reader met it first):
     /// said once, on the seat whose inbox it was, with where the file is kept.
     async fn report_moved_aside(

@@ -394,13 +394,6 @@ async fn handle_request_inner(rt: &Runtime, request: LeadRequest) {
                 rt.stop(seat, "dismissed by the lead").await;
             }
         }
-        LeadRequest::Route { to, text } => {
-            if let Some(seat) = rt
-                .store()
-                .with_docs(|d| app::domain::docs::seat_named(d, &to))
-            {
-                rt.deliver(seat, &text).await;
-            }
-        }
+        LeadRequest::Route { from, to, text } => rt.route(&from, &to, &text).await,
     }
 }

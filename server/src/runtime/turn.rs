@@ -15,8 +15,15 @@ use super::protocol::{self, CliLine, ContentBlock, ControlRequest};
 #[derive(Clone, Debug, PartialEq)]
 pub enum LeadRequest {
     Summon,
-    Dismiss { name: String },
-    Route { to: String, text: String },
+    Dismiss {
+        name: String,
+    },
+    /// A message for another agent, from the one that wrote the marker.
+    Route {
+        from: String,
+        to: String,
+        text: String,
+    },
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -307,7 +314,11 @@ impl Translator {
             Marker::Dismiss { name } if self.is_lead() => {
                 out.requests.push(LeadRequest::Dismiss { name })
             }
-            Marker::Route { to, text } => out.requests.push(LeadRequest::Route { to, text }),
+            Marker::Route { to, text } => out.requests.push(LeadRequest::Route {
+                from: self.speaker(),
+                to,
+                text,
+            }),
             other => out.events.push(EventKind::MarkerError {
                 seat: Some(self.seat),
                 line: format!("{other:?}"),
