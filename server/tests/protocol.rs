@@ -7,28 +7,17 @@ use soulgrid::runtime::protocol::{
     MAX_STDIN_LINE,
 };
 
-const FIXTURES: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/fixtures/claude-cli-2.1.330"
-);
+mod common;
+
+use common::recorded::{self, CLI};
 
 /// (direction, protocol line) of a recorded session.
 fn recorded(name: &str) -> Vec<(String, String)> {
-    let text = std::fs::read_to_string(format!("{FIXTURES}/{name}")).unwrap();
-    text.lines()
-        .map(|l| {
-            let v: Value = serde_json::from_str(l).unwrap();
-            (v["dir"].as_str().unwrap().to_string(), v["msg"].to_string())
-        })
-        .collect()
+    recorded::lines(CLI, name)
 }
 
 fn out_lines(name: &str) -> Vec<CliLine> {
-    recorded(name)
-        .into_iter()
-        .filter(|(dir, _)| dir == "out")
-        .map(|(_, l)| parse_line(&l).unwrap_or_else(|e| panic!("{name}: {e}: {l:.300}")))
-        .collect()
+    recorded::out_lines(CLI, name)
 }
 
 const ALL: [&str; 9] = [

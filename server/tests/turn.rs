@@ -5,33 +5,16 @@ use app::domain::events::{Event, EventKind, SummonedSeat};
 use app::domain::process::ProcessState;
 use app::domain::reducer::apply;
 use app::domain::work_cycle::WorkState;
-use serde_json::{json, Value};
+use serde_json::json;
 use soulgrid::runtime::protocol::{parse_line, CliLine};
 use soulgrid::runtime::turn::{LeadRequest, Translator};
 
-const FIXTURES: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/fixtures/claude-cli-2.1.330"
-);
+mod common;
 
-/// Lines we recorded ourselves from the same CLI version (see its README).
-const OURS: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/fixtures/soulgrid-recorded"
-);
+use common::recorded::{out_lines, CLI};
 
 fn recorded_out(name: &str) -> Vec<CliLine> {
-    recorded_out_of(FIXTURES, name)
-}
-
-fn recorded_out_of(dir: &str, name: &str) -> Vec<CliLine> {
-    std::fs::read_to_string(format!("{dir}/{name}"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
-        .filter(|v| v["dir"] == "out")
-        .map(|v| parse_line(&v["msg"].to_string()).unwrap())
-        .collect()
+    out_lines(CLI, name)
 }
 
 fn text_line(text: &str) -> CliLine {
@@ -337,105 +320,4 @@ fn the_simulators_lines_parse_like_the_real_clis() {
             ..
         })
     ));
-}
-
-#[test]
-fn a_recorded_permission_prompt_becomes_a_request_waiting_for_an_answer() {
-    for file in ["permission-allow.jsonl", "permission-deny.jsonl"] {
-        let mut t = Translator::new(3, Some("Wren".into()), false);
-        let mut asked = Vec::new();
-        let mut events = Vec::new();
-        for line in recorded_out(file) {
-            let out = t.on_line(&line, &Docs::new());
-            asked.extend(out.asked);
-            assert!(out.replies.is_empty(), "nothing is refused in {file}");
-            events.extend(out.events);
-        }
-        let requests: Vec<_> = events
-            .iter()
-            .filter_map(|e| match e {
-                EventKind::PermissionRequest {
-                    seat,
-                    request_id,
-                    tool_name,
-                    input,
-                    description,
-                    suggestions,
-                    tool_use_id,
-                } => Some((
-                    *seat,
-                    request_id,
-                    tool_name,
-                    input,
-                    description,
-                    suggestions,
-                    tool_use_id,
-                )),
-                _ => None,
-            })
-            .collect();
-        let [(seat, id, tool, input, description, suggestions, tool_use_id)] = &requests[..] else {
-            panic!("{file}: {events:#?}")
-        };
-        assert_eq!((*seat, tool.as_str()), (3, "Write"));
-        assert_eq!(asked, vec![id.to_string()], "the timeout is armed for it");
-        assert!(input["file_path"].as_str().unwrap().ends_with(".txt"));
-        assert!(description.as_deref().unwrap().ends_with(".txt"));
-        assert_eq!(suggestions.as_ref().unwrap()[0]["mode"], "acceptEdits");
-        assert!(tool_use_id.as_deref().unwrap().starts_with("toolu_"));
-        assert!(
-            events.iter().any(|e| matches!(e,
-            EventKind::AgentProcess { reason: Some(r), .. } if r == "waiting for approval: Write"))
-        );
-    }
-}
-
-#[test]
-fn a_control_request_we_do_not_know_is_refused_not_left_waiting() {
-    let mut t = Translator::new(0, Some("Lyra".into()), false);
-    let line = parse_line(
-        r#"{"type":"control_request","request_id":"r9","request":{"subtype":"hook_callback","callback_id":"x"}}"#,
-    )
-    .unwrap();
-    let out = t.on_line(&line, &Docs::new());
-    assert!(out.events.is_empty());
-    let [reply] = &out.replies[..] else {
-        panic!("{out:?}")
-    };
-    let v: Value = serde_json::from_str(reply).unwrap();
-    assert_eq!(v["response"]["subtype"], "error");
-    assert_eq!(v["response"]["request_id"], "r9");
-}
-
-#[test]
-fn a_recorded_interrupt_ends_the_turn_idle_and_is_not_an_error() {
-    let lines = recorded_out_of(OURS, "interrupt.jsonl");
-    let mut t = Translator::new(0, Some("Lyra".into()), false);
-    let events = run(&mut t, &lines, &Docs::new());
-    let idles: Vec<Option<&str>> = events
-        .iter()
-        .filter_map(|e| match e {
-            EventKind::AgentProcess {
-                state: ProcessState::Idle,
-                reason,
-                ..
-            } => Some(reason.as_deref()),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(
-        idles,
-        vec![None, Some("interrupted"), None],
-        "three turns: {events:#?}"
-    );
-    assert!(
-        !events
-            .iter()
-            .any(|e| matches!(e, EventKind::RuntimeError { .. })),
-        "an interrupt is not a fault: {events:#?}"
-    );
-    // The text streamed before the interrupt is kept.
-    assert!(events
-        .iter()
-        .any(|e| matches!(e, EventKind::AgentMessage { text, .. } if text == "thinking...")));
 }

@@ -205,6 +205,8 @@ pub struct SoulDoc {
 }
 
 /// Any document of the store. Types this version does not know are kept verbatim.
+// Documents live in one map, a few hundred at most: boxing the identity would buy nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq)]
 pub enum Doc {
     Identity(AgentIdentity),

@@ -31,7 +31,7 @@ struct Line {
 enum Item {
     Message(Line),
     /// A permission request, and whose it is.
-    Permission(PermissionDoc, String),
+    Permission(Box<PermissionDoc>, String),
 }
 
 impl Item {
@@ -76,7 +76,7 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
             items.extend(of_seat(docs, seat).into_iter().map(|p| {
                 (
                     (p.created_at, p.event_id),
-                    Item::Permission(p.clone(), who.clone()),
+                    Item::Permission(Box::new(p.clone()), who.clone()),
                 )
             }));
             items.sort_by_key(|(at, _)| *at);
@@ -141,7 +141,7 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                         let line = match item {
                             Item::Message(line) => line,
                             Item::Permission(p, who) => {
-                                return view! { <PermissionCard p=p who=who/> }.into_any();
+                                return view! { <PermissionCard p=*p who=who/> }.into_any();
                             }
                         };
                         let kind = match line.kind {

@@ -296,7 +296,7 @@ fn main() {
     println!(
         "3. {subscribers} subscribers, {rate} events/s for {seconds} s: {} of {} deliveries; latency p50 {:.2} ms, p99 {:.2} ms; server CPU {:.2} s over {:.2} s wall ({:.0}% of one core)",
         lat.len(),
-        subscribers as u64 * expected,
+        subscribers * expected,
         pct(0.50),
         pct(0.99),
         cpu,

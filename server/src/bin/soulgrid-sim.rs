@@ -207,7 +207,7 @@ impl Sim {
                 .map_or(0, |m| m.lines().filter(|l| !l.trim().is_empty()).count());
             let mail = if letters > 0 {
                 let last = between(input, "<mail-while-you-slept>\n", "</mail-while-you-slept>")
-                    .and_then(|m| m.lines().filter(|l| !l.trim().is_empty()).last())
+                    .and_then(|m| m.lines().rfind(|l| !l.trim().is_empty()))
                     .unwrap_or("");
                 format!(" {letters} letters waited for me; the last: {last}")
             } else {

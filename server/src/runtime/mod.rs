@@ -8,6 +8,7 @@ mod permissions;
 pub mod process;
 pub mod prompts;
 pub mod protocol;
+mod requests;
 pub mod turn;
 
 use std::collections::{HashMap, HashSet};

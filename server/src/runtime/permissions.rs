@@ -122,7 +122,7 @@ pub fn human_duration(d: Duration) -> String {
         0 => format!("{} ms", d.as_millis()),
         1..=119 => format!("{s} s"),
         _ if s < 3600 => format!("{} min", s / 60),
-        _ if s % 3600 == 0 => format!("{} h", s / 3600),
+        _ if s.is_multiple_of(3600) => format!("{} h", s / 3600),
         _ => format!("{} h {} min", s / 3600, s % 3600 / 60),
     }
 }

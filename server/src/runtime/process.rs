@@ -19,7 +19,7 @@ use tokio::sync::mpsc;
 use tokio_util::codec::{FramedRead, LinesCodec};
 
 use super::protocol::{self, parse_line};
-use super::turn::{LeadRequest, Translator};
+use super::turn::Translator;
 use super::Runtime;
 
 /// The longest stdout line we accept (a tool result can be large; anything past this is a bug).
@@ -282,7 +282,7 @@ async fn supervise(
                     }
                     for request in out.requests {
                         // Its own task: a request may stop this very process.
-                        tokio::spawn(handle_request(rt.clone(), request));
+                        tokio::spawn(super::requests::handle(rt.clone(), request));
                     }
                 }
                 Some(Err(e)) => {
@@ -370,30 +370,5 @@ async fn exit_reason(child: &mut Child) -> String {
             None => format!("crashed ({status})"),
         },
         Err(e) => format!("lost: {e}"),
-    }
-}
-
-/// Boxed with an explicit `Send`: summoning starts processes whose supervisors run this, and
-/// the compiler cannot infer auto traits through that cycle by itself.
-fn handle_request(rt: Runtime, request: LeadRequest) -> Pin<Box<dyn Future<Output = ()> + Send>> {
-    Box::pin(async move { handle_request_inner(&rt, request).await })
-}
-
-async fn handle_request_inner(rt: &Runtime, request: LeadRequest) {
-    match request {
-        LeadRequest::Summon => {
-            if let Err(e) = rt.summon().await {
-                tracing::warn!(error = %e, "the lead's summon failed");
-            }
-        }
-        LeadRequest::Dismiss { name } => {
-            if let Some(seat) = rt
-                .store()
-                .with_docs(|d| app::domain::docs::seat_named(d, &name))
-            {
-                rt.stop(seat, "dismissed by the lead").await;
-            }
-        }
-        LeadRequest::Route { from, to, text } => rt.route(&from, &to, &text).await,
     }
 }

@@ -3,6 +3,7 @@
 
 pub mod fake_model;
 pub mod real_cli;
+pub mod recorded;
 
 use std::path::Path;
 
@@ -272,4 +273,22 @@ pub async fn wait_for_secs(
         }
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
+}
+
+/// Another process's writer, done as Claude Code does it: mkdir the lock, write a temp file,
+/// rename, rmdir. Written here independently of ours, so the two really are two writers.
+pub fn external_append(file: &Path, from: &str, i: usize) {
+    let lock = std::path::PathBuf::from(format!("{}.lock", file.display()));
+    while std::fs::create_dir(&lock).is_err() {
+        std::thread::sleep(std::time::Duration::from_micros(200));
+    }
+    let mut all: Vec<serde_json::Value> = std::fs::read_to_string(file)
+        .ok()
+        .map(|t| serde_json::from_str(&t).expect("the file is always valid JSON"))
+        .unwrap_or_default();
+    all.push(serde_json::json!({"from": from, "text": format!("{from} {i}"), "timestamp": "2026-11-22T10:00:00.000Z", "read": false}));
+    let tmp = std::path::PathBuf::from(format!("{}.tmp.ext{i}", file.display()));
+    std::fs::write(&tmp, serde_json::to_vec(&all).unwrap()).unwrap();
+    std::fs::rename(&tmp, file).unwrap();
+    std::fs::remove_dir(&lock).unwrap();
 }

@@ -1,0 +1,273 @@
+//! Mail through the running server: direct messages, mail for sleeping agents, mail others
+//! append, broken inboxes, and the lead's `route` action.
+
+mod common;
+
+use std::path::Path;
+
+use app::domain::docs::thread;
+use app::domain::mail::InboxMessage;
+use app::domain::status::AgentStatus;
+use axum::http::StatusCode;
+use common::{all_agents, boot, call, external_append, post_json, wait_for};
+use serde_json::json;
+
+fn read(path: &Path) -> Vec<InboxMessage> {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mail_flows_through_inboxes_both_ways() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = boot(dir.path()).await;
+    let router = soulgrid::http::router(state.clone());
+    call(&router, post_json("/api/agents/summon", json!({}))).await;
+    wait_for(&state, "alive", |d| all_agents(d, AgentStatus::Alive)).await;
+    let boxes = state.runtime.mailboxes().clone();
+
+    // Direct message: into Wren's inbox (read once delivered), her answer into Marcus's.
+    let r = call(
+        &router,
+        post_json(
+            "/api/send",
+            json!({"text": "hello Wren", "targetAgent": "Wren"}),
+        ),
+    )
+    .await;
+    assert_eq!(r.json()["delivery"], "delivered");
+    wait_for(&state, "Wren answers", |d| {
+        thread(d, 2)
+            .iter()
+            .any(|m| m.text.contains("You said: hello Wren"))
+    })
+    .await;
+    let wren = read(&boxes.path("wren").unwrap());
+    assert!(wren
+        .iter()
+        .any(|m| m.from == "Marcus" && m.text == "hello Wren" && m.read));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !boxes.path("marcus").unwrap().exists()
+        || !read(&boxes.path("marcus").unwrap())
+            .iter()
+            .any(|m| m.from == "Wren" && m.text.contains("hello Wren"))
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "Wren's answer is in Marcus's inbox"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+
+    // Someone else appends to Kael's inbox: delivered once, recorded, marked read.
+    external_append(&boxes.path("kael").unwrap(), "Orin", 7);
+    wait_for(&state, "Kael hears Orin", |d| {
+        thread(d, 1)
+            .iter()
+            .any(|m| m.text.contains("[message from Orin] Orin 7"))
+    })
+    .await;
+    wait_for(&state, "Orin's mail recorded", |d| {
+        thread(d, 1)
+            .iter()
+            .any(|m| m.speaker_name == "Orin" && m.text == "Orin 7")
+    })
+    .await;
+    assert!(read(&boxes.path("kael").unwrap()).iter().all(|m| m.read));
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let heard = state.store.with_docs(|d| {
+        thread(d, 1)
+            .iter()
+            .filter(|m| m.text.contains("[message from Orin] Orin 7"))
+            .count()
+    });
+    assert_eq!(heard, 1, "delivered exactly once");
+
+    // Someone writes into Marcus's inbox as Tamsin: it shows in Tamsin's thread, read.
+    external_append(&boxes.path("marcus").unwrap(), "Tamsin", 9);
+    wait_for(&state, "Tamsin's note to Marcus shown", |d| {
+        thread(d, 6)
+            .iter()
+            .any(|m| m.speaker_name == "Tamsin" && m.text == "Tamsin 9")
+    })
+    .await;
+    assert!(
+        read(&boxes.path("marcus").unwrap()).iter().all(|m| m.read),
+        "the human's inbox is all read"
+    );
+
+    // Mail for a sleeping agent waits and is handed over on wake.
+    call(&router, post_json("/api/agents/5/dismiss", json!({}))).await;
+    let r = call(
+        &router,
+        post_json(
+            "/api/send",
+            json!({"text": "while you slept", "targetAgent": "Sable"}),
+        ),
+    )
+    .await;
+    assert_eq!(r.json()["delivery"], "queued");
+    assert!(boxes
+        .unread("sable")
+        .unwrap()
+        .iter()
+        .any(|m| m.text == "while you slept"));
+    let r = call(&router, post_json("/api/agents/wake", json!({}))).await;
+    assert_eq!(r.json()["seats"], json!([5]));
+    wait_for(&state, "Sable mentions the waiting letter", |d| {
+        thread(d, 5).iter().any(|m| {
+            m.text.contains("1 letters waited for me") && m.text.contains("while you slept")
+        })
+    })
+    .await;
+    assert!(boxes.unread("sable").unwrap().is_empty());
+    soulgrid::shut_down(&state).await;
+}
+
+#[tokio::test]
+async fn a_name_that_cannot_be_a_mailbox_is_refused_before_anything_is_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = common::boot_with(dir.path(), &["--lead-name", "Lord Julian"]).await;
+    let router = soulgrid::http::router(state.clone());
+    let before = state.store.last_event_id();
+    let r = call(&router, post_json("/api/send", json!({"text": "hi"}))).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    assert!(r.json()["error"]
+        .as_str()
+        .unwrap()
+        .contains("cannot be a mailbox name"));
+    let after = state.store.events_after(before, 10).await.unwrap();
+    assert!(after.is_empty(), "{after:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_broken_inbox_is_moved_aside_and_said_on_its_seat() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = boot(dir.path()).await;
+    let router = soulgrid::http::router(state.clone());
+    call(
+        &router,
+        post_json("/api/send", json!({"text": "wake up, lead"})),
+    )
+    .await;
+    let path = state.runtime.mailboxes().path("Julian").unwrap();
+    // Another program leaves the lead's inbox broken; the next mail finds it.
+    std::fs::write(&path, "[{\"from\": \"x\", broken").unwrap();
+    call(
+        &router,
+        post_json("/api/send", json!({"text": "after the break"})),
+    )
+    .await;
+    wait_for(&state, "the problem on the lead's seat", |d| {
+        app::domain::docs::identity(d, app::domain::LEAD_SEAT)
+            .and_then(|l| l.last_problem.as_ref())
+            .is_some_and(|p| {
+                p.message
+                    .starts_with("the inbox of julian was not valid JSON; it was moved aside to ")
+            })
+    })
+    .await;
+    wait_for(&state, "the lead still answers", |d| {
+        thread(d, app::domain::LEAD_SEAT)
+            .iter()
+            .any(|m| m.text.contains("You said: after the break"))
+    })
+    .await;
+    // Said once, however often the watcher looks.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    call(
+        &router,
+        post_json("/api/send", json!({"text": "and again"})),
+    )
+    .await;
+    wait_for(&state, "the next answer", |d| {
+        thread(d, app::domain::LEAD_SEAT)
+            .iter()
+            .any(|m| m.text.contains("You said: and again"))
+    })
+    .await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let reports = state
+        .store
+        .events_after(0, 1000)
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|e| matches!(&e.kind, app::domain::events::EventKind::RuntimeError { message, .. } if message.contains("not valid JSON")))
+        .count();
+    assert_eq!(reports, 1);
+    soulgrid::shut_down(&state).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_leads_route_shows_in_the_recipients_thread_and_waits_for_a_sleeper() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = boot(dir.path()).await;
+    let router = soulgrid::http::router(state.clone());
+    call(&router, post_json("/api/agents/summon", json!({}))).await;
+    wait_for(&state, "eight agents", |d| {
+        all_agents(d, AgentStatus::Alive)
+    })
+    .await;
+
+    // Kael (seat 1) is awake: the lead's message is in Kael's thread, and Kael answers it.
+    call(
+        &router,
+        post_json(
+            "/api/send",
+            json!({"text": "route:Kael: please check the logs"}),
+        ),
+    )
+    .await;
+    wait_for(&state, "the routed message and Kael's answer", |d| {
+        let t = thread(d, 1);
+        t.iter()
+            .any(|m| m.speaker_name == "Julian" && m.text == "please check the logs")
+            && t.iter()
+                .any(|m| m.speaker_name == "Kael" && m.text.contains("please check the logs"))
+    })
+    .await;
+
+    // Wren (seat 2) sleeps: the message waits in the inbox and is handed over on wake.
+    call(&router, post_json("/api/agents/2/dismiss", json!({}))).await;
+    call(
+        &router,
+        post_json(
+            "/api/send",
+            json!({"text": "route:Wren: read this when you wake"}),
+        ),
+    )
+    .await;
+    wait_for(&state, "the message in Wren's thread", |d| {
+        thread(d, 2)
+            .iter()
+            .any(|m| m.speaker_name == "Julian" && m.text == "read this when you wake")
+    })
+    .await;
+    let boxes = state.runtime.mailboxes();
+    assert_eq!(boxes.unread("Wren").unwrap().len(), 1, "kept for the wake");
+    call(&router, post_json("/api/agents/wake", json!({}))).await;
+    wait_for(&state, "Wren woke to the message", |d| {
+        thread(d, 2).iter().any(|m| {
+            m.text.contains("1 letters waited for me; the last: ")
+                && m.text.contains("read this when you wake")
+        })
+    })
+    .await;
+
+    // Nobody by that name: said on the lead's seat, nothing sent.
+    call(
+        &router,
+        post_json("/api/send", json!({"text": "route:Nobody: hello?"})),
+    )
+    .await;
+    wait_for(&state, "the marker error", |d| {
+        app::domain::docs::identity(d, app::domain::LEAD_SEAT)
+            .and_then(|l| l.last_problem.as_ref())
+            .is_some_and(|p| {
+                p.message
+                    .contains("no agent named \"Nobody\" is in the grid")
+            })
+    })
+    .await;
+    soulgrid::shut_down(&state).await;
+}
