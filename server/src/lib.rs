@@ -92,12 +92,20 @@ pub async fn boot_with_clock(
     })
 }
 
-/// Stops every agent process, ends open streams and records the clean end of the session.
+/// Ends the current session: every agent process stops (its seat sleeps), then `session_end`.
+pub async fn end_session(
+    state: &AppState,
+    reason: &str,
+) -> Result<app::domain::events::Event, store::StoreError> {
+    state.runtime.stop_all(reason).await;
+    session::end(&state.store, &state.session.id(), reason).await
+}
+
+/// Ends the session, then the open streams (which see the `session_end` first).
 pub async fn shut_down(state: &AppState) {
-    state.runtime.stop_all("server shutdown").await;
-    state.shutdown.cancel();
-    match session::end(&state.store, &state.session.id(), "server shutdown").await {
+    match end_session(state, "server shutdown").await {
         Ok(e) => tracing::info!(event = e.id, "session ended"),
         Err(e) => tracing::error!(error = %e, "could not record the end of the session"),
     }
+    state.shutdown.cancel();
 }

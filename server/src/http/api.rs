@@ -163,8 +163,7 @@ pub async fn interrupt(
 
 /// `POST /api/session/end`: every process stops, every alive seat sleeps, a new session begins.
 pub async fn end_session(State(state): State<AppState>) -> Result<Json<Value>, AppError> {
-    state.runtime.stop_all("session ended").await;
-    let end = crate::session::end(&state.store, &state.session.id(), "ended by the human").await?;
+    let end = crate::end_session(&state, "ended by the human").await?;
     let start = crate::session::begin(
         &state.store,
         &state.session,
