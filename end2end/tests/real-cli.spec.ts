@@ -67,7 +67,7 @@ test('the real CLI asks before writing a file; the human approves once and denie
 
   const approved = path.join(dir, 'approved.txt');
   let card = await askToWrite(page, approved, 'approved in the browser');
-  await card.getByRole('button', { name: 'Approve' }).click();
+  await card.getByRole('button', { name: 'Approve', exact: true }).click();
   await expect(page.locator('.thread .msg[data-speaker-type="lead"]', { hasText: 'Saw tool result (ok)' })).toHaveCount(1, {
     timeout: 60_000,
   });

@@ -254,3 +254,46 @@ async fn interrupting_a_turn_that_waits_for_an_answer_cancels_the_request() {
     .await;
     soulgrid::shut_down(&state).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn always_allowing_hands_the_cli_its_suggested_rule_and_it_stops_asking() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = boot_with(dir.path(), &["--permissions", "ui"]).await;
+    let router = soulgrid::http::router(state.clone());
+    let id = ask(&state, &router).await;
+    let r = call(
+        &router,
+        post_json(
+            &format!("/api/permissions/{id}"),
+            json!({"decision": "allow_always"}),
+        ),
+    )
+    .await;
+    assert_eq!(r.json()["state"], "allowed", "{}", r.body);
+    let p = state.store.with_docs(|d| request(d, &id).cloned()).unwrap();
+    assert_eq!(
+        p.outcome(),
+        "approved, and from now on: allow Bash(echo hi) (localSettings)"
+    );
+    wait_for(&state, "the first run", |d| lead_said(d, "it printed: hi")).await;
+    // The same call again is not asked: the CLI keeps the rule it was given.
+    call(
+        &router,
+        post_json("/api/send", json!({"text": "SIM_TOOL again"})),
+    )
+    .await;
+    wait_for(&state, "the second run", |d| {
+        thread(d, LEAD_SEAT)
+            .iter()
+            .filter(|m| m.speaker_type == SpeakerType::Lead && m.text.contains("it printed: hi"))
+            .count()
+            == 2
+    })
+    .await;
+    assert_eq!(
+        state.store.with_docs(|d| permissions(d).count()),
+        1,
+        "asked once"
+    );
+    soulgrid::shut_down(&state).await;
+}

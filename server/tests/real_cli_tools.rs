@@ -109,10 +109,12 @@ async fn the_real_cli_asks_before_a_tool_call_and_stops_a_hung_turn() {
     .await;
     assert!(!denied.exists());
 
-    // A command (one that changes something: the CLI runs read-only ones without asking);
-    // the seat says which tool it uses.
-    let touched = out.join("touched.txt");
-    let bash = format!("touch {} && echo real-bash-ran", touched.display());
+    // A command that changes something (the CLI runs read-only ones, like `echo`, without
+    // asking), in the agent's own folder: for a path outside it the CLI asked again even with
+    // the command's rule kept (it also suggests adding that directory). The seat says which
+    // tool it uses.
+    let made = data.join("agents/4/made-by-bash");
+    let bash = "mkdir -v made-by-bash".to_string();
     let r = call(
         &router,
         post_json("/api/send", json!({"text": format!("DO_BASH: {bash}")})),
@@ -128,23 +130,60 @@ async fn the_real_cli_asks_before_a_tool_call_and_stops_a_hung_turn() {
         (p.request_id.clone(), p.input["command"].clone())
     });
     assert_eq!(command, bash.as_str());
-    call(
+    // Always allowed: the CLI is handed the rule it suggested.
+    let suggested = state
+        .store
+        .with_docs(|d| request(d, &id).and_then(|p| p.suggestions.clone()));
+    // It suggests the rule for this command and broader ones (a directory, acceptEdits mode):
+    // only the rule is kept, or the writes below would no longer be asked for.
+    let rule = suggested
+        .as_ref()
+        .and_then(|s| s.as_array())
+        .and_then(|s| s.iter().position(|x| x["type"] == "addRules"))
+        .expect("the CLI suggests a rule for the command");
+    let r = call(
         &router,
         post_json(
             &format!("/api/permissions/{id}"),
-            json!({"decision": "allow"}),
+            json!({"decision": "allow_always", "suggestion": rule}),
         ),
     )
     .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     wait_for_secs(&state, 60, "the command's output reached the model", |d| {
-        lead_said(d, "Saw tool result (ok): real-bash-ran")
+        lead_said(d, "Saw tool result (ok): mkdir: created directory")
     })
     .await;
     let used_bash = state.store.events_after(0, 10_000).await.unwrap().into_iter().any(|e| {
         matches!(e.kind, app::domain::events::EventKind::AgentProcess { reason: Some(r), .. } if r == "using Bash")
     });
     assert!(used_bash, "the tool activity was recorded");
-    assert!(touched.exists(), "the approved command ran");
+    assert!(made.is_dir(), "the approved command ran");
+    // The same command again runs without asking.
+    std::fs::remove_dir(&made).unwrap();
+    call(
+        &router,
+        post_json("/api/send", json!({"text": format!("DO_BASH: {bash}")})),
+    )
+    .await;
+    wait_for_secs(&state, 60, "the second run", |d| {
+        thread(d, LEAD_SEAT)
+            .iter()
+            .filter(|m| {
+                m.text
+                    .contains("Saw tool result (ok): mkdir: created directory")
+            })
+            .count()
+            == 2
+    })
+    .await;
+    assert!(made.is_dir(), "it ran again");
+    let asked = state.store.with_docs(|d| {
+        app::domain::permissions::permissions(d)
+            .filter(|p| p.tool_name == "Bash")
+            .count()
+    });
+    assert_eq!(asked, 1, "the remembered rule was not asked again");
 
     // Unanswered: the timeout denies it and says so.
     let late = out.join("late.txt");

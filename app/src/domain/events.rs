@@ -153,6 +153,9 @@ pub enum EventKind {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         message: Option<String>,
         decided_by: Decider,
+        /// For `allow_always`: which of the request's suggestions was applied (none: all).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        suggestion: Option<usize>,
     },
     /// Any type this version does not know (`agent_forked`, … until they are built). Ignored by
     /// the reducer.

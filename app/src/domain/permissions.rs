@@ -41,9 +41,12 @@ impl PermissionState {
 
 /// The answer given to a request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "snake_case")]
 pub enum Decision {
     Allow,
+    /// Allow, and apply the CLI's suggestions (all, or the one chosen) so that calls like it
+    /// are not asked again.
+    AllowAlways,
     Deny,
 }
 
@@ -86,6 +89,10 @@ pub struct PermissionDoc {
     pub created_at: Millis,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decided_at: Option<Millis>,
+    /// The suggestions applied with the answer (`allow_always`): calls like it are no longer
+    /// asked.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub remembered: Vec<Value>,
     /// The id of the event that asked: orders requests with equal timestamps.
     #[serde(default)]
     pub event_id: u64,
@@ -103,6 +110,10 @@ impl PermissionDoc {
         let message = self.message.as_deref().filter(|m| !m.trim().is_empty());
         match (self.state, self.decided_by) {
             (PermissionState::Pending, _) => "waiting for your answer".into(),
+            (PermissionState::Allowed, _) if !self.remembered.is_empty() => {
+                let rules: Vec<String> = self.remembered.iter().map(suggestion_text).collect();
+                format!("approved, and from now on: {}", rules.join("; "))
+            }
             (PermissionState::Allowed, _) => "approved".into(),
             (PermissionState::Denied, Some(Decider::Timeout)) => {
                 format!(
@@ -203,6 +214,17 @@ pub fn suggestion_text(s: &Value) -> String {
         }
         _ => s.to_string(),
     }
+}
+
+/// The permission updates an `allow_always` answer applies: the suggestion at `index`, or all
+/// of them. `None` when there is nothing to apply (no suggestions, or no such index).
+pub fn updates_for(p: &PermissionDoc, index: Option<usize>) -> Option<Vec<Value>> {
+    let all = p.suggestions.as_ref()?.as_array()?;
+    let chosen = match index {
+        Some(i) => vec![all.get(i)?.clone()],
+        None => all.clone(),
+    };
+    (!chosen.is_empty()).then_some(chosen)
 }
 
 /// Every suggestion of a request, in words.

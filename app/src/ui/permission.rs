@@ -15,13 +15,14 @@ pub fn PermissionCard(p: PermissionDoc, who: String) -> impl IntoView {
         "/api/permissions/{}",
         crate::api::path_segment(&p.request_id)
     );
-    let answer = move |decision: &'static str| {
+    // `suggestion`: with `allow_always`, the index of the suggested rule to keep.
+    let answer = move |decision: &'static str, suggestion: Option<usize>| {
         let path = path.clone();
         let message = reason.get_untracked();
         busy.set(true);
         error.set(None);
         leptos::task::spawn_local(async move {
-            let body = serde_json::json!({"decision": decision, "message": message});
+            let body = serde_json::json!({"decision": decision, "message": message, "suggestion": suggestion});
             if let Err(e) = crate::api::post_json(&path, &body).await {
                 error.set(Some(e));
             }
@@ -30,6 +31,28 @@ pub fn PermissionCard(p: PermissionDoc, who: String) -> impl IntoView {
     };
     let answer_deny = answer.clone();
     let suggestions = suggestion_texts(&p);
+    // One button per rule the CLI suggests: approving with one keeps only that one.
+    let remember = (p.is_pending() && !suggestions.is_empty()).then(|| {
+        let buttons = suggestions
+            .iter()
+            .enumerate()
+            .map(|(i, text)| {
+                let answer = answer.clone();
+                view! {
+                    <button
+                        type="button"
+                        class="approve-always"
+                        title="Approve, and do not ask again for calls this rule covers"
+                        disabled=move || busy.get()
+                        on:click=move |_| answer("allow_always", Some(i))
+                    >
+                        {format!("Approve and {text}")}
+                    </button>
+                }
+            })
+            .collect_view();
+        view! { <div class="permission-remember">{buttons}</div> }
+    });
     let actions = p.is_pending().then(|| {
         view! {
             <div class="permission-actions">
@@ -37,7 +60,7 @@ pub fn PermissionCard(p: PermissionDoc, who: String) -> impl IntoView {
                     type="button"
                     class="approve"
                     disabled=move || busy.get()
-                    on:click=move |_| answer("allow")
+                    on:click=move |_| answer("allow", None)
                 >
                     "Approve"
                 </button>
@@ -54,7 +77,7 @@ pub fn PermissionCard(p: PermissionDoc, who: String) -> impl IntoView {
                     type="button"
                     class="deny"
                     disabled=move || busy.get()
-                    on:click=move |_| answer_deny("deny")
+                    on:click=move |_| answer_deny("deny", None)
                 >
                     "Deny"
                 </button>
@@ -74,13 +97,14 @@ pub fn PermissionCard(p: PermissionDoc, who: String) -> impl IntoView {
             </div>
             {p.description.clone().map(|d| view! { <div class="permission-description">{d}</div> })}
             <pre class="permission-input">{input_preview(&p.tool_name, &p.input)}</pre>
-            {(!suggestions.is_empty()).then(|| view! {
+            {(!p.is_pending() && !suggestions.is_empty()).then(|| view! {
                 <div class="permission-suggestions">
-                    "The CLI suggests: "
+                    "The CLI suggested: "
                     {suggestions.join("; ")}
                 </div>
             })}
             {actions}
+            {remember}
             {(!p.is_pending()).then(|| view! { <div class="permission-outcome">{p.outcome()}</div> })}
             {move || error.get().map(|e| view! { <div class="error" role="alert">{e}</div> })}
         </li>

@@ -45,6 +45,8 @@ struct Sim {
     latency: Duration,
     /// `--permission-prompt-tool stdio`: tool calls are asked for on stdout.
     ask_permission: bool,
+    /// Rules the host told us to keep (`updatedPermissions` with `addRules`), e.g. `Bash(echo hi)`.
+    allowed: Vec<String>,
     out: std::io::Stdout,
 }
 
@@ -157,7 +159,7 @@ impl Sim {
             "parent_tool_use_id": null, "session_id": session}),
         );
         let mut outcome = Ok("hi".to_string());
-        if self.ask_permission {
+        if self.ask_permission && !self.allowed.iter().any(|r| r == "Bash(echo hi)") {
             let id = format!("sim-perm-{}-{}", std::process::id(), self.turns);
             self.emit(json!({"type": "control_request", "request_id": id, "request": {"subtype": "can_use_tool",
                 "tool_name": "Bash", "display_name": "Bash", "input": input, "description": "Say hi",
@@ -173,6 +175,19 @@ impl Sim {
             let answer = &answer["response"]["response"];
             if answer["behavior"] != "allow" {
                 outcome = Err(answer["message"].as_str().unwrap_or("denied").to_string());
+            }
+            for update in answer["updatedPermissions"]
+                .as_array()
+                .into_iter()
+                .flatten()
+            {
+                for rule in update["rules"].as_array().into_iter().flatten() {
+                    self.allowed.push(format!(
+                        "{}({})",
+                        rule["toolName"].as_str().unwrap_or(""),
+                        rule["ruleContent"].as_str().unwrap_or("")
+                    ));
+                }
             }
         }
         let (content, is_error) = match &outcome {
@@ -336,6 +351,7 @@ fn main() {
         turns: 0,
         latency,
         ask_permission: flag("--permission-prompt-tool").as_deref() == Some("stdio"),
+        allowed: Vec::new(),
         out: std::io::stdout(),
     };
     while let Ok(v) = sim.input.recv() {

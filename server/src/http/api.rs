@@ -185,11 +185,16 @@ pub struct PermissionBody {
     decision: Decision,
     #[serde(default)]
     message: Option<String>,
+    /// With `allow_always`: the index of the one suggestion to apply (default: all).
+    #[serde(default)]
+    suggestion: Option<usize>,
 }
 
-/// `POST /api/permissions/{id} {decision: "allow"|"deny", message?}`: answers an agent's
-/// permission request. `404` for an unknown request, `409` when it was already answered or the
-/// agent that asked has stopped.
+/// `POST /api/permissions/{id} {decision: "allow"|"allow_always"|"deny", message?}`: answers
+/// an agent's permission request (`allow_always` also applies the CLI's suggested rules, or
+/// only the one at `suggestion`).
+/// `404` for an unknown request, `409` when it was already answered or the agent that asked has
+/// stopped.
 pub async fn permission(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -207,10 +212,17 @@ pub async fn permission(
     }
     let state_after = state
         .runtime
-        .decide(&id, body.decision, body.message, Decider::Human)
+        .decide(
+            &id,
+            body.decision,
+            body.message,
+            Decider::Human,
+            body.suggestion,
+        )
         .await
         .map_err(|e| match e {
             DecideError::Unknown(_) => AppError::NoSuch(e.to_string()),
+            DecideError::NothingToRemember => AppError::BadRequest(e.to_string()),
             other => AppError::Conflict(other.to_string()),
         })?;
     Ok(Json(

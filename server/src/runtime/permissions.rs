@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use app::domain::events::EventKind;
-use app::domain::permissions::{request, Decider, Decision, PermissionState};
+use app::domain::permissions::{request, updates_for, Decider, Decision, PermissionState};
 
 use super::{protocol, Runtime};
 
@@ -33,6 +33,10 @@ pub enum DecideError {
     Answering,
     #[error("the agent that asked is not running any more")]
     Gone,
+    #[error(
+        "no such rule to remember for this request (see its suggestions); allow it once instead"
+    )]
+    NothingToRemember,
 }
 
 impl Runtime {
@@ -45,6 +49,7 @@ impl Runtime {
         decision: Decision,
         message: Option<String>,
         by: Decider,
+        suggestion: Option<usize>,
     ) -> Result<PermissionState, DecideError> {
         let doc = self
             .store()
@@ -53,6 +58,12 @@ impl Runtime {
         if !doc.is_pending() {
             return Err(DecideError::Settled(doc.state));
         }
+        let updates = match decision {
+            Decision::AllowAlways => {
+                Some(updates_for(&doc, suggestion).ok_or(DecideError::NothingToRemember)?)
+            }
+            _ => None,
+        };
         if !self.claim_answer(request_id) {
             return Err(DecideError::Answering);
         }
@@ -65,6 +76,11 @@ impl Runtime {
             .filter(|m| !m.is_empty());
         let line = match decision {
             Decision::Allow => protocol::allow(request_id, &doc.input),
+            Decision::AllowAlways => protocol::allow_always(
+                request_id,
+                &doc.input,
+                &serde_json::Value::Array(updates.unwrap_or_default()),
+            ),
             Decision::Deny => protocol::deny(
                 request_id,
                 message
@@ -82,10 +98,11 @@ impl Runtime {
             decision,
             message,
             decided_by: by,
+            suggestion: suggestion.filter(|_| decision == Decision::AllowAlways),
         }])
         .await;
         Ok(match decision {
-            Decision::Allow => PermissionState::Allowed,
+            Decision::Allow | Decision::AllowAlways => PermissionState::Allowed,
             Decision::Deny => PermissionState::Denied,
         })
     }
@@ -105,7 +122,13 @@ impl Runtime {
                 human_duration(timeout)
             );
             match rt
-                .decide(&request_id, Decision::Deny, Some(message), Decider::Timeout)
+                .decide(
+                    &request_id,
+                    Decision::Deny,
+                    Some(message),
+                    Decider::Timeout,
+                    None,
+                )
                 .await
             {
                 Ok(_) => tracing::warn!(request_id, "permission request timed out: denied"),

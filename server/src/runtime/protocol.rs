@@ -177,6 +177,14 @@ pub fn allow(request_id: &str, input: &Value) -> String {
     .to_string()
 }
 
+/// Allows a tool call and applies permission updates (the request's `permission_suggestions`),
+/// so that calls like it are not asked again.
+pub fn allow_always(request_id: &str, input: &Value, updates: &Value) -> String {
+    json!({"type": "control_response", "response": {"subtype": "success", "request_id": request_id,
+        "response": {"behavior": "allow", "updatedInput": input, "updatedPermissions": updates}}})
+    .to_string()
+}
+
 /// Denies a tool call, with the message the model sees.
 pub fn deny(request_id: &str, message: &str) -> String {
     json!({"type": "control_response", "response": {"subtype": "success", "request_id": request_id,

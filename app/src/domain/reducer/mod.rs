@@ -11,7 +11,7 @@ use super::docs::{
     identity, soul_id, AgentIdentity, Doc, DocWrite, Docs, Problem, SoulDoc, SpeakerType,
 };
 use super::events::{Event, EventKind};
-use super::permissions::{permission_id, Decision, PermissionDoc, PermissionState};
+use super::permissions::{permission_id, updates_for, Decision, PermissionDoc, PermissionState};
 use super::process::ProcessState;
 use super::status::AgentStatus;
 use super::work_cycle;
@@ -231,6 +231,7 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
                     decided_by: None,
                     created_at: event.ts,
                     decided_at: None,
+                    remembered: Vec::new(),
                     event_id: event.id,
                     extra: Default::default(),
                 };
@@ -242,12 +243,16 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
             decision,
             message,
             decided_by,
+            suggestion,
             ..
         } => w.settle(request_id, |p| {
             p.state = match decision {
-                Decision::Allow => PermissionState::Allowed,
+                Decision::Allow | Decision::AllowAlways => PermissionState::Allowed,
                 Decision::Deny => PermissionState::Denied,
             };
+            if *decision == Decision::AllowAlways {
+                p.remembered = updates_for(p, *suggestion).unwrap_or_default();
+            }
             p.message = message.clone();
             p.decided_by = Some(*decided_by);
             p.decided_at = Some(event.ts);

@@ -4,7 +4,9 @@ use serde_json::json;
 
 use super::super::docs::{Doc, Docs};
 use super::super::events::EventKind;
-use super::super::permissions::{of_seat, pending, request, Decider, Decision, PermissionState};
+use super::super::permissions::{
+    of_seat, pending, request, updates_for, Decider, Decision, PermissionState,
+};
 use super::super::process::ProcessState;
 use super::*;
 
@@ -29,6 +31,7 @@ fn decide(seat: Seat, id: &str, decision: Decision, by: Decider) -> EventKind {
         decision,
         message: (decision == Decision::Deny).then(|| "not that file".into()),
         decided_by: by,
+        suggestion: None,
     }
 }
 
@@ -233,4 +236,60 @@ fn a_turn_that_ends_takes_its_unanswered_request_with_it() {
         "running keeps it, idle ends it"
     );
     assert_eq!(a.outcome(), "cancelled: the turn ended without an answer");
+}
+
+#[test]
+fn always_allowing_remembers_all_suggestions_or_the_one_chosen() {
+    let mut docs = Docs::new();
+    let two = EventKind::PermissionRequest {
+        seat: 2,
+        request_id: "b".into(),
+        tool_name: "Bash".into(),
+        input: json!({"command": "touch x"}),
+        description: None,
+        suggestions: Some(json!([
+            {"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "touch x"}], "behavior": "allow"},
+            {"type": "setMode", "mode": "acceptEdits", "destination": "session"}
+        ])),
+        tool_use_id: None,
+    };
+    let chosen = EventKind::PermissionDecision {
+        seat: 2,
+        request_id: "b".into(),
+        decision: Decision::AllowAlways,
+        message: None,
+        decided_by: Decider::Human,
+        suggestion: Some(0),
+    };
+    run(
+        &mut docs,
+        &[
+            ev(1, 10, ask(2, "a")),
+            ev(2, 20, decide(2, "a", Decision::AllowAlways, Decider::Human)),
+            ev(3, 30, two),
+            ev(4, 40, chosen.clone()),
+        ],
+    );
+    let a = request(&docs, "a").unwrap();
+    assert_eq!(a.state, PermissionState::Allowed);
+    assert_eq!(
+        a.outcome(),
+        "approved, and from now on: switch to acceptEdits mode (session)"
+    );
+    let b = request(&docs, "b").unwrap();
+    assert_eq!(
+        b.outcome(),
+        "approved, and from now on: allow Bash(touch x)",
+        "only the chosen one"
+    );
+    assert_eq!(
+        Doc::Permission(b.clone()).to_value()["remembered"][0]["type"],
+        "addRules"
+    );
+    let e = serde_json::to_value(ev(4, 40, chosen)).unwrap();
+    assert_eq!(
+        (e["decision"].as_str(), e["suggestion"].as_u64()),
+        (Some("allow_always"), Some(0))
+    );
+    assert_eq!(updates_for(b, Some(5)), None, "no such suggestion");
 }

@@ -78,22 +78,25 @@ fn kind() -> impl Strategy<Value = EventKind> {
             tool_name: "Bash".into(),
             input: serde_json::json!({"command": format!("echo {r}")}),
             description: None,
-            suggestions: None,
+            suggestions: Some(serde_json::json!([{"type": "setMode", "mode": "acceptEdits"}])),
             tool_use_id: None,
         }),
-        (seat(), 0u8..3, any::<bool>()).prop_map(|(seat, r, allow)| {
-            EventKind::PermissionDecision {
-                seat,
-                request_id: format!("r{r}"),
-                decision: if allow {
-                    Decision::Allow
-                } else {
-                    Decision::Deny
-                },
-                message: (!allow).then(|| "no".into()),
-                decided_by: Decider::Human,
-            }
-        }),
+        (
+            seat(),
+            0u8..3,
+            prop::sample::select(vec![Decision::Allow, Decision::AllowAlways, Decision::Deny]),
+            prop::option::of(0usize..2)
+        )
+            .prop_map(
+                |(seat, r, decision, suggestion)| EventKind::PermissionDecision {
+                    seat,
+                    request_id: format!("r{r}"),
+                    decision,
+                    message: (decision == Decision::Deny).then(|| "no".into()),
+                    decided_by: Decider::Human,
+                    suggestion,
+                }
+            ),
         Just(EventKind::Unknown),
     ]
 }
