@@ -145,7 +145,7 @@ async fn started_sessions(state: &soulgrid::state::AppState, seat: u8) -> Vec<St
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn after_a_restart_agents_and_the_lead_resume_their_claude_sessions() {
+async fn after_a_restart_agents_wake_fresh_and_the_lead_resumes_its_session() {
     let dir = tempfile::tempdir().unwrap();
     let state = boot(dir.path()).await;
     let router = soulgrid::http::router(state.clone());
@@ -173,10 +173,11 @@ async fn after_a_restart_agents_and_the_lead_resume_their_claude_sessions() {
             .clone()
             .unwrap()
     };
-    let (seat0, seat1, lead) = (session_of(0), session_of(1), session_of(LEAD_SEAT));
+    let (seat0, lead) = (session_of(0), session_of(LEAD_SEAT));
     soulgrid::shut_down(&state).await;
 
-    // The server restarts; WAKE resumes each agent's session instead of starting a blank one.
+    // The server restarts. WAKE gives every agent a fresh session (soul + transcript, as the
+    // design says); the lead, started by its next message, resumes its own.
     let state = boot(dir.path()).await;
     let router = soulgrid::http::router(state.clone());
     assert!(all_agents(&state.store.snapshot().0, AgentStatus::Sleeping));
@@ -191,7 +192,11 @@ async fn after_a_restart_agents_and_the_lead_resume_their_claude_sessions() {
         })
     })
     .await;
-    assert_eq!(started_sessions(&state, 0).await.last(), Some(&seat0));
+    let woken = started_sessions(&state, 0).await;
+    assert!(
+        woken.last().is_some_and(|s| *s != seat0),
+        "a fresh session: {woken:?}"
+    );
     call(
         &router,
         post_json("/api/send", json!({"text": "still you?"})),
@@ -207,34 +212,31 @@ async fn after_a_restart_agents_and_the_lead_resume_their_claude_sessions() {
         started_sessions(&state, LEAD_SEAT).await.last(),
         Some(&lead)
     );
-    let problems = state
+    let problem = state
         .store
-        .with_docs(|d| identity(d, 0).unwrap().last_problem.clone());
-    assert_eq!(problems, None, "a resumed session is no problem");
+        .with_docs(|d| identity(d, LEAD_SEAT).unwrap().last_problem.clone());
+    assert_eq!(problem, None, "a resumed session is no problem");
 
-    // A session the CLI no longer has: said so, and the agent starts afresh instead.
-    std::fs::remove_file(dir.path().join("agents/1/.soulgrid-sim").join(&seat1)).unwrap();
+    // A session the CLI no longer has: said so, and the lead starts afresh instead.
+    std::fs::remove_file(dir.path().join("agents/4/.soulgrid-sim").join(&lead)).unwrap();
     call(&router, post_json("/api/session/end", json!({}))).await;
-    call(&router, post_json("/api/agents/wake", json!({}))).await;
-    wait_for(&state, "seat 1 awake in a fresh session", |d| {
-        identity(d, 1).is_some_and(|i| {
-            i.status() == AgentStatus::Alive
-                && i.claude_session_id.as_ref().is_some_and(|s| *s != seat1)
-        }) && thread(d, 1)
-            .iter()
-            .filter(|m| m.text.starts_with("Hello. I am"))
-            .count()
-            == 2
+    call(&router, post_json("/api/send", json!({"text": "and now?"}))).await;
+    wait_for(&state, "the lead in a fresh session, answering", |d| {
+        identity(d, LEAD_SEAT)
+            .is_some_and(|i| i.claude_session_id.as_ref().is_some_and(|s| *s != lead))
+            && thread(d, LEAD_SEAT)
+                .iter()
+                .any(|m| m.text.contains("You said: and now?"))
     })
     .await;
     let problem = state
         .store
-        .with_docs(|d| identity(d, 1).unwrap().last_problem.clone())
+        .with_docs(|d| identity(d, LEAD_SEAT).unwrap().last_problem.clone())
         .unwrap();
     assert_eq!(
         problem.message,
         format!(
-            "could not resume the last Claude session (crashed with exit code 1: No conversation found with session ID: {seat1}); started a fresh one"
+            "could not resume the last Claude session (crashed with exit code 1: No conversation found with session ID: {lead}); started a fresh one"
         )
     );
     soulgrid::shut_down(&state).await;

@@ -5,9 +5,9 @@
 
 mod common;
 
-use app::domain::agent_seats;
 use app::domain::docs::{identity, thread};
 use app::domain::status::AgentStatus;
+use app::domain::{agent_seats, LEAD_SEAT};
 use common::{all_agents, boot_with, call, fake_model, post_json, wait_for_secs};
 use serde_json::json;
 
@@ -94,14 +94,18 @@ async fn the_real_cli_summons_talks_sleeps_and_wakes() {
         cleo.contains("hello through the real CLI"),
         "the transcript"
     );
-    let cleo_session = state
-        .store
-        .with_docs(|d| identity(d, 2).and_then(|i| i.claude_session_id.clone()))
-        .unwrap();
+    let session_of = |seat| {
+        state
+            .store
+            .with_docs(|d| identity(d, seat).and_then(|i| i.claude_session_id.clone()))
+            .unwrap()
+    };
+    let (cleo_session, lead_session) = (session_of(2), session_of(LEAD_SEAT));
     soulgrid::shut_down(&state).await;
 
-    // The server restarts: WAKE resumes each agent's own Claude session (`--resume`), so the
-    // CLI sends the model the whole earlier conversation, not only the wake prompt.
+    // The server restarts. WAKE gives each agent a fresh session that inherits soul and
+    // transcript; the lead (started with the `[WAKE AGENTS]` message) resumes its own Claude
+    // session (`--resume`), so the CLI sends the model the lead's whole earlier conversation.
     let state = boot_with(&data, &["--claude-cmd", &claude]).await;
     let router = soulgrid::http::router(state.clone());
     assert!(all_agents(&state.store.snapshot().0, AgentStatus::Sleeping));
@@ -117,31 +121,62 @@ async fn the_real_cli_summons_talks_sleeps_and_wakes() {
         })
     })
     .await;
+    wait_for_secs(&state, 120, "the lead's answer to the wake", |d| {
+        thread(d, LEAD_SEAT)
+            .iter()
+            .filter(|m| m.text.contains("Real CLI here."))
+            .count()
+            >= 2
+    })
+    .await;
     let requests = recorded.0.lock().unwrap()[before..].to_vec();
-    let resumed = requests
+    let cleo = requests
         .iter()
         .find(|r| r.to_string().contains("Your name is Cleo."))
-        .expect("Cleo's resumed request");
-    let messages = resumed["messages"].as_array().unwrap();
+        .expect("Cleo's wake request");
+    // (The CLI also puts `role: "system"` entries into `messages`.)
+    let turns: Vec<&serde_json::Value> = cleo["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] != "system")
+        .collect();
+    assert_eq!(turns.len(), 1, "a fresh session: only the wake prompt");
+    let text = turns[0].to_string();
+    assert!(
+        text.contains("I am Cleo, named by a fake model"),
+        "the soul"
+    );
+    // The last session was the one after the first wake: its transcript is that greeting.
+    assert!(
+        text.contains("<previous-session>") && text.contains("Hello again. I remember"),
+        "the transcript of the last session"
+    );
+    let lead = requests
+        .iter()
+        .find(|r| r.to_string().contains("[WAKE AGENTS]"))
+        .expect("the lead's request");
+    let messages = lead["messages"].as_array().unwrap();
     let earlier = &messages[..messages.len() - 1];
     assert!(
         earlier
             .iter()
-            .any(|m| m.to_string().contains("I am Cleo, named by a fake model")),
-        "the birth of the soul is in the resumed conversation itself"
-    );
-    assert!(
-        earlier.iter().any(|m| m["role"] == "assistant"
-            && m.to_string()
-                .contains("Real CLI here. You said: hello through the real CLI")),
-        "so is Cleo's own earlier answer"
+            .any(|m| m.to_string().contains("[WAKE AGENTS]")),
+        "the lead's conversation before the restart is in the resumed request itself"
     );
     let docs = state.store.snapshot().0;
-    assert_eq!(
+    assert_ne!(
         identity(&docs, 2).unwrap().claude_session_id.as_ref(),
-        Some(&cleo_session),
-        "the same Claude session continues"
+        Some(&cleo_session)
     );
-    assert_eq!(identity(&docs, 2).unwrap().last_problem, None);
+    assert_eq!(
+        identity(&docs, LEAD_SEAT)
+            .unwrap()
+            .claude_session_id
+            .as_ref(),
+        Some(&lead_session),
+        "the lead's Claude session continues"
+    );
+    assert_eq!(identity(&docs, LEAD_SEAT).unwrap().last_problem, None);
     soulgrid::shut_down(&state).await;
 }

@@ -94,10 +94,10 @@ impl Runtime {
         Ok(seats)
     }
 
-    /// WAKE: a process for each sleeping agent, whose first message is its wake prompt. It
-    /// resumes the agent's last Claude session (`--resume`) when there is one, so the agent keeps
-    /// its whole context across a server restart; a fresh session when that cannot be resumed.
-    /// Payloads the browser assembled (with the shared code) are used where given.
+    /// WAKE: a fresh session for each sleeping agent, whose first message is its wake prompt
+    /// (the design's contract: a fresh session inherits the soul plus the transcript of its last
+    /// session; only the lead resumes its own). Payloads the browser assembled (with the shared
+    /// code) are used where given.
     pub async fn wake(&self, given: Vec<WakePayload>) -> Vec<Seat> {
         let payloads: Vec<WakePayload> = self.inner.store.with_docs(|docs| {
             sleeping_seats(docs)
@@ -141,7 +141,7 @@ impl Runtime {
                 summoning: false,
                 system_prompt: prompts::agent_prompt(data_dir, self.names()),
                 first_message: wake_prompt(p, &self.names().human, &self.names().lead),
-                resume: self.last_claude_session(p.seat),
+                resume: None,
             };
             match self.start(spec).await {
                 Ok(()) => woken.push(p.seat),

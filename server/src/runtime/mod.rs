@@ -284,7 +284,8 @@ impl Runtime {
         }
     }
 
-    /// The Claude session the seat's last process ran, to be resumed by the next one.
+    /// The Claude session the seat's last process ran. The lead's next process resumes it, so
+    /// the lead keeps its conversation across session ends and server restarts.
     fn last_claude_session(&self, seat: Seat) -> Option<String> {
         self.inner
             .store
