@@ -125,6 +125,9 @@ test('a working agent can be interrupted from its thread', async ({ page }) => {
   await openHydrated(page, server.url);
   await expect(page.locator('.cell[data-seat="0"]')).toHaveAttribute('data-status', 'alive', { timeout: 20_000 });
   await page.locator('.cell[data-seat="0"]').click();
+  // Its wake turn over first: an interrupt between turns stops nothing, and 'thinking…' below
+  // must be the hanging turn's.
+  await expect(page.locator('.cell[data-seat="0"] .activity')).toHaveText('idle', { timeout: 20_000 });
   await page.getByLabel('Message').fill('SIM_HANG think forever');
   await page.getByLabel('Message').press('Enter');
   await expect(page.locator('.cell[data-seat="0"] .activity')).toHaveText('thinking…');
