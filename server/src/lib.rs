@@ -78,6 +78,7 @@ pub async fn boot_with_clock(
         shutdown.clone(),
     );
     runtime.watch_mail();
+    runtime.keep_state_files();
     runtime.expire_hatching();
     Ok(AppState {
         leptos_options,

@@ -15,6 +15,7 @@ pub mod palette;
 pub mod permissions;
 pub mod process;
 pub mod reducer;
+pub mod state_file;
 pub mod status;
 pub mod time;
 pub mod wake;

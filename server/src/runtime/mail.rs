@@ -31,6 +31,7 @@ impl Runtime {
                 }
                 rt.collect_human_mail().await;
                 rt.report_moved_aside(since, &mut reported).await;
+                rt.inner.inboxes_changed.notify_one();
             }
         });
     }

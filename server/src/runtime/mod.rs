@@ -9,6 +9,7 @@ pub mod process;
 pub mod prompts;
 pub mod protocol;
 mod requests;
+mod state_file;
 pub mod turn;
 
 use std::collections::{HashMap, HashSet};
@@ -108,6 +109,8 @@ struct Inner {
     agents: Mutex<HashMap<Seat, Handle>>,
     /// Permission requests an answer was claimed for: the first claim answers.
     answered: Mutex<HashSet<String>>,
+    /// An inbox changed: the agents' state files may be out of date.
+    inboxes_changed: tokio::sync::Notify,
     shutdown: CancellationToken,
 }
 
@@ -127,6 +130,7 @@ impl Runtime {
                 session,
                 agents: Mutex::default(),
                 answered: Mutex::default(),
+                inboxes_changed: tokio::sync::Notify::new(),
                 shutdown,
             }),
         }

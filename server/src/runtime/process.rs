@@ -46,6 +46,11 @@ pub struct Spec {
     pub resume: Option<String>,
 }
 
+/// The agent's own folder: its working directory, where `_state.md` is kept.
+pub fn agent_dir(data_dir: &std::path::Path, seat: Seat) -> std::path::PathBuf {
+    data_dir.join("agents").join(seat.to_string())
+}
+
 pub fn command(rt: &Runtime, spec: &Spec, claude_session: &str) -> Command {
     let c = rt.config();
     let mut cmd = Command::new(&c.cmd);
@@ -69,7 +74,7 @@ pub fn command(rt: &Runtime, spec: &Spec, claude_session: &str) -> Command {
         cmd.args(["--permission-prompt-tool", "stdio"]);
     }
     cmd.args(&c.extra_args);
-    let work = c.data_dir.join("agents").join(spec.seat.to_string());
+    let work = agent_dir(&c.data_dir, spec.seat);
     let tmp = c.data_dir.join("tmp").join(spec.seat.to_string());
     let run = c.data_dir.join("run");
     for dir in [&work, &tmp, &run] {

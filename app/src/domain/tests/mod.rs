@@ -7,6 +7,7 @@ mod permissions;
 mod props;
 mod reducer;
 mod reducer_process;
+mod state_file;
 mod wake;
 mod work;
 

@@ -1,0 +1,78 @@
+//! `_state.md` in each agent's folder: written by the server, read-only, kept current.
+
+mod common;
+
+use std::path::Path;
+
+use app::domain::status::AgentStatus;
+use common::{all_agents, boot, call, post_json, wait_for};
+use serde_json::json;
+
+fn state_of(dir: &Path, seat: u8) -> String {
+    std::fs::read_to_string(dir.join(format!("agents/{seat}/_state.md"))).unwrap_or_default()
+}
+
+async fn wait_for_file(dir: &Path, seat: u8, what: &str, has: &str) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !state_of(dir, seat).contains(has) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting for {what}: {has:?} not in\n{}",
+            state_of(dir, seat)
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_named_agent_has_a_read_only_state_file_kept_current() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = boot(dir.path()).await;
+    let router = soulgrid::http::router(state.clone());
+    call(&router, post_json("/api/agents/summon", json!({}))).await;
+    wait_for(&state, "eight agents", |d| {
+        all_agents(d, AgentStatus::Alive)
+    })
+    .await;
+
+    // The simulator reports 1,200 tokens of context per turn so far.
+    wait_for_file(
+        dir.path(),
+        1,
+        "Kael's first turn",
+        "- context tokens: 1200\n",
+    )
+    .await;
+    let text = state_of(dir.path(), 1);
+    assert!(text.starts_with("# State of Kael (seat 1)\n"), "{text}");
+    assert!(
+        text.contains("- status: alive\n") && text.contains("- unread mail: 0\n"),
+        "{text}"
+    );
+    let file = dir.path().join("agents/1/_state.md");
+    assert!(std::fs::metadata(&file).unwrap().permissions().readonly());
+
+    // Asleep, with a letter waiting: the file says both.
+    call(&router, post_json("/api/agents/1/dismiss", json!({}))).await;
+    call(
+        &router,
+        post_json(
+            "/api/send",
+            json!({"text": "for later", "targetAgent": "Kael"}),
+        ),
+    )
+    .await;
+    wait_for_file(dir.path(), 1, "the waiting letter", "- unread mail: 1\n").await;
+    assert!(state_of(dir.path(), 1).contains("- status: sleeping\n"));
+
+    // The lead has one too, once it has run.
+    call(&router, post_json("/api/send", json!({"text": "hello"}))).await;
+    wait_for_file(
+        dir.path(),
+        4,
+        "the lead's file",
+        "# State of Julian (seat 4)",
+    )
+    .await;
+    soulgrid::shut_down(&state).await;
+}
