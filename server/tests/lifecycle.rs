@@ -74,8 +74,9 @@ async fn mail_for_an_agent_whose_process_cannot_start_is_relayed_through_the_lea
     .await;
 
     // Seat 2's working directory cannot be made (a file is in the way): its process cannot start.
+    // (Moved aside in one rename: the server may be writing Wren's `_state.md` in it.)
     let work = dir.path().join("agents").join("2");
-    std::fs::remove_dir_all(&work).unwrap();
+    std::fs::rename(&work, dir.path().join("agents").join("2-moved")).unwrap();
     std::fs::write(&work, "in the way").unwrap();
     let r = call(&router, post_json("/api/agents/wake", json!({}))).await;
     assert_eq!(r.json()["seats"].as_array().unwrap().len(), 7, "{}", r.body);

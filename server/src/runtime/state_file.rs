@@ -73,7 +73,11 @@ impl Runtime {
             if written.get(&seat) == Some(&text) {
                 continue;
             }
+            // The folder is the process's to make: no folder, no agent has run there yet.
             let dir = agent_dir(&self.config().data_dir, seat);
+            if !dir.is_dir() {
+                continue;
+            }
             match write_read_only(&dir, &text) {
                 Ok(()) => {
                     written.insert(seat, text);
@@ -86,7 +90,6 @@ impl Runtime {
 
 /// Replaces `{dir}/_state.md` with `text`, read-only, in one rename.
 fn write_read_only(dir: &Path, text: &str) -> std::io::Result<()> {
-    std::fs::create_dir_all(dir)?;
     let tmp = dir.join(format!(".{FILE_NAME}.tmp"));
     std::fs::write(&tmp, text)?;
     let mut perms = std::fs::metadata(&tmp)?.permissions();
