@@ -61,8 +61,7 @@ async fn mail_for_an_agent_whose_process_cannot_start_is_relayed_through_the_lea
     let dir = tempfile::tempdir().unwrap();
     let state = boot(dir.path()).await;
     let router = soulgrid::http::router(state.clone());
-    call(&router, post_json("/api/agents/summon", json!({}))).await;
-    wait_for(&state, "alive", |d| all_agents(d, AgentStatus::Alive)).await;
+    common::summon_team(&state, &router).await;
     call(&router, post_json("/api/session/end", json!({}))).await;
     call(
         &router,
@@ -150,11 +149,7 @@ async fn after_a_restart_agents_wake_fresh_and_the_lead_resumes_its_session() {
     let dir = tempfile::tempdir().unwrap();
     let state = boot(dir.path()).await;
     let router = soulgrid::http::router(state.clone());
-    call(&router, post_json("/api/agents/summon", json!({}))).await;
-    wait_for(&state, "eight agents", |d| {
-        all_agents(d, AgentStatus::Alive)
-    })
-    .await;
+    common::summon_team(&state, &router).await;
     call(
         &router,
         post_json("/api/send", json!({"text": "remember me"})),

@@ -7,9 +7,8 @@ use std::path::Path;
 
 use app::domain::docs::thread;
 use app::domain::mail::InboxMessage;
-use app::domain::status::AgentStatus;
 use axum::http::StatusCode;
-use common::{all_agents, boot, call, external_append, post_json, wait_for};
+use common::{boot, call, external_append, post_json, wait_for};
 use serde_json::json;
 
 fn read(path: &Path) -> Vec<InboxMessage> {
@@ -21,8 +20,7 @@ async fn mail_flows_through_inboxes_both_ways() {
     let dir = tempfile::tempdir().unwrap();
     let state = boot(dir.path()).await;
     let router = soulgrid::http::router(state.clone());
-    call(&router, post_json("/api/agents/summon", json!({}))).await;
-    wait_for(&state, "alive", |d| all_agents(d, AgentStatus::Alive)).await;
+    common::summon_team(&state, &router).await;
     let boxes = state.runtime.mailboxes().clone();
 
     // Direct message: into Wren's inbox (read once delivered), her answer into Marcus's.
@@ -186,14 +184,10 @@ async fn a_broken_inbox_is_moved_aside_and_said_on_its_seat() {
     })
     .await;
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    let reports = state
-        .store
-        .events_after(0, 1000)
-        .await
-        .unwrap()
-        .into_iter()
-        .filter(|e| matches!(&e.kind, app::domain::events::EventKind::RuntimeError { message, .. } if message.contains("not valid JSON")))
-        .count();
+    let reports = common::count_events(&state, |k| {
+        matches!(k, app::domain::events::EventKind::RuntimeError { message, .. } if message.contains("not valid JSON"))
+    })
+    .await;
     assert_eq!(reports, 1);
     soulgrid::shut_down(&state).await;
 }
@@ -203,11 +197,7 @@ async fn the_leads_route_shows_in_the_recipients_thread_and_waits_for_a_sleeper(
     let dir = tempfile::tempdir().unwrap();
     let state = boot(dir.path()).await;
     let router = soulgrid::http::router(state.clone());
-    call(&router, post_json("/api/agents/summon", json!({}))).await;
-    wait_for(&state, "eight agents", |d| {
-        all_agents(d, AgentStatus::Alive)
-    })
-    .await;
+    common::summon_team(&state, &router).await;
 
     // Kael (seat 1) is awake: the lead's message is in Kael's thread, and Kael answers it.
     call(

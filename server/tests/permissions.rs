@@ -14,6 +14,24 @@ use common::{boot_with, call, post_json, wait_for};
 use serde_json::json;
 use soulgrid::state::AppState;
 
+/// A server whose agents ask in the UI (and the folder it lives in).
+async fn ui_server(extra: &[&str]) -> (tempfile::TempDir, AppState, axum::Router) {
+    let dir = tempfile::tempdir().unwrap();
+    let args: Vec<&str> = ["--permissions", "ui"]
+        .iter()
+        .chain(extra)
+        .copied()
+        .collect();
+    let state = boot_with(dir.path(), &args).await;
+    let router = soulgrid::http::router(state.clone());
+    (dir, state, router)
+}
+
+/// Answers request `id` from the API.
+async fn answer(router: &axum::Router, id: &str, body: serde_json::Value) -> common::Reply {
+    call(router, post_json(&format!("/api/permissions/{id}"), body)).await
+}
+
 /// Asks the lead to call a tool and waits until it asks for permission; the request id.
 async fn ask(state: &AppState, router: &axum::Router) -> String {
     let r = call(
@@ -39,9 +57,7 @@ fn lead_said(d: &app::domain::docs::Docs, words: &str) -> bool {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_approved_tool_call_runs_and_the_answer_counts_once() {
-    let dir = tempfile::tempdir().unwrap();
-    let state = boot_with(dir.path(), &["--permissions", "ui"]).await;
-    let router = soulgrid::http::router(state.clone());
+    let (_dir, state, router) = ui_server(&[]).await;
     let id = ask(&state, &router).await;
 
     let docs = state.store.snapshot().0;
@@ -56,14 +72,7 @@ async fn an_approved_tool_call_runs_and_the_answer_counts_once() {
         Some("waiting for approval: Bash")
     );
 
-    let r = call(
-        &router,
-        post_json(
-            &format!("/api/permissions/{id}"),
-            json!({"decision": "allow"}),
-        ),
-    )
-    .await;
+    let r = answer(&router, &id, json!({"decision": "allow"})).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     assert_eq!(r.json()["state"], "allowed");
     wait_for(&state, "the command's output in the lead's reply", |d| {
@@ -71,14 +80,7 @@ async fn an_approved_tool_call_runs_and_the_answer_counts_once() {
     })
     .await;
     // A second answer (another tab) is refused and changes nothing.
-    let r = call(
-        &router,
-        post_json(
-            &format!("/api/permissions/{id}"),
-            json!({"decision": "deny"}),
-        ),
-    )
-    .await;
+    let r = answer(&router, &id, json!({"decision": "deny"})).await;
     assert_eq!(r.status, StatusCode::CONFLICT, "{}", r.body);
     assert_eq!(r.json()["error"], "the request was already allowed");
     let docs = state.store.snapshot().0;
@@ -87,30 +89,22 @@ async fn an_approved_tool_call_runs_and_the_answer_counts_once() {
         (p.state, p.decided_by),
         (PermissionState::Allowed, Some(Decider::Human))
     );
-    let decisions = state
-        .store
-        .events_after(0, 1000)
-        .await
-        .unwrap()
-        .into_iter()
-        .filter(|e| matches!(e.kind, EventKind::PermissionDecision { .. }))
-        .count();
+    let decisions = common::count_events(&state, |k| {
+        matches!(k, EventKind::PermissionDecision { .. })
+    })
+    .await;
     assert_eq!(decisions, 1, "every decision is one event");
     soulgrid::shut_down(&state).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_denied_tool_call_tells_the_agent_why() {
-    let dir = tempfile::tempdir().unwrap();
-    let state = boot_with(dir.path(), &["--permissions", "ui"]).await;
-    let router = soulgrid::http::router(state.clone());
+    let (_dir, state, router) = ui_server(&[]).await;
     let id = ask(&state, &router).await;
-    let r = call(
+    let r = answer(
         &router,
-        post_json(
-            &format!("/api/permissions/{id}"),
-            json!({"decision": "deny", "message": "not on this machine"}),
-        ),
+        &id,
+        json!({"decision": "deny", "message": "not on this machine"}),
     )
     .await;
     assert_eq!(r.json()["state"], "denied", "{}", r.body);
@@ -125,13 +119,7 @@ async fn a_denied_tool_call_tells_the_agent_why() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_request_nobody_answers_is_denied_after_the_timeout() {
-    let dir = tempfile::tempdir().unwrap();
-    let state = boot_with(
-        dir.path(),
-        &["--permissions", "ui", "--permission-timeout", "400ms"],
-    )
-    .await;
-    let router = soulgrid::http::router(state.clone());
+    let (_dir, state, router) = ui_server(&["--permission-timeout", "400ms"]).await;
     let id = ask(&state, &router).await;
     wait_for(&state, "the timeout's denial", |d| {
         lead_said(d, "I was not allowed to run `echo hi`: Nobody answered within 400 ms; denied automatically.")
@@ -142,23 +130,14 @@ async fn a_request_nobody_answers_is_denied_after_the_timeout() {
         (p.state, p.decided_by),
         (PermissionState::Denied, Some(Decider::Timeout))
     );
-    let r = call(
-        &router,
-        post_json(
-            &format!("/api/permissions/{id}"),
-            json!({"decision": "allow"}),
-        ),
-    )
-    .await;
+    let r = answer(&router, &id, json!({"decision": "allow"})).await;
     assert_eq!(r.status, StatusCode::CONFLICT, "too late: {}", r.body);
     soulgrid::shut_down(&state).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_request_dies_with_its_process_and_bad_answers_are_clear_errors() {
-    let dir = tempfile::tempdir().unwrap();
-    let state = boot_with(dir.path(), &["--permissions", "ui"]).await;
-    let router = soulgrid::http::router(state.clone());
+    let (_dir, state, router) = ui_server(&[]).await;
     let id = ask(&state, &router).await;
     let path = format!("/api/permissions/{id}");
 
@@ -223,9 +202,7 @@ async fn without_ui_permissions_nobody_is_asked() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn interrupting_a_turn_that_waits_for_an_answer_cancels_the_request() {
-    let dir = tempfile::tempdir().unwrap();
-    let state = boot_with(dir.path(), &["--permissions", "ui"]).await;
-    let router = soulgrid::http::router(state.clone());
+    let (_dir, state, router) = ui_server(&[]).await;
     let id = ask(&state, &router).await;
     let r = call(&router, post_json("/api/agents/4/interrupt", json!({}))).await;
     assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.body);
@@ -233,14 +210,7 @@ async fn interrupting_a_turn_that_waits_for_an_answer_cancels_the_request() {
         request(d, &id).is_some_and(|p| p.state == PermissionState::Cancelled)
     })
     .await;
-    let r = call(
-        &router,
-        post_json(
-            &format!("/api/permissions/{id}"),
-            json!({"decision": "allow"}),
-        ),
-    )
-    .await;
+    let r = answer(&router, &id, json!({"decision": "allow"})).await;
     assert_eq!(r.status, StatusCode::CONFLICT, "{}", r.body);
     // The lead goes on with the next message.
     call(
@@ -257,18 +227,9 @@ async fn interrupting_a_turn_that_waits_for_an_answer_cancels_the_request() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn always_allowing_hands_the_cli_its_suggested_rule_and_it_stops_asking() {
-    let dir = tempfile::tempdir().unwrap();
-    let state = boot_with(dir.path(), &["--permissions", "ui"]).await;
-    let router = soulgrid::http::router(state.clone());
+    let (_dir, state, router) = ui_server(&[]).await;
     let id = ask(&state, &router).await;
-    let r = call(
-        &router,
-        post_json(
-            &format!("/api/permissions/{id}"),
-            json!({"decision": "allow_always"}),
-        ),
-    )
-    .await;
+    let r = answer(&router, &id, json!({"decision": "allow_always"})).await;
     assert_eq!(r.json()["state"], "allowed", "{}", r.body);
     let p = state.store.with_docs(|d| request(d, &id).cloned()).unwrap();
     assert_eq!(

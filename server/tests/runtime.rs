@@ -98,8 +98,7 @@ async fn a_direct_message_is_answered_in_that_seats_thread_only() {
     let dir = tempfile::tempdir().unwrap();
     let state = boot(dir.path()).await;
     let router = soulgrid::http::router(state.clone());
-    call(&router, post_json("/api/agents/summon", json!({}))).await;
-    wait_for(&state, "alive", |d| all_agents(d, AgentStatus::Alive)).await;
+    common::summon_team(&state, &router).await;
 
     let r = call(
         &router,
@@ -172,8 +171,7 @@ async fn a_crashing_agent_leaves_the_others_running_and_sleeps_with_a_reason() {
     let dir = tempfile::tempdir().unwrap();
     let state = boot(dir.path()).await;
     let router = soulgrid::http::router(state.clone());
-    call(&router, post_json("/api/agents/summon", json!({}))).await;
-    wait_for(&state, "alive", |d| all_agents(d, AgentStatus::Alive)).await;
+    common::summon_team(&state, &router).await;
     call(
         &router,
         post_json(
@@ -219,8 +217,7 @@ async fn dismiss_and_inactivity_put_an_agent_to_sleep() {
     let dir = tempfile::tempdir().unwrap();
     let state = boot_with(dir.path(), &["--idle-timeout", "1500ms"]).await;
     let router = soulgrid::http::router(state.clone());
-    call(&router, post_json("/api/agents/summon", json!({}))).await;
-    wait_for(&state, "alive", |d| all_agents(d, AgentStatus::Alive)).await;
+    common::summon_team(&state, &router).await;
     let r = call(&router, post_json("/api/agents/0/dismiss", json!({}))).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     let docs = state.store.snapshot().0;
@@ -289,14 +286,10 @@ async fn a_silent_turn_is_reported_stuck_and_can_be_interrupted() {
         })
     })
     .await;
-    let faults = state
-        .store
-        .events_after(0, 1000)
-        .await
-        .unwrap()
-        .into_iter()
-        .filter(|e| matches!(&e.kind, app::domain::events::EventKind::RuntimeError { message, .. } if message.contains("ended with an error")))
-        .count();
+    let faults = common::count_events(&state, |k| {
+        matches!(k, app::domain::events::EventKind::RuntimeError { message, .. } if message.contains("ended with an error"))
+    })
+    .await;
     assert_eq!(faults, 0, "an interrupt is not reported as a fault");
     let r = call(
         &router,

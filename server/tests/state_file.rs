@@ -4,8 +4,7 @@ mod common;
 
 use std::path::Path;
 
-use app::domain::status::AgentStatus;
-use common::{all_agents, boot, call, post_json, wait_for};
+use common::{boot, call, post_json};
 use serde_json::json;
 
 fn state_of(dir: &Path, seat: u8) -> String {
@@ -29,11 +28,7 @@ async fn every_named_agent_has_a_read_only_state_file_kept_current() {
     let dir = tempfile::tempdir().unwrap();
     let state = boot(dir.path()).await;
     let router = soulgrid::http::router(state.clone());
-    call(&router, post_json("/api/agents/summon", json!({}))).await;
-    wait_for(&state, "eight agents", |d| {
-        all_agents(d, AgentStatus::Alive)
-    })
-    .await;
+    common::summon_team(&state, &router).await;
 
     // The simulator reports 1,200 tokens of context per turn so far.
     wait_for_file(

@@ -292,3 +292,31 @@ pub fn external_append(file: &Path, from: &str, i: usize) {
     std::fs::rename(&tmp, file).unwrap();
     std::fs::remove_dir(&lock).unwrap();
 }
+
+/// How many events of the whole log `matches` accepts.
+pub async fn count_events(
+    state: &AppState,
+    matches: impl Fn(&app::domain::events::EventKind) -> bool,
+) -> usize {
+    state
+        .store
+        .events_after(0, 100_000)
+        .await
+        .unwrap()
+        .iter()
+        .filter(|e| matches(&e.kind))
+        .count()
+}
+
+/// SUMMON through the API, then waits until all eight agents are alive.
+pub async fn summon_team(state: &AppState, router: &Router) {
+    call(
+        router,
+        post_json("/api/agents/summon", serde_json::json!({})),
+    )
+    .await;
+    wait_for(state, "eight agents alive", |d| {
+        all_agents(d, app::domain::status::AgentStatus::Alive)
+    })
+    .await;
+}
