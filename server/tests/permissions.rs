@@ -229,7 +229,24 @@ async fn interrupting_a_turn_that_waits_for_an_answer_cancels_the_request() {
 async fn always_allowing_hands_the_cli_its_suggested_rule_and_it_stops_asking() {
     let (_dir, state, router) = ui_server(&[]).await;
     let id = ask(&state, &router).await;
-    let r = answer(&router, &id, json!({"decision": "allow_always"})).await;
+    // A rule it did not suggest is refused, and the request still waits for an answer.
+    let r = answer(
+        &router,
+        &id,
+        json!({"decision": "allow_always", "suggestion": 5}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.body);
+    assert!(r.json()["error"]
+        .as_str()
+        .unwrap()
+        .starts_with("no such rule to remember"));
+    let r = answer(
+        &router,
+        &id,
+        json!({"decision": "allow_always", "suggestion": 0}),
+    )
+    .await;
     assert_eq!(r.json()["state"], "allowed", "{}", r.body);
     let p = state.store.with_docs(|d| request(d, &id).cloned()).unwrap();
     assert_eq!(

@@ -301,7 +301,7 @@ async fn supervise(
                             reason = format!("{reason}: {last:.300}");
                         }
                     }
-                    if resume_failed || (!started && fresh.is_some()) {
+                    if (resume_failed || (!started && fresh.is_some())) && !shutdown.is_cancelled() {
                         if let Some(spec) = fresh.take() {
                             restart_fresh(rt, seat, spec, reason).await;
                             return;
