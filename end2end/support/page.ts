@@ -22,3 +22,24 @@ export const test = base.extend<{ problems: string[] }>({
 });
 
 export { expect };
+
+// Replaces the browser's Notification and document.hidden with recorders: headless Chromium
+// shows no notifications, and a test cannot hide its own tab. `window.__notes` collects what
+// would have been shown; set `window.__hidden = true` to "hide" the tab.
+export async function recordNotifications(page: Page) {
+  await page.addInitScript(() => {
+    const w = window as any;
+    w.__notes = [];
+    w.__hidden = false;
+    w.Notification = class {
+      static permission = 'granted';
+      static requestPermission() {
+        return Promise.resolve('granted');
+      }
+      constructor(title: string, options?: { body?: string }) {
+        w.__notes.push({ title, body: options?.body });
+      }
+    };
+    Object.defineProperty(document, 'hidden', { get: () => w.__hidden, configurable: true });
+  });
+}

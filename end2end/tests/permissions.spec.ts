@@ -1,4 +1,4 @@
-import { test, expect, openHydrated } from '../support/page';
+import { test, expect, openHydrated, recordNotifications } from '../support/page';
 import { startServer, RunningServer } from '../support/server';
 import * as path from 'node:path';
 
@@ -54,6 +54,21 @@ test('a denial carries its reason to the agent', async ({ page }) => {
   ).toHaveCount(1, { timeout: 10_000 });
 });
 
+test('a request that arrives while the tab is hidden becomes a notification', async ({ page }) => {
+  await recordNotifications(page);
+  await openHydrated(page, server.url);
+  await page.evaluate(() => ((window as any).__hidden = true));
+  await page.getByLabel('Message').fill('SIM_TOOL while you look away');
+  await page.getByLabel('Message').press('Enter');
+  await expect
+    .poll(() => page.evaluate(() => (window as any).__notes.filter((n: any) => n.title.includes('asks'))))
+    .toEqual([{ title: 'Julian asks to use Bash', body: 'echo hi' }]);
+  // Answered, so the next test starts with nothing pending.
+  await page.locator('.thread .permission[data-state="pending"]').getByRole('button', { name: 'Approve', exact: true }).click();
+  await expect(page.locator('.thread .permission[data-state="pending"]')).toHaveCount(0);
+});
+
+// Last: the lead keeps the rule for the rest of this server's life.
 test('approving with a suggested rule keeps it: the same call is not asked again', async ({ page }) => {
   await openHydrated(page, server.url);
   await page.getByLabel('Message').fill('SIM_TOOL and remember');

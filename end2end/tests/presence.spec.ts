@@ -1,23 +1,7 @@
-import { test, expect, openHydrated } from '../support/page';
+import { test, expect, openHydrated, recordNotifications } from '../support/page';
 
-// The browser's Notification and document.hidden are replaced by recorders: headless Chromium
-// shows no notifications, and a test cannot hide its own tab.
 test('a reply that arrives while the tab is hidden becomes a notification; none while visible', async ({ page, baseURL }) => {
-  await page.addInitScript(() => {
-    const w = window as any;
-    w.__notes = [];
-    w.__hidden = false;
-    w.Notification = class {
-      static permission = 'granted';
-      static requestPermission() {
-        return Promise.resolve('granted');
-      }
-      constructor(title: string, options?: { body?: string }) {
-        w.__notes.push({ title, body: options?.body });
-      }
-    };
-    Object.defineProperty(document, 'hidden', { get: () => w.__hidden, configurable: true });
-  });
+  await recordNotifications(page);
   await openHydrated(page);
 
   const send = async (text: string) => {
