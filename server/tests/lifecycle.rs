@@ -58,10 +58,7 @@ async fn eggs_that_never_hatch_expire_after_five_minutes_and_their_process_stops
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mail_for_an_agent_whose_process_cannot_start_is_relayed_through_the_lead() {
-    let dir = tempfile::tempdir().unwrap();
-    let state = boot(dir.path()).await;
-    let router = soulgrid::http::router(state.clone());
-    common::summon_team(&state, &router).await;
+    let (dir, state, router) = common::team().await;
     call(&router, post_json("/api/session/end", json!({}))).await;
     call(
         &router,
@@ -146,10 +143,7 @@ async fn started_sessions(state: &soulgrid::state::AppState, seat: u8) -> Vec<St
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn after_a_restart_agents_wake_fresh_and_the_lead_resumes_its_session() {
-    let dir = tempfile::tempdir().unwrap();
-    let state = boot(dir.path()).await;
-    let router = soulgrid::http::router(state.clone());
-    common::summon_team(&state, &router).await;
+    let (dir, state, router) = common::team().await;
     call(
         &router,
         post_json("/api/send", json!({"text": "remember me"})),

@@ -17,10 +17,7 @@ fn read(path: &Path) -> Vec<InboxMessage> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mail_flows_through_inboxes_both_ways() {
-    let dir = tempfile::tempdir().unwrap();
-    let state = boot(dir.path()).await;
-    let router = soulgrid::http::router(state.clone());
-    common::summon_team(&state, &router).await;
+    let (_dir, state, router) = common::team().await;
     let boxes = state.runtime.mailboxes().clone();
 
     // Direct message: into Wren's inbox (read once delivered), her answer into Marcus's.
@@ -194,10 +191,7 @@ async fn a_broken_inbox_is_moved_aside_and_said_on_its_seat() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_leads_route_shows_in_the_recipients_thread_and_waits_for_a_sleeper() {
-    let dir = tempfile::tempdir().unwrap();
-    let state = boot(dir.path()).await;
-    let router = soulgrid::http::router(state.clone());
-    common::summon_team(&state, &router).await;
+    let (_dir, state, router) = common::team().await;
 
     // Kael (seat 1) is awake: the lead's message is in Kael's thread, and Kael answers it.
     call(

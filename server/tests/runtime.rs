@@ -95,10 +95,7 @@ async fn summon_end_and_wake_the_simulated_team() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_direct_message_is_answered_in_that_seats_thread_only() {
-    let dir = tempfile::tempdir().unwrap();
-    let state = boot(dir.path()).await;
-    let router = soulgrid::http::router(state.clone());
-    common::summon_team(&state, &router).await;
+    let (_dir, state, router) = common::team().await;
 
     let r = call(
         &router,
@@ -168,10 +165,7 @@ async fn the_lead_starts_on_the_first_message_and_answers_in_its_thread() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_crashing_agent_leaves_the_others_running_and_sleeps_with_a_reason() {
-    let dir = tempfile::tempdir().unwrap();
-    let state = boot(dir.path()).await;
-    let router = soulgrid::http::router(state.clone());
-    common::summon_team(&state, &router).await;
+    let (_dir, state, router) = common::team().await;
     call(
         &router,
         post_json(

@@ -4,7 +4,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{boot, call, post_json};
+use common::{call, post_json};
 use serde_json::json;
 
 fn state_of(dir: &Path, seat: u8) -> String {
@@ -25,10 +25,7 @@ async fn wait_for_file(dir: &Path, seat: u8, what: &str, has: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_named_agent_has_a_read_only_state_file_kept_current() {
-    let dir = tempfile::tempdir().unwrap();
-    let state = boot(dir.path()).await;
-    let router = soulgrid::http::router(state.clone());
-    common::summon_team(&state, &router).await;
+    let (dir, state, router) = common::team().await;
 
     // The simulator reports 1,200 tokens of context per turn so far.
     wait_for_file(

@@ -320,3 +320,12 @@ pub async fn summon_team(state: &AppState, router: &Router) {
     })
     .await;
 }
+
+/// A simulated server in a fresh folder with all eight agents summoned and alive.
+pub async fn team() -> (tempfile::TempDir, AppState, Router) {
+    let dir = tempfile::tempdir().unwrap();
+    let state = boot(dir.path()).await;
+    let router = soulgrid::http::router(state.clone());
+    summon_team(&state, &router).await;
+    (dir, state, router)
+}
