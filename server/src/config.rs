@@ -66,6 +66,15 @@ pub struct Config {
     #[arg(long, env = "SOULGRID_PERMISSION_TIMEOUT", default_value = "5m", value_parser = parse_duration)]
     pub permission_timeout: Duration,
 
+    /// A stopped agent gets this long after `SIGTERM` before its whole process group is killed.
+    #[arg(long, env = "SOULGRID_STOP_GRACE", default_value = "5s", value_parser = parse_duration)]
+    pub stop_grace: Duration,
+
+    /// An event the runtime cannot store is tried again for this long; then the agent whose
+    /// output it was is stopped and its seat says so.
+    #[arg(long, env = "SOULGRID_RECORD_DEADLINE", default_value = "30s", value_parser = parse_duration)]
+    pub record_deadline: Duration,
+
     /// Required to bind anything but loopback; sent as `Authorization: Bearer …` or the
     /// `soulgrid_token` cookie (opening `/?token=…` once sets it).
     #[arg(long, env = "SOULGRID_TOKEN", hide_env_values = true)]
@@ -122,6 +131,7 @@ mod tests {
         assert_eq!(c.data_dir, PathBuf::from("./data"));
         assert_eq!(c.permissions, PermissionMode::Auto);
         assert_eq!(c.permission_timeout, Duration::from_secs(300));
+        assert_eq!(c.stop_grace, Duration::from_secs(5));
         let c = Config::try_parse_from(["soulgrid", "--permissions", "ui"]).unwrap();
         assert_eq!(c.permissions, PermissionMode::Ui);
         let err = Config::try_parse_from(["soulgrid", "--permissions", "ask"]).unwrap_err();

@@ -71,6 +71,8 @@ pub async fn boot_with_clock(
             stuck_after: config.stuck_after,
             permissions: config.permissions,
             permission_timeout: config.permission_timeout,
+            stop_grace: config.stop_grace,
+            record_deadline: config.record_deadline,
         },
         mailboxes,
         store.clone(),

@@ -301,7 +301,7 @@ async fn a_silent_turn_is_reported_stuck_and_can_be_interrupted() {
         call(&router, post_json("/api/agents/0/interrupt", json!({})))
             .await
             .status,
-        StatusCode::BAD_REQUEST
+        StatusCode::CONFLICT
     );
     soulgrid::shut_down(&state).await;
     assert!(state.runtime.running().is_empty());

@@ -153,11 +153,11 @@ pub async fn interrupt(
     State(state): State<AppState>,
     Path(pos): Path<u8>,
 ) -> Result<(StatusCode, Json<Value>), AppError> {
-    if !state.runtime.interrupt(pos).await {
-        return Err(AppError::BadRequest(format!(
-            "seat {pos} has no running agent"
-        )));
-    }
+    state
+        .runtime
+        .interrupt(pos)
+        .await
+        .map_err(|e| AppError::Conflict(e.to_string()))?;
     Ok((StatusCode::ACCEPTED, Json(json!({ "seat": pos }))))
 }
 

@@ -9,6 +9,7 @@ use app::domain::wake::{sleeping_seats, wake_agents_xml, wake_payload, wake_prom
 use app::domain::{agent_seats, Seat, LEAD_SEAT};
 
 use super::process::Spec;
+use super::table::Reservation;
 use super::{prompts, uuid22, Delivery, Runtime};
 use crate::store::StoreError;
 
@@ -55,11 +56,17 @@ impl Runtime {
     /// SUMMON: placeholders for the empty or expired seats, then one blank session per seat
     /// given the summon letter. Returns the seats summoned.
     pub async fn summon(&self) -> Result<Vec<Seat>, StoreError> {
-        let seats: Vec<Seat> = self.inner.store.with_docs(|docs| {
+        let candidates: Vec<Seat> = self.inner.store.with_docs(|docs| {
             agent_seats()
                 .filter(|s| identity(docs, *s).is_none_or(|d| d.status() == AgentStatus::Expired))
                 .collect()
         });
+        // Held before anything is awaited: a second SUMMON at the same time takes none of them.
+        let reserved: Vec<Reservation> = candidates
+            .into_iter()
+            .filter_map(|seat| self.reserve(seat).ok())
+            .collect();
+        let seats: Vec<Seat> = reserved.iter().map(Reservation::seat).collect();
         if seats.is_empty() {
             return Ok(seats);
         }
@@ -78,7 +85,8 @@ impl Runtime {
             )
             .await?;
         let data_dir = &self.inner.config.data_dir;
-        for &seat in &seats {
+        for reservation in reserved {
+            let seat = reservation.seat();
             let spec = Spec {
                 seat,
                 name: None,
@@ -87,7 +95,7 @@ impl Runtime {
                 first_message: prompts::summon_letter(data_dir, seat, self.names()),
                 resume: None,
             };
-            if let Err(e) = self.start(spec).await {
+            if let Err(e) = self.start_reserved(reservation, spec).await {
                 tracing::warn!(seat, error = %e, "summoning failed for a seat");
             }
         }
@@ -97,12 +105,12 @@ impl Runtime {
     /// WAKE: a fresh session for each sleeping agent, whose first message is its wake prompt
     /// (the design's contract: a fresh session inherits the soul plus the transcript of its last
     /// session; only the lead resumes its own). Payloads the browser assembled (with the shared
-    /// code) are used where given.
+    /// code) are used where given. Seats are reserved before anything is awaited, so WAKEs at
+    /// the same time start each agent once and hand its mail over once.
     pub async fn wake(&self, given: Vec<WakePayload>) -> Vec<Seat> {
         let payloads: Vec<WakePayload> = self.inner.store.with_docs(|docs| {
             sleeping_seats(docs)
                 .into_iter()
-                .filter(|s| !self.agents().contains_key(s))
                 .filter_map(|seat| {
                     let name = identity(docs, seat)?.name.clone();
                     // A payload from the browser is only trusted for the agent it names.
@@ -114,8 +122,11 @@ impl Runtime {
                 })
                 .collect()
         });
-        let mut payloads = payloads;
-        for p in &mut payloads {
+        let mut waking: Vec<(Reservation, WakePayload)> = payloads
+            .into_iter()
+            .filter_map(|p| Some((self.reserve(p.seat).ok()?, p)))
+            .collect();
+        for (_, p) in &mut waking {
             // Mail that waited is handed over now, and marked read.
             let mailboxes = self.inner.mailboxes.clone();
             let name = p.name.clone();
@@ -134,16 +145,17 @@ impl Runtime {
         }
         let data_dir = &self.inner.config.data_dir;
         let mut woken = Vec::new();
-        for p in &payloads {
+        let mut payloads = Vec::new();
+        for (reservation, p) in waking {
             let spec = Spec {
                 seat: p.seat,
                 name: Some(p.name.clone()),
                 summoning: false,
                 system_prompt: prompts::agent_prompt(data_dir, self.names()),
-                first_message: wake_prompt(p, &self.names().human, &self.names().lead),
+                first_message: wake_prompt(&p, &self.names().human, &self.names().lead),
                 resume: None,
             };
-            match self.start(spec).await {
+            match self.start_reserved(reservation, spec).await {
                 Ok(()) => woken.push(p.seat),
                 Err(e) => {
                     tracing::warn!(seat = p.seat, error = %e, "waking failed for a seat");
@@ -154,6 +166,7 @@ impl Runtime {
                     }
                 }
             }
+            payloads.push(p);
         }
         if !payloads.is_empty() {
             self.deliver(LEAD_SEAT, &wake_agents_xml(&payloads)).await;

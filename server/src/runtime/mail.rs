@@ -156,7 +156,7 @@ impl Runtime {
         let Some(name) = self.seat_name(seat) else {
             return Delivery::Queued;
         };
-        if seat != LEAD_SEAT && !self.agents().contains_key(&seat) {
+        if seat != LEAD_SEAT && self.table().live(seat).is_none() {
             return Delivery::Queued;
         }
         let mailboxes = self.inner.mailboxes.clone();

@@ -2,17 +2,22 @@
 //! for the lead. The server owns them: it starts them for SUMMON and WAKE, delivers messages on
 //! their stdin and turns their stdout into events. Liveness comes from here.
 
+mod group;
 mod lifecycle;
+pub mod lines;
 mod mail;
+mod owner;
 mod permissions;
 pub mod process;
 pub mod prompts;
 pub mod protocol;
 mod requests;
 mod state_file;
+mod supervisor;
+mod table;
 pub mod turn;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -25,10 +30,11 @@ use tokio_util::sync::CancellationToken;
 
 use crate::mailbox::Mailboxes;
 use crate::session::Session;
-use crate::store::Store;
+use crate::store::{Store, StoreError};
 pub use permissions::{human_duration, DecideError, PermissionMode};
-use process::{Handle, Spec};
+use process::Spec;
 use prompts::Names;
+use table::{Live, Table};
 
 /// How agents are run.
 #[derive(Clone, Debug)]
@@ -45,6 +51,10 @@ pub struct RuntimeConfig {
     pub permissions: PermissionMode,
     /// A permission request nobody answers is denied after this long.
     pub permission_timeout: Duration,
+    /// A process asked to stop gets this long after `SIGTERM` before its group is killed.
+    pub stop_grace: Duration,
+    /// An event the runtime cannot store is tried again for this long.
+    pub record_deadline: Duration,
 }
 
 impl RuntimeConfig {
@@ -96,6 +106,84 @@ pub enum Delivery {
     Relayed,
 }
 
+/// Why the runtime could not do what it was asked.
+#[derive(Debug, thiserror::Error)]
+pub enum RuntimeError {
+    #[error("seat {0} already has a process (running or starting)")]
+    SeatTaken(Seat),
+    #[error("could not start {cmd}: {source}")]
+    Spawn {
+        cmd: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("seat {0} has no running agent")]
+    NotRunning(Seat),
+    #[error("seat {0} is not working on a turn: there is nothing to interrupt")]
+    NotWorking(Seat),
+    #[error("the agent in seat {0} is not taking input")]
+    NotTakingInput(Seat),
+}
+
+/// Appends the runtime's events in the current server session.
+#[derive(Clone)]
+pub struct Recorder {
+    store: Store,
+    session: Arc<Session>,
+    /// How long an append that fails is tried again before the failure is given up on.
+    deadline: Duration,
+}
+
+impl Recorder {
+    /// Appends events in this session, trying again with backoff until the deadline; the
+    /// error is returned (and logged) only once it has not been stored by then.
+    pub async fn record(&self, events: Vec<EventKind>) -> Result<(), StoreError> {
+        if events.is_empty() {
+            return Ok(());
+        }
+        let deadline = tokio::time::Instant::now() + self.deadline;
+        let mut backoff = Duration::from_millis(50);
+        loop {
+            match self
+                .store
+                .append_all(&self.session.id(), events.clone())
+                .await
+            {
+                Ok(_) => return Ok(()),
+                Err(e @ StoreError::Closed) => return Err(e),
+                Err(e) if tokio::time::Instant::now() + backoff < deadline => {
+                    tracing::warn!(error = %e, "recording runtime events failed; trying again");
+                    tokio::time::sleep(backoff).await;
+                    backoff = (backoff * 2).min(Duration::from_secs(2));
+                }
+                Err(e) => {
+                    tracing::error!(error = %e, ?events, "runtime events could not be recorded");
+                    return Err(e);
+                }
+            }
+        }
+    }
+}
+
+/// How long writing a message on an agent's stdin may wait for room (an agent that does not
+/// read its stdin must not hang the sender).
+const STDIN_SEND_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How long a message waits for a process that is starting.
+const START_WAIT: Duration = Duration::from_secs(15);
+
+/// Gives a running process a user message (one turn): on its stdin, bounded.
+pub(crate) async fn send_message(seat: Seat, live: &Live, text: &str) -> Result<(), RuntimeError> {
+    for line in protocol::user_messages(text) {
+        live.stdin
+            .send_timeout(line, STDIN_SEND_TIMEOUT)
+            .await
+            .map_err(|_| RuntimeError::NotTakingInput(seat))?;
+    }
+    live.busy.store(true, std::sync::atomic::Ordering::SeqCst);
+    Ok(())
+}
+
 #[derive(Clone)]
 pub struct Runtime {
     inner: Arc<Inner>,
@@ -106,7 +194,8 @@ struct Inner {
     mailboxes: Mailboxes,
     store: Store,
     session: Arc<Session>,
-    agents: Mutex<HashMap<Seat, Handle>>,
+    recorder: Recorder,
+    table: Table,
     /// Permission requests an answer was claimed for: the first claim answers.
     answered: Mutex<HashSet<String>>,
     /// An inbox changed: the agents' state files may be out of date.
@@ -122,13 +211,19 @@ impl Runtime {
         session: Arc<Session>,
         shutdown: CancellationToken,
     ) -> Self {
+        let recorder = Recorder {
+            store: store.clone(),
+            session: session.clone(),
+            deadline: config.record_deadline,
+        };
         Runtime {
             inner: Arc::new(Inner {
                 config,
                 mailboxes,
+                recorder,
                 store,
                 session,
-                agents: Mutex::default(),
+                table: Table::default(),
                 answered: Mutex::default(),
                 inboxes_changed: tokio::sync::Notify::new(),
                 shutdown,
@@ -162,8 +257,8 @@ impl Runtime {
         self.inner.shutdown.clone()
     }
 
-    fn agents(&self) -> std::sync::MutexGuard<'_, HashMap<Seat, Handle>> {
-        self.inner.agents.lock().unwrap_or_else(|p| p.into_inner())
+    pub(crate) fn recorder(&self) -> &Recorder {
+        &self.inner.recorder
     }
 
     /// True for the first caller only: that one answers `request_id`.
@@ -175,77 +270,23 @@ impl Runtime {
             .insert(request_id.to_string())
     }
 
-    /// Seats with a running process.
-    pub fn running(&self) -> Vec<Seat> {
-        let mut v: Vec<Seat> = self.agents().keys().copied().collect();
-        v.sort_unstable();
-        v
-    }
-
-    /// Appends events in this session; a failure is logged, never a crash of the runtime.
+    /// Appends events in this session (tried again until the deadline); a failure is logged,
+    /// never a crash of the runtime.
     pub async fn record(&self, events: Vec<EventKind>) {
-        if events.is_empty() {
-            return;
-        }
-        if let Err(e) = self
-            .inner
-            .store
-            .append_all(&self.inner.session.id(), events)
-            .await
-        {
-            tracing::error!(error = %e, "recording runtime events failed");
-        }
-    }
-
-    async fn start(&self, spec: Spec) -> Result<(), String> {
-        let seat = spec.seat;
-        if self.agents().contains_key(&seat) {
-            return Err(format!("seat {seat} already has a running process"));
-        }
-        let handle = process::spawn(self.clone(), spec).await?;
-        self.agents().insert(seat, handle);
-        Ok(())
-    }
-
-    /// Called by a process's supervisor when it has stopped.
-    /// The event first, then the handle goes: whoever waits for the handle to go (`stop`,
-    /// `stop_all`) then finds the seat asleep in the documents.
-    async fn stopped(&self, seat: Seat, reason: String) {
-        self.record(vec![EventKind::AgentProcess {
-            seat,
-            state: ProcessState::Stopped,
-            reason: Some(reason),
-            claude_session_id: None,
-            context_tokens: None,
-            cost_usd: None,
-        }])
-        .await;
-        self.agents().remove(&seat);
-    }
-
-    /// Asks one process to stop; returns once it has.
-    pub async fn stop(&self, seat: Seat, reason: &str) {
-        let stop = self.agents().get(&seat).map(|h| h.stop.clone());
-        if let Some(stop) = stop {
-            let _ = stop.send(reason.to_string()).await;
-            self.wait_stopped(&[seat], Duration::from_secs(10)).await;
-        }
-    }
-
-    async fn wait_stopped(&self, seats: &[Seat], timeout: Duration) {
-        let deadline = tokio::time::Instant::now() + timeout;
-        while seats.iter().any(|s| self.agents().contains_key(s))
-            && tokio::time::Instant::now() < deadline
-        {
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
+        let _ = self.inner.recorder.record(events).await;
     }
 
     /// Asks the agent's process to stop its current turn (`control_request` interrupt); the
-    /// process stays. False if the seat has no process.
-    pub async fn interrupt(&self, seat: Seat) -> bool {
-        let stdin = self.agents().get(&seat).map(|h| h.stdin.clone());
-        let Some(stdin) = stdin else { return false };
+    /// process stays. An agent between turns is left as it is: nothing would end the
+    /// "interrupting" (no `result` comes).
+    pub async fn interrupt(&self, seat: Seat) -> Result<(), RuntimeError> {
+        let live = self
+            .table()
+            .live(seat)
+            .ok_or(RuntimeError::NotRunning(seat))?;
+        if !live.is_busy() {
+            return Err(RuntimeError::NotWorking(seat));
+        }
         let request_id = format!("interrupt-{}", uuid::Uuid::new_v4().simple());
         self.record(vec![EventKind::AgentProcess {
             seat,
@@ -256,21 +297,10 @@ impl Runtime {
             cost_usd: None,
         }])
         .await;
-        stdin.send(protocol::interrupt(&request_id)).await.is_ok()
-    }
-
-    /// Stops every process.
-    pub async fn stop_all(&self, reason: &str) {
-        let stops: Vec<(Seat, tokio::sync::mpsc::Sender<String>)> = self
-            .agents()
-            .iter()
-            .map(|(s, h)| (*s, h.stop.clone()))
-            .collect();
-        for (_, stop) in &stops {
-            let _ = stop.send(reason.to_string()).await;
-        }
-        let seats: Vec<Seat> = stops.iter().map(|(s, _)| *s).collect();
-        self.wait_stopped(&seats, Duration::from_secs(10)).await;
+        live.stdin
+            .send_timeout(protocol::interrupt(&request_id), STDIN_SEND_TIMEOUT)
+            .await
+            .map_err(|_| RuntimeError::NotTakingInput(seat))
     }
 
     fn names(&self) -> &Names {
@@ -299,22 +329,22 @@ impl Runtime {
     /// Gives `text` to the agent in `seat`: on its stdin if it runs; the lead is started with
     /// it if it does not; a sleeping agent's message waits.
     pub async fn deliver(&self, seat: Seat, text: &str) -> Delivery {
-        let stdin = self.agents().get(&seat).map(|h| h.stdin.clone());
-        if let Some(stdin) = stdin {
-            for line in protocol::user_messages(text) {
-                if stdin.send(line).await.is_err() {
-                    return Delivery::Queued;
-                }
+        if seat == LEAD_SEAT && !self.table().is_taken(seat) {
+            match self.start(self.lead_spec(text.to_string())).await {
+                Ok(()) => return Delivery::Started,
+                // Another start won the seat meanwhile: the message goes to that process.
+                Err(RuntimeError::SeatTaken(_)) => {}
+                Err(_) => return Delivery::Queued,
             }
-            return Delivery::Delivered;
         }
-        if seat == LEAD_SEAT {
-            return match self.start(self.lead_spec(text.to_string())).await {
-                Ok(()) => Delivery::Started,
+        // A process that is starting is waited for: the text is not dropped meanwhile.
+        match self.table().live_soon(seat, START_WAIT).await {
+            Some(live) => match send_message(seat, &live, text).await {
+                Ok(()) => Delivery::Delivered,
                 Err(_) => Delivery::Queued,
-            };
+            },
+            None => Delivery::Queued,
         }
-        Delivery::Queued
     }
 }
 

@@ -67,7 +67,7 @@ impl Runtime {
         if !self.claim_answer(request_id) {
             return Err(DecideError::Answering);
         }
-        let stdin = self.agents().get(&doc.seat).map(|h| h.stdin.clone());
+        let stdin = self.table().live(doc.seat).map(|l| l.stdin);
         let Some(stdin) = stdin else {
             return Err(DecideError::Gone);
         };

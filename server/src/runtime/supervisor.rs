@@ -1,0 +1,371 @@
+//! The supervisor of one Claude process. It owns the child: reads its stdout line by line into
+//! events (recorded in the store), keeps a watchdog on silence mid-turn and an inactivity
+//! timeout when idle, and stops it (its whole process group, bounded) when asked. It reports
+//! to its one owner, the runtime, through a channel (what the agent asked for) and its return
+//! value (how it ended); it never calls back into the runtime.
+
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use app::domain::events::EventKind;
+use app::domain::Seat;
+use futures::StreamExt;
+use tokio::process::{Child, ChildStdout};
+use tokio::sync::mpsc;
+use tokio_util::codec::FramedRead;
+use tokio_util::sync::CancellationToken;
+
+use super::group::{self, Group};
+use super::lines::{Line, LineCodec};
+use super::protocol::{parse_line, CliLine};
+use super::table::{Live, StopSignal};
+use super::turn::{LeadRequest, Translator};
+use super::Recorder;
+
+/// What a supervisor tells its owner while the process runs.
+#[derive(Debug)]
+pub enum Report {
+    /// The agent asked for something with a marker.
+    Request(LeadRequest),
+    /// A permission request now waits for an answer.
+    Asked(String),
+    /// The agent said something (filed in the human's inbox).
+    Said { from: String, text: String },
+}
+
+/// How a process ended.
+#[derive(Debug)]
+pub struct Exit {
+    pub reason: String,
+    /// A problem to show on the seat with the stop (its output could not be stored).
+    pub problem: Option<String>,
+    /// The session it was to resume could not be resumed: a fresh one should be tried.
+    pub retry_fresh: bool,
+}
+
+/// Timing of the watchdogs and of a stop.
+#[derive(Clone, Copy, Debug)]
+pub struct Timing {
+    pub stuck_after: Duration,
+    pub idle_timeout: Duration,
+    pub stop_grace: Duration,
+}
+
+pub struct Supervisor {
+    pub seat: Seat,
+    pub child: Child,
+    pub group: Option<Group>,
+    pub lines: FramedRead<ChildStdout, LineCodec>,
+    pub stderr: tokio::task::JoinHandle<Option<String>>,
+    pub live: Live,
+    pub stop: StopSignal,
+    pub shutdown: CancellationToken,
+    pub translator: Translator,
+    pub recorder: Recorder,
+    pub reports: mpsc::UnboundedSender<Report>,
+    /// It was started to resume a session: a failure to resume asks for a fresh start.
+    pub resuming: bool,
+    pub timing: Timing,
+    /// Set when events of this process could not be stored: it is stopped rather than left
+    /// running with state nobody stored.
+    pub unrecorded: Option<String>,
+}
+
+/// Why the read loop ended.
+enum End {
+    /// Stdout closed: the process is exiting (or closed it and lives on).
+    Eof,
+    /// The process exited (its stdout may still be held open by a background job).
+    Exited(std::io::Result<std::process::ExitStatus>),
+    /// We stop it, for this reason.
+    Stop(String),
+}
+
+/// What the read loop keeps between lines.
+struct Progress {
+    started: bool,
+    resume_failed: bool,
+    skipped: usize,
+    /// Which kinds of bad line were said on the seat already (each is said once).
+    said_too_long: bool,
+    said_not_utf8: bool,
+    last_output: Instant,
+    idle_since: Instant,
+}
+
+impl Supervisor {
+    pub async fn run(mut self) -> Exit {
+        let timing = self.timing;
+        let mut p = Progress {
+            started: false,
+            resume_failed: false,
+            skipped: 0,
+            said_too_long: false,
+            said_not_utf8: false,
+            last_output: Instant::now(),
+            idle_since: Instant::now(),
+        };
+        let mut reported_stuck = false;
+        let mut tick = tokio::time::interval(Duration::from_millis(
+            (timing.stuck_after.min(timing.idle_timeout).as_millis() as u64 / 4).clamp(20, 1000),
+        ));
+        let end = loop {
+            tokio::select! {
+                line = self.lines.next() => match line {
+                    Some(Ok(line)) => {
+                        reported_stuck = false;
+                        self.take(line, &mut p).await;
+                        if self.unrecorded.is_some() {
+                            break End::Stop("its output could not be recorded".into());
+                        }
+                    }
+                    Some(Err(e)) => {
+                        // Only a read error of the pipe itself: the process is going.
+                        tracing::warn!(seat = self.seat, error = %e, "reading stdout failed");
+                        break End::Eof;
+                    }
+                    None => break End::Eof,
+                },
+                status = self.child.wait() => break End::Exited(status),
+                reason = self.stop.requested() => break End::Stop(reason),
+                _ = self.shutdown.cancelled() => break End::Stop("server shutdown".into()),
+                _ = tick.tick() => {
+                    let busy = self.live.is_busy();
+                    if busy && !reported_stuck && p.last_output.elapsed() >= timing.stuck_after && !self.asking() {
+                        reported_stuck = true;
+                        tracing::warn!(seat = self.seat, "no output for {:?} mid-turn", p.last_output.elapsed());
+                        self.record(vec![EventKind::RuntimeError {
+                            seat: Some(self.seat),
+                            message: format!("stuck: no output for {} s in the middle of a turn", p.last_output.elapsed().as_secs()),
+                        }]).await;
+                    }
+                    if !busy && p.idle_since.elapsed() >= timing.idle_timeout {
+                        break End::Stop("inactivity".into());
+                    }
+                }
+            }
+        };
+        let reason = match end {
+            End::Stop(reason) => {
+                group::terminate(&mut self.child, self.group, timing.stop_grace).await;
+                reason
+            }
+            End::Eof => self.wait_exit().await,
+            End::Exited(status) => {
+                // What it wrote before exiting is still in the pipe: read it, bounded (a job
+                // it left running may hold the pipe open until the group is killed).
+                if let Some(g) = self.group {
+                    g.kill_rest();
+                }
+                let deadline = tokio::time::Instant::now() + Duration::from_secs(2);
+                while let Ok(Some(Ok(line))) =
+                    tokio::time::timeout_at(deadline, self.lines.next()).await
+                {
+                    self.take(line, &mut p).await;
+                }
+                self.exit_reason(status).await
+            }
+        };
+        if let Some(g) = self.group {
+            g.kill_rest();
+        }
+        let retry_fresh = (p.resume_failed || (!p.started && self.resuming))
+            && !self.shutdown.is_cancelled()
+            && !self.stop.is_requested();
+        Exit {
+            reason,
+            problem: self
+                .unrecorded
+                .take()
+                .map(|e| format!("stopped: what the agent said could not be recorded ({e})")),
+            retry_fresh,
+        }
+    }
+
+    /// One line of stdout: translated and recorded, or (a bad line) skipped and said once.
+    async fn take(&mut self, line: Line, p: &mut Progress) {
+        p.last_output = Instant::now();
+        let line = match line {
+            Line::Text(line) => line,
+            bad => {
+                p.skipped += 1;
+                let what = bad.skipped().unwrap_or_default();
+                tracing::warn!(
+                    seat = self.seat,
+                    skipped = p.skipped,
+                    "stdout: skipped {what}"
+                );
+                let said = match bad {
+                    Line::TooLong(_) => &mut p.said_too_long,
+                    _ => &mut p.said_not_utf8,
+                };
+                if !std::mem::replace(said, true) {
+                    self.record(vec![EventKind::RuntimeError {
+                        seat: Some(self.seat),
+                        message: format!("the agent's output had {what}; it was skipped"),
+                    }])
+                    .await;
+                }
+                return;
+            }
+        };
+        let Ok(cli) = parse_line(&line) else {
+            tracing::warn!(seat = self.seat, "unreadable stdout line: {line:.300}");
+            return;
+        };
+        match &cli {
+            CliLine::System { subtype, .. } if subtype == "init" => {
+                p.started = true;
+                self.live.busy.store(true, Ordering::SeqCst);
+            }
+            // A session that cannot be resumed ends at once with an error result and no
+            // turn: not the agent's turn; a fresh start follows.
+            CliLine::Result(_) if !p.started && self.resuming => {
+                p.resume_failed = true;
+                return;
+            }
+            _ => {}
+        }
+        if self.on_line(&cli).await {
+            p.idle_since = Instant::now();
+        }
+    }
+
+    /// Records events; one that cannot be stored (after the recorder's retries) marks the
+    /// process for stopping.
+    async fn record(&mut self, events: Vec<EventKind>) {
+        if let Err(e) = self.recorder.record(events).await {
+            self.unrecorded.get_or_insert_with(|| e.to_string());
+        }
+    }
+
+    /// Waiting for the permission's answer is not being stuck.
+    fn asking(&self) -> bool {
+        self.recorder
+            .store
+            .with_docs(|d| !app::domain::permissions::pending(d, self.seat).is_empty())
+    }
+
+    /// Translates and records one line; true when it ended a turn.
+    async fn on_line(&mut self, cli: &CliLine) -> bool {
+        let translator = &mut self.translator;
+        let out = self
+            .recorder
+            .store
+            .with_docs(|docs| translator.on_line(cli, docs));
+        if out.turn_done {
+            self.live.busy.store(false, Ordering::SeqCst);
+        }
+        let said: Vec<Report> = out
+            .events
+            .iter()
+            .filter_map(|e| match e {
+                EventKind::AgentMessage {
+                    speaker_name, text, ..
+                }
+                | EventKind::LeadText {
+                    speaker_name, text, ..
+                } => Some(Report::Said {
+                    from: speaker_name.clone(),
+                    text: text.clone(),
+                }),
+                _ => None,
+            })
+            .collect();
+        self.record(out.events).await;
+        for line in out.replies {
+            let _ = self.live.stdin.send(line).await;
+        }
+        let reports = out
+            .asked
+            .into_iter()
+            .map(Report::Asked)
+            .chain(said)
+            .chain(out.requests.into_iter().map(Report::Request));
+        for report in reports {
+            // The owner outlives its supervisor; nobody listening means shutting down.
+            let _ = self.reports.send(report);
+        }
+        out.turn_done
+    }
+
+    /// Stdout is closed: waits for the process to exit, still answering a stop (a process
+    /// can close stdout and live on).
+    async fn wait_exit(&mut self) -> String {
+        let status = tokio::select! {
+            status = self.child.wait() => status,
+            reason = self.stop.requested() => {
+                group::terminate(&mut self.child, self.group, self.timing.stop_grace).await;
+                return reason;
+            }
+            _ = self.shutdown.cancelled() => {
+                group::terminate(&mut self.child, self.group, self.timing.stop_grace).await;
+                return "server shutdown".into();
+            }
+        };
+        self.exit_reason(status).await
+    }
+
+    /// "exited", or how it crashed with its last stderr line (which often says why).
+    async fn exit_reason(&mut self, status: std::io::Result<std::process::ExitStatus>) -> String {
+        let reason = match status {
+            Ok(status) if status.success() => return "exited".to_string(),
+            Ok(status) => match status.code() {
+                Some(code) => format!("crashed with exit code {code}"),
+                None => format!("crashed ({status})"),
+            },
+            Err(e) => format!("lost: {e}"),
+        };
+        // The drain ends when the pipe closes (the group is killed by now).
+        match tokio::time::timeout(Duration::from_millis(500), &mut self.stderr).await {
+            Ok(Ok(Some(last))) => format!("{reason}: {last:.300}"),
+            _ => reason,
+        }
+    }
+}
+
+/// Drains stderr into the log until it closes; returns its last non-empty line. A long or
+/// non-UTF-8 line is skipped, never the end of the drain (a closed pipe would kill the CLI
+/// with `SIGPIPE` the next time it writes).
+pub async fn drain_stderr(seat: Seat, stderr: tokio::process::ChildStderr) -> Option<String> {
+    let mut lines = FramedRead::new(stderr, LineCodec::new(64 * 1024));
+    let mut last = None;
+    while let Some(line) = lines.next().await {
+        match line {
+            Ok(Line::Text(line)) => {
+                tracing::warn!(seat, "stderr: {line:.2000}");
+                if !line.trim().is_empty() {
+                    last = Some(line);
+                }
+            }
+            Ok(bad) => tracing::warn!(
+                seat,
+                "stderr: skipped {}",
+                bad.skipped().unwrap_or_default()
+            ),
+            Err(e) => {
+                tracing::warn!(seat, error = %e, "reading stderr failed");
+                break;
+            }
+        }
+    }
+    last
+}
+
+/// The supervisor's stdin writer: one line per message, until the channel or the pipe closes.
+pub async fn write_stdin(
+    seat: Seat,
+    mut stdin: tokio::process::ChildStdin,
+    mut rx: mpsc::Receiver<String>,
+) {
+    use tokio::io::AsyncWriteExt;
+    while let Some(line) = rx.recv().await {
+        let ok = stdin.write_all(line.as_bytes()).await.is_ok()
+            && stdin.write_all(b"\n").await.is_ok()
+            && stdin.flush().await.is_ok();
+        if !ok {
+            tracing::warn!(seat, "the agent's stdin is closed");
+            return;
+        }
+    }
+}

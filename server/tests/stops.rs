@@ -1,0 +1,220 @@
+//! A process can always be stopped, whatever it writes or does: a bad output line is skipped
+//! and reading goes on; a stop is bounded (TERM, a grace, KILL) and takes the agent's whole
+//! process group with it (Bash tool calls, background jobs). Driven by tiny fake CLIs.
+
+mod common;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use app::domain::docs::{identity, thread};
+use app::domain::process::ProcessState;
+use app::domain::LEAD_SEAT;
+use axum::http::StatusCode;
+use common::{alive, boot_with, call, fake_cli, group_members, post_json, wait_for, FAKE_TURN};
+use serde_json::json;
+
+/// The grace the tests give (`--stop-grace`); a stop must end within it plus this slack.
+const GRACE: Duration = Duration::from_secs(1);
+const SLACK: Duration = Duration::from_secs(3);
+
+/// The pids a fake CLI wrote into `file` of the lead's folder, one per start.
+fn pids(data: &Path, file: &str) -> Vec<u32> {
+    std::fs::read_to_string(data.join("agents").join("4").join(file))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.trim().parse().ok())
+        .collect()
+}
+
+async fn boot_fake(data: &Path, cli: &Path) -> soulgrid::state::AppState {
+    boot_with(
+        data,
+        &["--claude-cmd", cli.to_str().unwrap(), "--stop-grace", "1s"],
+    )
+    .await
+}
+
+fn lead_said(d: &app::domain::docs::Docs, text: &str) -> bool {
+    thread(d, LEAD_SEAT).iter().any(|m| m.text.contains(text))
+}
+
+fn lead_stopped(d: &app::domain::docs::Docs, reason: &str) -> bool {
+    identity(d, LEAD_SEAT).is_some_and(|l| {
+        l.process_state == Some(ProcessState::Stopped)
+            && l.process_reason
+                .as_deref()
+                .is_some_and(|r| r.contains(reason))
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_output_lines_are_skipped_and_the_agent_can_still_be_stopped() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let cli = fake_cli(
+        dir.path(),
+        "bad-lines",
+        &format!(
+            r#"{FAKE_TURN}
+echo $$ >> cli.pids
+while read -r line; do
+  if [[ "$line" == *stderr-please* ]]; then
+    echo '{{"type":"system","subtype":"init","session_id":"fake-session"}}'
+    printf 'bad \xff\xfe stderr\n' >&2
+    head -c 200000 /dev/zero | tr '\0' y >&2; echo >&2
+    echo 'stderr goes on' >&2
+    exit 2
+  fi
+  echo '{{"type":"system","subtype":"init","session_id":"fake-session"}}'
+  printf '\xff\xfe{{"type":"assistant"}}\n'
+  head -c 33554500 /dev/zero | tr '\0' x; echo
+  turn "still here"
+done"#
+        ),
+    );
+    let state = boot_fake(&data, &cli).await;
+    let router = soulgrid::http::router(state.clone());
+    let r = call(&router, post_json("/api/send", json!({"text": "hello"}))).await;
+    assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.body);
+    wait_for(&state, "the line after the bad ones is read", |d| {
+        lead_said(d, "still here")
+    })
+    .await;
+    let errors = common::runtime_errors(&state, LEAD_SEAT).await;
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.contains("a line of 22 bytes that is not UTF-8")),
+        "the non-UTF-8 line is said once, with its length: {errors:?}"
+    );
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.contains("a line of 33554500 bytes, longer than the limit")),
+        "the over-long line is said once, with its length: {errors:?}"
+    );
+    assert_eq!(errors.len(), 2, "each said once: {errors:?}");
+    assert!(
+        errors
+            .iter()
+            .all(|e| !e.contains("xxx") && !e.contains('\u{fffd}')),
+        "never its bytes"
+    );
+
+    // Still under control: a dismissal stops it, within the grace.
+    let pid = pids(&data, "cli.pids")[0];
+    assert!(alive(pid));
+    let t = Instant::now();
+    let r = call(&router, post_json("/api/agents/4/dismiss", json!({}))).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert!(t.elapsed() < GRACE + SLACK, "stopped in {:?}", t.elapsed());
+    assert!(!alive(pid), "the process is gone");
+    assert!(state.store.with_docs(|d| lead_stopped(d, "dismissed")));
+
+    // A long or non-UTF-8 stderr line does not end the draining: the last line is still read.
+    call(
+        &router,
+        post_json("/api/send", json!({"text": "stderr-please"})),
+    )
+    .await;
+    wait_for(&state, "the crash with the last stderr line", |d| {
+        lead_stopped(d, "crashed with exit code 2: stderr goes on")
+    })
+    .await;
+    soulgrid::shut_down(&state).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stop_is_bounded_and_takes_the_whole_process_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    // Ignores TERM (so do its children), leaves a job running, never reads stdin again.
+    let cli = fake_cli(
+        dir.path(),
+        "stubborn",
+        &format!(
+            r#"{FAKE_TURN}
+trap '' TERM
+echo $$ >> cli.pids
+sleep 1000 &
+echo $! >> job.pids
+read -r first
+turn "ready"
+while true; do sleep 1; done"#
+        ),
+    );
+    let state = boot_fake(&data, &cli).await;
+    let router = soulgrid::http::router(state.clone());
+
+    for (round, how) in ["dismiss", "shutdown"].into_iter().enumerate() {
+        call(&router, post_json("/api/send", json!({"text": "hello"}))).await;
+        wait_for(&state, "the stubborn agent's turn", |d| {
+            identity(d, LEAD_SEAT).is_some_and(|l| l.process_state == Some(ProcessState::Idle))
+                && thread(d, LEAD_SEAT)
+                    .iter()
+                    .filter(|m| m.text == "ready")
+                    .count()
+                    == round + 1
+        })
+        .await;
+        let (pid, job) = (
+            pids(&data, "cli.pids")[round],
+            pids(&data, "job.pids")[round],
+        );
+        assert!(alive(job), "its background job runs");
+        assert!(
+            group_members(pid).len() >= 2,
+            "the CLI and its job share a group"
+        );
+        let t = Instant::now();
+        match how {
+            "dismiss" => {
+                let r = call(&router, post_json("/api/agents/4/dismiss", json!({}))).await;
+                assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+            }
+            _ => soulgrid::shut_down(&state).await,
+        }
+        assert!(
+            t.elapsed() < GRACE + SLACK,
+            "{how} took {:?} with a process that ignores TERM",
+            t.elapsed()
+        );
+        assert!(!alive(pid), "{how}: the CLI is gone");
+        assert!(!alive(job), "{how}: its background job is gone");
+        assert_eq!(
+            group_members(pid),
+            Vec::<u32>::new(),
+            "{how}: the group is empty"
+        );
+        assert!(t.elapsed() >= GRACE, "{how}: it was given the grace first");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_flooding_its_output_can_be_stopped() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let cli = fake_cli(
+        dir.path(),
+        "flood",
+        &format!(
+            r#"{FAKE_TURN}
+echo $$ >> cli.pids
+read -r first
+turn "flooding"
+exec yes '{{"type":"stream_event"}}'"#
+        ),
+    );
+    let state = boot_fake(&data, &cli).await;
+    let router = soulgrid::http::router(state.clone());
+    call(&router, post_json("/api/send", json!({"text": "hello"}))).await;
+    wait_for(&state, "the flood begins", |d| lead_said(d, "flooding")).await;
+    let pid = pids(&data, "cli.pids")[0];
+    let t = Instant::now();
+    let r = call(&router, post_json("/api/agents/4/dismiss", json!({}))).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert!(t.elapsed() < GRACE + SLACK, "stopped in {:?}", t.elapsed());
+    assert!(!alive(pid));
+    soulgrid::shut_down(&state).await;
+}
