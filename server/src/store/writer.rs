@@ -2,6 +2,7 @@
 //! (group commit). A caller is answered only after the batch holding its events is durable.
 
 use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
 
 use app::domain::docs::{commit, Docs};
 use app::domain::events::{Event, EventKind};
@@ -71,14 +72,51 @@ impl Writer {
         tracing::debug!(last_id = self.last_id, "store writer stopped");
     }
 
+    /// Commits the batch and answers every request in it. The database being busy (another
+    /// connection holding a write lock) is waited out, with backoff, up to [`BUSY_DEADLINE`].
+    /// Any other failure is retried one request at a time, so a request that fails on its own
+    /// fails alone and the others in its batch are stored.
     fn commit_batch(&mut self, batch: &mut Vec<Request>) {
+        let deadline = Instant::now() + BUSY_DEADLINE;
+        let mut backoff = Duration::from_millis(10);
+        let error = loop {
+            match self.attempt(batch) {
+                Ok(done) => {
+                    self.publish(done.writes, done.committed);
+                    for (req, events) in batch.drain(..).zip(done.results) {
+                        let _ = req.reply.send(Ok(events));
+                    }
+                    return;
+                }
+                Err(e) if is_busy(&e) && Instant::now() + backoff < deadline => {
+                    tracing::warn!(error = %e, "the database is busy; the batch waits and is tried again");
+                    std::thread::sleep(backoff);
+                    backoff = (backoff * 2).min(Duration::from_secs(1));
+                }
+                Err(e) => break e,
+            }
+        };
+        if batch.len() > 1 && !is_busy(&error) {
+            tracing::warn!(error = %error, "a batch failed; its requests are tried one by one");
+            for req in batch.drain(..) {
+                self.commit_batch(&mut vec![req]);
+            }
+            return;
+        }
+        tracing::error!(error = %error, requests = batch.len(), "append failed; nothing of it was stored");
+        for req in batch.drain(..) {
+            let _ = req.reply.send(Err(StoreError::WriteFailed));
+        }
+    }
+
+    /// One transaction for the whole batch. On failure it is rolled back and the writer is as
+    /// it was before (ids, time, documents).
+    fn attempt(&mut self, batch: &[Request]) -> Result<Attempt, StoreError> {
         let (start_id, start_ts) = (self.last_id, self.last_ts);
-        let mut all_writes = Vec::new();
-        let mut results: Vec<Vec<Event>> = Vec::with_capacity(batch.len());
-        let mut committed: Vec<Arc<Committed>> = Vec::new();
+        let mut done = Attempt::default();
         let outcome = (|| -> Result<(), StoreError> {
             let tx = self.conn.transaction()?;
-            for req in batch.iter() {
+            for req in batch {
                 let mut appended = Vec::with_capacity(req.events.kinds.len());
                 for kind in &req.events.kinds {
                     // Ids are gap-free; timestamps never go backwards even if the clock does.
@@ -96,49 +134,61 @@ impl Writer {
                         upsert_doc(&tx, &w.id, &w.doc, event.id)?;
                     }
                     commit(&mut self.docs, writes.clone());
-                    all_writes.extend(writes);
-                    committed.push(Arc::new(Committed {
+                    done.writes.extend(writes);
+                    done.committed.push(Arc::new(Committed {
                         event: event.clone(),
                         json,
                     }));
                     appended.push(event);
                 }
-                results.push(appended);
+                done.results.push(appended);
             }
             tx.commit()?;
             Ok(())
         })();
+        if let Err(e) = outcome {
+            self.last_id = start_id;
+            self.last_ts = start_ts;
+            // The in-memory documents saw writes the database did not keep: reload them.
+            match read::load_docs(&self.conn) {
+                Ok(docs) => self.docs = docs,
+                Err(e) => tracing::error!(error = %e, "reloading documents failed"),
+            }
+            return Err(e);
+        }
+        Ok(done)
+    }
 
-        match outcome {
-            Ok(()) => {
-                {
-                    let mut shared = self.shared.write().unwrap_or_else(|p| p.into_inner());
-                    commit(&mut shared.docs, all_writes);
-                    shared.last_event_id = self.last_id;
-                }
-                for c in committed {
-                    // Nobody listening is fine.
-                    let _ = self.live.send(c);
-                }
-                for (req, events) in batch.drain(..).zip(results) {
-                    let _ = req.reply.send(Ok(events));
-                }
-            }
-            Err(e) => {
-                tracing::error!(error = %e, "append failed; the batch was rolled back");
-                self.last_id = start_id;
-                self.last_ts = start_ts;
-                // The in-memory documents saw writes the database did not keep: reload them.
-                match read::load_docs(&self.conn) {
-                    Ok(docs) => self.docs = docs,
-                    Err(e) => tracing::error!(error = %e, "reloading documents failed"),
-                }
-                for req in batch.drain(..) {
-                    let _ = req.reply.send(Err(StoreError::WriteFailed));
-                }
-            }
+    /// Makes a commit visible: the shared documents, then the live stream.
+    fn publish(&self, writes: Vec<app::domain::docs::DocWrite>, committed: Vec<Arc<Committed>>) {
+        {
+            let mut shared = self.shared.write().unwrap_or_else(|p| p.into_inner());
+            commit(&mut shared.docs, writes);
+            shared.last_event_id = self.last_id;
+        }
+        for c in committed {
+            // Nobody listening is fine.
+            let _ = self.live.send(c);
         }
     }
+}
+
+/// What one committed transaction produced.
+#[derive(Default)]
+struct Attempt {
+    writes: Vec<app::domain::docs::DocWrite>,
+    committed: Vec<Arc<Committed>>,
+    /// The events of each request, in the batch's order.
+    results: Vec<Vec<Event>>,
+}
+
+/// How long a batch waits for a database another connection keeps busy.
+const BUSY_DEADLINE: Duration = Duration::from_secs(30);
+
+/// Another connection holds the database: waiting helps.
+fn is_busy(e: &StoreError) -> bool {
+    matches!(e, StoreError::Sqlite(rusqlite::Error::SqliteFailure(f, _))
+        if matches!(f.code, rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked))
 }
 
 /// Inserts the event; returns its JSON.
