@@ -75,6 +75,11 @@ pub struct Config {
     #[arg(long, env = "SOULGRID_RECORD_DEADLINE", default_value = "30s", value_parser = parse_duration)]
     pub record_deadline: Duration,
 
+    /// How long a message waits for an inbox another program holds locked; then sending it
+    /// fails (a 503 for the human, an error on the agent's seat).
+    #[arg(long, env = "SOULGRID_INBOX_LOCK_TIMEOUT", default_value = "15s", value_parser = parse_duration)]
+    pub inbox_lock_timeout: Duration,
+
     /// Required to bind anything but loopback; sent as `Authorization: Bearer …` or the
     /// `soulgrid_token` cookie (opening `/?token=…` once sets it).
     #[arg(long, env = "SOULGRID_TOKEN", hide_env_values = true)]

@@ -29,6 +29,9 @@ pub enum AppError {
     TooLarge,
     #[error("the store is unavailable; see the server log")]
     Store(#[from] StoreError),
+    /// Something the server depends on is not available now; trying again may work.
+    #[error("{0}")]
+    Unavailable(String),
 }
 
 impl AppError {
@@ -40,7 +43,7 @@ impl AppError {
             AppError::NotFound | AppError::NoSuch(_) => StatusCode::NOT_FOUND,
             AppError::Conflict(_) => StatusCode::CONFLICT,
             AppError::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
-            AppError::Store(_) => StatusCode::SERVICE_UNAVAILABLE,
+            AppError::Store(_) | AppError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
         }
     }
 }

@@ -51,7 +51,11 @@ pub async fn boot_with_clock(
     let (cmd, label, simulated) = RuntimeConfig::resolve_cmd(config.claude_cmd.as_deref());
     tracing::info!(cmd = %cmd.display(), simulated, "agents run with {label}");
     let mailboxes = Mailboxes::new(&config.data_dir, &config.team)
-        .map_err(|e| anyhow::anyhow!("--team: {e}"))?;
+        .map_err(|e| anyhow::anyhow!("--team: {e}"))?
+        .with_lock_timing(mailbox::lock::LockTiming {
+            timeout: config.inbox_lock_timeout,
+            ..Default::default()
+        });
     let runtime = Runtime::new(
         RuntimeConfig {
             cmd,

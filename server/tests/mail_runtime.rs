@@ -255,3 +255,56 @@ async fn the_leads_route_shows_in_the_recipients_thread_and_waits_for_a_sleeper(
     .await;
     soulgrid::shut_down(&state).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_inbox_another_program_holds_is_a_503_and_holds_up_only_itself() {
+    let (dir, state, router) = common::team_with(&["--inbox-lock-timeout", "1s"]).await;
+    let lyra = state.runtime.mailboxes().path("lyra").unwrap();
+    let lock = std::path::PathBuf::from(format!("{}.lock", lyra.display()));
+    std::fs::create_dir(&lock).unwrap();
+    let to_lyra = call(
+        &router,
+        post_json(
+            "/api/send",
+            json!({"text": "are you there?", "targetAgent": "Lyra"}),
+        ),
+    );
+    let to_kael = async {
+        let t = std::time::Instant::now();
+        let r = call(
+            &router,
+            post_json(
+                "/api/send",
+                json!({"text": "and you?", "targetAgent": "Kael"}),
+            ),
+        )
+        .await;
+        (r, t.elapsed())
+    };
+    let (lyra_reply, (kael_reply, kael_took)) = tokio::join!(to_lyra, to_kael);
+    assert_eq!(
+        lyra_reply.status,
+        StatusCode::SERVICE_UNAVAILABLE,
+        "{}",
+        lyra_reply.body
+    );
+    let error = lyra_reply.json()["error"].as_str().unwrap().to_string();
+    assert!(error.contains("locked by another writer"), "{error}");
+    let data_dir = dir.path().display().to_string();
+    assert!(
+        !error.contains(&data_dir) && !error.contains(".json"),
+        "no path: {error}"
+    );
+    assert_eq!(
+        kael_reply.status,
+        StatusCode::ACCEPTED,
+        "{}",
+        kael_reply.body
+    );
+    assert!(
+        kael_took < std::time::Duration::from_millis(900),
+        "another inbox is not held up: {kael_took:?}"
+    );
+    assert!(lock.is_dir(), "the other program's lock is left alone");
+    soulgrid::shut_down(&state).await;
+}

@@ -99,7 +99,13 @@ pub async fn send(
         .runtime
         .send_from_human(seat, text)
         .await
-        .map_err(|e| AppError::BadRequest(e.to_string()))?;
+        .map_err(|e| match e.for_client() {
+            Some(said) => {
+                tracing::error!(seat, error = %e, "a message could not be filed");
+                AppError::Unavailable(said)
+            }
+            None => AppError::BadRequest(e.to_string()),
+        })?;
     Ok((
         StatusCode::ACCEPTED,
         Json(json!({ "eventId": event.id, "seat": seat, "delivery": delivery })),

@@ -1,54 +1,33 @@
 //! One inbox file, written the way Claude Code writes it: take the lock (a directory
-//! `{file}.lock`), write `{file}.tmp.{hex}`, rename it over the file, remove the lock. Readers
-//! never see half a file; a file that is not valid JSON is moved aside, never overwritten.
+//! `{file}.lock`, see [`super::lock`]), write `{file}.tmp.{hex}`, rename it over the file,
+//! remove the lock. Readers never see half a file; a file that is not valid JSON is moved
+//! aside, never overwritten; a file keeps every unread message and the newest read ones.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::SystemTime;
 
 use app::domain::mail::InboxMessage;
 
+use super::lock::{Lock, LockTiming};
 use super::MailboxError;
 
-/// A lock older than this is left over from a writer that died: it is broken.
-const STALE_LOCK: Duration = Duration::from_secs(10);
-/// How long a writer waits for the lock before giving up.
-const LOCK_TIMEOUT: Duration = Duration::from_secs(15);
+/// Read messages an inbox keeps (the newest), besides every unread one. The store is the
+/// record; Claude Code itself removes what it has delivered.
+pub const READ_TAIL: usize = 50;
 
-/// Holds `{file}.lock`; removes it when dropped.
-struct Lock(PathBuf);
-
-impl Drop for Lock {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir(&self.0);
+/// Drops all but the newest [`READ_TAIL`] read messages; true if it dropped any.
+fn prune(messages: &mut Vec<InboxMessage>) -> bool {
+    let read = messages.iter().filter(|m| m.read).count();
+    let mut drop = read.saturating_sub(READ_TAIL);
+    if drop == 0 {
+        return false;
     }
-}
-
-fn lock(file: &Path) -> Result<Lock, MailboxError> {
-    let lock = PathBuf::from(format!("{}.lock", file.display()));
-    let start = Instant::now();
-    let mut backoff = Duration::from_millis(1);
-    loop {
-        match std::fs::create_dir(&lock) {
-            Ok(()) => return Ok(Lock(lock)),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                let age = std::fs::metadata(&lock)
-                    .and_then(|m| m.modified())
-                    .ok()
-                    .and_then(|t| SystemTime::now().duration_since(t).ok());
-                if age.is_some_and(|a| a > STALE_LOCK) {
-                    tracing::warn!(lock = %lock.display(), "breaking a stale inbox lock");
-                    let _ = std::fs::remove_dir(&lock);
-                    continue;
-                }
-                if start.elapsed() > LOCK_TIMEOUT {
-                    return Err(MailboxError::Locked(file.to_path_buf()));
-                }
-                std::thread::sleep(backoff);
-                backoff = (backoff * 2).min(Duration::from_millis(50));
-            }
-            Err(e) => return Err(MailboxError::Io(lock, e)),
-        }
-    }
+    messages.retain(|m| {
+        let gone = m.read && drop > 0;
+        drop -= usize::from(gone);
+        !gone
+    });
+    true
 }
 
 /// Reads an inbox. A missing file is an empty inbox; an unreadable one is moved aside.
@@ -97,16 +76,17 @@ fn write_unlocked(file: &Path, messages: &[InboxMessage]) -> Result<(), MailboxE
     })
 }
 
-/// Reads the inbox under the lock, lets `f` change it, and writes it back if `f` says so.
-/// An invalid file is moved aside and `f` sees an empty inbox.
+/// Reads the inbox under the lock, lets `f` change it, and writes it back (pruned of old read
+/// mail) if `f` says so. An invalid file is moved aside and `f` sees an empty inbox.
 pub fn update<R>(
     file: &Path,
+    timing: LockTiming,
     f: impl FnOnce(&mut Vec<InboxMessage>) -> (bool, R),
 ) -> Result<R, MailboxError> {
     if let Some(dir) = file.parent() {
         std::fs::create_dir_all(dir).map_err(|e| MailboxError::Io(dir.to_path_buf(), e))?;
     }
-    let _lock = lock(file)?;
+    let mut lock = Lock::take(file, timing)?;
     let mut messages = match read_unlocked(file) {
         Ok(m) => m,
         Err(MailboxError::Invalid { .. }) => Vec::new(),
@@ -114,25 +94,27 @@ pub fn update<R>(
     };
     let (changed, result) = f(&mut messages);
     if changed {
+        prune(&mut messages);
+        lock.keep_fresh();
         write_unlocked(file, &messages)?;
     }
     Ok(result)
 }
 
 /// Appends one message.
-pub fn append(file: &Path, message: InboxMessage) -> Result<(), MailboxError> {
-    update(file, |m| {
+pub fn append(file: &Path, timing: LockTiming, message: InboxMessage) -> Result<(), MailboxError> {
+    update(file, timing, |m| {
         m.push(message);
         (true, ())
     })
 }
 
-/// Marks every unread message read (never removes one) and returns them, oldest first.
-pub fn take_unread(file: &Path) -> Result<Vec<InboxMessage>, MailboxError> {
+/// Marks every unread message read and returns them, oldest first.
+pub fn take_unread(file: &Path, timing: LockTiming) -> Result<Vec<InboxMessage>, MailboxError> {
     if !file.exists() {
         return Ok(Vec::new());
     }
-    update(file, |m| {
+    update(file, timing, |m| {
         let mut taken = Vec::new();
         for msg in m.iter_mut().filter(|m| !m.read) {
             msg.read = true;
@@ -143,8 +125,8 @@ pub fn take_unread(file: &Path) -> Result<Vec<InboxMessage>, MailboxError> {
 }
 
 /// The unread messages, without marking them.
-pub fn unread(file: &Path) -> Result<Vec<InboxMessage>, MailboxError> {
-    let _lock = lock(file)?;
+pub fn unread(file: &Path, timing: LockTiming) -> Result<Vec<InboxMessage>, MailboxError> {
+    let _lock = Lock::take(file, timing)?;
     Ok(read_unlocked(file)?
         .into_iter()
         .filter(|m| !m.read)

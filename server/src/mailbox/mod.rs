@@ -4,9 +4,12 @@
 //! them itself.
 
 pub mod file;
+pub mod lock;
 pub mod watch;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use app::domain::mail::InboxMessage;
 
@@ -14,7 +17,7 @@ use app::domain::mail::InboxMessage;
 pub enum MailboxError {
     #[error("{0:?} cannot be a mailbox name: use 1-64 characters of a-z, 0-9, _ and -")]
     BadName(String),
-    #[error("{0}: the inbox stayed locked by another writer")]
+    #[error("{}: the inbox stayed locked by another writer", .0.display())]
     Locked(PathBuf),
     #[error("{file}: not valid JSON ({error}); moved aside to {aside}")]
     Invalid {
@@ -22,8 +25,24 @@ pub enum MailboxError {
         aside: PathBuf,
         error: String,
     },
-    #[error("{0}: {1}")]
+    #[error("{}: {}", .0.display(), .1)]
     Io(PathBuf, std::io::Error),
+}
+
+impl MailboxError {
+    /// What a client may be told: no paths. `None` for a name that cannot be an inbox (the
+    /// client's own mistake, said as it is).
+    pub fn for_client(&self) -> Option<String> {
+        match self {
+            MailboxError::BadName(_) => None,
+            MailboxError::Locked(_) => {
+                Some("the inbox is locked by another writer; try again".into())
+            }
+            MailboxError::Invalid { .. } | MailboxError::Io(..) => {
+                Some("the inbox could not be written; see the server log".into())
+            }
+        }
+    }
 }
 
 /// The file name of an agent's inbox: its name lowercased, only if it is `[a-z0-9_-]{1,64}`.
@@ -45,9 +64,10 @@ pub fn inbox_name(name: &str) -> Result<String, MailboxError> {
 #[derive(Clone, Debug)]
 pub struct Mailboxes {
     dir: PathBuf,
-    /// Our own writers queue here instead of spinning on the lock directory, which is for
-    /// writers in other processes.
-    local: std::sync::Arc<std::sync::Mutex<()>>,
+    /// Our own writers of one inbox queue here instead of polling its lock directory, which is
+    /// for writers in other processes. One per inbox: a held inbox holds up only its own mail.
+    local: Arc<Mutex<HashMap<PathBuf, Arc<Mutex<()>>>>>,
+    timing: lock::LockTiming,
 }
 
 impl Mailboxes {
@@ -56,7 +76,24 @@ impl Mailboxes {
         Ok(Mailboxes {
             dir: data_dir.join("teams").join(team).join("inboxes"),
             local: Default::default(),
+            timing: lock::LockTiming::default(),
         })
+    }
+
+    /// The same inboxes with other lock timing (tests make stale locks quick to break).
+    pub fn with_lock_timing(mut self, timing: lock::LockTiming) -> Self {
+        self.timing = timing;
+        self
+    }
+
+    /// The in-process lock of one inbox file.
+    fn local_lock(&self, path: &Path) -> Arc<Mutex<()>> {
+        self.local
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(path.to_path_buf())
+            .or_default()
+            .clone()
     }
 
     pub fn dir(&self) -> &Path {
@@ -89,11 +126,13 @@ impl Mailboxes {
     ) -> Result<String, MailboxError> {
         let path = self.path(to)?;
         let msg_id = format!("soulgrid-{}", uuid::Uuid::new_v4().simple());
-        let _local = self.local.lock().unwrap_or_else(|p| p.into_inner());
+        let local = self.local_lock(&path);
+        let _local = local.lock().unwrap_or_else(|p| p.into_inner());
         let mut extra = serde_json::Map::new();
         extra.insert("type".into(), "message".into());
         file::append(
             &path,
+            self.timing,
             InboxMessage {
                 from: from.to_string(),
                 text: text.to_string(),
@@ -110,15 +149,17 @@ impl Mailboxes {
     /// Marks `name`'s unread mail read and returns it.
     pub fn take_unread(&self, name: &str) -> Result<Vec<InboxMessage>, MailboxError> {
         let path = self.path(name)?;
-        let _local = self.local.lock().unwrap_or_else(|p| p.into_inner());
-        file::take_unread(&path)
+        let local = self.local_lock(&path);
+        let _local = local.lock().unwrap_or_else(|p| p.into_inner());
+        file::take_unread(&path, self.timing)
     }
 
     /// Marks the messages with these ids unread again (their delivery failed).
     pub fn mark_unread(&self, name: &str, msg_ids: &[String]) -> Result<(), MailboxError> {
         let path = self.path(name)?;
-        let _local = self.local.lock().unwrap_or_else(|p| p.into_inner());
-        file::update(&path, |m| {
+        let local = self.local_lock(&path);
+        let _local = local.lock().unwrap_or_else(|p| p.into_inner());
+        file::update(&path, self.timing, |m| {
             let mut changed = false;
             for msg in m
                 .iter_mut()
@@ -158,7 +199,7 @@ impl Mailboxes {
         if !path.exists() {
             return Ok(Vec::new());
         }
-        file::unread(&path)
+        file::unread(&path, self.timing)
     }
 }
 
