@@ -3,8 +3,7 @@
 
 use serde_json::Value;
 use soulgrid::runtime::protocol::{
-    allow, deny, parse_line, user_message, user_messages, CliLine, ContentBlock, ControlRequest,
-    MAX_STDIN_LINE,
+    allow, deny, parse_line, user_message, CliLine, ContentBlock, ControlRequest,
 };
 
 mod common;
@@ -167,9 +166,13 @@ fn our_user_line_has_the_recorded_shape() {
         .map(|(_, l)| serde_json::from_str::<Value>(l).unwrap())
         .find(|v| v["type"] == "user")
         .unwrap();
-    let ours: Value = serde_json::from_str(&user_message("hello")).unwrap();
+    let ours: Value = serde_json::from_str(&user_message("hello", "u-1")).unwrap();
     assert_eq!(ours["type"], theirs["type"]);
     assert_eq!(ours["message"]["role"], theirs["message"]["role"]);
+    assert_eq!(
+        ours["uuid"], "u-1",
+        "the id the CLI echoes when it takes the message"
+    );
 }
 
 #[test]
@@ -182,21 +185,6 @@ fn subagent_lines_carry_their_parent() {
             ..
         }
     )));
-}
-
-#[test]
-fn long_text_is_split_into_lines_under_the_limit() {
-    let text = "é\"\n".repeat(200_000);
-    let lines = user_messages(&text);
-    assert!(lines.len() > 1);
-    let mut joined = String::new();
-    for l in &lines {
-        assert!(l.len() < MAX_STDIN_LINE, "{}", l.len());
-        let v: Value = serde_json::from_str(l).unwrap();
-        joined.push_str(v["message"]["content"].as_str().unwrap());
-    }
-    assert_eq!(joined, text);
-    assert_eq!(user_messages("short").len(), 1);
 }
 
 #[test]

@@ -62,6 +62,19 @@ async fn the_real_cli_summons_talks_sleeps_and_wakes() {
     })
     .await;
 
+    // A long message (200 KB, mail another program wrote) reaches the model whole, as one
+    // message in one request: the fake model counts what it got.
+    let long = format!("COUNT_CHARS {} END", "y".repeat(200_000));
+    let cleo = state.runtime.mailboxes().path("cleo").unwrap();
+    common::external_append_text(&cleo, "Orin", &long);
+    wait_for_secs(&state, 60, "Cleo's count of the long message", |d| {
+        thread(d, 2).iter().any(|m| {
+            m.text
+                .contains("Counted 200016 characters from COUNT_CHARS to the end of the message (it ends with END)")
+        })
+    })
+    .await;
+
     call(&router, post_json("/api/session/end", json!({}))).await;
     assert!(
         agent_seats()

@@ -294,14 +294,17 @@ fn lead_requests_are_handed_to_the_runtime() {
 fn the_simulators_lines_parse_like_the_real_clis() {
     use std::io::Write;
     use std::process::{Command, Stdio};
+    let cwd = tempfile::tempdir().unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_soulgrid-sim"))
         .args(["-p", "--session-id", "sim-1"])
+        .current_dir(cwd.path())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
     let letter = soulgrid::runtime::protocol::user_message(
         "You sit at position 7. End with [ACTION] {\"action\":\"register\",\"name\":\"<name>\"}",
+        "u-1",
     );
     writeln!(child.stdin.take().unwrap(), "{letter}").unwrap();
     let out = child.wait_with_output().unwrap();

@@ -12,12 +12,17 @@
 //!   `route:<name>:<text>`, `[ACTION] {"action":"route","to":<name>,"text":<text>}`;
 //! - otherwise a short reply quoting the message.
 //!
-//! Knobs: `SOULGRID_SIM_LATENCY_MS` (or `--sim-latency-ms`) delays each reply; a message containing `SIM_CRASH` makes it
+//! Knobs (in any message but a wake prompt, whose transcript is history):
+//! `SOULGRID_SIM_LATENCY_MS` (or `--sim-latency-ms`) delays each reply; a message containing `SIM_CRASH` makes it
 //! exit with code 3 mid-turn, `SIM_HANG` makes it stop answering until an `interrupt` control
 //! request, `SIM_TOOL` makes it call Bash. Started with `--permission-prompt-tool stdio`, it asks
 //! before that call with a `can_use_tool` control request, as the real CLI does, and waits for
 //! the `control_response`: allowed, the command runs; denied, the message is what it reports.
 //! A stdin line that is not JSON makes it exit 1, like the real CLI.
+//!
+//! With `--replay-user-messages` it echoes each user message as it takes it (a `user` line with
+//! the message's `uuid` and `isReplay`), as the real CLI does; every message it takes is
+//! appended to `.soulgrid-sim/received.jsonl` in its working directory (one JSON string a line).
 //!
 //! Sessions: `--session-id` records the session under `.soulgrid-sim/` in the working directory;
 //! `--resume <id>` continues a recorded one and, like the real CLI, fails at once (an error
@@ -45,6 +50,8 @@ struct Sim {
     latency: Duration,
     /// `--permission-prompt-tool stdio`: tool calls are asked for on stdout.
     ask_permission: bool,
+    /// `--replay-user-messages`: each user message is echoed (with its `uuid`) as it is taken.
+    replay: bool,
     /// Rules the host told us to keep (`updatedPermissions` with `addRules`), e.g. `Bash(echo hi)`.
     allowed: Vec<String>,
     out: std::io::Stdout,
@@ -72,7 +79,7 @@ impl Sim {
         match v["type"].as_str() {
             Some("user") => {
                 if let Some(text) = user_text(&v) {
-                    self.turn(&text);
+                    self.turn(&text, &v);
                 }
             }
             Some("control_request") => self.answer_control(&v),
@@ -91,24 +98,40 @@ impl Sim {
         }));
     }
 
-    fn turn(&mut self, input: &str) {
+    fn turn(&mut self, input: &str, line: &Value) {
         self.turns += 1;
         let session = self.session_id.clone();
         self.emit(json!({"type": "system", "subtype": "init", "session_id": session, "model": "soulgrid-sim",
             "cwd": std::env::current_dir().map(|d| d.display().to_string()).unwrap_or_default(), "tools": ["Bash"]}));
+        if self.replay {
+            self.emit(
+                json!({"type": "user", "message": line["message"], "uuid": line["uuid"],
+                "session_id": session, "parent_tool_use_id": null, "isReplay": true}),
+            );
+        }
+        // Every message it takes, in the order taken: what tests check deliveries against.
+        if let Ok(mut log) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(std::path::Path::new(".soulgrid-sim").join("received.jsonl"))
+        {
+            let _ = writeln!(log, "{}", Value::String(input.to_string()));
+        }
         std::thread::sleep(self.latency);
-        if input.contains("SIM_CRASH") {
+        // A wake prompt quotes the last session: knobs there are history, not instructions.
+        let knob = |k: &str| input.contains(k) && !input.starts_with("You are waking up.");
+        if knob("SIM_CRASH") {
             self.text("Something is wrong…");
             std::process::exit(3);
         }
-        if input.contains("SIM_HANG") {
+        if knob("SIM_HANG") {
             // Silent until interrupted, as a stuck turn of the real CLI would be.
             if let Waited::Interrupted = self.wait_for(|_| false) {
                 return;
             }
         }
         let mut reply = self.reply(input);
-        if input.contains("SIM_TOOL") {
+        if knob("SIM_TOOL") {
             match self.tool_call() {
                 None => return,
                 Some(Ok(out)) => reply = format!("I ran `echo hi` and it printed: {out}"),
@@ -324,6 +347,7 @@ fn main() {
         let _ = std::fs::create_dir_all(sessions);
         let _ = std::fs::write(sessions.join(id), "");
     }
+    let _ = std::fs::create_dir_all(sessions);
     let (tx, input) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         for line in std::io::stdin().lock().lines() {
@@ -351,6 +375,7 @@ fn main() {
         turns: 0,
         latency,
         ask_permission: flag("--permission-prompt-tool").as_deref() == Some("stdio"),
+        replay: args.iter().any(|a| a == "--replay-user-messages"),
         allowed: Vec::new(),
         out: std::io::stdout(),
     };

@@ -154,8 +154,28 @@ impl Mailboxes {
         file::take_unread(&path, self.timing)
     }
 
-    /// Marks the messages with these ids unread again (their delivery failed).
-    pub fn mark_unread(&self, name: &str, msg_ids: &[String]) -> Result<(), MailboxError> {
+    /// The unread mail of `name`'s inbox, oldest first, without marking it. A message some
+    /// other program wrote without a `msg_id` is given one (written back under the lock), so
+    /// that it can be recorded once and marked read later.
+    pub fn unread_tagged(&self, name: &str) -> Result<Vec<InboxMessage>, MailboxError> {
+        let path = self.path(name)?;
+        if !path.exists() {
+            return Ok(Vec::new());
+        }
+        let local = self.local_lock(&path);
+        let _local = local.lock().unwrap_or_else(|p| p.into_inner());
+        file::update(&path, self.timing, |m| {
+            let mut tagged = false;
+            for msg in m.iter_mut().filter(|m| !m.read && m.msg_id.is_none()) {
+                msg.msg_id = Some(format!("ext-{}", uuid::Uuid::new_v4().simple()));
+                tagged = true;
+            }
+            (tagged, m.iter().filter(|m| !m.read).cloned().collect())
+        })
+    }
+
+    /// Marks the messages with these ids read (their reader took them).
+    pub fn mark_read(&self, name: &str, msg_ids: &[String]) -> Result<(), MailboxError> {
         let path = self.path(name)?;
         let local = self.local_lock(&path);
         let _local = local.lock().unwrap_or_else(|p| p.into_inner());
@@ -163,10 +183,10 @@ impl Mailboxes {
             let mut changed = false;
             for msg in m
                 .iter_mut()
-                .filter(|m| m.msg_id.as_ref().is_some_and(|id| msg_ids.contains(id)))
+                .filter(|m| !m.read && m.msg_id.as_ref().is_some_and(|id| msg_ids.contains(id)))
             {
-                changed |= msg.read;
-                msg.read = false;
+                msg.read = true;
+                changed = true;
             }
             (changed, ())
         })

@@ -10,7 +10,7 @@ use app::domain::{agent_seats, Seat, LEAD_SEAT};
 
 use super::process::Spec;
 use super::table::Reservation;
-use super::{prompts, uuid22, Delivery, Runtime};
+use super::{prompts, uuid22, Delivery, Mail, Outgoing, Runtime};
 use crate::store::StoreError;
 
 impl Runtime {
@@ -92,7 +92,7 @@ impl Runtime {
                 name: None,
                 summoning: true,
                 system_prompt: prompts::agent_prompt(data_dir, self.names()),
-                first_message: prompts::summon_letter(data_dir, seat, self.names()),
+                first_message: Outgoing::text(prompts::summon_letter(data_dir, seat, self.names())),
                 resume: None,
             };
             if let Err(e) = self.start_reserved(reservation, spec).await {
@@ -126,40 +126,49 @@ impl Runtime {
             .into_iter()
             .filter_map(|p| Some((self.reserve(p.seat).ok()?, p)))
             .collect();
+        let mut mail_ids: Vec<Vec<String>> = Vec::new();
         for (_, p) in &mut waking {
-            // Mail that waited is handed over now, and marked read.
+            // Mail that waited is handed over in the wake prompt; it is marked read once the
+            // agent has taken the prompt.
             let mailboxes = self.inner.mailboxes.clone();
             let name = p.name.clone();
-            if let Ok(Ok(mail)) =
-                tokio::task::spawn_blocking(move || mailboxes.take_unread(&name)).await
-            {
-                p.unread_mail = mail
-                    .into_iter()
-                    .map(|m| app::domain::wake::MailLine {
-                        from: m.from,
-                        text: m.text,
-                        timestamp: m.timestamp,
-                    })
-                    .collect();
-            }
+            let mail =
+                match tokio::task::spawn_blocking(move || mailboxes.unread_tagged(&name)).await {
+                    Ok(Ok(mail)) => mail,
+                    _ => Vec::new(),
+                };
+            mail_ids.push(mail.iter().filter_map(|m| m.msg_id.clone()).collect());
+            p.unread_mail = mail
+                .into_iter()
+                .map(|m| app::domain::wake::MailLine {
+                    from: m.from,
+                    text: m.text,
+                    timestamp: m.timestamp,
+                })
+                .collect();
         }
         let data_dir = &self.inner.config.data_dir;
         let mut woken = Vec::new();
         let mut payloads = Vec::new();
-        for (reservation, p) in waking {
+        for ((reservation, p), ids) in waking.into_iter().zip(mail_ids) {
+            let inbox = self.seat_name(p.seat).unwrap_or_else(|| p.name.clone());
             let spec = Spec {
                 seat: p.seat,
                 name: Some(p.name.clone()),
                 summoning: false,
                 system_prompt: prompts::agent_prompt(data_dir, self.names()),
-                first_message: wake_prompt(&p, &self.names().human, &self.names().lead),
+                first_message: Outgoing {
+                    text: wake_prompt(&p, &self.names().human, &self.names().lead),
+                    mail: (!ids.is_empty()).then_some(Mail { inbox, ids }),
+                },
                 resume: None,
             };
             match self.start_reserved(reservation, spec).await {
                 Ok(()) => woken.push(p.seat),
                 Err(e) => {
                     tracing::warn!(seat = p.seat, error = %e, "waking failed for a seat");
-                    // The mail it was to be given goes to the lead instead of being lost.
+                    // The lead hears of the mail it was to be given (which stays unread in its
+                    // inbox, for when it can be started).
                     for m in &p.unread_mail {
                         self.relay(&p.name, &format!("{}: {}", m.from, m.text))
                             .await;
@@ -169,7 +178,8 @@ impl Runtime {
             payloads.push(p);
         }
         if !payloads.is_empty() {
-            self.deliver(LEAD_SEAT, &wake_agents_xml(&payloads)).await;
+            self.deliver(LEAD_SEAT, Outgoing::text(wake_agents_xml(&payloads)))
+                .await;
         }
         woken
     }
@@ -177,7 +187,10 @@ impl Runtime {
     /// Gives the lead a message meant for `name`, whose process cannot be started.
     pub async fn relay(&self, name: &str, text: &str) -> Delivery {
         match self
-            .deliver(LEAD_SEAT, &format!("[ROUTE TO AGENT: {name}] {text}"))
+            .deliver(
+                LEAD_SEAT,
+                Outgoing::text(format!("[ROUTE TO AGENT: {name}] {text}")),
+            )
             .await
         {
             Delivery::Queued => Delivery::Queued,

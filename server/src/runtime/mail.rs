@@ -7,7 +7,9 @@ use std::time::Duration;
 use app::domain::events::EventKind;
 use app::domain::{Seat, LEAD_SEAT};
 
-use super::{Delivery, Runtime};
+use app::domain::mail::InboxMessage;
+
+use super::{Delivery, Mail, Outgoing, Runtime};
 use crate::mailbox::MailboxError;
 
 impl Runtime {
@@ -25,6 +27,9 @@ impl Runtime {
             // Inboxes moved aside before this server started were reported by an earlier one.
             let since = crate::now_ms();
             let mut reported = std::collections::HashSet::new();
+            // Mail that waited for the lead while no server ran (or that its last process did
+            // not take) is handed over now.
+            rt.deliver_mail(LEAD_SEAT).await;
             while changes.recv().await.is_some() {
                 for seat in rt.running() {
                     rt.deliver_mail(seat).await;
@@ -150,69 +155,82 @@ impl Runtime {
         })
     }
 
-    /// Hands the unread mail of `seat`'s inbox to its process (marking it read); mail written
-    /// by others than Soulgrid is recorded as it is delivered.
+    /// Hands the unread mail of `seat`'s inbox to its process (the lead is started for it).
+    /// Mail others than Soulgrid wrote is recorded first (once: its id is its `msg_id`);
+    /// nothing is marked read here: that happens when the agent takes the message
+    /// ([`Runtime::mark_taken`]). Mail the process holds already is not given again.
     pub async fn deliver_mail(&self, seat: Seat) -> Delivery {
         let Some(name) = self.seat_name(seat) else {
             return Delivery::Queued;
         };
-        if seat != LEAD_SEAT && self.table().live(seat).is_none() {
+        let live = self.table().live(seat);
+        if seat != LEAD_SEAT && live.is_none() {
             return Delivery::Queued;
         }
+        // One delivery per seat at a time: two must not both give the same unread mail.
+        let _delivering = self.inner.delivering[usize::from(seat)].lock().await;
+        let live = self.table().live(seat);
         let mailboxes = self.inner.mailboxes.clone();
-        let taken = match tokio::task::spawn_blocking(move || mailboxes.take_unread(&name)).await {
-            Ok(Ok(taken)) => taken,
-            Ok(Err(e)) => {
-                tracing::warn!(seat, error = %e, "reading an inbox failed");
-                self.record(vec![EventKind::RuntimeError {
-                    seat: Some(seat),
-                    message: e.to_string(),
-                }])
-                .await;
-                return Delivery::Queued;
-            }
-            Err(_) => return Delivery::Queued,
-        };
-        if taken.is_empty() {
-            return Delivery::Delivered;
-        }
-        let target = self.seat_name(seat);
-        let external: Vec<EventKind> = taken
-            .iter()
+        let inbox = name.clone();
+        let unread =
+            match tokio::task::spawn_blocking(move || mailboxes.unread_tagged(&inbox)).await {
+                Ok(Ok(unread)) => unread,
+                Ok(Err(e)) => {
+                    tracing::warn!(seat, error = %e, "reading an inbox failed");
+                    self.record(vec![EventKind::RuntimeError {
+                        seat: Some(seat),
+                        message: e.to_string(),
+                    }])
+                    .await;
+                    return Delivery::Queued;
+                }
+                Err(_) => return Delivery::Queued,
+            };
+        let fresh: Vec<InboxMessage> = unread
+            .into_iter()
             .filter(|m| {
-                !m.msg_id
-                    .as_deref()
-                    .is_some_and(|id| id.starts_with("soulgrid-"))
-            })
-            .map(|m| EventKind::AgentMessage {
-                message_id: uuid::Uuid::new_v4().simple().to_string(),
-                seat,
-                speaker_name: m.from.clone(),
-                text: m.text.clone(),
-                target_agent: target.clone(),
+                let id = m.msg_id.as_deref().unwrap_or_default();
+                !live.as_ref().is_some_and(|l| l.in_flight.holds(&name, id))
             })
             .collect();
-        self.record(external).await;
-        let delivery = self.deliver(seat, &self.format_mail(&taken)).await;
-        if delivery == Delivery::Queued {
-            // Nobody took it after all (the process is gone, the lead could not start): the
-            // mail is unread again, for the next wake.
-            let ids: Vec<String> = taken.iter().filter_map(|m| m.msg_id.clone()).collect();
-            let (mailboxes, name) = (
-                self.mailboxes().clone(),
-                self.seat_name(seat).unwrap_or_default(),
-            );
-            if let Ok(Err(e)) =
-                tokio::task::spawn_blocking(move || mailboxes.mark_unread(&name, &ids)).await
-            {
-                tracing::warn!(seat, error = %e, "could not put undelivered mail back");
-            }
+        if fresh.is_empty() {
+            return Delivery::Delivered;
         }
-        delivery
+        self.record_external(&fresh, seat, Some(name.clone())).await;
+        let ids = fresh.iter().filter_map(|m| m.msg_id.clone()).collect();
+        let message = Outgoing {
+            text: self.format_mail(&fresh),
+            mail: Some(Mail { inbox: name, ids }),
+        };
+        self.deliver(seat, message).await
+    }
+
+    /// Records mail that others than Soulgrid wrote (ours is recorded when it is sent), each
+    /// once: its event's message id is its `msg_id`, and one already in the store is skipped.
+    async fn record_external(&self, mail: &[InboxMessage], seat: Seat, to: Option<String>) {
+        let events: Vec<EventKind> = self.store().with_docs(|docs| {
+            mail.iter()
+                .filter_map(|m| Some((m, m.msg_id.as_deref()?)))
+                .filter(|(_, id)| !id.starts_with("soulgrid-"))
+                .filter(|(_, id)| !docs.contains_key(&format!("message:{id}")))
+                .map(|(m, id)| EventKind::AgentMessage {
+                    message_id: id.to_string(),
+                    seat: if to.is_some() {
+                        seat
+                    } else {
+                        app::domain::docs::seat_named(docs, &m.from).unwrap_or(LEAD_SEAT)
+                    },
+                    speaker_name: m.from.clone(),
+                    text: m.text.clone(),
+                    target_agent: to.clone().or_else(|| Some(self.names().human.clone())),
+                })
+                .collect()
+        });
+        self.record(events).await;
     }
 
     /// Mail as the agent reads it: the human's words as they are, others' with their sender.
-    fn format_mail(&self, mail: &[app::domain::mail::InboxMessage]) -> String {
+    fn format_mail(&self, mail: &[InboxMessage]) -> String {
         mail.iter()
             .map(|m| {
                 if m.from == self.names().human {
@@ -226,40 +244,51 @@ impl Runtime {
     }
 
     /// Mail others wrote into the human's inbox (an agent's own tooling, another program) is
-    /// shown: recorded in the sender's thread (the lead's when the sender has no seat) and
+    /// shown: recorded in the sender's thread (the lead's when the sender has no seat), then
     /// marked read.
     pub async fn collect_human_mail(&self) {
         let (mailboxes, human) = (self.inner.mailboxes.clone(), self.names().human.clone());
-        let taken = match tokio::task::spawn_blocking(move || mailboxes.take_unread(&human)).await {
-            Ok(Ok(taken)) => taken,
-            Ok(Err(e)) => {
-                tracing::warn!(error = %e, "reading the human's inbox failed");
-                return;
-            }
-            Err(_) => return,
-        };
-        let events: Vec<EventKind> = taken
-            .into_iter()
-            .filter(|m| {
-                !m.msg_id
-                    .as_deref()
-                    .is_some_and(|id| id.starts_with("soulgrid-"))
-            })
-            .map(|m| {
-                let seat = self
-                    .store()
-                    .with_docs(|d| app::domain::docs::seat_named(d, &m.from))
-                    .unwrap_or(LEAD_SEAT);
-                EventKind::AgentMessage {
-                    message_id: uuid::Uuid::new_v4().simple().to_string(),
-                    seat,
-                    speaker_name: m.from,
-                    text: m.text,
-                    target_agent: Some(self.names().human.clone()),
+        let unread =
+            match tokio::task::spawn_blocking(move || mailboxes.unread_tagged(&human)).await {
+                Ok(Ok(unread)) => unread,
+                Ok(Err(e)) => {
+                    tracing::warn!(error = %e, "reading the human's inbox failed");
+                    return;
                 }
-            })
-            .collect();
-        self.record(events).await;
+                Err(_) => return,
+            };
+        if unread.is_empty() {
+            return;
+        }
+        self.record_external(&unread, LEAD_SEAT, None).await;
+        let ids: Vec<String> = unread.into_iter().filter_map(|m| m.msg_id).collect();
+        let (mailboxes, human) = (self.inner.mailboxes.clone(), self.names().human.clone());
+        if let Ok(Err(e)) =
+            tokio::task::spawn_blocking(move || mailboxes.mark_read(&human, &ids)).await
+        {
+            tracing::warn!(error = %e, "marking the human's mail read failed");
+        }
+    }
+
+    /// The agent took the message with this uuid: the mail it carried is marked read.
+    pub(super) async fn mark_taken(&self, live: &super::table::Live, uuid: &str) {
+        let Some(mail) = live.in_flight.get(uuid) else {
+            return;
+        };
+        let mailboxes = self.inner.mailboxes.clone();
+        let (inbox, ids) = (mail.inbox.clone(), mail.ids.clone());
+        match tokio::task::spawn_blocking(move || mailboxes.mark_read(&inbox, &ids)).await {
+            Ok(Ok(())) => live.in_flight.remove(uuid),
+            // Left in flight: this process is not given it again; its next start will be.
+            failed => {
+                let why = match failed {
+                    Ok(Err(e)) => e.to_string(),
+                    Err(e) => e.to_string(),
+                    Ok(Ok(())) => unreachable!(),
+                };
+                tracing::warn!(inbox = %mail.inbox, error = %why, "could not mark delivered mail read");
+            }
+        }
     }
 
     /// Files what an agent said in the human's inbox, as read: the UI has it from the event.

@@ -6,6 +6,7 @@ mod group;
 mod lifecycle;
 pub mod lines;
 mod mail;
+mod outgoing;
 mod owner;
 mod permissions;
 pub mod process;
@@ -31,10 +32,11 @@ use tokio_util::sync::CancellationToken;
 use crate::mailbox::Mailboxes;
 use crate::session::Session;
 use crate::store::{Store, StoreError};
+pub use outgoing::{Mail, Outgoing};
 pub use permissions::{human_duration, DecideError, PermissionMode};
 use process::Spec;
 use prompts::Names;
-use table::{Live, Table};
+use table::Table;
 
 /// How agents are run.
 #[derive(Clone, Debug)]
@@ -121,8 +123,8 @@ pub enum RuntimeError {
     NotRunning(Seat),
     #[error("seat {0} is not working on a turn: there is nothing to interrupt")]
     NotWorking(Seat),
-    #[error("the agent in seat {0} is not taking input")]
-    NotTakingInput(Seat),
+    #[error("the agent in seat {0} is not taking input: {1}")]
+    NotTakingInput(Seat, String),
 }
 
 /// Appends the runtime's events in the current server session.
@@ -165,24 +167,12 @@ impl Recorder {
     }
 }
 
-/// How long writing a message on an agent's stdin may wait for room (an agent that does not
-/// read its stdin must not hang the sender).
-const STDIN_SEND_TIMEOUT: Duration = Duration::from_secs(5);
-
 /// How long a message waits for a process that is starting.
 const START_WAIT: Duration = Duration::from_secs(15);
 
-/// Gives a running process a user message (one turn): on its stdin, bounded.
-pub(crate) async fn send_message(seat: Seat, live: &Live, text: &str) -> Result<(), RuntimeError> {
-    for line in protocol::user_messages(text) {
-        live.stdin
-            .send_timeout(line, STDIN_SEND_TIMEOUT)
-            .await
-            .map_err(|_| RuntimeError::NotTakingInput(seat))?;
-    }
-    live.busy.store(true, std::sync::atomic::Ordering::SeqCst);
-    Ok(())
-}
+/// How long writing on an agent's stdin may wait for room (an agent that does not read its
+/// stdin must not hang the sender).
+pub(crate) const STDIN_SEND_TIMEOUT: Duration = Duration::from_secs(5);
 
 #[derive(Clone)]
 pub struct Runtime {
@@ -196,6 +186,8 @@ struct Inner {
     session: Arc<Session>,
     recorder: Recorder,
     table: Table,
+    /// One mail delivery per seat at a time.
+    delivering: Vec<tokio::sync::Mutex<()>>,
     /// Permission requests an answer was claimed for: the first claim answers.
     answered: Mutex<HashSet<String>>,
     /// An inbox changed: the agents' state files may be out of date.
@@ -224,6 +216,9 @@ impl Runtime {
                 store,
                 session,
                 table: Table::default(),
+                delivering: (0..app::domain::SEATS)
+                    .map(|_| Default::default())
+                    .collect(),
                 answered: Mutex::default(),
                 inboxes_changed: tokio::sync::Notify::new(),
                 shutdown,
@@ -300,14 +295,14 @@ impl Runtime {
         live.stdin
             .send_timeout(protocol::interrupt(&request_id), STDIN_SEND_TIMEOUT)
             .await
-            .map_err(|_| RuntimeError::NotTakingInput(seat))
+            .map_err(|_| RuntimeError::NotTakingInput(seat, "its input is full or closed".into()))
     }
 
     fn names(&self) -> &Names {
         &self.inner.config.names
     }
 
-    fn lead_spec(&self, first_message: String) -> Spec {
+    fn lead_spec(&self, first_message: Outgoing) -> Spec {
         Spec {
             seat: LEAD_SEAT,
             name: Some(self.names().lead.clone()),
@@ -328,9 +323,9 @@ impl Runtime {
 
     /// Gives `text` to the agent in `seat`: on its stdin if it runs; the lead is started with
     /// it if it does not; a sleeping agent's message waits.
-    pub async fn deliver(&self, seat: Seat, text: &str) -> Delivery {
+    pub async fn deliver(&self, seat: Seat, message: Outgoing) -> Delivery {
         if seat == LEAD_SEAT && !self.table().is_taken(seat) {
-            match self.start(self.lead_spec(text.to_string())).await {
+            match self.start(self.lead_spec(message.clone())).await {
                 Ok(()) => return Delivery::Started,
                 // Another start won the seat meanwhile: the message goes to that process.
                 Err(RuntimeError::SeatTaken(_)) => {}
@@ -339,7 +334,7 @@ impl Runtime {
         }
         // A process that is starting is waited for: the text is not dropped meanwhile.
         match self.table().live_soon(seat, START_WAIT).await {
-            Some(live) => match send_message(seat, &live, text).await {
+            Some(live) => match self.send_to(seat, &live, message).await {
                 Ok(()) => Delivery::Delivered,
                 Err(_) => Delivery::Queued,
             },

@@ -8,7 +8,7 @@ use app::domain::process::ProcessState;
 
 use super::process::{self, Spec, Started};
 use super::supervisor::{Exit, Report};
-use super::table::Reservation;
+use super::table::{Live, Reservation};
 use super::{Runtime, RuntimeError};
 
 impl Runtime {
@@ -84,19 +84,19 @@ impl Runtime {
         let Started {
             supervisor,
             mut reports,
-            ..
+            live,
         } = started;
         let seat = supervisor.seat;
         let mut task = tokio::spawn(supervisor.run());
         let exit = loop {
             tokio::select! {
-                Some(report) = reports.recv() => self.on_report(report).await,
+                Some(report) = reports.recv() => self.on_report(&live, report).await,
                 exit = &mut task => break exit,
             }
         };
         // What it reported last, before it ended.
         while let Ok(report) = reports.try_recv() {
-            self.on_report(report).await;
+            self.on_report(&live, report).await;
         }
         exit.unwrap_or_else(|e| {
             tracing::error!(seat, error = %e, "the supervisor of an agent process failed");
@@ -108,8 +108,9 @@ impl Runtime {
         })
     }
 
-    async fn on_report(&self, report: Report) {
+    async fn on_report(&self, live: &Live, report: Report) {
         match report {
+            Report::Taken(uuid) => self.mark_taken(live, &uuid).await,
             Report::Asked(request_id) => self.deny_when_unanswered(request_id),
             // In order, off the supervisor's stdout loop.
             Report::Said { from, text } => self.file_reply(from, text).await,

@@ -32,7 +32,7 @@ pub struct Spec {
     /// A blank session given the summon letter.
     pub summoning: bool,
     pub system_prompt: String,
-    pub first_message: String,
+    pub first_message: super::Outgoing,
     /// The Claude session to continue (`--resume`) instead of starting a new one.
     pub resume: Option<String>,
 }
@@ -52,6 +52,8 @@ pub fn command(rt: &Runtime, spec: &Spec, claude_session: &str) -> Command {
         "--output-format",
         "stream-json",
         "--verbose",
+        // The CLI echoes each user message as it takes it: mail is marked read only then.
+        "--replay-user-messages",
         if spec.resume.is_some() {
             "--resume"
         } else {
@@ -148,13 +150,16 @@ pub async fn spawn(rt: &Runtime, spec: &Spec, stop: StopSignal) -> Result<Starte
         stdin: stdin_tx,
         pid,
         busy: Arc::new(AtomicBool::new(false)),
+        in_flight: Default::default(),
     };
     if rt.config().permissions == super::PermissionMode::Ui {
         let _ = live.stdin.send(protocol::initialize("soulgrid-init")).await;
     }
     // A process that does not take its first message is stopped by its supervisor's stop or
     // watchdogs; the send itself never waits long (the channel is empty).
-    let _ = super::send_message(seat, &live, &spec.first_message).await;
+    if let Err(e) = rt.send_to(seat, &live, spec.first_message.clone()).await {
+        tracing::warn!(seat, error = %e, "the first message could not be written");
+    }
     let (reports_tx, reports) = mpsc::unbounded_channel();
     let supervisor = Supervisor {
         seat,

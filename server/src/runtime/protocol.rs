@@ -34,6 +34,12 @@ pub enum CliLine {
         message: Option<Value>,
         #[serde(default)]
         parent_tool_use_id: Option<String>,
+        /// With `--replay-user-messages`, the CLI echoes each user message it takes, with the
+        /// `uuid` we gave it, as the turn that consumes it starts.
+        #[serde(default)]
+        uuid: Option<String>,
+        #[serde(default, rename = "isReplay")]
+        is_replay: bool,
     },
     /// Exactly one ends each turn.
     Result(TurnResult),
@@ -140,34 +146,17 @@ pub fn parse_line(line: &str) -> Result<CliLine, serde_json::Error> {
     serde_json::from_str(line)
 }
 
-/// Longest line we ever write on the CLI's stdin; it truncates longer ones.
-pub const MAX_STDIN_LINE: usize = 100 * 1024;
+/// Longest user message line we write on the CLI's stdin; a longer message goes by file
+/// (see `runtime::outgoing`). Measured with the pinned CLI 2.1.330 and the fake Messages API
+/// (2026-11-22): stdin lines of 150 KB, 300 KB and 1 MB (ASCII, and 200 KB of escaped
+/// multi-byte text with newlines) reached the model whole in one request; 5 MB ended the turn
+/// with "Prompt is too long" (the CLI's own context limit). Half the largest line seen whole.
+pub const MAX_STDIN_LINE: usize = 512 * 1024;
 
-/// The stdin line that gives the agent a user message.
-pub fn user_message(text: &str) -> String {
-    json!({"type": "user", "message": {"role": "user", "content": text}}).to_string()
-}
-
-/// Splits a long text into messages whose stdin lines each stay under [`MAX_STDIN_LINE`],
-/// cutting at line breaks where it can and never inside a character.
-pub fn user_messages(text: &str) -> Vec<String> {
-    // JSON escaping can grow text (a quote becomes two bytes, a control char six): leave room.
-    let budget = MAX_STDIN_LINE / 6 - 64;
-    let mut out = Vec::new();
-    let mut rest = text;
-    while rest.len() > budget {
-        let mut cut = budget;
-        while !rest.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        if let Some(nl) = rest[..cut].rfind('\n').filter(|&i| i > budget / 2) {
-            cut = nl + 1;
-        }
-        out.push(user_message(&rest[..cut]));
-        rest = &rest[cut..];
-    }
-    out.push(user_message(rest));
-    out
+/// The stdin line that gives the agent a user message, with the id the CLI echoes back when
+/// it takes it (`--replay-user-messages`).
+pub fn user_message(text: &str, uuid: &str) -> String {
+    json!({"type": "user", "message": {"role": "user", "content": text}, "uuid": uuid}).to_string()
 }
 
 /// Allows a tool call asked for with `can_use_tool`.

@@ -31,6 +31,8 @@ pub enum Report {
     Asked(String),
     /// The agent said something (filed in the human's inbox).
     Said { from: String, text: String },
+    /// The agent took the user message with this uuid (the CLI echoed it).
+    Taken(String),
 }
 
 /// How a process ended.
@@ -214,6 +216,14 @@ impl Supervisor {
             return;
         };
         match &cli {
+            CliLine::User {
+                is_replay: true,
+                uuid: Some(uuid),
+                ..
+            } => {
+                let _ = self.reports.send(Report::Taken(uuid.clone()));
+                return;
+            }
             CliLine::System { subtype, .. } if subtype == "init" => {
                 p.started = true;
                 self.live.busy.store(true, Ordering::SeqCst);

@@ -57,6 +57,8 @@ pub struct Live {
     pub pid: Option<u32>,
     /// In a turn: from a user message written (or `system/init`) to its `result`.
     pub busy: Arc<AtomicBool>,
+    /// Mail written to it that it has not taken yet.
+    pub in_flight: super::outgoing::InFlight,
 }
 
 impl Live {

@@ -131,6 +131,8 @@ impl Translator {
             CliLine::User {
                 message: Some(message),
                 parent_tool_use_id: None,
+                is_replay: false,
+                ..
             } if protocol::is_interrupt_note(message) => self.interrupted = true,
             CliLine::ControlRequest {
                 request_id,

@@ -160,6 +160,26 @@ pub fn reply_to(last: &str) -> String {
         let first = between(last, "<your-soul>\n", "\n").unwrap_or("(no soul)");
         return format!("Hello again. I remember: \"{first}\"");
     }
+    // How much of a long message arrived in one request: a message that begins with
+    // COUNT_CHARS (after its sender's label, if any), not one quoting it in a transcript.
+    let begins = |from: usize| {
+        let line_start = last[..from].rfind('\n').map_or(0, |i| i + 1);
+        let before = &last[line_start..from];
+        before.is_empty() || (before.starts_with("[message from ") && before.ends_with("] "))
+    };
+    if let Some(from) = last.find("COUNT_CHARS").filter(|&f| begins(f)) {
+        let counted = &last[from..];
+        let whole = counted.trim_end().ends_with("END");
+        return format!(
+            "Counted {} characters from COUNT_CHARS to the end of the message ({}).",
+            counted.trim_end().chars().count(),
+            if whole {
+                "it ends with END"
+            } else {
+                "END is missing"
+            }
+        );
+    }
     // The human's words come last: the CLI puts its reminders (and, after an interrupt, its
     // note and the interrupted message) before them in the same turn.
     let words = last

@@ -1,0 +1,211 @@
+//! What the runtime writes to an agent as a user message, and what it knows of it afterwards.
+//!
+//! Every message reaches the agent as **one** message: one stdin line carrying a uuid. A text
+//! too long for one line is written to a file in the agent's folder and the line points to it.
+//! Mail a message carries stays unread in its inbox while it is *in flight*; when the CLI
+//! echoes the line's uuid (`--replay-user-messages`: it took the message) the mail is marked
+//! read. A process that dies first leaves it unread, for its next start or wake.
+
+use std::io::Write;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use app::domain::Seat;
+
+use super::protocol::{self, MAX_STDIN_LINE};
+use super::table::Live;
+use super::{Runtime, RuntimeError, STDIN_SEND_TIMEOUT};
+
+/// A user message for an agent.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Outgoing {
+    pub text: String,
+    /// The inbox messages it hands over (marked read once the agent took it).
+    pub mail: Option<Mail>,
+}
+
+impl Outgoing {
+    pub fn text(text: impl Into<String>) -> Self {
+        Outgoing {
+            text: text.into(),
+            mail: None,
+        }
+    }
+}
+
+/// Inbox messages, by inbox and `msg_id`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mail {
+    pub inbox: String,
+    pub ids: Vec<String>,
+}
+
+/// Mail written to a process and not taken by it yet, by the uuid of its line.
+#[derive(Clone, Debug, Default)]
+pub struct InFlight(Arc<Mutex<Vec<(String, Mail)>>>);
+
+impl InFlight {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(String, Mail)>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn add(&self, uuid: String, mail: Mail) {
+        self.lock().push((uuid, mail));
+    }
+
+    pub fn get(&self, uuid: &str) -> Option<Mail> {
+        self.lock()
+            .iter()
+            .find(|(u, _)| u == uuid)
+            .map(|(_, m)| m.clone())
+    }
+
+    pub fn remove(&self, uuid: &str) {
+        self.lock().retain(|(u, _)| u != uuid);
+    }
+
+    /// Whether the message `msg_id` of `inbox` is with the process already.
+    pub fn holds(&self, inbox: &str, msg_id: &str) -> bool {
+        self.lock()
+            .iter()
+            .any(|(_, m)| m.inbox == inbox && m.ids.iter().any(|i| i == msg_id))
+    }
+}
+
+/// The folder, under the agent's own, where long messages are written.
+pub const LONG_MESSAGES: &str = "messages";
+
+/// The stdin line for `text`: the text itself, or (too long for a line) a pointer to the file
+/// it was written to in `agent_dir`.
+pub fn line_for(agent_dir: &Path, text: &str, uuid: &str) -> Result<String, std::io::Error> {
+    let line = protocol::user_message(text, uuid);
+    if line.len() <= MAX_STDIN_LINE {
+        return Ok(line);
+    }
+    let dir = agent_dir.join(LONG_MESSAGES);
+    match std::fs::symlink_metadata(&dir) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => {
+            return Err(std::io::Error::other(format!(
+                "{} is not a folder",
+                dir.display()
+            )))
+        }
+        Err(_) => std::fs::create_dir_all(&dir)?,
+    }
+    let name = format!("{uuid}.md");
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .custom_flags_nofollow()
+        .open(dir.join(&name))?;
+    file.write_all(text.as_bytes())?;
+    let pointer = format!(
+        "This message is long ({} characters), so it is in the file {LONG_MESSAGES}/{name} in \
+         your folder. Read the whole file now: it is the message.",
+        text.chars().count()
+    );
+    Ok(protocol::user_message(&pointer, uuid))
+}
+
+/// `O_NOFOLLOW` where there is one: the last part of the path is never a link followed.
+trait NoFollow {
+    fn custom_flags_nofollow(&mut self) -> &mut Self;
+}
+
+impl NoFollow for std::fs::OpenOptions {
+    fn custom_flags_nofollow(&mut self) -> &mut Self {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            self.custom_flags(libc::O_NOFOLLOW);
+        }
+        self
+    }
+}
+
+impl Runtime {
+    /// Gives a running process a user message (one turn): one line on its stdin, bounded.
+    pub(crate) async fn send_to(
+        &self,
+        seat: Seat,
+        live: &Live,
+        message: Outgoing,
+    ) -> Result<(), RuntimeError> {
+        let uuid = uuid::Uuid::new_v4().to_string();
+        let folder = super::process::agent_dir(&self.config().data_dir, seat);
+        let (text, id) = (message.text, uuid.clone());
+        let line = tokio::task::spawn_blocking(move || line_for(&folder, &text, &id))
+            .await
+            .map_err(|e| RuntimeError::NotTakingInput(seat, e.to_string()))?
+            .map_err(|e| RuntimeError::NotTakingInput(seat, format!("a long message: {e}")))?;
+        if let Some(mail) = message.mail {
+            live.in_flight.add(uuid.clone(), mail);
+        }
+        if live
+            .stdin
+            .send_timeout(line, STDIN_SEND_TIMEOUT)
+            .await
+            .is_err()
+        {
+            live.in_flight.remove(&uuid);
+            return Err(RuntimeError::NotTakingInput(
+                seat,
+                "its input is full or closed".into(),
+            ));
+        }
+        live.busy.store(true, std::sync::atomic::Ordering::SeqCst);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Value;
+
+    fn content(line: &str) -> String {
+        let v: Value = serde_json::from_str(line).unwrap();
+        assert_eq!(v["uuid"], "u-1");
+        v["message"]["content"].as_str().unwrap().to_string()
+    }
+
+    #[test]
+    fn a_message_is_one_line_or_one_file_never_pieces() {
+        let dir = tempfile::tempdir().unwrap();
+        // Up to the limit (JSON escaping counted): the line itself.
+        let text = "é\"\n".repeat(80_000);
+        let line = line_for(dir.path(), &text, "u-1").unwrap();
+        assert!(line.len() <= MAX_STDIN_LINE, "{}", line.len());
+        assert!(content(&line) == text, "the line carries the whole text");
+        // Past it: the whole text in a file, and a line that points to it.
+        let text = "é\"\n".repeat(200_000);
+        let line = line_for(dir.path(), &text, "u-1").unwrap();
+        let pointer = content(&line);
+        assert!(pointer.contains("messages/u-1.md"), "{pointer}");
+        assert!(pointer.contains("600000 characters"), "{pointer}");
+        let file = dir.path().join(LONG_MESSAGES).join("u-1.md");
+        assert!(
+            std::fs::read_to_string(file).unwrap() == text,
+            "the file holds it whole"
+        );
+    }
+
+    #[test]
+    fn a_long_message_never_follows_a_link_the_agent_made() {
+        let dir = tempfile::tempdir().unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        let target = elsewhere.path().join("precious");
+        std::fs::write(&target, "mine").unwrap();
+        let long = "x".repeat(MAX_STDIN_LINE + 1);
+        // The folder itself a link: refused.
+        std::os::unix::fs::symlink(elsewhere.path(), dir.path().join(LONG_MESSAGES)).unwrap();
+        assert!(line_for(dir.path(), &long, "u-1").is_err());
+        // The file a link: refused, the target untouched.
+        std::fs::remove_file(dir.path().join(LONG_MESSAGES)).unwrap();
+        std::fs::create_dir(dir.path().join(LONG_MESSAGES)).unwrap();
+        std::os::unix::fs::symlink(&target, dir.path().join(LONG_MESSAGES).join("u-1.md")).unwrap();
+        assert!(line_for(dir.path(), &long, "u-1").is_err());
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "mine");
+    }
+}
