@@ -84,6 +84,7 @@ pub async fn boot_with_clock(
         shutdown.clone(),
     );
     runtime.watch_mail();
+    runtime.file_replies();
     runtime.keep_state_files();
     runtime.expire_hatching();
     Ok(AppState {

@@ -124,26 +124,30 @@ impl Mailboxes {
         summary: Option<String>,
         read: bool,
     ) -> Result<String, MailboxError> {
+        let message = message(from, text, summary, read);
+        let msg_id = message.msg_id.clone().unwrap_or_default();
+        self.append_all(to, vec![message])?;
+        Ok(msg_id)
+    }
+
+    /// Files messages `(from, text)` in `to`'s inbox as read, in one write: what agents said,
+    /// in the human's inbox (the UI has them from the store).
+    pub fn file_read(&self, to: &str, messages: &[(String, String)]) -> Result<(), MailboxError> {
+        let all = messages
+            .iter()
+            .map(|(from, text)| message(from, text, None, true))
+            .collect();
+        self.append_all(to, all)
+    }
+
+    fn append_all(&self, to: &str, messages: Vec<InboxMessage>) -> Result<(), MailboxError> {
         let path = self.path(to)?;
-        let msg_id = format!("soulgrid-{}", uuid::Uuid::new_v4().simple());
         let local = self.local_lock(&path);
         let _local = local.lock().unwrap_or_else(|p| p.into_inner());
-        let mut extra = serde_json::Map::new();
-        extra.insert("type".into(), "message".into());
-        file::append(
-            &path,
-            self.timing,
-            InboxMessage {
-                from: from.to_string(),
-                text: text.to_string(),
-                summary,
-                timestamp: now_iso(),
-                read,
-                msg_id: Some(msg_id.clone()),
-                extra,
-            },
-        )?;
-        Ok(msg_id)
+        file::update(&path, self.timing, |m| {
+            m.extend(messages);
+            (true, ())
+        })
     }
 
     /// Marks `name`'s unread mail read and returns it.
@@ -220,6 +224,21 @@ impl Mailboxes {
             return Ok(Vec::new());
         }
         file::unread(&path, self.timing)
+    }
+}
+
+/// A message as Soulgrid writes it: its own `msg_id` and `type`.
+fn message(from: &str, text: &str, summary: Option<String>, read: bool) -> InboxMessage {
+    let mut extra = serde_json::Map::new();
+    extra.insert("type".into(), "message".into());
+    InboxMessage {
+        from: from.to_string(),
+        text: text.to_string(),
+        summary,
+        timestamp: now_iso(),
+        read,
+        msg_id: Some(format!("soulgrid-{}", uuid::Uuid::new_v4().simple())),
+        extra,
     }
 }
 

@@ -10,15 +10,17 @@ use app::domain::{Seat, LEAD_SEAT};
 use app::domain::mail::InboxMessage;
 
 use super::{Delivery, Mail, Outgoing, Runtime};
-use crate::mailbox::MailboxError;
+use crate::mailbox::watch::Changes;
+use crate::mailbox::{inbox_name, MailboxError};
 
 impl Runtime {
     /// Delivers mail that anyone appends to an awake agent's inbox, as the inbox directory
-    /// changes (and on a slow poll).
+    /// changes: only the inboxes that changed are read (a slow poll looks at all of them).
     pub fn watch_mail(&self) {
-        let mut changes = crate::mailbox::watch::watch(
+        let mut watcher = crate::mailbox::watch::watch(
             self.inner.mailboxes.dir().to_path_buf(),
             Duration::from_millis(10),
+            Duration::from_secs(30),
             Duration::from_secs(2),
             self.inner.shutdown.clone(),
         );
@@ -30,15 +32,53 @@ impl Runtime {
             // Mail that waited for the lead while no server ran (or that its last process did
             // not take) is handed over now.
             rt.deliver_mail(LEAD_SEAT).await;
-            while changes.recv().await.is_some() {
-                for seat in rt.running() {
-                    rt.deliver_mail(seat).await;
-                }
-                rt.collect_human_mail().await;
-                rt.report_moved_aside(since, &mut reported).await;
+            while let Some(changes) = watcher.next().await {
+                rt.on_inbox_changes(changes, since, &mut reported).await;
                 rt.inner.inboxes_changed.notify_one();
             }
         });
+    }
+
+    async fn on_inbox_changes(
+        &self,
+        changes: Changes,
+        since: i64,
+        reported: &mut std::collections::HashSet<PathBuf>,
+    ) {
+        if changes.all {
+            for seat in self.running() {
+                self.deliver_mail(seat).await;
+            }
+            self.collect_human_mail().await;
+            self.report_moved_aside(since, reported).await;
+            return;
+        }
+        let human = inbox_name(&self.names().human).ok();
+        let mut moved_aside = false;
+        for file in &changes.files {
+            moved_aside |= file.contains(".json.invalid-");
+            // Locks and temp files are not inboxes.
+            let Some(inbox) = file.strip_suffix(".json") else {
+                continue;
+            };
+            if Some(inbox) == human.as_deref() {
+                self.collect_human_mail().await;
+            } else if let Some(seat) = self.running_seat_of_inbox(inbox) {
+                self.deliver_mail(seat).await;
+            }
+        }
+        if moved_aside {
+            self.report_moved_aside(since, reported).await;
+        }
+    }
+
+    /// The running seat whose inbox file is `{inbox}.json`.
+    fn running_seat_of_inbox(&self, inbox: &str) -> Option<Seat> {
+        self.running().into_iter().find(|&s| {
+            self.seat_name(s)
+                .and_then(|n| inbox_name(&n).ok())
+                .is_some_and(|n| n == inbox)
+        })
     }
 
     /// A message one agent (usually the lead) sends another with the `route` action: shown in
@@ -288,18 +328,6 @@ impl Runtime {
                 };
                 tracing::warn!(inbox = %mail.inbox, error = %why, "could not mark delivered mail read");
             }
-        }
-    }
-
-    /// Files what an agent said in the human's inbox, as read: the UI has it from the event.
-    pub(crate) async fn file_reply(&self, from: String, text: String) {
-        let (mailboxes, human) = (self.inner.mailboxes.clone(), self.names().human.clone());
-        let result = tokio::task::spawn_blocking(move || {
-            mailboxes.send_marked(&from, &human, &text, None, true)
-        })
-        .await;
-        if let Ok(Err(e)) = result {
-            tracing::warn!(error = %e, "could not file a reply in the human's inbox");
         }
     }
 }

@@ -12,6 +12,7 @@ mod permissions;
 pub mod process;
 pub mod prompts;
 pub mod protocol;
+mod replies;
 mod requests;
 mod state_file;
 mod supervisor;

@@ -112,8 +112,6 @@ impl Runtime {
         match report {
             Report::Taken(uuid) => self.mark_taken(live, &uuid).await,
             Report::Asked(request_id) => self.deny_when_unanswered(request_id),
-            // In order, off the supervisor's stdout loop.
-            Report::Said { from, text } => self.file_reply(from, text).await,
             // Its own task: a request may stop the very process that asked.
             Report::Request(request) => {
                 tokio::spawn(super::requests::handle(self.clone(), request));

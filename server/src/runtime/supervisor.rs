@@ -29,8 +29,6 @@ pub enum Report {
     Request(LeadRequest),
     /// A permission request now waits for an answer.
     Asked(String),
-    /// The agent said something (filed in the human's inbox).
-    Said { from: String, text: String },
     /// The agent took the user message with this uuid (the CLI echoed it).
     Taken(String),
 }
@@ -266,22 +264,6 @@ impl Supervisor {
         if out.turn_done {
             self.live.busy.store(false, Ordering::SeqCst);
         }
-        let said: Vec<Report> = out
-            .events
-            .iter()
-            .filter_map(|e| match e {
-                EventKind::AgentMessage {
-                    speaker_name, text, ..
-                }
-                | EventKind::LeadText {
-                    speaker_name, text, ..
-                } => Some(Report::Said {
-                    from: speaker_name.clone(),
-                    text: text.clone(),
-                }),
-                _ => None,
-            })
-            .collect();
         self.record(out.events).await;
         for line in out.replies {
             let _ = self.live.stdin.send(line).await;
@@ -290,7 +272,6 @@ impl Supervisor {
             .asked
             .into_iter()
             .map(Report::Asked)
-            .chain(said)
             .chain(out.requests.into_iter().map(Report::Request));
         for report in reports {
             // The owner outlives its supervisor; nobody listening means shutting down.
