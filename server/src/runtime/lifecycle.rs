@@ -108,58 +108,23 @@ impl Runtime {
     /// code) are used where given. Seats are reserved before anything is awaited, so WAKEs at
     /// the same time start each agent once and hand its mail over once.
     pub async fn wake(&self, given: Vec<WakePayload>) -> Vec<Seat> {
-        let payloads: Vec<WakePayload> = self.inner.store.with_docs(|docs| {
-            sleeping_seats(docs)
-                .into_iter()
-                .filter_map(|seat| {
-                    let name = identity(docs, seat)?.name.clone();
-                    // A payload from the browser is only trusted for the agent it names.
-                    given
-                        .iter()
-                        .find(|p| p.seat == seat && Some(&p.name) == name.as_ref())
-                        .cloned()
-                        .or_else(|| wake_payload(docs, seat, &[]))
-                })
-                .collect()
-        });
-        let mut waking: Vec<(Reservation, WakePayload)> = payloads
+        let waking: Vec<(Reservation, WakePayload)> = self
+            .wake_payloads(&given)
             .into_iter()
             .filter_map(|p| Some((self.reserve(p.seat).ok()?, p)))
             .collect();
-        let mut mail_ids: Vec<Vec<String>> = Vec::new();
-        for (_, p) in &mut waking {
-            // Mail that waited is handed over in the wake prompt; it is marked read once the
-            // agent has taken the prompt.
-            let mailboxes = self.inner.mailboxes.clone();
-            let name = p.name.clone();
-            let mail =
-                match tokio::task::spawn_blocking(move || mailboxes.unread_tagged(&name)).await {
-                    Ok(Ok(mail)) => mail,
-                    _ => Vec::new(),
-                };
-            mail_ids.push(mail.iter().filter_map(|m| m.msg_id.clone()).collect());
-            p.unread_mail = mail
-                .into_iter()
-                .map(|m| app::domain::wake::MailLine {
-                    from: m.from,
-                    text: m.text,
-                    timestamp: m.timestamp,
-                })
-                .collect();
-        }
-        let data_dir = &self.inner.config.data_dir;
         let mut woken = Vec::new();
         let mut payloads = Vec::new();
-        for ((reservation, p), ids) in waking.into_iter().zip(mail_ids) {
-            let inbox = self.seat_name(p.seat).unwrap_or_else(|| p.name.clone());
+        for (reservation, mut p) in waking {
+            let mail = self.waiting_mail(&mut p).await;
             let spec = Spec {
                 seat: p.seat,
                 name: Some(p.name.clone()),
                 summoning: false,
-                system_prompt: prompts::agent_prompt(data_dir, self.names()),
+                system_prompt: prompts::agent_prompt(&self.inner.config.data_dir, self.names()),
                 first_message: Outgoing {
                     text: wake_prompt(&p, &self.names().human, &self.names().lead),
-                    mail: (!ids.is_empty()).then_some(Mail { inbox, ids }),
+                    mail,
                 },
                 resume: None,
             };
@@ -182,6 +147,45 @@ impl Runtime {
                 .await;
         }
         woken
+    }
+
+    /// A payload for every sleeping agent: the browser's where it names that agent, else the
+    /// server's own.
+    fn wake_payloads(&self, given: &[WakePayload]) -> Vec<WakePayload> {
+        self.inner.store.with_docs(|docs| {
+            sleeping_seats(docs)
+                .into_iter()
+                .filter_map(|seat| {
+                    let name = identity(docs, seat)?.name.clone();
+                    given
+                        .iter()
+                        .find(|p| p.seat == seat && Some(&p.name) == name.as_ref())
+                        .cloned()
+                        .or_else(|| wake_payload(docs, seat, &[]))
+                })
+                .collect()
+        })
+    }
+
+    /// Puts the mail that waited for `p`'s agent into its payload; returns it as the mail the
+    /// wake prompt carries (marked read once the agent has taken the prompt).
+    async fn waiting_mail(&self, p: &mut WakePayload) -> Option<Mail> {
+        let inbox = self.seat_name(p.seat).unwrap_or_else(|| p.name.clone());
+        let (mailboxes, name) = (self.inner.mailboxes.clone(), inbox.clone());
+        let mail = match tokio::task::spawn_blocking(move || mailboxes.unread_tagged(&name)).await {
+            Ok(Ok(mail)) => mail,
+            _ => Vec::new(),
+        };
+        let ids: Vec<String> = mail.iter().filter_map(|m| m.msg_id.clone()).collect();
+        p.unread_mail = mail
+            .into_iter()
+            .map(|m| app::domain::wake::MailLine {
+                from: m.from,
+                text: m.text,
+                timestamp: m.timestamp,
+            })
+            .collect();
+        (!ids.is_empty()).then_some(Mail { inbox, ids })
     }
 
     /// Gives the lead a message meant for `name`, whose process cannot be started.

@@ -101,16 +101,14 @@ pub async fn spawn(rt: &Runtime, spec: &Spec, stop: StopSignal) -> Result<Starte
         .resume
         .clone()
         .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
-    rt.record(vec![EventKind::AgentProcess {
+    rt.record(vec![process_event(
         seat,
-        state: ProcessState::Starting,
-        reason: None,
-        claude_session_id: Some(claude_session.clone()),
-        context_tokens: None,
-        cost_usd: None,
-    }])
+        ProcessState::Starting,
+        None,
+        Some(claude_session.clone()),
+    )])
     .await;
-    let mut child = match command(rt, spec, &claude_session).spawn() {
+    let child = match command(rt, spec, &claude_session).spawn() {
         Ok(child) => child,
         Err(source) => {
             let err = RuntimeError::Spawn {
@@ -119,14 +117,7 @@ pub async fn spawn(rt: &Runtime, spec: &Spec, stop: StopSignal) -> Result<Starte
             };
             let reason = err.to_string();
             rt.record(vec![
-                EventKind::AgentProcess {
-                    seat,
-                    state: ProcessState::Stopped,
-                    reason: Some(reason.clone()),
-                    claude_session_id: None,
-                    context_tokens: None,
-                    cost_usd: None,
-                },
+                process_event(seat, ProcessState::Stopped, Some(reason.clone()), None),
                 EventKind::RuntimeError {
                     seat: Some(seat),
                     message: reason,
@@ -136,22 +127,8 @@ pub async fn spawn(rt: &Runtime, spec: &Spec, stop: StopSignal) -> Result<Starte
             return Err(err);
         }
     };
-    let pid = child.id();
-    let group = Group::of(&child);
-    tracing::info!(seat, pid, session = %claude_session, "agent process started");
-    let stdin = child.stdin.take().expect("piped stdin");
-    let stdout = child.stdout.take().expect("piped stdout");
-    let stderr = child.stderr.take().expect("piped stderr");
-
-    let (stdin_tx, stdin_rx) = mpsc::channel::<String>(256);
-    tokio::spawn(supervisor::write_stdin(seat, stdin, stdin_rx));
-    let stderr = tokio::spawn(supervisor::drain_stderr(seat, stderr));
-    let live = Live {
-        stdin: stdin_tx,
-        pid,
-        busy: Arc::new(AtomicBool::new(false)),
-        in_flight: Default::default(),
-    };
+    tracing::info!(seat, pid = child.id(), session = %claude_session, "agent process started");
+    let (live, supervisor, reports) = supervise(rt, spec, child, stop);
     if rt.config().permissions == super::PermissionMode::Ui {
         let _ = live.stdin.send(protocol::initialize("soulgrid-init")).await;
     }
@@ -160,13 +137,40 @@ pub async fn spawn(rt: &Runtime, spec: &Spec, stop: StopSignal) -> Result<Starte
     if let Err(e) = rt.send_to(seat, &live, spec.first_message.clone()).await {
         tracing::warn!(seat, error = %e, "the first message could not be written");
     }
+    Ok(Started {
+        live,
+        supervisor,
+        reports,
+    })
+}
+
+/// The tasks around a spawned child (stdin writer, stderr drain) and its supervisor.
+fn supervise(
+    rt: &Runtime,
+    spec: &Spec,
+    mut child: tokio::process::Child,
+    stop: StopSignal,
+) -> (Live, Supervisor, mpsc::UnboundedReceiver<Report>) {
+    let seat = spec.seat;
+    let group = Group::of(&child);
+    let stdin = child.stdin.take().expect("piped stdin");
+    let stdout = child.stdout.take().expect("piped stdout");
+    let stderr = child.stderr.take().expect("piped stderr");
+    let (stdin_tx, stdin_rx) = mpsc::channel::<String>(256);
+    tokio::spawn(supervisor::write_stdin(seat, stdin, stdin_rx));
+    let live = Live {
+        stdin: stdin_tx,
+        pid: child.id(),
+        busy: Arc::new(AtomicBool::new(false)),
+        in_flight: Default::default(),
+    };
     let (reports_tx, reports) = mpsc::unbounded_channel();
     let supervisor = Supervisor {
         seat,
         child,
         group,
         lines: FramedRead::new(stdout, LineCodec::new(MAX_LINE)),
-        stderr,
+        stderr: tokio::spawn(supervisor::drain_stderr(seat, stderr)),
         live: live.clone(),
         stop,
         shutdown: rt.shutdown_token(),
@@ -181,9 +185,21 @@ pub async fn spawn(rt: &Runtime, spec: &Spec, stop: StopSignal) -> Result<Starte
         },
         unrecorded: None,
     };
-    Ok(Started {
-        live,
-        supervisor,
-        reports,
-    })
+    (live, supervisor, reports)
+}
+
+fn process_event(
+    seat: Seat,
+    state: ProcessState,
+    reason: Option<String>,
+    claude_session_id: Option<String>,
+) -> EventKind {
+    EventKind::AgentProcess {
+        seat,
+        state,
+        reason,
+        claude_session_id,
+        context_tokens: None,
+        cost_usd: None,
+    }
 }

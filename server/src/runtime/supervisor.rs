@@ -89,83 +89,26 @@ struct Progress {
     /// Which kinds of bad line were said on the seat already (each is said once).
     said_too_long: bool,
     said_not_utf8: bool,
+    /// The current silence was reported already.
+    reported_stuck: bool,
     last_output: Instant,
     idle_since: Instant,
 }
 
 impl Supervisor {
     pub async fn run(mut self) -> Exit {
-        let timing = self.timing;
         let mut p = Progress {
             started: false,
             resume_failed: false,
             skipped: 0,
             said_too_long: false,
             said_not_utf8: false,
+            reported_stuck: false,
             last_output: Instant::now(),
             idle_since: Instant::now(),
         };
-        let mut reported_stuck = false;
-        let mut tick = tokio::time::interval(Duration::from_millis(
-            (timing.stuck_after.min(timing.idle_timeout).as_millis() as u64 / 4).clamp(20, 1000),
-        ));
-        let end = loop {
-            tokio::select! {
-                line = self.lines.next() => match line {
-                    Some(Ok(line)) => {
-                        reported_stuck = false;
-                        self.take(line, &mut p).await;
-                        if self.unrecorded.is_some() {
-                            break End::Stop("its output could not be recorded".into());
-                        }
-                    }
-                    Some(Err(e)) => {
-                        // Only a read error of the pipe itself: the process is going.
-                        tracing::warn!(seat = self.seat, error = %e, "reading stdout failed");
-                        break End::Eof;
-                    }
-                    None => break End::Eof,
-                },
-                status = self.child.wait() => break End::Exited(status),
-                reason = self.stop.requested() => break End::Stop(reason),
-                _ = self.shutdown.cancelled() => break End::Stop("server shutdown".into()),
-                _ = tick.tick() => {
-                    let busy = self.live.is_busy();
-                    if busy && !reported_stuck && p.last_output.elapsed() >= timing.stuck_after && !self.asking() {
-                        reported_stuck = true;
-                        tracing::warn!(seat = self.seat, "no output for {:?} mid-turn", p.last_output.elapsed());
-                        self.record(vec![EventKind::RuntimeError {
-                            seat: Some(self.seat),
-                            message: format!("stuck: no output for {} s in the middle of a turn", p.last_output.elapsed().as_secs()),
-                        }]).await;
-                    }
-                    if !busy && p.idle_since.elapsed() >= timing.idle_timeout {
-                        break End::Stop("inactivity".into());
-                    }
-                }
-            }
-        };
-        let reason = match end {
-            End::Stop(reason) => {
-                group::terminate(&mut self.child, self.group, timing.stop_grace).await;
-                reason
-            }
-            End::Eof => self.wait_exit().await,
-            End::Exited(status) => {
-                // What it wrote before exiting is still in the pipe: read it, bounded (a job
-                // it left running may hold the pipe open until the group is killed).
-                if let Some(g) = self.group {
-                    g.kill_rest();
-                }
-                let deadline = tokio::time::Instant::now() + Duration::from_secs(2);
-                while let Ok(Some(Ok(line))) =
-                    tokio::time::timeout_at(deadline, self.lines.next()).await
-                {
-                    self.take(line, &mut p).await;
-                }
-                self.exit_reason(status).await
-            }
-        };
+        let end = self.read(&mut p).await;
+        let reason = self.finish(end, &mut p).await;
         if let Some(g) = self.group {
             g.kill_rest();
         }
@@ -179,6 +122,86 @@ impl Supervisor {
                 .take()
                 .map(|e| format!("stopped: what the agent said could not be recorded ({e})")),
             retry_fresh,
+        }
+    }
+
+    /// Reads stdout until the process ends or is to be stopped.
+    async fn read(&mut self, p: &mut Progress) -> End {
+        let timing = self.timing;
+        let mut tick = tokio::time::interval(Duration::from_millis(
+            (timing.stuck_after.min(timing.idle_timeout).as_millis() as u64 / 4).clamp(20, 1000),
+        ));
+        loop {
+            tokio::select! {
+                line = self.lines.next() => match line {
+                    Some(Ok(line)) => {
+                        p.reported_stuck = false;
+                        self.take(line, p).await;
+                        if self.unrecorded.is_some() {
+                            return End::Stop("its output could not be recorded".into());
+                        }
+                    }
+                    Some(Err(e)) => {
+                        // Only a read error of the pipe itself: the process is going.
+                        tracing::warn!(seat = self.seat, error = %e, "reading stdout failed");
+                        return End::Eof;
+                    }
+                    None => return End::Eof,
+                },
+                status = self.child.wait() => return End::Exited(status),
+                reason = self.stop.requested() => return End::Stop(reason),
+                _ = self.shutdown.cancelled() => return End::Stop("server shutdown".into()),
+                _ = tick.tick() => {
+                    if let Some(end) = self.watchdogs(p).await {
+                        return end;
+                    }
+                }
+            }
+        }
+    }
+
+    /// A turn silent for too long is reported (once); an agent idle for too long is stopped.
+    async fn watchdogs(&mut self, p: &mut Progress) -> Option<End> {
+        let busy = self.live.is_busy();
+        let silent = p.last_output.elapsed();
+        if busy && !p.reported_stuck && silent >= self.timing.stuck_after && !self.asking() {
+            p.reported_stuck = true;
+            tracing::warn!(seat = self.seat, "no output for {silent:?} mid-turn");
+            self.record(vec![EventKind::RuntimeError {
+                seat: Some(self.seat),
+                message: format!(
+                    "stuck: no output for {} s in the middle of a turn",
+                    silent.as_secs()
+                ),
+            }])
+            .await;
+        }
+        (!busy && p.idle_since.elapsed() >= self.timing.idle_timeout)
+            .then(|| End::Stop("inactivity".into()))
+    }
+
+    /// Ends the process as `end` says; returns why it stopped.
+    async fn finish(&mut self, end: End, p: &mut Progress) -> String {
+        match end {
+            End::Stop(reason) => {
+                group::terminate(&mut self.child, self.group, self.timing.stop_grace).await;
+                reason
+            }
+            End::Eof => self.wait_exit().await,
+            End::Exited(status) => {
+                // What it wrote before exiting is still in the pipe: read it, bounded (a job
+                // it left running may hold the pipe open until the group is killed).
+                if let Some(g) = self.group {
+                    g.kill_rest();
+                }
+                let deadline = tokio::time::Instant::now() + Duration::from_secs(2);
+                while let Ok(Some(Ok(line))) =
+                    tokio::time::timeout_at(deadline, self.lines.next()).await
+                {
+                    self.take(line, p).await;
+                }
+                self.exit_reason(status).await
+            }
         }
     }
 
