@@ -1,6 +1,7 @@
 //! The Soulgrid server: axum + leptos_axum, one folder per edge.
 
 pub mod config;
+pub mod data_dir;
 pub mod error;
 pub mod http;
 pub mod mailbox;
@@ -43,6 +44,8 @@ pub async fn boot_with_clock(
     clock: fn() -> i64,
 ) -> anyhow::Result<AppState> {
     let security = Security::new(config.addr, config.token.clone()).map_err(anyhow::Error::msg)?;
+    // Before anything is read or written: a second server on this directory stops here.
+    let data_dir_lock = Arc::new(data_dir::DataDirLock::take(&config.data_dir)?);
     let store = Store::open_with_clock(&config.data_dir, clock)
         .map_err(|e| anyhow::anyhow!("opening the store in {}: {e}", config.data_dir.display()))?;
     let human = config.human_name();
@@ -97,6 +100,7 @@ pub async fn boot_with_clock(
         security: Arc::new(security),
         shutdown,
         claude_label: label.into(),
+        data_dir_lock,
     })
 }
 
@@ -116,4 +120,5 @@ pub async fn shut_down(state: &AppState) {
         Err(e) => tracing::error!(error = %e, "could not record the end of the session"),
     }
     state.shutdown.cancel();
+    state.data_dir_lock.release();
 }

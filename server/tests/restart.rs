@@ -175,3 +175,46 @@ async fn sigkill_during_ten_thousand_sends_loses_nothing_acknowledged() {
         ]
     );
 }
+
+/// One server per data directory: a second one refuses to start, says which directory and
+/// which server (pid) has it, and the first goes on untouched.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_server_on_the_same_data_directory_refuses_to_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = ServerProcess::start(dir.path()).await;
+    let before = body_json(
+        &raw_request(first.port, "GET", "/healthz", None)
+            .await
+            .unwrap(),
+    )
+    .unwrap();
+    let second = tokio::process::Command::new(env!("CARGO_BIN_EXE_soulgrid"))
+        .env(
+            "SOULGRID_ADDR",
+            format!("127.0.0.1:{}", common::free_port()),
+        )
+        .env("SOULGRID_DATA_DIR", dir.path())
+        .env("LEPTOS_OUTPUT_NAME", "soulgrid")
+        .env("RUST_LOG", "warn")
+        .kill_on_drop(true)
+        .output();
+    let second = tokio::time::timeout(std::time::Duration::from_secs(30), second)
+        .await
+        .expect("the second server exits by itself")
+        .unwrap();
+    assert!(!second.status.success(), "it refused to start");
+    let said = String::from_utf8_lossy(&second.stderr);
+    assert!(said.contains(&dir.path().display().to_string()), "{said}");
+    let pid = first.child.id().unwrap();
+    assert!(said.contains(&format!("pid {pid}")), "{said}");
+    // The first server's session goes on: nothing of the second reached its log.
+    let after = body_json(
+        &raw_request(first.port, "GET", "/healthz", None)
+            .await
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(after["session"], before["session"]);
+    assert_eq!(after["lastEventId"], before["lastEventId"]);
+    first.stop().await;
+}

@@ -265,7 +265,7 @@ async fn an_unusable_data_dir_is_a_clear_startup_error() {
         .expect("refused");
     let msg = err.to_string();
     assert!(
-        msg.contains("opening the store in") && msg.contains("not-a-dir"),
+        msg.contains("cannot use the data directory") && msg.contains("not-a-dir"),
         "{msg}"
     );
 }
