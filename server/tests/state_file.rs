@@ -68,3 +68,50 @@ async fn every_named_agent_has_a_read_only_state_file_kept_current() {
     .await;
     soulgrid::shut_down(&state).await;
 }
+
+/// An agent can write in its own folder: links it makes there must not make the server write
+/// (or make read-only) anything else.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_state_file_never_follows_a_link_the_agent_made() {
+    use std::os::unix::fs::PermissionsExt;
+    let (dir, state, router) = common::team().await;
+    wait_for_file(
+        dir.path(),
+        1,
+        "Kael's first turn",
+        "- context tokens: 1200\n",
+    )
+    .await;
+    let outside = tempfile::tempdir().unwrap();
+    let precious = outside.path().join("precious.txt");
+    std::fs::write(&precious, "the human's own file").unwrap();
+    let folder = dir.path().join("agents/1");
+    // Links where the server might write: the temp file of old, and the state file itself.
+    std::os::unix::fs::symlink(&precious, folder.join("._state.md.tmp")).unwrap();
+    std::fs::remove_file(folder.join("_state.md")).unwrap();
+    std::os::unix::fs::symlink(&precious, folder.join("_state.md")).unwrap();
+
+    // A change for the file to say: a letter waiting for Kael, asleep.
+    call(&router, post_json("/api/agents/1/dismiss", json!({}))).await;
+    call(
+        &router,
+        post_json(
+            "/api/send",
+            json!({"text": "for later", "targetAgent": "Kael"}),
+        ),
+    )
+    .await;
+    wait_for_file(dir.path(), 1, "the waiting letter", "- unread mail: 1\n").await;
+    assert_eq!(
+        std::fs::read_to_string(&precious).unwrap(),
+        "the human's own file"
+    );
+    let mode = std::fs::metadata(&precious).unwrap().permissions().mode();
+    assert_eq!(mode & 0o200, 0o200, "still writable: {mode:o}");
+    let state_file = std::fs::symlink_metadata(folder.join("_state.md")).unwrap();
+    assert!(
+        state_file.is_file(),
+        "the link was replaced by the file, not followed"
+    );
+    soulgrid::shut_down(&state).await;
+}

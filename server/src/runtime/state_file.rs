@@ -88,12 +88,34 @@ impl Runtime {
     }
 }
 
-/// Replaces `{dir}/_state.md` with `text`, read-only, in one rename.
+/// Replaces `{dir}/_state.md` with `text`, read-only, in one rename. The agent can write in
+/// `dir`, so nothing here follows a link it made: the folder must be a real folder, the temp
+/// file gets a fresh random name and is created exclusively (`O_EXCL | O_NOFOLLOW`, mode 0444
+/// from the start), and the rename replaces whatever `_state.md` is (a link is replaced, not
+/// followed).
 fn write_read_only(dir: &Path, text: &str) -> std::io::Result<()> {
-    let tmp = dir.join(format!(".{FILE_NAME}.tmp"));
-    std::fs::write(&tmp, text)?;
-    let mut perms = std::fs::metadata(&tmp)?.permissions();
-    perms.set_readonly(true);
-    std::fs::set_permissions(&tmp, perms)?;
-    std::fs::rename(&tmp, dir.join(FILE_NAME))
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    if !std::fs::symlink_metadata(dir)?.is_dir() {
+        return Err(std::io::Error::other(format!(
+            "{} is not a folder",
+            dir.display()
+        )));
+    }
+    let tmp = dir.join(format!(
+        ".{FILE_NAME}.{}.tmp",
+        uuid::Uuid::new_v4().simple()
+    ));
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o444)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&tmp)
+        .and_then(|mut f| f.write_all(text.as_bytes()));
+    if let Err(e) = written.and_then(|()| std::fs::rename(&tmp, dir.join(FILE_NAME))) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
+    Ok(())
 }
