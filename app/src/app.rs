@@ -16,6 +16,8 @@ use crate::ui::thread::Thread;
 
 /// The HTML document around the app, rendered by the server.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
+    #[cfg(feature = "ssr")]
+    page_policy();
     view! {
         <!DOCTYPE html>
         <html lang="en">
@@ -33,6 +35,33 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <App/>
             </body>
         </html>
+    }
+}
+
+/// The page's Content-Security-Policy, with this response's nonce (leptos_axum makes one per
+/// render and puts it on every inline script it writes).
+#[cfg(feature = "ssr")]
+fn page_policy() {
+    let (Some(nonce), Some(response)) = (
+        leptos::nonce::use_nonce(),
+        use_context::<leptos_axum::ResponseOptions>(),
+    ) else {
+        return;
+    };
+    // `make dev` reloads the page through a websocket on the reload port.
+    let reload = if std::env::var_os("LEPTOS_WATCH").is_some() {
+        " ws:"
+    } else {
+        ""
+    };
+    let policy = format!(
+        "default-src 'self'; script-src 'self' 'nonce-{nonce}' 'wasm-unsafe-eval'; \
+         style-src 'self'; style-src-attr 'unsafe-inline'; img-src 'self' data:; \
+         connect-src 'self'{reload}; frame-ancestors 'none'; base-uri 'none'; \
+         form-action 'self'; object-src 'none'"
+    );
+    if let Ok(value) = http::HeaderValue::from_str(&policy) {
+        response.insert_header(http::header::CONTENT_SECURITY_POLICY, value);
     }
 }
 

@@ -286,3 +286,52 @@ async fn binding_beyond_loopback_without_a_token_is_refused() {
     .expect("refused");
     assert!(err.to_string().contains("without a token"), "{err}");
 }
+
+/// No site may frame the console (clicks in a frame would pass the Origin check); the page
+/// runs only its own scripts (the inline hydration script by this response's nonce), its own
+/// styles, and images from itself or `data:` (agent Markdown cannot load a tracking pixel).
+#[tokio::test]
+async fn every_response_forbids_framing_and_the_page_runs_only_its_own_scripts() {
+    let _serial = SERIAL.lock().await;
+    let dir = tempfile::tempdir().unwrap();
+    let router = soulgrid::http::router(boot(dir.path()).await);
+    let page = call(&router, get("/")).await;
+    let csp = page.headers["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    let nonce = page
+        .body
+        .split("<script type=\"module\" nonce=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("the hydration script carries a nonce");
+    for directive in [
+        "default-src 'self'".to_string(),
+        format!("script-src 'self' 'nonce-{nonce}' 'wasm-unsafe-eval'"),
+        "style-src 'self'".to_string(),
+        "img-src 'self' data:".to_string(),
+        "frame-ancestors 'none'".to_string(),
+        "base-uri 'none'".to_string(),
+        "object-src 'none'".to_string(),
+    ] {
+        assert!(csp.contains(&directive), "{directive} in {csp}");
+    }
+    let again = call(&router, get("/")).await;
+    assert_ne!(
+        again.headers["content-security-policy"].to_str().unwrap(),
+        csp,
+        "a new nonce for every page"
+    );
+    for r in [
+        &page,
+        &call(&router, get("/api/docs")).await,
+        &call(&router, get("/pkg/none.js")).await,
+    ] {
+        assert_eq!(r.headers["x-frame-options"], "DENY");
+        assert_eq!(r.headers["x-content-type-options"], "nosniff");
+        assert_eq!(r.headers["referrer-policy"], "no-referrer");
+        let csp = r.headers["content-security-policy"].to_str().unwrap();
+        assert!(csp.contains("frame-ancestors 'none'"), "{csp}");
+    }
+}

@@ -50,5 +50,6 @@ pub fn router(state: AppState) -> Router {
             security,
             security::guard,
         ))
+        .layer(axum::middleware::from_fn(security::headers))
         .with_state(state)
 }

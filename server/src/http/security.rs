@@ -169,3 +169,22 @@ pub async fn guard(State(sec): State<Arc<Security>>, req: Request, next: Next) -
         }
     }
 }
+
+/// What any response may do in a browser, unless the page set its own policy: nothing framed,
+/// nothing sniffed, no referrer; a response that is not the page runs nothing at all.
+pub async fn headers(req: Request, next: Next) -> Response {
+    use axum::http::header::{
+        CONTENT_SECURITY_POLICY, REFERRER_POLICY, X_CONTENT_TYPE_OPTIONS, X_FRAME_OPTIONS,
+    };
+    use axum::http::HeaderValue;
+    let mut res = next.run(req).await;
+    let h = res.headers_mut();
+    h.entry(CONTENT_SECURITY_POLICY)
+        .or_insert(HeaderValue::from_static(
+            "default-src 'none'; frame-ancestors 'none'; base-uri 'none'",
+        ));
+    h.insert(X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    h.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    h.insert(REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    res
+}
