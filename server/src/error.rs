@@ -48,6 +48,18 @@ impl AppError {
     }
 }
 
+impl From<axum::extract::rejection::PathRejection> for AppError {
+    fn from(r: axum::extract::rejection::PathRejection) -> Self {
+        AppError::BadRequest(format!("bad path: {}", r.body_text()))
+    }
+}
+
+impl From<axum::extract::rejection::QueryRejection> for AppError {
+    fn from(r: axum::extract::rejection::QueryRejection) -> Self {
+        AppError::BadRequest(format!("bad query: {}", r.body_text()))
+    }
+}
+
 impl From<JsonRejection> for AppError {
     fn from(r: JsonRejection) -> Self {
         if r.status() == StatusCode::PAYLOAD_TOO_LARGE {

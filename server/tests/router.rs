@@ -335,3 +335,69 @@ async fn every_response_forbids_framing_and_the_page_runs_only_its_own_scripts()
         assert!(csp.contains("frame-ancestors 'none'"), "{csp}");
     }
 }
+
+/// With a token configured, `/healthz` without it says that the server is up and nothing else
+/// (no CLI path, no session id); with it, everything.
+#[tokio::test]
+async fn healthz_without_the_token_says_only_ok() {
+    let _serial = SERIAL.lock().await;
+    let dir = tempfile::tempdir().unwrap();
+    let router = soulgrid::http::router(boot_with(dir.path(), &["--token", "s3cret"]).await);
+    let open = call(&router, get("/healthz")).await;
+    assert_eq!(open.status, StatusCode::OK);
+    assert_eq!(open.json(), json!({"ok": true}));
+    let with = call(
+        &router,
+        get_with("/healthz", "authorization", "Bearer s3cret"),
+    )
+    .await;
+    assert!(with.json()["session"].is_string(), "{}", with.body);
+    // Without a token configured, nobody else can reach a loopback server: it says all.
+    let dir = tempfile::tempdir().unwrap();
+    let router = soulgrid::http::router(boot(dir.path()).await);
+    assert!(call(&router, get("/healthz")).await.json()["session"].is_string());
+}
+
+/// A browser leaves the port out of `Host` on the scheme's default port; a loopback name
+/// without a port is still loopback.
+#[tokio::test]
+async fn a_loopback_host_without_a_port_is_accepted() {
+    let _serial = SERIAL.lock().await;
+    let dir = tempfile::tempdir().unwrap();
+    let router = soulgrid::http::router(boot(dir.path()).await);
+    for host in ["localhost", "127.0.0.1", "[::1]"] {
+        let r = call(&router, get_with("/api/docs", "host", host)).await;
+        assert_eq!(r.status, StatusCode::OK, "{host}");
+    }
+    let r = call(&router, get_with("/api/docs", "host", "attacker.example")).await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN);
+}
+
+/// Bad values in a path or a query are answered like every other error: JSON, 400; a request
+/// about an agent that is not running is a conflict with the state, 409.
+#[tokio::test]
+async fn bad_path_and_query_values_are_json_errors() {
+    let _serial = SERIAL.lock().await;
+    let dir = tempfile::tempdir().unwrap();
+    let router = soulgrid::http::router(boot(dir.path()).await);
+    for (req, status) in [
+        (
+            post_json("/api/agents/x/dismiss", json!({})),
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            post_json("/api/agents/300/interrupt", json!({})),
+            StatusCode::BAD_REQUEST,
+        ),
+        (get("/api/events?after=soon"), StatusCode::BAD_REQUEST),
+        (
+            post_json("/api/agents/2/dismiss", json!({})),
+            StatusCode::CONFLICT,
+        ),
+    ] {
+        let uri = req.uri().to_string();
+        let r = call(&router, req).await;
+        assert_eq!(r.status, status, "{uri}: {}", r.body);
+        assert!(r.json()["error"].is_string(), "{uri}: {}", r.body);
+    }
+}

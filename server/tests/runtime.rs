@@ -224,7 +224,8 @@ async fn dismiss_and_inactivity_put_an_agent_to_sleep() {
         call(&router, post_json("/api/agents/0/dismiss", json!({})))
             .await
             .status,
-        StatusCode::BAD_REQUEST
+        StatusCode::CONFLICT,
+        "no running agent: a conflict with the state"
     );
     assert_eq!(
         call(&router, post_json("/api/agents/9/dismiss", json!({})))

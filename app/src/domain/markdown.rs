@@ -40,7 +40,19 @@ pub fn render(markdown: &str) -> String {
 }
 
 fn safe_url(url: CowStr<'_>) -> CowStr<'_> {
-    let lower = url.trim().to_ascii_lowercase();
+    // Browsers drop tabs and newlines inside URLs and read `\` as `/`: judge what they will.
+    let lower: String = url
+        .trim()
+        .chars()
+        .filter(|c| !c.is_ascii_whitespace() && !c.is_control())
+        .map(|c| {
+            if c == '\\' {
+                '/'
+            } else {
+                c.to_ascii_lowercase()
+            }
+        })
+        .collect();
     let allowed = ["http://", "https://", "mailto:"]
         .iter()
         .any(|p| lower.starts_with(p))
@@ -83,6 +95,16 @@ mod tests {
         assert!(!out.contains("javascript:"), "{out}");
         assert!(!out.contains("data:"), "{out}");
         assert!(out.contains("href=\"https://example.com\""));
+    }
+
+    #[test]
+    fn a_link_that_a_browser_reads_as_another_site_is_defused() {
+        for link in ["/\\evil.com", "/\t/evil.com", "//evil.com", " //evil.com"] {
+            let out = render(&format!("[x](<{link}>)"));
+            let links = out.matches("href=\"").count();
+            assert_eq!(links, out.matches("href=\"#\"").count(), "{link:?}: {out}");
+        }
+        assert!(render("[home](/agents/3)").contains("href=\"/agents/3\""));
     }
 
     proptest! {

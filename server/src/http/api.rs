@@ -5,7 +5,7 @@ use app::domain::events::EventKind;
 use app::domain::permissions::{Decider, Decision};
 use app::domain::wake::WakePayload;
 use app::domain::LEAD_SEAT;
-use axum::extract::rejection::JsonRejection;
+use axum::extract::rejection::{JsonRejection, PathRejection};
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::Json;
@@ -19,7 +19,13 @@ use crate::state::AppState;
 /// The longest message the human may send in one go (the CLI truncates stdin lines past 100 KB).
 pub const MAX_TEXT_BYTES: usize = 64 * 1024;
 
-pub async fn healthz(State(state): State<AppState>) -> Json<Value> {
+pub async fn healthz(
+    State(state): State<AppState>,
+    anonymous: Option<axum::Extension<crate::http::security::Anonymous>>,
+) -> Json<Value> {
+    if anonymous.is_some() {
+        return Json(json!({ "ok": true }));
+    }
     Json(json!({
         "ok": true,
         "claude": &*state.claude_label,
@@ -138,15 +144,16 @@ pub async fn wake(
 /// `POST /api/agents/{pos}/dismiss`: the agent's process stops and its seat sleeps.
 pub async fn dismiss(
     State(state): State<AppState>,
-    Path(pos): Path<u8>,
+    pos: Result<Path<u8>, PathRejection>,
 ) -> Result<Json<Value>, AppError> {
+    let Path(pos) = pos?;
     if pos >= app::domain::SEATS {
         return Err(AppError::BadRequest(format!(
             "seat {pos} is not on the grid (0-8)"
         )));
     }
     if !state.runtime.running().contains(&pos) {
-        return Err(AppError::BadRequest(format!(
+        return Err(AppError::Conflict(format!(
             "seat {pos} has no running agent"
         )));
     }
@@ -157,8 +164,9 @@ pub async fn dismiss(
 /// `POST /api/agents/{pos}/interrupt`: the agent's current turn is stopped; the agent stays.
 pub async fn interrupt(
     State(state): State<AppState>,
-    Path(pos): Path<u8>,
+    pos: Result<Path<u8>, PathRejection>,
 ) -> Result<(StatusCode, Json<Value>), AppError> {
+    let Path(pos) = pos?;
     state
         .runtime
         .interrupt(pos)
@@ -203,9 +211,10 @@ pub struct PermissionBody {
 /// stopped.
 pub async fn permission(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    id: Result<Path<String>, PathRejection>,
     body: Result<Json<PermissionBody>, JsonRejection>,
 ) -> Result<Json<Value>, AppError> {
+    let Path(id) = id?;
     let Json(body) = body?;
     if body
         .message

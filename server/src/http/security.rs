@@ -15,6 +15,11 @@ use crate::error::AppError;
 
 pub const TOKEN_COOKIE: &str = "soulgrid_token";
 
+/// Set on a `/healthz` request when a token is configured and the request did not carry it:
+/// the answer then says only that the server is up.
+#[derive(Clone, Copy, Debug)]
+pub struct Anonymous;
+
 #[derive(Debug)]
 pub struct Security {
     token: Option<String>,
@@ -35,11 +40,11 @@ impl Security {
         }
         let port = addr.port();
         let loopback_hosts = if loopback {
-            vec![
-                format!("127.0.0.1:{port}"),
-                format!("localhost:{port}"),
-                format!("[::1]:{port}"),
-            ]
+            // A browser leaves the port out of Host on the scheme's default port.
+            ["127.0.0.1", "localhost", "[::1]"]
+                .into_iter()
+                .flat_map(|h| [format!("{h}:{port}"), h.to_string()])
+                .collect()
         } else {
             Vec::new()
         };
@@ -106,22 +111,7 @@ impl Security {
         let Some(token) = &self.token else {
             return Ok(false);
         };
-        if req.uri().path() == "/healthz" {
-            return Ok(false);
-        }
-        let headers = req.headers();
-        let bearer = headers
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "));
-        let cookie = headers
-            .get_all(header::COOKIE)
-            .iter()
-            .filter_map(|v| v.to_str().ok())
-            .flat_map(|v| v.split(';'))
-            .filter_map(|c| c.trim().strip_prefix(TOKEN_COOKIE)?.strip_prefix('='))
-            .find(|v| constant_time_eq(v, token));
-        if bearer.is_some_and(|b| constant_time_eq(b, token)) || cookie.is_some() {
+        if self.presented(req) {
             return Ok(false);
         }
         let query = req
@@ -136,6 +126,26 @@ impl Security {
         }
         Err(AppError::Unauthorized)
     }
+
+    /// Whether the request carries the token (bearer or cookie), when one is configured.
+    fn presented(&self, req: &Request) -> bool {
+        let Some(token) = &self.token else {
+            return true;
+        };
+        let headers = req.headers();
+        let bearer = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "));
+        let cookie = headers
+            .get_all(header::COOKIE)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(';'))
+            .filter_map(|c| c.trim().strip_prefix(TOKEN_COOKIE)?.strip_prefix('='))
+            .find(|v| constant_time_eq(v, token));
+        bearer.is_some_and(|b| constant_time_eq(b, token)) || cookie.is_some()
+    }
 }
 
 fn constant_time_eq(a: &str, b: &str) -> bool {
@@ -147,7 +157,14 @@ fn constant_time_eq(a: &str, b: &str) -> bool {
 }
 
 /// The middleware: host, token, then origin.
-pub async fn guard(State(sec): State<Arc<Security>>, req: Request, next: Next) -> Response {
+pub async fn guard(State(sec): State<Arc<Security>>, mut req: Request, next: Next) -> Response {
+    // Anyone may ask whether the server is up; only with the token does it say more.
+    if req.uri().path() == "/healthz" && sec.check_host(req.headers()).is_ok() {
+        if !sec.presented(&req) {
+            req.extensions_mut().insert(Anonymous);
+        }
+        return next.run(req).await;
+    }
     let checked = sec
         .check_host(req.headers())
         .and_then(|_| sec.check_token(&req))

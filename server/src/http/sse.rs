@@ -33,8 +33,9 @@ pub struct EventsQuery {
 pub async fn events(
     State(state): State<AppState>,
     headers: HeaderMap,
-    Query(query): Query<EventsQuery>,
+    query: Result<Query<EventsQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Sse<impl Stream<Item = Result<SseEvent, Infallible>>>, AppError> {
+    let Query(query) = query?;
     let header_id = match headers.get("last-event-id") {
         None => None,
         Some(v) => Some(
