@@ -7,7 +7,6 @@ use crate::domain::buttons::{grid_button, GridButton};
 use crate::domain::docs::{identities, identity, Docs};
 use crate::domain::permissions::pending;
 use crate::domain::process::ProcessState;
-use crate::domain::wake::{sleeping_seats, wake_payload};
 use crate::domain::{Seat, SEATS};
 
 /// Whether some process is still starting: a SUMMON or WAKE is under way.
@@ -15,21 +14,11 @@ fn starting(docs: &Docs) -> bool {
     identities(docs).any(|d| d.process_state == Some(ProcessState::Starting))
 }
 
-/// What pressing the button sends: the path, and for WAKE the payloads assembled here with the
-/// same code the server uses.
-fn request(button: GridButton, docs: &Docs) -> Option<(&'static str, serde_json::Value)> {
+/// What pressing the button sends. The server builds every wake prompt from its own store.
+fn request(button: GridButton) -> Option<(&'static str, serde_json::Value)> {
     match button {
         GridButton::Summon => Some(("/api/agents/summon", serde_json::json!({}))),
-        GridButton::Wake => {
-            let payloads: Vec<_> = sleeping_seats(docs)
-                .into_iter()
-                .filter_map(|seat| wake_payload(docs, seat, &[]))
-                .collect();
-            Some((
-                "/api/agents/wake",
-                serde_json::json!({ "payloads": payloads }),
-            ))
-        }
+        GridButton::Wake => Some(("/api/agents/wake", serde_json::json!({}))),
         GridButton::Waking | GridButton::None => None,
     }
 }
@@ -63,7 +52,7 @@ pub fn Grid(
     };
     let button = move || docs.with(|d| grid_button(d, in_flight.get() || starting(d)));
     let press = move |_| {
-        let Some((path, body)) = docs.with_untracked(|d| request(button(), d)) else {
+        let Some((path, body)) = request(button()) else {
             return;
         };
         super::presence::ask_permission();

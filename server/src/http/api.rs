@@ -3,7 +3,6 @@
 use app::domain::docs::seat_named;
 use app::domain::events::EventKind;
 use app::domain::permissions::{Decider, Decision};
-use app::domain::wake::WakePayload;
 use app::domain::LEAD_SEAT;
 use axum::extract::rejection::{JsonRejection, PathRejection};
 use axum::extract::{Path, State};
@@ -124,20 +123,10 @@ pub async fn summon(State(state): State<AppState>) -> Result<(StatusCode, Json<V
     Ok((StatusCode::ACCEPTED, Json(json!({ "seats": seats }))))
 }
 
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct WakeBody {
-    #[serde(default)]
-    payloads: Vec<WakePayload>,
-}
-
-/// `POST /api/agents/wake [{payloads}]`: a fresh session for every sleeping agent.
-pub async fn wake(
-    State(state): State<AppState>,
-    body: Option<Json<WakeBody>>,
-) -> Result<(StatusCode, Json<Value>), AppError> {
-    let payloads = body.map(|Json(b)| b.payloads).unwrap_or_default();
-    let seats = state.runtime.wake(payloads).await;
+/// `POST /api/agents/wake`: a fresh session for every sleeping agent. Its wake prompt is built
+/// by the server from the store; a body (older pages sent payloads) is ignored.
+pub async fn wake(State(state): State<AppState>) -> Result<(StatusCode, Json<Value>), AppError> {
+    let seats = state.runtime.wake().await;
     Ok((StatusCode::ACCEPTED, Json(json!({ "seats": seats }))))
 }
 

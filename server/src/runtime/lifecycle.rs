@@ -107,9 +107,9 @@ impl Runtime {
     /// session; only the lead resumes its own). Payloads the browser assembled (with the shared
     /// code) are used where given. Seats are reserved before anything is awaited, so WAKEs at
     /// the same time start each agent once and hand its mail over once.
-    pub async fn wake(&self, given: Vec<WakePayload>) -> Vec<Seat> {
+    pub async fn wake(&self) -> Vec<Seat> {
         let waking: Vec<(Reservation, WakePayload)> = self
-            .wake_payloads(&given)
+            .wake_payloads()
             .into_iter()
             .filter_map(|p| Some((self.reserve(p.seat).ok()?, p)))
             .collect();
@@ -149,20 +149,13 @@ impl Runtime {
         woken
     }
 
-    /// A payload for every sleeping agent: the browser's where it names that agent, else the
-    /// server's own.
-    fn wake_payloads(&self, given: &[WakePayload]) -> Vec<WakePayload> {
+    /// A payload for every sleeping agent, from the store: never from a request (what an
+    /// agent wakes to is what it was, not what a page says it was).
+    fn wake_payloads(&self) -> Vec<WakePayload> {
         self.inner.store.with_docs(|docs| {
             sleeping_seats(docs)
                 .into_iter()
-                .filter_map(|seat| {
-                    let name = identity(docs, seat)?.name.clone();
-                    given
-                        .iter()
-                        .find(|p| p.seat == seat && Some(&p.name) == name.as_ref())
-                        .cloned()
-                        .or_else(|| wake_payload(docs, seat, &[]))
-                })
+                .filter_map(|seat| wake_payload(docs, seat, &[]))
                 .collect()
         })
     }
