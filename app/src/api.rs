@@ -1,8 +1,34 @@
 //! Calls from the browser to the server's JSON API.
 
 /// POSTs `body` as JSON to `path`; the server's `{error}` message on failure.
-#[cfg(feature = "hydrate")]
 pub async fn post_json(path: &str, body: &serde_json::Value) -> Result<serde_json::Value, String> {
+    post_json_once(path, body, None).await
+}
+
+/// A fresh key for one composed message (`Idempotency-Key`): 128 random bits, hex.
+#[cfg(feature = "hydrate")]
+pub fn idempotency_key() -> String {
+    let mut bytes = [0u8; 16];
+    if let Some(crypto) = web_sys::window().and_then(|w| w.crypto().ok()) {
+        let _ = crypto.get_random_values_with_u8_array(&mut bytes);
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// On the server there is nothing to send.
+#[cfg(not(feature = "hydrate"))]
+pub fn idempotency_key() -> String {
+    String::new()
+}
+
+/// As [`post_json`], with an `Idempotency-Key` when given: the server answers a retry with
+/// the same key as it answered the first request, and does nothing twice.
+#[cfg(feature = "hydrate")]
+pub async fn post_json_once(
+    path: &str,
+    body: &serde_json::Value,
+    key: Option<&str>,
+) -> Result<serde_json::Value, String> {
     use wasm_bindgen::JsCast;
     use wasm_bindgen_futures::JsFuture;
 
@@ -13,6 +39,11 @@ pub async fn post_json(path: &str, body: &serde_json::Value) -> Result<serde_jso
     headers
         .set("content-type", "application/json")
         .map_err(|_| "cannot build headers".to_string())?;
+    if let Some(key) = key {
+        headers
+            .set("idempotency-key", key)
+            .map_err(|_| "cannot build headers".to_string())?;
+    }
     init.set_headers(&headers);
     let request = web_sys::Request::new_with_str_and_init(path, &init)
         .map_err(|_| format!("cannot build a request to {path}"))?;
@@ -43,9 +74,10 @@ pub async fn post_json(path: &str, body: &serde_json::Value) -> Result<serde_jso
 
 /// On the server nothing is posted: actions only run in the browser.
 #[cfg(not(feature = "hydrate"))]
-pub async fn post_json(
+pub async fn post_json_once(
     _path: &str,
     _body: &serde_json::Value,
+    _key: Option<&str>,
 ) -> Result<serde_json::Value, String> {
     Err("only the browser calls the API".into())
 }

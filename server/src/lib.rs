@@ -100,6 +100,7 @@ pub async fn boot_with_clock(
         security: Arc::new(security),
         shutdown,
         claude_label: label.into(),
+        idempotency: Default::default(),
         data_dir_lock,
     })
 }

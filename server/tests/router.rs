@@ -401,3 +401,40 @@ async fn bad_path_and_query_values_are_json_errors() {
         assert!(r.json()["error"].is_string(), "{uri}: {}", r.body);
     }
 }
+
+/// A retry of the same composed message (same `Idempotency-Key`), even at the same moment,
+/// gets the first answer and records nothing again; another key is another message.
+#[tokio::test]
+async fn an_idempotency_key_makes_a_retried_send_safe() {
+    let _serial = SERIAL.lock().await;
+    let dir = tempfile::tempdir().unwrap();
+    let state = boot(dir.path()).await;
+    let router = soulgrid::http::router(state.clone());
+    let send = |key: &'static str| {
+        Request::post("/api/send")
+            .header("content-type", "application/json")
+            .header("idempotency-key", key)
+            .body(Body::from(json!({"text": "only once, please"}).to_string()))
+            .unwrap()
+    };
+    let (a, b) = tokio::join!(call(&router, send("k-1")), call(&router, send("k-1")));
+    let c = call(&router, send("k-1")).await;
+    for r in [&a, &b, &c] {
+        assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.body);
+        assert_eq!(r.json()["eventId"], a.json()["eventId"], "the same answer");
+    }
+    let other = call(&router, send("k-2")).await;
+    assert_ne!(other.json()["eventId"], a.json()["eventId"]);
+    let recorded = common::count_events(&state, |k| {
+        matches!(k, app::domain::events::EventKind::UserMessage { text, .. } if text == "only once, please")
+    })
+    .await;
+    assert_eq!(recorded, 2, "one message per key");
+    let bad = Request::post("/api/send")
+        .header("content-type", "application/json")
+        .header("idempotency-key", "x".repeat(300))
+        .body(Body::from(json!({"text": "hi"}).to_string()))
+        .unwrap();
+    assert_eq!(call(&router, bad).await.status, StatusCode::BAD_REQUEST);
+    soulgrid::shut_down(&state).await;
+}

@@ -12,6 +12,9 @@ pub fn Composer(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
     let text = RwSignal::new(String::new());
     let sending = RwSignal::new(false);
     let error = RwSignal::new(None::<String>);
+    // One key per composed message: a retry after an error sends the same message again,
+    // which the server answers without recording it twice; editing the text makes a new one.
+    let key = RwSignal::new(None::<String>);
     // The agent's name, which the API routes by; `None` for the lead.
     let target = move || {
         let s = seat.get();
@@ -33,11 +36,18 @@ pub fn Composer(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
         }
         super::presence::ask_permission();
         let payload = serde_json::json!({ "text": body, "targetAgent": target() });
+        let once = key
+            .get_untracked()
+            .unwrap_or_else(crate::api::idempotency_key);
+        key.set(Some(once.clone()));
         sending.set(true);
         error.set(None);
         leptos::task::spawn_local(async move {
-            match crate::api::post_json("/api/send", &payload).await {
-                Ok(_) => text.set(String::new()),
+            match crate::api::post_json_once("/api/send", &payload, Some(&once)).await {
+                Ok(_) => {
+                    text.set(String::new());
+                    key.set(None);
+                }
                 Err(e) => error.set(Some(e)),
             }
             sending.set(false);
@@ -57,7 +67,10 @@ pub fn Composer(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                 rows="2"
                 placeholder=placeholder
                 prop:value=move || text.get()
-                on:input=move |ev| text.set(event_target_value(&ev))
+                on:input=move |ev| {
+                    text.set(event_target_value(&ev));
+                    key.set(None);
+                }
                 on:keydown=move |ev| {
                     // Enter sends; Shift+Enter is a new line.
                     if ev.key() == "Enter" && !ev.shift_key() && !ev.is_composing() {

@@ -12,6 +12,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::error::AppError;
+use crate::http::idempotency::Idempotency;
 use crate::runtime::DecideError;
 use crate::state::AppState;
 
@@ -50,12 +51,25 @@ pub struct SendBody {
     target_agent: Option<String>,
 }
 
-/// `POST /api/send {text, targetAgent?}` → `202 {eventId}`: the human's message is recorded.
+/// `POST /api/send {text, targetAgent?}` → `202 {eventId, seat, delivery}`: the human's message
+/// is recorded and handed on. With an `Idempotency-Key` header, a retry of the same message
+/// gets the first answer and records nothing again.
 pub async fn send(
     State(state): State<AppState>,
+    headers: axum::http::HeaderMap,
     body: Result<Json<SendBody>, JsonRejection>,
 ) -> Result<(StatusCode, Json<Value>), AppError> {
     let Json(body) = body?;
+    let key = Idempotency::key(&headers)?;
+    let answer = state
+        .idempotency
+        .clone()
+        .once(key, || send_once(state, body))
+        .await?;
+    Ok((StatusCode::ACCEPTED, Json(answer)))
+}
+
+async fn send_once(state: AppState, body: SendBody) -> Result<Value, AppError> {
     let text = body.text.trim_end();
     if text.trim().is_empty() {
         return Err(AppError::BadRequest("text is empty".into()));
@@ -111,10 +125,7 @@ pub async fn send(
             }
             None => AppError::BadRequest(e.to_string()),
         })?;
-    Ok((
-        StatusCode::ACCEPTED,
-        Json(json!({ "eventId": event.id, "seat": seat, "delivery": delivery })),
-    ))
+    Ok(json!({ "eventId": event.id, "seat": seat, "delivery": delivery }))
 }
 
 /// `POST /api/agents/summon`: a blank session for every empty seat.

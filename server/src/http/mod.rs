@@ -1,6 +1,7 @@
 //! The router, built by a function so tests can drive it with `oneshot`.
 
 mod api;
+pub mod idempotency;
 pub mod security;
 pub mod sse;
 
