@@ -121,23 +121,12 @@ async fn mail_for_an_agent_whose_process_cannot_start_is_relayed_through_the_lea
     soulgrid::shut_down(&state).await;
 }
 
-/// Every `agent_process starting` event of `seat`: the Claude session each process ran.
+/// The Claude session each process of `seat` ran.
 async fn started_sessions(state: &soulgrid::state::AppState, seat: u8) -> Vec<String> {
-    state
-        .store
-        .events_after(0, 10_000)
+    common::started_sessions(state, seat, 0)
         .await
-        .unwrap()
         .into_iter()
-        .filter_map(|e| match e.kind {
-            app::domain::events::EventKind::AgentProcess {
-                seat: s,
-                state: app::domain::process::ProcessState::Starting,
-                claude_session_id,
-                ..
-            } if s == seat => claude_session_id,
-            _ => None,
-        })
+        .flatten()
         .collect()
 }
 

@@ -4,7 +4,6 @@
 mod common;
 
 use app::domain::docs::{identity, thread, SpeakerType};
-use app::domain::events::EventKind;
 use app::domain::process::ProcessState;
 use app::domain::{agent_seats, Seat, LEAD_SEAT};
 use axum::http::StatusCode;
@@ -14,16 +13,7 @@ use serde_json::json;
 
 /// How many processes were started for `seat` after event `after`.
 async fn starts(state: &soulgrid::state::AppState, seat: Seat, after: u64) -> usize {
-    state
-        .store
-        .events_after(after, 100_000)
-        .await
-        .unwrap()
-        .iter()
-        .filter(|e| {
-            matches!(&e.kind, EventKind::AgentProcess { seat: s, state: ProcessState::Starting, .. } if *s == seat)
-        })
-        .count()
+    common::started_sessions(state, seat, after).await.len()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -74,14 +64,7 @@ async fn three_wakes_at_once_start_each_agent_once() {
         "each agent is woken by one of the three: {replies:?}",
         replies = replies.iter().map(|r| &r.body).collect::<Vec<_>>()
     );
-    wait_for(&state, "eight greetings", |d| {
-        agent_seats().all(|s| {
-            thread(d, s)
-                .iter()
-                .any(|m| m.text.contains("I remember writing"))
-        })
-    })
-    .await;
+    common::wait_for_greetings(&state).await;
     for seat in agent_seats().chain([LEAD_SEAT]) {
         assert_eq!(
             starts(&state, seat, after).await,

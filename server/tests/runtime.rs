@@ -59,14 +59,7 @@ async fn summon_end_and_wake_the_simulated_team() {
     let r = call(&router, post_json("/api/agents/wake", json!({}))).await;
     assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.body);
     assert_eq!(r.json()["seats"].as_array().unwrap().len(), 8);
-    wait_for(&state, "eight greetings", |d| {
-        agent_seats().all(|s| {
-            thread(d, s)
-                .iter()
-                .any(|m| m.text.contains("I remember writing"))
-        })
-    })
-    .await;
+    common::wait_for_greetings(&state).await;
     let docs = state.store.snapshot().0;
     assert!(all_agents(&docs, AgentStatus::Alive));
     for s in agent_seats() {

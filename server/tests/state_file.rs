@@ -23,6 +23,20 @@ async fn wait_for_file(dir: &Path, seat: u8, what: &str, has: &str) {
     }
 }
 
+/// Puts Kael to sleep with a letter waiting, and waits for its state file to say so.
+async fn leave_kael_a_letter(router: &axum::Router, dir: &Path) {
+    call(router, post_json("/api/agents/1/dismiss", json!({}))).await;
+    call(
+        router,
+        post_json(
+            "/api/send",
+            json!({"text": "for later", "targetAgent": "Kael"}),
+        ),
+    )
+    .await;
+    wait_for_file(dir, 1, "the waiting letter", "- unread mail: 1\n").await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_named_agent_has_a_read_only_state_file_kept_current() {
     let (dir, state, router) = common::team().await;
@@ -45,16 +59,7 @@ async fn every_named_agent_has_a_read_only_state_file_kept_current() {
     assert!(std::fs::metadata(&file).unwrap().permissions().readonly());
 
     // Asleep, with a letter waiting: the file says both.
-    call(&router, post_json("/api/agents/1/dismiss", json!({}))).await;
-    call(
-        &router,
-        post_json(
-            "/api/send",
-            json!({"text": "for later", "targetAgent": "Kael"}),
-        ),
-    )
-    .await;
-    wait_for_file(dir.path(), 1, "the waiting letter", "- unread mail: 1\n").await;
+    leave_kael_a_letter(&router, dir.path()).await;
     assert!(state_of(dir.path(), 1).contains("- status: sleeping\n"));
 
     // The lead has one too, once it has run.
@@ -92,16 +97,7 @@ async fn the_state_file_never_follows_a_link_the_agent_made() {
     std::os::unix::fs::symlink(&precious, folder.join("_state.md")).unwrap();
 
     // A change for the file to say: a letter waiting for Kael, asleep.
-    call(&router, post_json("/api/agents/1/dismiss", json!({}))).await;
-    call(
-        &router,
-        post_json(
-            "/api/send",
-            json!({"text": "for later", "targetAgent": "Kael"}),
-        ),
-    )
-    .await;
-    wait_for_file(dir.path(), 1, "the waiting letter", "- unread mail: 1\n").await;
+    leave_kael_a_letter(&router, dir.path()).await;
     assert_eq!(
         std::fs::read_to_string(&precious).unwrap(),
         "the human's own file"

@@ -421,3 +421,35 @@ pub async fn runtime_errors(state: &AppState, seat: u8) -> Vec<String> {
         })
         .collect()
 }
+
+/// The Claude session of every process started for `seat` after event `after`, in order.
+pub async fn started_sessions(state: &AppState, seat: u8, after: u64) -> Vec<Option<String>> {
+    state
+        .store
+        .events_after(after, 100_000)
+        .await
+        .unwrap()
+        .into_iter()
+        .filter_map(|e| match e.kind {
+            app::domain::events::EventKind::AgentProcess {
+                seat: s,
+                state: app::domain::process::ProcessState::Starting,
+                claude_session_id,
+                ..
+            } if s == seat => Some(claude_session_id),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Waits until every agent has greeted the human after a WAKE of the simulated team.
+pub async fn wait_for_greetings(state: &AppState) {
+    wait_for(state, "eight greetings", |d| {
+        app::domain::agent_seats().all(|s| {
+            app::domain::docs::thread(d, s)
+                .iter()
+                .any(|m| m.text.contains("I remember writing"))
+        })
+    })
+    .await
+}
