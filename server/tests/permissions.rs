@@ -56,7 +56,7 @@ fn lead_said(d: &app::domain::docs::Docs, words: &str) -> bool {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_approved_tool_call_runs_and_the_answer_counts_once() {
+async fn racing_answers_count_once_and_the_winner_is_carried_out() {
     let (_dir, state, router) = ui_server(&[]).await;
     let id = ask(&state, &router).await;
 
@@ -72,23 +72,57 @@ async fn an_approved_tool_call_runs_and_the_answer_counts_once() {
         Some("waiting for approval: Bash")
     );
 
-    let r = answer(&router, &id, json!({"decision": "allow"})).await;
-    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
-    assert_eq!(r.json()["state"], "allowed");
-    wait_for(&state, "the command's output in the lead's reply", |d| {
-        lead_said(d, "I ran `echo hi` and it printed: hi")
+    // Eight answers at once (tabs, the timeout): exactly one counts, whichever it is.
+    let decisions = [
+        "allow", "deny", "allow", "deny", "allow", "deny", "allow", "deny",
+    ];
+    let replies = futures::future::join_all(
+        decisions
+            .iter()
+            .map(|d| answer(&router, &id, json!({ "decision": d }))),
+    )
+    .await;
+    let won: Vec<_> = replies
+        .iter()
+        .filter(|r| r.status == StatusCode::OK)
+        .collect();
+    let bodies: Vec<_> = replies.iter().map(|r| &r.body).collect();
+    assert_eq!(won.len(), 1, "{bodies:?}");
+    assert!(
+        replies
+            .iter()
+            .all(|r| r.status == StatusCode::OK || r.status == StatusCode::CONFLICT),
+        "{bodies:?}"
+    );
+    assert_eq!(
+        state.runtime.answers_in_progress(),
+        0,
+        "claims are let go once settled"
+    );
+    let (settled, outcome) = match won[0].json()["state"].as_str() {
+        Some("allowed") => (
+            PermissionState::Allowed,
+            "I ran `echo hi` and it printed: hi",
+        ),
+        _ => (
+            PermissionState::Denied,
+            "I was not allowed to run `echo hi`: The human denied this tool call.",
+        ),
+    };
+    wait_for(&state, "the outcome in the lead's reply", |d| {
+        lead_said(d, outcome)
     })
     .await;
-    // A second answer (another tab) is refused and changes nothing.
+    // A later answer (another tab) is refused and changes nothing.
     let r = answer(&router, &id, json!({"decision": "deny"})).await;
     assert_eq!(r.status, StatusCode::CONFLICT, "{}", r.body);
-    assert_eq!(r.json()["error"], "the request was already allowed");
+    assert_eq!(
+        r.json()["error"],
+        format!("the request was already {}", settled.as_str())
+    );
     let docs = state.store.snapshot().0;
     let p = request(&docs, &id).unwrap();
-    assert_eq!(
-        (p.state, p.decided_by),
-        (PermissionState::Allowed, Some(Decider::Human))
-    );
+    assert_eq!((p.state, p.decided_by), (settled, Some(Decider::Human)));
     let decisions = common::count_events(&state, |k| {
         matches!(k, EventKind::PermissionDecision { .. })
     })

@@ -257,6 +257,23 @@ impl Runtime {
         &self.inner.recorder
     }
 
+    /// Permission answers being written now (claims are let go once the request is settled).
+    pub fn answers_in_progress(&self) -> usize {
+        self.inner
+            .answered
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .len()
+    }
+
+    fn release_answer(&self, request_id: &str) {
+        self.inner
+            .answered
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(request_id);
+    }
+
     /// True for the first caller only: that one answers `request_id`.
     fn claim_answer(&self, request_id: &str) -> bool {
         self.inner

@@ -67,6 +67,25 @@ impl Runtime {
         if !self.claim_answer(request_id) {
             return Err(DecideError::Answering);
         }
+        let answered = self
+            .answer_claimed(&doc, request_id, decision, message, by, suggestion, updates)
+            .await;
+        // Settled (or impossible): the document says so from now on; the claim can go.
+        self.release_answer(request_id);
+        answered
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn answer_claimed(
+        &self,
+        doc: &app::domain::permissions::PermissionDoc,
+        request_id: &str,
+        decision: Decision,
+        message: Option<String>,
+        by: Decider,
+        suggestion: Option<usize>,
+        updates: Option<Vec<serde_json::Value>>,
+    ) -> Result<PermissionState, DecideError> {
         let stdin = self.table().live(doc.seat).map(|l| l.stdin);
         let Some(stdin) = stdin else {
             return Err(DecideError::Gone);
