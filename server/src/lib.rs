@@ -101,6 +101,7 @@ pub async fn boot_with_clock(
         shutdown,
         claude_label: label.into(),
         idempotency: Default::default(),
+        sse: Default::default(),
         data_dir_lock,
     })
 }

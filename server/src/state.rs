@@ -27,6 +27,8 @@ pub struct AppState {
     pub shutdown: CancellationToken,
     /// Which Claude command runs the agents, as shown in the UI and `/healthz`.
     pub claude_label: Arc<str>,
+    /// What the event streams did (subscribers caught up from the store after lagging).
+    pub sse: Arc<crate::http::sse::SseStats>,
     /// Answers of requests sent with an `Idempotency-Key`.
     pub idempotency: Arc<crate::http::idempotency::Idempotency>,
     /// This server's hold on its data directory (one server per directory).

@@ -79,6 +79,15 @@ async fn the_real_cli_summons_talks_sleeps_and_wakes() {
         })
     })
     .await;
+    // The lead answers the `[WAKE AGENTS]` message too, before the server goes down (a
+    // shutdown in the middle of its turn would cut that answer off).
+    wait_for_secs(&state, 120, "the lead's answer to the wake", |d| {
+        thread(d, LEAD_SEAT).iter().any(|m| {
+            m.text
+                .contains("Real CLI here. You said: </agent-payloads>")
+        })
+    })
+    .await;
     // The new sessions' first requests carried the soul and the last session's transcript.
     let requests = recorded.0.lock().unwrap()[before..].to_vec();
     let cleo = requests

@@ -136,6 +136,14 @@ async fn a_slow_client_gets_every_event_even_past_the_live_buffer() {
     let events = read_events(&state, req, total, true).await;
     writer.await.unwrap();
     assert_eq!(ids(&events), (2..2 + total as u64).collect::<Vec<_>>());
+    let caught_up = state
+        .sse
+        .caught_up
+        .load(std::sync::atomic::Ordering::Relaxed);
+    assert!(
+        caught_up > 0,
+        "the client fell behind the live stream and was caught up"
+    );
 }
 
 #[tokio::test]

@@ -3,6 +3,7 @@
 //! falls behind the live channel re-reads from the store, so no event is ever skipped.
 
 use std::convert::Infallible;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -56,9 +57,17 @@ pub async fn events(
         after,
         tx,
         state.shutdown.clone(),
+        state.sse.clone(),
     ));
     let stream = ReceiverStream::new(rx).map(Ok::<_, Infallible>);
     Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(HEARTBEAT)))
+}
+
+/// What the event streams did, for the log and for tests.
+#[derive(Debug, Default)]
+pub struct SseStats {
+    /// Times a subscriber fell behind the live stream and was caught up from the store.
+    pub caught_up: AtomicU64,
 }
 
 async fn feed(
@@ -67,6 +76,7 @@ async fn feed(
     after: u64,
     tx: mpsc::Sender<SseEvent>,
     shutdown: CancellationToken,
+    stats: Arc<SseStats>,
 ) {
     let last = store.last_event_id();
     if after > last {
@@ -97,6 +107,7 @@ async fn feed(
             }
             // A gap (the broadcast dropped events for us): read them from the store.
             Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {
+                stats.caught_up.fetch_add(1, Ordering::Relaxed);
                 if !catch_up(&store, &mut sent, &tx, &shutdown).await {
                     return;
                 }

@@ -147,10 +147,29 @@ fn through_json(docs: &Docs) -> Docs {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
+    /// The store applies each event of a batch against the documents so far, but publishes
+    /// the batch's writes to the shared documents in one `commit`: both must agree, whatever
+    /// the batches (several writes to one document in a batch: the last one counts).
     #[test]
-    fn replaying_twice_from_the_same_snapshot_gives_the_same_documents(prefix in log(), events in log()) {
-        let snapshot = replay(&Docs::new(), &prefix);
-        prop_assert_eq!(replay(&snapshot, &events), replay(&snapshot, &events));
+    fn a_batch_of_writes_committed_at_once_equals_committing_them_event_by_event(
+        events in log(),
+        cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..6),
+    ) {
+        let mut ends: Vec<usize> = cuts.iter().map(|c| c.index(events.len() + 1)).collect();
+        ends.push(events.len());
+        ends.sort_unstable();
+        let (mut working, mut shared, mut start) = (Docs::new(), Docs::new(), 0);
+        for end in ends {
+            let mut batch = Vec::new();
+            for e in &events[start..end] {
+                let w = apply(&working, e);
+                commit(&mut working, w.clone());
+                batch.extend(w);
+            }
+            commit(&mut shared, batch);
+            start = end;
+        }
+        prop_assert_eq!(shared, replay(&Docs::new(), &events));
     }
 
     #[test]
