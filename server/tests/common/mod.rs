@@ -1,9 +1,17 @@
 //! Helpers shared by the server's integration tests.
 #![allow(dead_code)]
 
+mod external;
 pub mod fake_model;
+mod processes;
 pub mod real_cli;
 pub mod recorded;
+
+// Each test binary uses some of these.
+#[allow(unused_imports)]
+pub use external::{external_append, external_append_batch, external_append_text};
+#[allow(unused_imports)]
+pub use processes::{alive, fake_cli, group_members, FAKE_TURN};
 
 use std::path::Path;
 
@@ -275,45 +283,6 @@ pub async fn wait_for_secs(
     }
 }
 
-/// Another process's writer, done as Claude Code does it: mkdir the lock, write a temp file,
-/// rename, rmdir. Written here independently of ours, so the two really are two writers.
-pub fn external_append(file: &Path, from: &str, i: usize) {
-    external_append_text(file, from, &format!("{from} {i}"));
-}
-
-/// As [`external_append`], `count` messages `note {round}-{i}` in one write.
-pub fn external_append_batch(file: &Path, from: &str, round: usize, count: usize) {
-    let texts: Vec<String> = (0..count).map(|i| format!("note {round}-{i}")).collect();
-    external_append_all(file, from, &texts);
-}
-
-/// As [`external_append`], with the message's text.
-pub fn external_append_text(file: &Path, from: &str, text: &str) {
-    external_append_all(file, from, &[text.to_string()]);
-}
-
-fn external_append_all(file: &Path, from: &str, texts: &[String]) {
-    let lock = std::path::PathBuf::from(format!("{}.lock", file.display()));
-    while std::fs::create_dir(&lock).is_err() {
-        std::thread::sleep(std::time::Duration::from_micros(200));
-    }
-    let mut all: Vec<serde_json::Value> = std::fs::read_to_string(file)
-        .ok()
-        .map(|t| serde_json::from_str(&t).expect("the file is always valid JSON"))
-        .unwrap_or_default();
-    for text in texts {
-        all.push(serde_json::json!({"from": from, "text": text, "timestamp": "2026-11-22T10:00:00.000Z", "read": false}));
-    }
-    let tmp = std::path::PathBuf::from(format!(
-        "{}.tmp.ext{}",
-        file.display(),
-        uuid::Uuid::new_v4().simple()
-    ));
-    std::fs::write(&tmp, serde_json::to_vec(&all).unwrap()).unwrap();
-    std::fs::rename(&tmp, file).unwrap();
-    std::fs::remove_dir(&lock).unwrap();
-}
-
 /// How many events of the whole log `matches` accepts.
 pub async fn count_events(
     state: &AppState,
@@ -354,54 +323,6 @@ pub async fn team_with(extra: &[&str]) -> (tempfile::TempDir, AppState, Router) 
     let router = soulgrid::http::router(state.clone());
     summon_team(&state, &router).await;
     (dir, state, router)
-}
-
-/// A tiny fake Claude CLI: a bash script with `body`, executable, in `dir`. For behaviour the
-/// simulator does not have (bad output, ignoring signals, background jobs).
-pub fn fake_cli(dir: &Path, name: &str, body: &str) -> std::path::PathBuf {
-    use std::os::unix::fs::PermissionsExt;
-    let path = dir.join(name);
-    std::fs::write(&path, format!("#!/bin/bash\n{body}\n")).unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    path
-}
-
-/// The stdout lines of a turn in the CLI's stream-json, for fake CLIs: `init`, then `text`,
-/// then `result`.
-pub const FAKE_TURN: &str = r#"turn() {
-  echo '{"type":"system","subtype":"init","session_id":"fake-session"}'
-  printf '{"type":"assistant","message":{"content":[{"type":"text","text":"%s"}]}}\n' "$1"
-  echo '{"type":"result","subtype":"success","is_error":false,"session_id":"fake-session"}'
-}"#;
-
-/// Live (not zombie) processes of process group `pgid`, from `/proc`.
-pub fn group_members(pgid: u32) -> Vec<u32> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        // `pid (comm) state ppid pgrp …`: comm may hold spaces and parentheses.
-        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 2..]) else {
-            continue;
-        };
-        let fields: Vec<&str> = rest.split_whitespace().collect();
-        if fields.len() > 2 && fields[0] != "Z" && fields[2] == pgid.to_string() {
-            out.push(pid);
-        }
-    }
-    out
-}
-
-/// Whether `pid` is a live (not zombie) process.
-pub fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|s| s.rfind(')').map(|i| s[i + 2..].starts_with('Z')))
-        .is_some_and(|zombie| !zombie)
 }
 
 /// Runtime errors recorded for `seat`, oldest first.
