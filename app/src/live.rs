@@ -125,15 +125,7 @@ mod browser {
         });
         let on_reset = Closure::<dyn FnMut(MessageEvent)>::new(move |_e: MessageEvent| {
             close();
-            leptos::task::spawn_local(async move {
-                match crate::functions::get_snapshot().await {
-                    Ok(s) => {
-                        live.reload(s);
-                        connect(live);
-                    }
-                    Err(e) => leptos::logging::warn!("reloading the snapshot failed: {e}"),
-                }
-            });
+            reload(live);
         });
         let on_open = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| live.connected.set(true));
         let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| {
@@ -160,6 +152,23 @@ mod browser {
         on_error.forget();
         close();
         SOURCE.with(|s| *s.borrow_mut() = Some(source));
+    }
+
+    /// Reloads the snapshot, then follows the log from it; a failed reload is tried again (the
+    /// tab is disconnected until it succeeds, never for good).
+    fn reload(live: Live) {
+        leptos::task::spawn_local(async move {
+            match crate::functions::get_snapshot().await {
+                Ok(s) => {
+                    live.reload(s);
+                    connect(live);
+                }
+                Err(e) => {
+                    leptos::logging::warn!("reloading the snapshot failed: {e}; trying again");
+                    set_timeout(move || reload(live), std::time::Duration::from_secs(1));
+                }
+            }
+        });
     }
 
     fn reconnect(live: Live) {
