@@ -90,23 +90,42 @@ fn an_invalid_inbox_is_moved_aside_never_overwritten() {
 }
 
 #[test]
-fn take_unread_marks_read_and_never_removes() {
+fn unread_mail_is_marked_read_only_when_told_and_only_what_was_taken() {
     let dir = tempfile::tempdir().unwrap();
     let boxes = Mailboxes::new(dir.path(), "soulgrid").unwrap();
     boxes.send("Marcus", "Lyra", "one", None).unwrap();
     boxes.send("Marcus", "Lyra", "two", None).unwrap();
-    let taken = boxes.take_unread("Lyra").unwrap();
+    let unread = boxes.unread_tagged("Lyra").unwrap();
     assert_eq!(
-        taken.iter().map(|m| m.text.as_str()).collect::<Vec<_>>(),
+        unread.iter().map(|m| m.text.as_str()).collect::<Vec<_>>(),
         ["one", "two"]
     );
+    assert_eq!(
+        boxes.unread_tagged("lyra").unwrap().len(),
+        2,
+        "reading marks nothing"
+    );
+    // A third arrives after the first two were taken: it stays unread.
+    common::external_append(&boxes.path("lyra").unwrap(), "Orin", 3);
+    let ids: Vec<String> = unread.iter().filter_map(|m| m.msg_id.clone()).collect();
+    boxes.mark_read("lyra", &ids).unwrap();
+    let left = boxes.unread_tagged("lyra").unwrap();
+    assert_eq!(left.len(), 1);
+    assert_eq!(left[0].text, "Orin 3");
     assert!(
-        boxes.take_unread("lyra").unwrap().is_empty(),
-        "delivered once"
+        left[0]
+            .msg_id
+            .as_ref()
+            .is_some_and(|id| id.starts_with("ext-")),
+        "mail another program wrote without an id is given one, kept in the file"
+    );
+    assert_eq!(
+        boxes.unread_tagged("lyra").unwrap()[0].msg_id,
+        left[0].msg_id
     );
     let all = read(&boxes.path("lyra").unwrap());
-    assert_eq!(all.len(), 2);
-    assert!(all.iter().all(|m| m.read));
+    assert_eq!(all.len(), 3);
+    assert!(all[..2].iter().all(|m| m.read) && !all[2].read);
     assert_eq!(all[0].extra["type"], "message");
     assert!(
         all[0].timestamp.ends_with('Z') && all[0].timestamp.len() == 24,

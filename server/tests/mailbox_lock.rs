@@ -135,7 +135,8 @@ fn writers_a_reader_and_killed_writers_of_another_program_lose_and_duplicate_not
             std::thread::spawn(move || run_python_writer(&script, &inbox, who))
         })
         .collect();
-    // The reader takes what arrives, as the server does.
+    // The reader takes what arrives as the server does: reads the unread mail (tagging what
+    // another program wrote without an id), then marks exactly that read.
     let done = Arc::new(AtomicBool::new(false));
     let reader = {
         let (boxes, done) = (boxes(dir.path()), done.clone());
@@ -143,7 +144,11 @@ fn writers_a_reader_and_killed_writers_of_another_program_lose_and_duplicate_not
             let mut taken: Vec<InboxMessage> = Vec::new();
             loop {
                 let last = done.load(Ordering::SeqCst);
-                taken.extend(boxes.take_unread("lyra").unwrap());
+                let unread = boxes.unread_tagged("lyra").unwrap();
+                let ids: Vec<String> = unread.iter().filter_map(|m| m.msg_id.clone()).collect();
+                assert_eq!(ids.len(), unread.len(), "every unread message has an id");
+                boxes.mark_read("lyra", &ids).unwrap();
+                taken.extend(unread);
                 if last {
                     return taken;
                 }

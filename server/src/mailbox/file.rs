@@ -109,21 +109,6 @@ pub fn append(file: &Path, timing: LockTiming, message: InboxMessage) -> Result<
     })
 }
 
-/// Marks every unread message read and returns them, oldest first.
-pub fn take_unread(file: &Path, timing: LockTiming) -> Result<Vec<InboxMessage>, MailboxError> {
-    if !file.exists() {
-        return Ok(Vec::new());
-    }
-    update(file, timing, |m| {
-        let mut taken = Vec::new();
-        for msg in m.iter_mut().filter(|m| !m.read) {
-            msg.read = true;
-            taken.push(msg.clone());
-        }
-        (!taken.is_empty(), taken)
-    })
-}
-
 /// The unread messages, without marking them.
 pub fn unread(file: &Path, timing: LockTiming) -> Result<Vec<InboxMessage>, MailboxError> {
     let _lock = Lock::take(file, timing)?;

@@ -104,7 +104,7 @@ impl Mailboxes {
         Ok(self.dir.join(format!("{}.json", inbox_name(name)?)))
     }
 
-    /// Appends a message from `from` to `to`'s inbox; returns its id.
+    /// Appends a message from `from` to `to`'s inbox, unread; returns its id.
     pub fn send(
         &self,
         from: &str,
@@ -112,19 +112,7 @@ impl Mailboxes {
         text: &str,
         summary: Option<String>,
     ) -> Result<String, MailboxError> {
-        self.send_marked(from, to, text, summary, false)
-    }
-
-    /// As [`Mailboxes::send`], filed as already read (what the UI has shown already).
-    pub fn send_marked(
-        &self,
-        from: &str,
-        to: &str,
-        text: &str,
-        summary: Option<String>,
-        read: bool,
-    ) -> Result<String, MailboxError> {
-        let message = message(from, text, summary, read);
+        let message = message(from, text, summary, false);
         let msg_id = message.msg_id.clone().unwrap_or_default();
         self.append_all(to, vec![message])?;
         Ok(msg_id)
@@ -148,14 +136,6 @@ impl Mailboxes {
             m.extend(messages);
             (true, ())
         })
-    }
-
-    /// Marks `name`'s unread mail read and returns it.
-    pub fn take_unread(&self, name: &str) -> Result<Vec<InboxMessage>, MailboxError> {
-        let path = self.path(name)?;
-        let local = self.local_lock(&path);
-        let _local = local.lock().unwrap_or_else(|p| p.into_inner());
-        file::take_unread(&path, self.timing)
     }
 
     /// The unread mail of `name`'s inbox, oldest first, without marking it. A message some

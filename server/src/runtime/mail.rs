@@ -317,16 +317,15 @@ impl Runtime {
         };
         let mailboxes = self.inner.mailboxes.clone();
         let (inbox, ids) = (mail.inbox.clone(), mail.ids.clone());
-        match tokio::task::spawn_blocking(move || mailboxes.mark_read(&inbox, &ids)).await {
-            Ok(Ok(())) => live.in_flight.remove(uuid),
+        let marked = tokio::task::spawn_blocking(move || mailboxes.mark_read(&inbox, &ids))
+            .await
+            .map_err(|e| e.to_string())
+            .and_then(|r| r.map_err(|e| e.to_string()));
+        match marked {
+            Ok(()) => live.in_flight.remove(uuid),
             // Left in flight: this process is not given it again; its next start will be.
-            failed => {
-                let why = match failed {
-                    Ok(Err(e)) => e.to_string(),
-                    Err(e) => e.to_string(),
-                    Ok(Ok(())) => unreachable!(),
-                };
-                tracing::warn!(inbox = %mail.inbox, error = %why, "could not mark delivered mail read");
+            Err(why) => {
+                tracing::warn!(inbox = %mail.inbox, error = %why, "could not mark delivered mail read")
             }
         }
     }

@@ -301,14 +301,12 @@ impl Runtime {
             return Err(RuntimeError::NotWorking(seat));
         }
         let request_id = format!("interrupt-{}", uuid::Uuid::new_v4().simple());
-        self.record(vec![EventKind::AgentProcess {
+        self.record(vec![process::process_event(
             seat,
-            state: ProcessState::Running,
-            reason: Some("interrupting…".into()),
-            claude_session_id: None,
-            context_tokens: None,
-            cost_usd: None,
-        }])
+            ProcessState::Running,
+            Some("interrupting…".into()),
+            None,
+        )])
         .await;
         live.stdin
             .send_timeout(protocol::interrupt(&request_id), STDIN_SEND_TIMEOUT)

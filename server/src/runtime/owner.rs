@@ -40,14 +40,12 @@ impl Runtime {
             let exit = self.supervise(started).await;
             if !exit.retry_fresh || spec.resume.is_none() {
                 tracing::info!(seat, reason = %exit.reason, "agent process stopped");
-                let mut events = vec![EventKind::AgentProcess {
+                let mut events = vec![process::process_event(
                     seat,
-                    state: ProcessState::Stopped,
-                    reason: Some(exit.reason),
-                    claude_session_id: None,
-                    context_tokens: None,
-                    cost_usd: None,
-                }];
+                    ProcessState::Stopped,
+                    Some(exit.reason),
+                    None,
+                )];
                 events.extend(exit.problem.map(|message| EventKind::RuntimeError {
                     seat: Some(seat),
                     message,

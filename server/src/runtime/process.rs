@@ -160,7 +160,6 @@ fn supervise(
     tokio::spawn(supervisor::write_stdin(seat, stdin, stdin_rx));
     let live = Live {
         stdin: stdin_tx,
-        pid: child.id(),
         busy: Arc::new(AtomicBool::new(false)),
         in_flight: Default::default(),
     };
@@ -188,7 +187,8 @@ fn supervise(
     (live, supervisor, reports)
 }
 
-fn process_event(
+/// A change of a seat's process state, with nothing else to report.
+pub(super) fn process_event(
     seat: Seat,
     state: ProcessState,
     reason: Option<String>,

@@ -54,7 +54,6 @@ impl StopSignal {
 #[derive(Clone, Debug)]
 pub struct Live {
     pub stdin: mpsc::Sender<String>,
-    pub pid: Option<u32>,
     /// In a turn: from a user message written (or `system/init`) to its `result`.
     pub busy: Arc<AtomicBool>,
     /// Mail written to it that it has not taken yet.
@@ -214,11 +213,6 @@ impl Runtime {
     /// Seats with a running process.
     pub fn running(&self) -> Vec<Seat> {
         self.table().running()
-    }
-
-    /// The pid of the seat's process, if it runs.
-    pub fn pid(&self, seat: Seat) -> Option<u32> {
-        self.table().live(seat).and_then(|l| l.pid)
     }
 
     /// Asks the seat's process to stop (or not to start); returns once it has stopped and its
