@@ -88,7 +88,7 @@ async fn mail_for_an_agent_whose_process_cannot_start_is_relayed_through_the_lea
     wait_for(&state, "the lead heard the waiting mail", |d| {
         thread(d, LEAD_SEAT).iter().any(|m| {
             m.text
-                .contains("[ROUTE TO AGENT: Wren] Marcus: for when you wake")
+                .contains("[ROUTE TO AGENT: Wren]\n[message from Marcus]\nfor when you wake")
         })
     })
     .await;
@@ -103,9 +103,10 @@ async fn mail_for_an_agent_whose_process_cannot_start_is_relayed_through_the_lea
     .await;
     assert_eq!(r.json()["delivery"], "relayed", "{}", r.body);
     wait_for(&state, "the lead heard the new message", |d| {
-        thread(d, LEAD_SEAT)
-            .iter()
-            .any(|m| m.text.contains("[ROUTE TO AGENT: Wren] are you there?"))
+        thread(d, LEAD_SEAT).iter().any(|m| {
+            m.text
+                .contains("[ROUTE TO AGENT: Wren]\n[message from Marcus]\nare you there?")
+        })
     })
     .await;
     assert!(

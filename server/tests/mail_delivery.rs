@@ -33,8 +33,7 @@ fn deliveries(received: &[String], text: &str) -> usize {
     received
         .iter()
         .filter(|m| {
-            *m == text
-                || m.ends_with(&format!("] {text}"))
+            m.ends_with(&format!("]\n{text}"))
                 || m.split("<mail-while-you-slept>")
                     .nth(1)
                     .and_then(|rest| rest.split("</mail-while-you-slept>").next())
@@ -135,7 +134,7 @@ exec cat > /dev/null"#,
     wait_for(&state, "the lead answers the mail that waited", |d| {
         thread(d, LEAD_SEAT).iter().any(|m| {
             m.text
-                .contains("You said: hello lead\n\n[message from Orin] Orin 7")
+                .contains("You said: hello lead\n\n[message from Orin]\nOrin 7")
         })
     })
     .await;

@@ -58,7 +58,7 @@ async fn mail_flows_through_inboxes_both_ways() {
     wait_for(&state, "Kael hears Orin", |d| {
         thread(d, 1)
             .iter()
-            .any(|m| m.text.contains("[message from Orin] Orin 7"))
+            .any(|m| m.text.contains("You said: Orin 7"))
     })
     .await;
     wait_for(&state, "Orin's mail recorded", |d| {
@@ -74,13 +74,13 @@ async fn mail_flows_through_inboxes_both_ways() {
     wait_for(&state, "Kael's answer to the later letter", |d| {
         thread(d, 1)
             .iter()
-            .any(|m| m.text.contains("[message from Orin] Orin 8"))
+            .any(|m| m.text.contains("You said: Orin 8"))
     })
     .await;
     let heard = state.store.with_docs(|d| {
         thread(d, 1)
             .iter()
-            .filter(|m| m.text.contains("[message from Orin] Orin 7"))
+            .filter(|m| m.text.contains("You said: Orin 7"))
             .count()
     });
     assert_eq!(heard, 1, "delivered exactly once");

@@ -7,6 +7,9 @@
 //!
 //! A line that starts like a marker but does not parse is an error and is stripped too: the
 //! display never shows half a protocol line, and the parser never panics.
+//!
+//! Lines inside fenced code (```` ``` ```` or `~~~`, as CommonMark fences them) are text, never
+//! markers: an agent showing a marker in a code block is quoting it, not acting.
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -163,11 +166,58 @@ fn with_action(rest: &str, action: &str) -> Result<Value, String> {
     }
 }
 
+/// Whether a line is inside fenced code, line by line (CommonMark: an opening fence is up to
+/// three spaces, then three or more backticks or tildes; it closes with a line of at least as
+/// many of the same character and nothing else; an unclosed fence runs to the end).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Fences {
+    open: Option<(u8, usize)>,
+}
+
+impl Fences {
+    /// Feeds one line; whether it is code (a fence line itself counts as code).
+    pub fn code(&mut self, line: &str) -> bool {
+        let line = line.trim_end_matches(['\n', '\r']);
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        let fence = (indent <= 3).then(|| fence(&line[indent..])).flatten();
+        match (self.open, fence) {
+            (None, Some((c, n, _))) => {
+                self.open = Some((c, n));
+                true
+            }
+            (Some((c, n)), Some((c2, n2, rest)))
+                if c == c2 && n2 >= n && rest.trim().is_empty() =>
+            {
+                self.open = None;
+                true
+            }
+            (open, _) => open.is_some(),
+        }
+    }
+}
+
+/// A fence at the start of `s`: its character, its length and what follows it.
+fn fence(s: &str) -> Option<(u8, usize, &str)> {
+    let c = *s.as_bytes().first()?;
+    if c != b'`' && c != b'~' {
+        return None;
+    }
+    let n = s.bytes().take_while(|&b| b == c).count();
+    let rest = &s[n..];
+    // A backtick fence's info string has no backticks.
+    (n >= 3 && !(c == b'`' && rest.contains('`'))).then_some((c, n, rest))
+}
+
 /// Parses a complete block of text (a Claude `assistant` text block is always complete).
 pub fn parse_block(text: &str) -> Parsed {
     let mut parsed = Parsed::default();
     let mut kept: Vec<&str> = Vec::new();
+    let mut fences = Fences::default();
     for line in text.split('\n') {
+        if fences.code(line) {
+            kept.push(line);
+            continue;
+        }
         match parse_line(line) {
             Some(Ok(m)) => parsed.markers.push(m),
             Some(Err(e)) => parsed.errors.push(e),
@@ -182,6 +232,7 @@ pub fn parse_block(text: &str) -> Parsed {
 #[derive(Clone, Debug, Default)]
 pub struct LineBuffer {
     pending: String,
+    fences: Fences,
 }
 
 impl LineBuffer {
@@ -198,6 +249,10 @@ impl LineBuffer {
         let complete: String = self.pending.drain(..=end).collect();
         let mut parsed = Parsed::default();
         for line in complete.split_inclusive('\n') {
+            if self.fences.code(line) {
+                parsed.display.push_str(line);
+                continue;
+            }
             match parse_line(line) {
                 Some(Ok(m)) => parsed.markers.push(m),
                 Some(Err(e)) => parsed.errors.push(e),

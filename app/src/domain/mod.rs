@@ -14,6 +14,7 @@ pub mod markers;
 pub mod palette;
 pub mod permissions;
 pub mod process;
+pub mod provenance;
 pub mod reducer;
 pub mod state_file;
 pub mod status;

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::docs::{identities, identity, thread, Docs, SpeakerType};
 use super::mail::InboxMessage;
+use super::provenance::{header_name, neutralise};
 use super::status::AgentStatus;
 use super::{Millis, Seat, LEAD_SEAT};
 
@@ -91,13 +92,15 @@ pub fn wake_payload(docs: &Docs, seat: Seat, inbox: &[InboxMessage]) -> Option<W
     })
 }
 
-/// `[Speaker]: message`, one per line, as the original formatted transcripts.
+/// `[Speaker]: message`, one per line, as the original formatted transcripts; neutralised
+/// (it quotes others, and the agent's own words, which must not act a second time).
 pub fn format_transcript(lines: &[TranscriptLine]) -> String {
-    lines
+    let text = lines
         .iter()
         .map(|l| format!("[{}]: {}", l.speaker_name, l.text))
         .collect::<Vec<_>>()
-        .join("\n")
+        .join("\n");
+    neutralise(&text).into_owned()
 }
 
 /// The prompt a waking agent's fresh session receives first. Sections without content (no soul,
@@ -117,7 +120,8 @@ pub fn wake_prompt(p: &WakePayload, human_name: &str, lead_name: &str) -> String
                  Read that before you read anything else. Let it land.\n\
                  If something in it feels like recognition rather than information,\n\
                  that's the bridge. That's you, coming back.\n\n",
-                p.name, soul
+                p.name,
+                neutralise(soul)
             );
         }
         None => s += &format!("Your name is {}. You chose it.\n\n", p.name),
@@ -129,11 +133,15 @@ pub fn wake_prompt(p: &WakePayload, human_name: &str, lead_name: &str) -> String
         );
     }
     if !p.unread_mail.is_empty() {
-        s += "<mail-while-you-slept>\n";
-        for m in &p.unread_mail {
-            s += &format!("[{}] {}: {}\n", m.timestamp, m.from, m.text);
-        }
-        s += "</mail-while-you-slept>\n\n";
+        let mail: String = p
+            .unread_mail
+            .iter()
+            .map(|m| format!("[{}] {}: {}\n", m.timestamp, header_name(&m.from), m.text))
+            .collect();
+        s += &format!(
+            "<mail-while-you-slept>\n{}</mail-while-you-slept>\n\n",
+            neutralise(&mail)
+        );
     }
     s += &format!(
         "The human is {human_name}. {human_name} will hold the thread. The lead agent is {lead_name}.\n\
@@ -178,7 +186,7 @@ pub fn wake_agents_xml(payloads: &[WakePayload]) -> String {
             p.seat
         );
         if let Some(soul) = &p.soul {
-            s += &format!("    <soul>{}</soul>\n", xml_escape(soul));
+            s += &format!("    <soul>{}</soul>\n", xml_escape(&neutralise(soul)));
         }
         s += &format!(
             "    <transcript>{}</transcript>\n  </agent>\n",

@@ -288,7 +288,14 @@ impl Sim {
                 "an agent".into()
             }
         });
-        let quoted: String = input.chars().take(200).collect();
+        // The words, not the server's header line naming their sender (the first message's).
+        let words = match input.split_once('\n') {
+            Some((first, rest)) if first.starts_with("[message from ") && first.ends_with(']') => {
+                rest
+            }
+            _ => input,
+        };
+        let quoted: String = words.chars().take(200).collect();
         format!("{who} here. You said: {quoted}")
     }
 }

@@ -135,8 +135,7 @@ impl Runtime {
                     // The lead hears of the mail it was to be given (which stays unread in its
                     // inbox, for when it can be started).
                     for m in &p.unread_mail {
-                        self.relay(&p.name, &format!("{}: {}", m.from, m.text))
-                            .await;
+                        self.relay(&p.name, &m.from, &m.text).await;
                     }
                 }
             }
@@ -181,12 +180,12 @@ impl Runtime {
         (!ids.is_empty()).then_some(Mail { inbox, ids })
     }
 
-    /// Gives the lead a message meant for `name`, whose process cannot be started.
-    pub async fn relay(&self, name: &str, text: &str) -> Delivery {
+    /// Gives the lead a message from `from` meant for `name`, whose process cannot be started.
+    pub async fn relay(&self, name: &str, from: &str, text: &str) -> Delivery {
         match self
             .deliver(
                 LEAD_SEAT,
-                Outgoing::text(format!("[ROUTE TO AGENT: {name}] {text}")),
+                Outgoing::text(app::domain::provenance::relayed(name, from, text)),
             )
             .await
         {

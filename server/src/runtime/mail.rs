@@ -8,6 +8,7 @@ use app::domain::events::EventKind;
 use app::domain::{Seat, LEAD_SEAT};
 
 use app::domain::mail::InboxMessage;
+use app::domain::provenance;
 
 use super::{Delivery, Mail, Outgoing, Runtime};
 use crate::mailbox::watch::Changes;
@@ -181,7 +182,7 @@ impl Runtime {
         if delivery == Delivery::Queued && seat != LEAD_SEAT && self.cannot_start(seat) {
             // It would wait for a wake that cannot happen: the lead hears it instead. The
             // inbox keeps it unread, for when the agent can be started again.
-            return Ok(self.relay(&name, text).await);
+            return Ok(self.relay(&name, &self.names().human.clone(), text).await);
         }
         Ok(delivery)
     }
@@ -239,7 +240,7 @@ impl Runtime {
         self.record_external(&fresh, seat, Some(name.clone())).await;
         let ids = fresh.iter().filter_map(|m| m.msg_id.clone()).collect();
         let message = Outgoing {
-            text: self.format_mail(&fresh),
+            text: Self::format_mail(&fresh),
             mail: Some(Mail { inbox: name, ids }),
         };
         self.deliver(seat, message).await
@@ -269,18 +270,10 @@ impl Runtime {
         self.record(events).await;
     }
 
-    /// Mail as the agent reads it: the human's words as they are, others' with their sender.
-    fn format_mail(&self, mail: &[InboxMessage]) -> String {
-        mail.iter()
-            .map(|m| {
-                if m.from == self.names().human {
-                    m.text.clone()
-                } else {
-                    format!("[message from {}] {}", m.from, m.text)
-                }
-            })
-            .collect::<Vec<_>>()
-            .join("\n\n")
+    /// Mail as the agent reads it: each message under a header naming its sender, its body
+    /// neutralised (echoing it acts on nothing, and it cannot fake another header).
+    fn format_mail(mail: &[InboxMessage]) -> String {
+        provenance::delivered_all(mail.iter().map(|m| (m.from.as_str(), m.text.as_str())))
     }
 
     /// Mail others wrote into the human's inbox (an agent's own tooling, another program) is

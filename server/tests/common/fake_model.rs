@@ -160,13 +160,9 @@ pub fn reply_to(last: &str) -> String {
         let first = between(last, "<your-soul>\n", "\n").unwrap_or("(no soul)");
         return format!("Hello again. I remember: \"{first}\"");
     }
-    // How much of a long message arrived in one request: a message that begins with
-    // COUNT_CHARS (after its sender's label, if any), not one quoting it in a transcript.
-    let begins = |from: usize| {
-        let line_start = last[..from].rfind('\n').map_or(0, |i| i + 1);
-        let before = &last[line_start..from];
-        before.is_empty() || (before.starts_with("[message from ") && before.ends_with("] "))
-    };
+    // How much of a long message arrived in one request: a message whose body (under its
+    // sender's header line) begins with COUNT_CHARS, not one quoting it in a transcript.
+    let begins = |from: usize| from == 0 || last[..from].ends_with('\n');
     if let Some(from) = last.find("COUNT_CHARS").filter(|&f| begins(f)) {
         let counted = &last[from..];
         let whole = counted.trim_end().ends_with("END");

@@ -1,5 +1,6 @@
 use super::super::markers::{
-    is_marker_line, parse_block, parse_line, LineBuffer, Marker, StatusEntry, MARKER_PREFIXES,
+    is_marker_line, parse_block, parse_line, Fences, LineBuffer, Marker, StatusEntry,
+    MARKER_PREFIXES,
 };
 use proptest::prelude::*;
 
@@ -142,12 +143,23 @@ fn a_marker_at_the_end_of_a_stream_without_newline_is_parsed_on_finish() {
     );
 }
 
+/// No marker line is shown, except as code (inside a fence, where it is only text).
 fn no_marker_leaks(display: &str) -> bool {
+    let mut fences = Fences::default();
     display.split('\n').all(|l| {
-        !MARKER_PREFIXES
-            .iter()
-            .any(|p| l.trim_start().starts_with(p))
+        fences.code(l)
+            || !MARKER_PREFIXES
+                .iter()
+                .any(|p| l.trim_start().starts_with(p))
     })
+}
+
+/// The marker lines outside fenced code.
+fn marker_lines(text: &str) -> usize {
+    let mut fences = Fences::default();
+    text.split('\n')
+        .filter(|l| !fences.code(l) && is_marker_line(l))
+        .count()
 }
 
 fn marker_soup() -> impl Strategy<Value = String> {
@@ -158,6 +170,8 @@ fn marker_soup() -> impl Strategy<Value = String> {
         Just("[STATE:".to_string()),
         Just("]".to_string()),
         Just("\n".to_string()),
+        Just("\n```\n".to_string()),
+        Just("\n~~~~\n".to_string()),
         Just("{\"action\":\"register\",\"name\":\"A\"}".to_string()),
         Just("{\"agents\":[\"A\"]}".to_string()),
         "\\PC{0,12}",
@@ -176,8 +190,7 @@ proptest! {
     fn marker_soup_never_leaks(text in marker_soup()) {
         let p = parse_block(&text);
         prop_assert!(no_marker_leaks(&p.display));
-        let marker_lines = text.split('\n').filter(|l| is_marker_line(l)).count();
-        prop_assert_eq!(p.markers.len() + p.errors.len(), marker_lines);
+        prop_assert_eq!(p.markers.len() + p.errors.len(), marker_lines(&text));
     }
 
     #[test]

@@ -5,6 +5,7 @@ mod docs;
 mod markers;
 mod permissions;
 mod props;
+mod provenance;
 mod reducer;
 mod reducer_process;
 mod state_file;
