@@ -93,6 +93,9 @@ pub struct AgentIdentity {
     /// The last thing that went wrong for this seat (a stuck turn, a bad marker, a mailbox).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_problem: Option<Problem>,
+    /// What the lead last said of this agent in this session (never applied).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lead_belief: Option<super::status::LeadBelief>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -127,6 +130,7 @@ impl AgentIdentity {
             context_tokens: None,
             cost_usd: None,
             last_problem: None,
+            lead_belief: None,
             extra: Map::new(),
         }
     }

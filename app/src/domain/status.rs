@@ -3,6 +3,7 @@
 use serde::{Deserialize, Deserializer, Serialize};
 
 use super::docs::AgentIdentity;
+use super::Millis;
 
 /// The status of a seat's identity document (DESIGN §3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -63,4 +64,29 @@ where
         .as_ref()
         .and_then(|v| v.as_str())
         .and_then(AgentStatus::parse))
+}
+
+/// What the lead last said of an agent (its `status` marker): a belief, recorded and shown
+/// where it differs from the truth, never applied (liveness comes from the process).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LeadBelief {
+    pub alive: bool,
+    pub at: Millis,
+}
+
+/// What the lead believes of `doc` when it differs from the truth: `Some(true)` if it
+/// believes a sleeping agent awake, `Some(false)` if it believes an awake one asleep.
+pub fn believed_otherwise(doc: &AgentIdentity) -> Option<bool> {
+    let belief = doc.lead_belief.as_ref()?;
+    let alive = doc.status() == AgentStatus::Alive;
+    (doc.has_name() && belief.alive != alive).then_some(belief.alive)
+}
+
+/// "Julian believes Lyra is asleep": the lead's belief in words, where it differs.
+pub fn belief_text(doc: &AgentIdentity, lead_name: &str) -> Option<String> {
+    let alive = believed_otherwise(doc)?;
+    let name = doc.name.as_deref().unwrap_or("this agent");
+    let state = if alive { "awake" } else { "asleep" };
+    Some(format!("{lead_name} believes {name} is {state}"))
 }

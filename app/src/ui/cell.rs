@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use super::face::{Egg, Face};
 use crate::domain::docs::AgentIdentity;
 use crate::domain::palette::seat_style;
-use crate::domain::status::AgentStatus;
+use crate::domain::status::{belief_text, believed_otherwise, AgentStatus};
 use crate::domain::{Seat, LEAD_SEAT};
 
 /// What a cell shows, derived from the seat's document.
@@ -24,6 +24,8 @@ pub struct CellView {
     pub unread: usize,
     /// Permission requests waiting for the human.
     pub asking: usize,
+    /// What the lead believes of this agent, where that differs from its process.
+    pub belief: Option<(bool, String)>,
 }
 
 /// The process state of a seat, in words.
@@ -80,6 +82,8 @@ impl CellView {
             activity: visible.and_then(activity),
             unread,
             asking,
+            belief: visible
+                .and_then(|d| Some((believed_otherwise(d)?, belief_text(d, lead_name)?))),
         };
         // The lead always has a seat, even before its first session wrote a document.
         if seat == LEAD_SEAT {
@@ -104,9 +108,13 @@ impl CellView {
             1 => ", waiting for your approval".into(),
             n => format!(", {n} requests waiting for your approval"),
         };
+        let belief = match &self.belief {
+            Some((_, text)) => format!(" ({text})"),
+            None => String::new(),
+        };
         match self.status {
             None => format!("{who}: empty"),
-            Some(s) => format!("{who}: {}{asking}", s.as_str()),
+            Some(s) => format!("{who}: {}{asking}{belief}", s.as_str()),
         }
     }
 }
@@ -138,6 +146,11 @@ pub fn Cell(
     let activity = view.activity.clone();
     let unread = view.unread;
     let asking = view.asking;
+    let believed = view
+        .belief
+        .as_ref()
+        .map(|(alive, _)| if *alive { "awake" } else { "asleep" });
+    let belief = view.belief.clone().map(|(_, text)| text);
     view! {
         <button
             type="button"
@@ -145,6 +158,7 @@ pub fn Cell(
             data-seat=view.seat
             data-status=status
             data-asking=(asking > 0).then_some("true")
+            data-believed=believed
             aria-label=label
             aria-pressed=move || selected.get().to_string()
             disabled=empty
@@ -161,6 +175,7 @@ pub fn Cell(
             {body}
             <span class="name">{name}</span>
             <span class="activity">{activity}</span>
+            {belief.map(|text| view! { <span class="belief">{text}</span> })}
         </button>
     }
 }

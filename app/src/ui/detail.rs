@@ -3,6 +3,7 @@
 use leptos::prelude::*;
 
 use crate::domain::docs::{identity, souls};
+use crate::domain::status::belief_text;
 use crate::domain::{time, Seat};
 
 use crate::live::use_live;
@@ -21,7 +22,9 @@ pub fn AgentDetail(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
             Some((d, versions))
         })
     };
+    let lead_name = live.lead_name.get_value();
     move || {
+        let lead_name = lead_name.clone();
         detail().map(|(d, versions)| {
             let row = |label: &'static str, value: Option<String>| {
                 view! {
@@ -29,6 +32,7 @@ pub fn AgentDetail(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                     <dd>{value.unwrap_or_else(|| "—".into())}</dd>
                 }
             };
+            let belief = belief_text(&d, &lead_name);
             let process = d.process_state.map(|p| match &d.process_reason {
                 Some(r) => format!("{} ({r})", p.as_str()),
                 None => p.as_str().to_string(),
@@ -43,6 +47,7 @@ pub fn AgentDetail(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                     })}
                     <dl>
                         {row("Status", Some(d.status().as_str().to_string()))}
+                        {belief.map(|text| view! { <dt>"The lead's belief"</dt><dd class="belief">{text}</dd> })}
                         {row("Colour", d.color_name.clone().map(|c| format!("{c} ({})", d.color.clone().unwrap_or_default())))}
                         {row("Created", d.created_at.map(time::human))}
                         {row("Last alive", d.last_alive_at.map(time::human))}

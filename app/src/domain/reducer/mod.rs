@@ -2,8 +2,8 @@
 //!
 //! Laws the tests hold it to: applying the same event twice gives the documents of applying it
 //! once (two tabs, a replayed stream); no event removes a document; an `expired` seat is never
-//! brought back by a status report; a seat only becomes `alive` through `agent_registered`,
-//! `agent_status` or a live `agent_process`.
+//! brought back by a status report; a seat only becomes `alive` through `agent_registered` or a
+//! live `agent_process` (the lead's `agent_status` is a belief, recorded and never applied).
 
 mod writes;
 
@@ -13,7 +13,7 @@ use super::docs::{
 use super::events::{Event, EventKind};
 use super::permissions::{permission_id, updates_for, Decision, PermissionDoc, PermissionState};
 use super::process::ProcessState;
-use super::status::AgentStatus;
+use super::status::{AgentStatus, LeadBelief};
 use super::work_cycle;
 use super::{agent_seats, Seat, HATCHING_TTL_MS, LEAD_SEAT, SEATS};
 use writes::Writes;
@@ -34,6 +34,8 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
                         d.process_state = Some(ProcessState::Stopped);
                         d.process_reason = Some("session ended".into());
                     }
+                    // A new session starts without the old lead's beliefs.
+                    d.lead_belief = None;
                 });
             }
         }
@@ -67,16 +69,17 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
             soul,
             claude_session_id,
         ),
+        // The lead's belief: recorded for each named agent, never applied (DESIGN §1).
         EventKind::AgentStatus { seats } => {
             for seat in agent_seats() {
-                let listed = seats.contains(&seat);
-                w.update(seat, |d| match d.status() {
-                    // The lead's report never resurrects an expired seat, nor turns an egg that
-                    // has no name yet into a face.
-                    AgentStatus::Expired => {}
-                    AgentStatus::Hatching if !d.has_name() => {}
-                    _ if listed => mark_alive(d, event),
-                    _ => d.set_status(AgentStatus::Sleeping),
+                let alive = seats.contains(&seat);
+                w.update(seat, |d| {
+                    if d.has_name() && d.status() != AgentStatus::Expired {
+                        d.lead_belief = Some(LeadBelief {
+                            alive,
+                            at: event.ts,
+                        });
+                    }
                 });
             }
         }

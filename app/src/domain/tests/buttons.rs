@@ -1,6 +1,7 @@
 use super::super::buttons::{grid_button, GridButton};
 use super::super::docs::Docs;
 use super::super::events::EventKind;
+use super::super::process::ProcessState;
 use super::super::HATCHING_TTL_MS;
 use super::*;
 
@@ -53,7 +54,7 @@ fn any_sleeping_agent_means_wake() {
             ev(1, 0, summon(&[0, 1])),
             ev(2, 1, register(0, "A", "a")),
             ev(3, 1, register(1, "B", "b")),
-            ev(4, 2, EventKind::AgentStatus { seats: vec![0] }),
+            ev(4, 2, process(1, ProcessState::Stopped)),
         ],
     );
     assert_eq!(grid_button(&docs, false), GridButton::Wake);

@@ -58,6 +58,17 @@ pub(super) fn register(seat: Seat, name: &str, soul: &str) -> EventKind {
     }
 }
 
+pub(super) fn process(seat: Seat, state: super::process::ProcessState) -> EventKind {
+    EventKind::AgentProcess {
+        seat,
+        state,
+        reason: None,
+        claude_session_id: None,
+        context_tokens: None,
+        cost_usd: None,
+    }
+}
+
 pub(super) fn seat(docs: &Docs, s: Seat) -> &AgentIdentity {
     identity(docs, s).unwrap_or_else(|| panic!("seat {s} has no identity"))
 }

@@ -211,7 +211,7 @@ proptest! {
     }
 
     #[test]
-    fn alive_only_through_register_status_or_a_live_process(events in log()) {
+    fn alive_only_through_register_or_a_live_process(events in log()) {
         let mut docs = Docs::new();
         for e in &events {
             let before = statuses(&docs);
@@ -221,12 +221,25 @@ proptest! {
                 let became_alive = status == AgentStatus::Alive && before.get(&seat) != Some(&AgentStatus::Alive);
                 if became_alive {
                     let allowed = match &e.kind {
-                        EventKind::AgentRegistered { .. } | EventKind::AgentStatus { .. } => true,
+                        EventKind::AgentRegistered { .. } => true,
                         EventKind::AgentProcess { state, .. } => state.is_live(),
                         _ => false,
                     };
                     prop_assert!(allowed, "seat {} became alive through {:?}", seat, e.kind);
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn the_leads_belief_changes_no_seats_status(events in log()) {
+        let mut docs = Docs::new();
+        for e in &events {
+            let before = statuses(&docs);
+            let w = apply(&docs, e);
+            commit(&mut docs, w);
+            if matches!(e.kind, EventKind::AgentStatus { .. }) {
+                prop_assert_eq!(statuses(&docs), before);
             }
         }
     }

@@ -1,7 +1,8 @@
 use super::super::docs::{identity, souls, Docs};
 use super::super::events::EventKind;
 use super::super::process::ProcessState;
-use super::super::status::AgentStatus;
+use super::super::status::{believed_otherwise, AgentStatus};
+use super::super::wake::sleeping_seats;
 use super::super::{agent_seats, HATCHING_TTL_MS, LEAD_SEAT};
 use super::*;
 
@@ -148,7 +149,7 @@ fn register_on_an_expired_seat_does_not_resurrect_it() {
 }
 
 #[test]
-fn agent_status_marks_listed_alive_and_unlisted_sleeping() {
+fn the_leads_status_report_is_its_belief_recorded_never_applied() {
     let mut docs = Docs::new();
     run(
         &mut docs,
@@ -157,13 +158,38 @@ fn agent_status_marks_listed_alive_and_unlisted_sleeping() {
             ev(2, 1, register(0, "A", "a")),
             ev(3, 1, register(1, "B", "b")),
             ev(4, 1, register(2, "C", "c")),
-            ev(5, 50, EventKind::AgentStatus { seats: vec![1] }),
+            ev(5, 2, process(0, ProcessState::Running)),
+            ev(6, 3, process(1, ProcessState::Stopped)),
+            ev(7, 4, process(2, ProcessState::Idle)),
+            // The lead believes B (stopped) alive and leaves out A and C (running).
+            ev(8, 50, EventKind::AgentStatus { seats: vec![1] }),
         ],
     );
-    assert_eq!(seat(&docs, 0).status(), AgentStatus::Sleeping);
-    assert_eq!(seat(&docs, 1).status(), AgentStatus::Alive);
-    assert_eq!(seat(&docs, 1).last_alive_at, Some(50));
-    assert_eq!(seat(&docs, 2).status(), AgentStatus::Sleeping);
+    // Liveness is the processes'.
+    assert_eq!(seat(&docs, 0).status(), AgentStatus::Alive);
+    assert_eq!(seat(&docs, 1).status(), AgentStatus::Sleeping);
+    assert_eq!(seat(&docs, 2).status(), AgentStatus::Alive);
+    assert_eq!(
+        sleeping_seats(&docs),
+        [1],
+        "the stopped agent can still be woken"
+    );
+    // The belief is kept, and said where it differs.
+    let belief = |s| seat(&docs, s).lead_belief.clone().map(|b| (b.alive, b.at));
+    assert_eq!(belief(0), Some((false, 50)));
+    assert_eq!(belief(1), Some((true, 50)));
+    assert_eq!(belief(2), Some((false, 50)));
+    assert_eq!(believed_otherwise(seat(&docs, 0)), Some(false));
+    assert_eq!(believed_otherwise(seat(&docs, 1)), Some(true));
+    // Once the truth comes round to the belief, nothing differs.
+    run(&mut docs, &[ev(9, 60, process(1, ProcessState::Running))]);
+    assert_eq!(believed_otherwise(seat(&docs, 1)), None);
+    // A new session starts without beliefs.
+    run(
+        &mut docs,
+        &[ev(10, 70, EventKind::SessionEnd { reason: None })],
+    );
+    assert!(agent_seats().all(|s| identity(&docs, s).is_none_or(|d| d.lead_belief.is_none())));
 }
 
 #[test]

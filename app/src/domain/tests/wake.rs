@@ -1,6 +1,7 @@
 use super::super::docs::Docs;
 use super::super::events::EventKind;
 use super::super::mail::InboxMessage;
+use super::super::process::ProcessState;
 use super::super::wake::{sleeping_seats, wake_agents_xml, wake_payload, wake_prompt, xml_escape};
 use super::*;
 
@@ -59,7 +60,8 @@ fn lyra() -> Docs {
             ),
             with_session(ev(3, 2, agent_msg("old", 0, "session A words")), "A"),
             with_session(ev(4, 3, register(1, "Lyra", "The other Lyra.")), "A"),
-            with_session(ev(5, 50, EventKind::AgentStatus { seats: vec![0, 1] }), "B"),
+            with_session(ev(5, 50, process(0, ProcessState::Running)), "B"),
+            with_session(ev(10, 50, process(1, ProcessState::Running)), "B"),
             with_session(ev(7, 70, agent_msg("b2", 0, "second")), "B"),
             with_session(ev(6, 60, human_msg("b1", 0, "first")), "B"),
             with_session(ev(8, 65, agent_msg("twin", 1, "not mine")), "B"),
