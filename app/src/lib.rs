@@ -5,6 +5,7 @@ pub mod domain;
 
 mod api;
 mod app;
+pub mod contract;
 pub mod functions;
 pub mod live;
 pub mod ui;

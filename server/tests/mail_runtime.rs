@@ -127,19 +127,39 @@ async fn mail_flows_through_inboxes_both_ways() {
 }
 
 #[tokio::test]
-async fn a_name_that_cannot_be_a_mailbox_is_refused_before_anything_is_recorded() {
+async fn a_seat_without_an_agent_is_refused_before_anything_is_recorded() {
     let dir = tempfile::tempdir().unwrap();
-    let state = common::boot_with(dir.path(), &["--lead-name", "Lord Julian"]).await;
+    let state = common::boot(dir.path()).await;
     let router = soulgrid::http::router(state.clone());
     let before = state.store.last_event_id();
-    let r = call(&router, post_json("/api/send", json!({"text": "hi"}))).await;
-    assert_eq!(r.status, StatusCode::BAD_REQUEST);
-    assert!(r.json()["error"]
-        .as_str()
-        .unwrap()
-        .contains("cannot be a mailbox name"));
+    for body in [
+        json!({"text": "hi", "seat": 0}),
+        json!({"text": "hi", "seat": 9}),
+    ] {
+        let r = call(&router, post_json("/api/send", body)).await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.body);
+        assert!(r.json()["error"].as_str().unwrap().contains("has no agent"));
+    }
     let after = state.store.events_after(before, 10).await.unwrap();
     assert!(after.is_empty(), "{after:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lead_whose_name_is_no_file_name_still_has_an_inbox() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = common::boot_with(dir.path(), &["--lead-name", "Lord Julián"]).await;
+    let router = soulgrid::http::router(state.clone());
+    let r = call(&router, post_json("/api/send", json!({"text": "hi"}))).await;
+    assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.body);
+    wait_for(&state, "the lead answers", |d| {
+        thread(d, app::domain::LEAD_SEAT)
+            .iter()
+            .any(|m| m.text.contains("You said: hi"))
+    })
+    .await;
+    let inbox = read(&dir.path().join("teams/soulgrid/inboxes/lord-julian.json"));
+    assert!(inbox.iter().any(|m| m.text == "hi" && m.read));
+    soulgrid::shut_down(&state).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -312,5 +332,51 @@ async fn an_inbox_another_program_holds_is_a_503_and_holds_up_only_itself() {
         "another inbox is not held up: {kael_took:?}"
     );
     assert!(lock.is_dir(), "the other program's lock is left alone");
+    soulgrid::shut_down(&state).await;
+}
+
+/// A send whose inbox write failed recorded nothing: the retry (same `Idempotency-Key`) is the
+/// one message, shown once, filed once and answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_send_retried_after_a_failed_write_is_recorded_and_filed_once() {
+    let (_dir, state, router) = common::team_with(&["--inbox-lock-timeout", "1s"]).await;
+    let lyra = state.runtime.mailboxes().path("lyra").unwrap();
+    let lock = std::path::PathBuf::from(format!("{}.lock", lyra.display()));
+    let send = || {
+        axum::http::Request::post("/api/send")
+            .header("content-type", "application/json")
+            .header("idempotency-key", "retry-1")
+            .body(axum::body::Body::from(
+                json!({"text": "only once, even retried", "seat": 0}).to_string(),
+            ))
+            .unwrap()
+    };
+    std::fs::create_dir(&lock).unwrap();
+    let first = call(&router, send()).await;
+    assert_eq!(
+        first.status,
+        StatusCode::SERVICE_UNAVAILABLE,
+        "{}",
+        first.body
+    );
+    std::fs::remove_dir(&lock).unwrap();
+    let again = call(&router, send()).await;
+    assert_eq!(again.status, StatusCode::ACCEPTED, "{}", again.body);
+    wait_for(&state, "Lyra answers", |d| {
+        thread(d, 0)
+            .iter()
+            .any(|m| m.speaker_name == "Lyra" && m.text.contains("only once, even retried"))
+    })
+    .await;
+    let recorded = common::count_events(&state, |k| {
+        matches!(k, app::domain::events::EventKind::UserMessage { text, .. } if text == "only once, even retried")
+    })
+    .await;
+    assert_eq!(recorded, 1, "shown once");
+    let filed = read(&lyra)
+        .iter()
+        .filter(|m| m.text == "only once, even retried")
+        .count();
+    assert_eq!(filed, 1, "filed once");
     soulgrid::shut_down(&state).await;
 }

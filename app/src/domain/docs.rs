@@ -93,6 +93,9 @@ pub struct AgentIdentity {
     /// The last thing that went wrong for this seat (a stuck turn, a bad marker, a mailbox).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_problem: Option<Problem>,
+    /// The agent's inbox name (`teams/{team}/inboxes/{inbox}.json`), derived from its name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inbox: Option<String>,
     /// What the lead last said of this agent in this session (never applied).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lead_belief: Option<super::status::LeadBelief>,
@@ -130,6 +133,7 @@ impl AgentIdentity {
             context_tokens: None,
             cost_usd: None,
             last_problem: None,
+            inbox: None,
             lead_belief: None,
             extra: Map::new(),
         }
@@ -143,6 +147,14 @@ impl AgentIdentity {
     pub fn set_status(&mut self, status: AgentStatus) {
         self.status = Some(status);
         self.hatching = None;
+    }
+
+    /// The inbox name: the stored one, else (data written before it was stored) the name
+    /// lower-cased when that is a valid inbox name, as it was then.
+    pub fn inbox(&self) -> Option<String> {
+        self.inbox
+            .clone()
+            .or_else(|| super::names::legacy_inbox(self.name.as_deref()?))
     }
 
     pub fn has_name(&self) -> bool {
@@ -386,15 +398,16 @@ pub fn thread(docs: &Docs, seat: Seat) -> Vec<&MessageDoc> {
     v
 }
 
-/// The seat of the visible agent called `name` (case-insensitive, surrounding space ignored).
+/// The seat of the visible agent called `name`, compared case- and Unicode-folded (`zoe` finds
+/// `Zoë`).
 pub fn seat_named(docs: &Docs, name: &str) -> Option<Seat> {
-    let name = name.trim();
+    let folded = super::names::fold(name);
     identities(docs)
         .filter(|d| d.status().is_visible())
         .find(|d| {
             d.name
                 .as_deref()
-                .is_some_and(|n| n.eq_ignore_ascii_case(name))
+                .is_some_and(|n| super::names::fold(n) == folded)
         })
         .map(|d| d.grid_position)
 }

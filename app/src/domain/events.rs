@@ -66,6 +66,9 @@ pub enum EventKind {
         soul: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         claude_session_id: Option<String>,
+        /// The inbox name the runtime derived for the name (unique); older events have none.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        inbox: Option<String>,
     },
     /// The lead's belief: the seats it says are alive. Recorded and reconciled, not trusted.
     AgentStatus {

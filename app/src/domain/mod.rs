@@ -11,6 +11,7 @@ pub mod events;
 pub mod mail;
 pub mod markdown;
 pub mod markers;
+pub mod names;
 pub mod palette;
 pub mod permissions;
 pub mod process;

@@ -15,7 +15,7 @@ pub fn Composer(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
     // One key per composed message: a retry after an error sends the same message again,
     // which the server answers without recording it twice; editing the text makes a new one.
     let key = RwSignal::new(None::<String>);
-    // The agent's name, which the API routes by; `None` for the lead.
+    // The agent's name, for the placeholder; `None` for the lead.
     let target = move || {
         let s = seat.get();
         (s != LEAD_SEAT)
@@ -35,7 +35,13 @@ pub fn Composer(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
             return;
         }
         super::presence::ask_permission();
-        let payload = serde_json::json!({ "text": body, "targetAgent": target() });
+        // Sending addresses the seat, never a name: two names can look alike.
+        let request = crate::contract::SendRequest {
+            text: body,
+            seat: Some(seat.get_untracked()),
+            target_agent: None,
+        };
+        let payload = serde_json::to_value(&request).unwrap_or_default();
         let once = key
             .get_untracked()
             .unwrap_or_else(crate::api::idempotency_key);

@@ -32,6 +32,8 @@ enum Item {
     Message(Line),
     /// A permission request, and whose it is.
     Permission(Box<PermissionDoc>, String),
+    /// The last thing that went wrong for the seat (a marker refused, a name taken), and when.
+    Problem(String, i64),
 }
 
 impl Item {
@@ -41,6 +43,7 @@ impl Item {
         match self {
             Item::Message(l) => format!("{}:{}", l.id, l.queued),
             Item::Permission(p, _) => format!("{}:{}", p.id, p.state.as_str()),
+            Item::Problem(_, at) => format!("problem:{at}"),
         }
     }
 }
@@ -79,6 +82,9 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                     Item::Permission(Box::new(p.clone()), who.clone()),
                 )
             }));
+            if let Some(p) = identity(docs, seat).and_then(|d| d.last_problem.as_ref()) {
+                items.push(((p.at, u64::MAX), Item::Problem(p.message.clone(), p.at)));
+            }
             items.sort_by_key(|(at, _)| *at);
             items.into_iter().map(|(_, item)| item).collect::<Vec<_>>()
         })
@@ -142,6 +148,16 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                             Item::Message(line) => line,
                             Item::Permission(p, who) => {
                                 return view! { <PermissionCard p=*p who=who/> }.into_any();
+                            }
+                            Item::Problem(message, at) => {
+                                return view! {
+                                    <li class="note problem" role="note">
+                                        <time datetime=time::iso(at)>{time::clock(at)}</time>
+                                        " "
+                                        <span>{message}</span>
+                                    </li>
+                                }
+                                .into_any();
                             }
                         };
                         let kind = match line.kind {

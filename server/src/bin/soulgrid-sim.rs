@@ -13,6 +13,8 @@
 //! - otherwise a short reply quoting the message.
 //!
 //! Knobs (in any message but a wake prompt, whose transcript is history):
+//! `--sim-name NAME` makes a newborn ask for NAME first (asked to choose again, it takes its seat's
+//! name, or with `--sim-stubborn` asks for NAME again).
 //! `SOULGRID_SIM_LATENCY_MS` (or `--sim-latency-ms`) delays each reply; a message containing `SIM_CRASH` makes it
 //! exit with code 3 mid-turn, `SIM_HANG` makes it stop answering until an `interrupt` control
 //! request, `SIM_TOOL` makes it call Bash. Started with `--permission-prompt-tool stdio`, it asks
@@ -46,6 +48,12 @@ struct Sim {
     session_id: String,
     lead: bool,
     name: Option<String>,
+    /// The seat its summon letter named.
+    seat: Option<usize>,
+    /// `--sim-name NAME`: the name it asks for first (else its seat's name from `NAMES`).
+    first_name: Option<String>,
+    /// `--sim-stubborn`: asked to choose again, it asks for the same name.
+    stubborn: bool,
     turns: u32,
     latency: Duration,
     /// `--permission-prompt-tool stdio`: tool calls are asked for on stdout.
@@ -225,8 +233,17 @@ impl Sim {
 
     fn reply(&mut self, input: &str) -> String {
         if input.contains("\"action\":\"register\"") {
-            let seat = position(input).unwrap_or(0);
-            let name = NAMES[seat % NAMES.len()].to_string();
+            // The letter names the seat; a second chance (its name was refused) does not.
+            let again = input.contains("cannot be yours");
+            let seat = match again {
+                true => self.seat.unwrap_or(0),
+                false => position(input).unwrap_or(0),
+            };
+            self.seat = Some(seat);
+            let name = match (&self.first_name, again && !self.stubborn) {
+                (Some(first), false) => first.clone(),
+                _ => NAMES[seat % NAMES.len()].to_string(),
+            };
             self.name = Some(name.clone());
             // Blocks are separated by two blank lines: each becomes its own assistant line.
             return format!(
@@ -295,7 +312,7 @@ impl Sim {
             }
             _ => input,
         };
-        let quoted: String = words.chars().take(200).collect();
+        let quoted: String = words.chars().take(400).collect();
         format!("{who} here. You said: {quoted}")
     }
 }
@@ -379,6 +396,9 @@ fn main() {
             .unwrap_or_else(|| "sim-session".into()),
         lead: system_prompt.contains("You are the lead"),
         name: None,
+        seat: None,
+        first_name: flag("--sim-name"),
+        stubborn: args.iter().any(|a| a == "--sim-stubborn"),
         turns: 0,
         latency,
         ask_permission: flag("--permission-prompt-tool").as_deref() == Some("stdio"),

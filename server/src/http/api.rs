@@ -43,15 +43,9 @@ pub async fn docs(State(state): State<AppState>) -> Json<Value> {
     Json(json!({ "docs": docs, "lastEventId": last_event_id }))
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct SendBody {
-    text: String,
-    #[serde(default)]
-    target_agent: Option<String>,
-}
+use app::contract::SendRequest as SendBody;
 
-/// `POST /api/send {text, targetAgent?}` → `202 {eventId, seat, delivery}`: the human's message
+/// `POST /api/send {text, seat?, targetAgent?}` → `202 {eventId, seat, delivery}`: the human's message
 /// is recorded and handed on. With an `Idempotency-Key` header, a retry of the same message
 /// gets the first answer and records nothing again.
 pub async fn send(
@@ -64,12 +58,16 @@ pub async fn send(
     let answer = state
         .idempotency
         .clone()
-        .once(key, || send_once(state, body))
+        .once(key.clone(), || send_once(state, body, key))
         .await?;
     Ok((StatusCode::ACCEPTED, Json(answer)))
 }
 
-async fn send_once(state: AppState, body: SendBody) -> Result<Value, AppError> {
+async fn send_once(
+    state: AppState,
+    body: SendBody,
+    key: Option<String>,
+) -> Result<Value, AppError> {
     let text = body.text.trim_end();
     if text.trim().is_empty() {
         return Err(AppError::BadRequest("text is empty".into()));
@@ -80,27 +78,46 @@ async fn send_once(state: AppState, body: SendBody) -> Result<Value, AppError> {
             text.len()
         )));
     }
-    let target = body
-        .target_agent
-        .as_deref()
-        .map(str::trim)
-        .filter(|t| !t.is_empty());
-    let seat = match target {
-        None => LEAD_SEAT,
-        Some(name) => state
+    let seat = match (body.seat, body.target_agent.as_deref().map(str::trim)) {
+        (Some(seat), _) => seat,
+        (None, None | Some("")) => LEAD_SEAT,
+        (None, Some(name)) => state
             .store
             .with_docs(|docs| seat_named(docs, name))
             .ok_or_else(|| {
                 AppError::BadRequest(format!("no agent named {name:?} is in the grid"))
             })?,
     };
-    // The name must be able to become an inbox file before anything is recorded.
-    let inbox_name = state.runtime.seat_name(seat).unwrap_or_default();
+    // A seat with an agent (and so an inbox) before anything is recorded.
+    let Some(inbox) = state.runtime.seat_inbox(seat) else {
+        return Err(AppError::BadRequest(format!(
+            "seat {} has no agent to write to",
+            seat + 1
+        )));
+    };
     state
         .runtime
         .mailboxes()
-        .path(&inbox_name)
+        .path(&inbox)
         .map_err(|e| AppError::BadRequest(e.to_string()))?;
+    let target = (seat != LEAD_SEAT)
+        .then(|| state.runtime.seat_name(seat))
+        .flatten();
+    // Filed first (the inbox is the durable queue), recorded second: a write that fails
+    // records nothing, and its retry is the one message. With a key, the inbox id is the
+    // key's, so a retry whose recording had failed files nothing twice.
+    let msg_id = key.as_deref().map(|k| format!("soulgrid-key-{k}"));
+    state
+        .runtime
+        .file_from_human(seat, text, msg_id)
+        .await
+        .map_err(|e| match e.for_client() {
+            Some(said) => {
+                tracing::error!(seat, error = %e, "a message could not be filed");
+                AppError::Unavailable(said)
+            }
+            None => AppError::BadRequest(e.to_string()),
+        })?;
     let event = state
         .store
         .append(
@@ -110,21 +127,11 @@ async fn send_once(state: AppState, body: SendBody) -> Result<Value, AppError> {
                 speaker_name: state.human_name.to_string(),
                 seat,
                 text: text.to_string(),
-                target_agent: target.map(str::to_owned),
+                target_agent: target,
             },
         )
         .await?;
-    let delivery = state
-        .runtime
-        .send_from_human(seat, text)
-        .await
-        .map_err(|e| match e.for_client() {
-            Some(said) => {
-                tracing::error!(seat, error = %e, "a message could not be filed");
-                AppError::Unavailable(said)
-            }
-            None => AppError::BadRequest(e.to_string()),
-        })?;
+    let delivery = state.runtime.hand_over_from_human(seat, text).await;
     Ok(json!({ "eventId": event.id, "seat": seat, "delivery": delivery }))
 }
 

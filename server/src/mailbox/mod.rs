@@ -104,17 +104,33 @@ impl Mailboxes {
         Ok(self.dir.join(format!("{}.json", inbox_name(name)?)))
     }
 
-    /// Appends a message from `from` to `to`'s inbox, unread; returns its id.
+    /// Appends a message from `from` to `to`'s inbox, unread; returns its id. With `msg_id`,
+    /// the message has that id and is appended only if the inbox holds none with it yet (a
+    /// retried send files its message once).
     pub fn send(
         &self,
         from: &str,
         to: &str,
         text: &str,
-        summary: Option<String>,
+        msg_id: Option<String>,
     ) -> Result<String, MailboxError> {
-        let message = message(from, text, summary, false);
+        let mut message = message(from, text, None, false);
+        if let Some(id) = msg_id {
+            message.msg_id = Some(id);
+        }
         let msg_id = message.msg_id.clone().unwrap_or_default();
-        self.append_all(to, vec![message])?;
+        let path = self.path(to)?;
+        let local = self.local_lock(&path);
+        let _local = local.lock().unwrap_or_else(|p| p.into_inner());
+        file::update(&path, self.timing, |m| {
+            let filed = m
+                .iter()
+                .any(|x| x.msg_id.as_deref() == Some(msg_id.as_str()));
+            if !filed {
+                m.push(message);
+            }
+            (!filed, ())
+        })?;
         Ok(msg_id)
     }
 

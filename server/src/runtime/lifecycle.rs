@@ -162,7 +162,7 @@ impl Runtime {
     /// Puts the mail that waited for `p`'s agent into its payload; returns it as the mail the
     /// wake prompt carries (marked read once the agent has taken the prompt).
     async fn waiting_mail(&self, p: &mut WakePayload) -> Option<Mail> {
-        let inbox = self.seat_name(p.seat).unwrap_or_else(|| p.name.clone());
+        let inbox = self.seat_inbox(p.seat)?;
         let (mailboxes, name) = (self.inner.mailboxes.clone(), inbox.clone());
         let mail = match tokio::task::spawn_blocking(move || mailboxes.unread_tagged(&name)).await {
             Ok(Ok(mail)) => mail,

@@ -12,7 +12,7 @@ use app::domain::provenance;
 
 use super::{Delivery, Mail, Outgoing, Runtime};
 use crate::mailbox::watch::Changes;
-use crate::mailbox::{inbox_name, MailboxError};
+use crate::mailbox::MailboxError;
 
 impl Runtime {
     /// Delivers mail that anyone appends to an awake agent's inbox, as the inbox directory
@@ -54,7 +54,7 @@ impl Runtime {
             self.report_moved_aside(since, reported).await;
             return;
         }
-        let human = inbox_name(&self.names().human).ok();
+        let human = Some(self.human_inbox());
         let mut moved_aside = false;
         for file in &changes.files {
             moved_aside |= file.contains(".json.invalid-");
@@ -75,11 +75,8 @@ impl Runtime {
 
     /// The running seat whose inbox file is `{inbox}.json`.
     fn running_seat_of_inbox(&self, inbox: &str) -> Option<Seat> {
-        self.running().into_iter().find(|&s| {
-            self.seat_name(s)
-                .and_then(|n| inbox_name(&n).ok())
-                .is_some_and(|n| n == inbox)
-        })
+        self.seat_of_inbox(inbox)
+            .filter(|s| self.running().contains(s))
     }
 
     /// A message one agent (usually the lead) sends another with the `route` action: shown in
@@ -93,10 +90,15 @@ impl Runtime {
                 from.eq_ignore_ascii_case(&self.names().lead)
                     .then_some(LEAD_SEAT)
             });
-        let Some((seat, name)) = self
+        let Some((seat, name, inbox)) = self
             .store()
             .with_docs(|d| app::domain::docs::seat_named(d, to))
-            .and_then(|s| Some((s, self.seat_name(s)?)))
+            .or_else(|| {
+                app::domain::names::fold(to)
+                    .eq(&app::domain::names::fold(&self.names().lead))
+                    .then_some(LEAD_SEAT)
+            })
+            .and_then(|s| Some((s, self.seat_name(s)?, self.seat_inbox(s)?)))
         else {
             self.record(vec![EventKind::MarkerError {
                 seat: sender,
@@ -120,7 +122,7 @@ impl Runtime {
             text.to_string(),
         );
         let filed =
-            tokio::task::spawn_blocking(move || mailboxes.send(&from_name, &name, &body, None))
+            tokio::task::spawn_blocking(move || mailboxes.send(&from_name, &inbox, &body, None))
                 .await;
         if let Ok(Err(e)) = filed {
             self.record(vec![EventKind::RuntimeError {
@@ -146,12 +148,7 @@ impl Runtime {
             if !reported.insert(path.clone()) {
                 continue;
             }
-            let seat = if inbox.eq_ignore_ascii_case(&self.names().lead) {
-                Some(LEAD_SEAT)
-            } else {
-                self.store()
-                    .with_docs(|d| app::domain::docs::seat_named(d, &inbox))
-            };
+            let seat = self.seat_of_inbox(&inbox);
             events.push(EventKind::RuntimeError {
                 seat,
                 message: format!(
@@ -163,28 +160,39 @@ impl Runtime {
         self.record(events).await;
     }
 
-    /// The human writes to the agent in `seat`: the message goes into its inbox file and, if
-    /// it is awake (or it is the lead, who is started), on to its stdin.
-    pub async fn send_from_human(&self, seat: Seat, text: &str) -> Result<Delivery, MailboxError> {
-        let name = self
-            .seat_name(seat)
-            .ok_or_else(|| MailboxError::BadName(format!("seat {seat}")))?;
+    /// The human writes to the agent in `seat`: the message goes into its inbox file, the
+    /// durable queue (nothing is recorded before this succeeds). `msg_id` makes a retry of the
+    /// same message file it once.
+    pub async fn file_from_human(
+        &self,
+        seat: Seat,
+        text: &str,
+        msg_id: Option<String>,
+    ) -> Result<(), MailboxError> {
+        let Some(inbox) = self.seat_inbox(seat) else {
+            return Err(MailboxError::BadName(format!("seat {seat}")));
+        };
         let (mailboxes, human, body) = (
             self.inner.mailboxes.clone(),
             self.names().human.clone(),
             text.to_string(),
         );
-        let inbox = name.clone();
-        tokio::task::spawn_blocking(move || mailboxes.send(&human, &inbox, &body, None))
+        tokio::task::spawn_blocking(move || mailboxes.send(&human, &inbox, &body, msg_id))
             .await
             .map_err(|e| MailboxError::Io(PathBuf::new(), std::io::Error::other(e)))??;
+        Ok(())
+    }
+
+    /// The human's filed message goes on to the agent in `seat` if it is awake (the lead is
+    /// started for it); one that would wait for a wake that cannot happen goes to the lead.
+    pub async fn hand_over_from_human(&self, seat: Seat, text: &str) -> Delivery {
         let delivery = self.deliver_mail(seat).await;
         if delivery == Delivery::Queued && seat != LEAD_SEAT && self.cannot_start(seat) {
-            // It would wait for a wake that cannot happen: the lead hears it instead. The
-            // inbox keeps it unread, for when the agent can be started again.
-            return Ok(self.relay(&name, &self.names().human.clone(), text).await);
+            // The inbox keeps it unread, for when the agent can be started again.
+            let name = self.seat_name(seat).unwrap_or_default();
+            return self.relay(&name, &self.names().human.clone(), text).await;
         }
-        Ok(delivery)
+        delivery
     }
 
     /// Whether the last attempt to start the agent's process failed.
@@ -201,7 +209,8 @@ impl Runtime {
     /// nothing is marked read here: that happens when the agent takes the message
     /// ([`Runtime::mark_taken`]). Mail the process holds already is not given again.
     pub async fn deliver_mail(&self, seat: Seat) -> Delivery {
-        let Some(name) = self.seat_name(seat) else {
+        let (Some(name), Some(inbox_of_seat)) = (self.seat_name(seat), self.seat_inbox(seat))
+        else {
             return Delivery::Queued;
         };
         let live = self.table().live(seat);
@@ -212,7 +221,7 @@ impl Runtime {
         let _delivering = self.inner.delivering[usize::from(seat)].lock().await;
         let live = self.table().live(seat);
         let mailboxes = self.inner.mailboxes.clone();
-        let inbox = name.clone();
+        let inbox = inbox_of_seat.clone();
         let unread =
             match tokio::task::spawn_blocking(move || mailboxes.unread_tagged(&inbox)).await {
                 Ok(Ok(unread)) => unread,
@@ -231,17 +240,22 @@ impl Runtime {
             .into_iter()
             .filter(|m| {
                 let id = m.msg_id.as_deref().unwrap_or_default();
-                !live.as_ref().is_some_and(|l| l.in_flight.holds(&name, id))
+                !live
+                    .as_ref()
+                    .is_some_and(|l| l.in_flight.holds(&inbox_of_seat, id))
             })
             .collect();
         if fresh.is_empty() {
             return Delivery::Delivered;
         }
-        self.record_external(&fresh, seat, Some(name.clone())).await;
+        self.record_external(&fresh, seat, Some(name)).await;
         let ids = fresh.iter().filter_map(|m| m.msg_id.clone()).collect();
         let message = Outgoing {
             text: Self::format_mail(&fresh),
-            mail: Some(Mail { inbox: name, ids }),
+            mail: Some(Mail {
+                inbox: inbox_of_seat,
+                ids,
+            }),
         };
         self.deliver(seat, message).await
     }
@@ -280,7 +294,7 @@ impl Runtime {
     /// shown: recorded in the sender's thread (the lead's when the sender has no seat), then
     /// marked read.
     pub async fn collect_human_mail(&self) {
-        let (mailboxes, human) = (self.inner.mailboxes.clone(), self.names().human.clone());
+        let (mailboxes, human) = (self.inner.mailboxes.clone(), self.human_inbox());
         let unread =
             match tokio::task::spawn_blocking(move || mailboxes.unread_tagged(&human)).await {
                 Ok(Ok(unread)) => unread,
@@ -295,7 +309,7 @@ impl Runtime {
         }
         self.record_external(&unread, LEAD_SEAT, None).await;
         let ids: Vec<String> = unread.into_iter().filter_map(|m| m.msg_id).collect();
-        let (mailboxes, human) = (self.inner.mailboxes.clone(), self.names().human.clone());
+        let (mailboxes, human) = (self.inner.mailboxes.clone(), self.human_inbox());
         if let Ok(Err(e)) =
             tokio::task::spawn_blocking(move || mailboxes.mark_read(&human, &ids)).await
         {

@@ -189,6 +189,9 @@ struct Inner {
     table: Table,
     /// One mail delivery per seat at a time.
     delivering: Vec<tokio::sync::Mutex<()>>,
+    /// Newborns choose names one at a time: a name is checked and recorded before the next
+    /// newborn's is checked, so two cannot both take one name.
+    naming: Arc<tokio::sync::Mutex<()>>,
     /// Permission requests an answer was claimed for: the first claim answers.
     answered: Mutex<HashSet<String>>,
     /// An inbox changed: the agents' state files may be out of date.
@@ -211,6 +214,7 @@ impl Runtime {
         };
         Runtime {
             inner: Arc::new(Inner {
+                naming: Default::default(),
                 config,
                 mailboxes,
                 recorder,
@@ -231,7 +235,7 @@ impl Runtime {
         &self.inner.mailboxes
     }
 
-    /// The name an agent's inbox is filed under: the lead's configured name, or the agent's.
+    /// The display name of the agent in `seat` (the lead's configured name for the lead).
     pub fn seat_name(&self, seat: Seat) -> Option<String> {
         if seat == LEAD_SEAT {
             return Some(self.names().lead.clone());
@@ -239,6 +243,35 @@ impl Runtime {
         self.inner
             .store
             .with_docs(|d| identity(d, seat).and_then(|i| i.name.clone()))
+    }
+
+    /// The inbox name of the agent in `seat`: derived from its name when it registered (the
+    /// lead's from its configured name); never the display name itself.
+    pub fn seat_inbox(&self, seat: Seat) -> Option<String> {
+        if seat == LEAD_SEAT {
+            return Some(app::domain::names::slug(&self.names().lead));
+        }
+        self.inner
+            .store
+            .with_docs(|d| identity(d, seat).and_then(|i| i.inbox()))
+    }
+
+    /// The seat whose inbox is `inbox`.
+    pub fn seat_of_inbox(&self, inbox: &str) -> Option<Seat> {
+        if app::domain::names::slug(&self.names().lead) == inbox {
+            return Some(LEAD_SEAT);
+        }
+        self.inner.store.with_docs(|d| {
+            app::domain::docs::identities(d)
+                .filter(|i| i.status().is_visible())
+                .find(|i| i.inbox().as_deref() == Some(inbox))
+                .map(|i| i.grid_position)
+        })
+    }
+
+    /// The human's inbox name, derived from the human's name (`first.last` → `first-last`).
+    pub fn human_inbox(&self) -> String {
+        app::domain::names::slug(&self.names().human)
     }
 
     pub fn config(&self) -> &RuntimeConfig {
@@ -251,6 +284,10 @@ impl Runtime {
 
     pub fn shutdown_token(&self) -> CancellationToken {
         self.inner.shutdown.clone()
+    }
+
+    pub(crate) fn naming(&self) -> Arc<tokio::sync::Mutex<()>> {
+        self.inner.naming.clone()
     }
 
     pub(crate) fn recorder(&self) -> &Recorder {

@@ -173,7 +173,10 @@ fn supervise(
         live: live.clone(),
         stop,
         shutdown: rt.shutdown_token(),
-        translator: Translator::new(seat, spec.name.clone(), spec.summoning),
+        translator: Translator::new(seat, spec.name.clone(), spec.summoning)
+            .with_team_names(&rt.names().lead, &rt.names().human),
+        naming: rt.naming(),
+        stop_asked: None,
         recorder: rt.recorder().clone(),
         reports: reports_tx,
         resuming: spec.resume.is_some(),

@@ -95,7 +95,7 @@ impl Runtime {
         if replies.is_empty() {
             return;
         }
-        let (mailboxes, human) = (self.mailboxes().clone(), self.names().human.clone());
+        let (mailboxes, human) = (self.mailboxes().clone(), self.human_inbox());
         let filed =
             tokio::task::spawn_blocking(move || mailboxes.file_read(&human, &replies)).await;
         if let Ok(Err(e)) = filed {

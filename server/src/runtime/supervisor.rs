@@ -69,6 +69,10 @@ pub struct Supervisor {
     /// Set when events of this process could not be stored: it is stopped rather than left
     /// running with state nobody stored.
     pub unrecorded: Option<String>,
+    /// Held while a newborn's line is translated and recorded (see `Inner::naming`).
+    pub naming: std::sync::Arc<tokio::sync::Mutex<()>>,
+    /// Its own output asked for it to be stopped, for this reason.
+    pub stop_asked: Option<String>,
 }
 
 /// Why the read loop ended.
@@ -139,6 +143,9 @@ impl Supervisor {
                         self.take(line, p).await;
                         if self.unrecorded.is_some() {
                             return End::Stop("its output could not be recorded".into());
+                        }
+                        if let Some(reason) = self.stop_asked.take() {
+                            return End::Stop(reason);
                         }
                     }
                     Some(Err(e)) => {
@@ -279,6 +286,13 @@ impl Supervisor {
 
     /// Translates and records one line; true when it ended a turn.
     async fn on_line(&mut self, cli: &CliLine) -> bool {
+        // A newborn's name is checked against the documents and recorded before another
+        // newborn's is checked.
+        let naming = self.naming.clone();
+        let _naming = match self.translator.is_summoning() {
+            true => Some(naming.lock().await),
+            false => None,
+        };
         let translator = &mut self.translator;
         let out = self
             .recorder
@@ -288,6 +302,10 @@ impl Supervisor {
             self.live.busy.store(false, Ordering::SeqCst);
         }
         self.record(out.events).await;
+        drop(_naming);
+        if out.stop.is_some() {
+            self.stop_asked = out.stop;
+        }
         for line in out.replies {
             let _ = self.live.stdin.send(line).await;
         }

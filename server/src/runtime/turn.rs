@@ -5,6 +5,7 @@
 use app::domain::docs::{seat_named, Docs};
 use app::domain::events::EventKind;
 use app::domain::markers::{parse_block, Marker};
+use app::domain::names::{choose, NameError, Taken};
 use app::domain::process::ProcessState;
 use app::domain::work_cycle::{self, WorkState};
 use app::domain::{Seat, LEAD_SEAT};
@@ -34,8 +35,11 @@ pub struct Output {
     pub turn_done: bool,
     /// Permission requests now waiting for an answer (request ids).
     pub asked: Vec<String>,
-    /// Lines to write back on the process's stdin (answers to control requests we refuse).
+    /// Lines to write back on the process's stdin (answers to control requests we refuse, a
+    /// newborn's second chance to choose a name).
     pub replies: Vec<String>,
+    /// The process is to be stopped, for this reason (a newborn chose no valid name twice).
+    pub stop: Option<String>,
 }
 
 /// The per-process state of the translation.
@@ -53,6 +57,11 @@ pub struct Translator {
     work_state: Option<WorkState>,
     /// The CLI said this turn was interrupted: its error `result` is the interrupt, not a fault.
     interrupted: bool,
+    /// The lead's and the human's names, which no agent may take.
+    lead_name: String,
+    human_name: String,
+    /// Names a newborn asked for and could not have.
+    refused_names: u8,
 }
 
 impl Translator {
@@ -65,7 +74,22 @@ impl Translator {
             pending: Vec::new(),
             work_state: None,
             interrupted: false,
+            lead_name: String::new(),
+            human_name: String::new(),
+            refused_names: 0,
         }
+    }
+
+    /// The lead's and the human's names, reserved: no agent may choose them.
+    pub fn with_team_names(mut self, lead: &str, human: &str) -> Self {
+        self.lead_name = lead.to_string();
+        self.human_name = human.to_string();
+        self
+    }
+
+    /// A blank session that has not chosen its name yet.
+    pub fn is_summoning(&self) -> bool {
+        self.summoning
     }
 
     pub fn name(&self) -> Option<&str> {
@@ -245,6 +269,34 @@ impl Translator {
         }
     }
 
+    /// A newborn asked for a name it cannot have: said on its seat; the first time it is told
+    /// why and asked again, the second time its process is stopped.
+    fn refuse_name(&mut self, asked: &str, why: &NameError, out: &mut Output) {
+        let asked: String = asked.chars().take(60).collect();
+        self.refused_names += 1;
+        let last = self.refused_names > 1;
+        out.events.push(EventKind::MarkerError {
+            seat: Some(self.seat),
+            line: format!("register {asked:?}"),
+            error: if last {
+                format!("{why}; it was the second name refused, so the agent is stopped")
+            } else {
+                format!("{why}; the agent is asked to choose again")
+            },
+        });
+        if last {
+            out.stop = Some("chose no name it could have".into());
+        } else {
+            let text = format!(
+                "The name {asked:?} cannot be yours: {why}. Choose another name, one that is \
+                 yours alone, and write the register line again with it, alone on its line:\n\
+                 [ACTION] {{\"action\":\"register\",\"name\":\"<your new name>\"}}"
+            );
+            let uuid = uuid::Uuid::new_v4().to_string();
+            out.replies.push(protocol::user_message(&text, &uuid));
+        }
+    }
+
     fn on_marker(&mut self, marker: Marker, docs: &Docs, out: &mut Output) {
         match marker {
             Marker::Register {
@@ -261,15 +313,11 @@ impl Translator {
                     });
                     return;
                 }
-                let name = name.trim().to_string();
-                if name.is_empty() || name.chars().count() > 64 {
-                    out.events.push(EventKind::MarkerError {
-                        seat: Some(self.seat),
-                        line: format!("register {name}"),
-                        error: "a name is 1-64 characters".into(),
-                    });
-                    return;
-                }
+                let taken = Taken::in_team(docs, self.seat, &self.lead_name, &self.human_name);
+                let (name, inbox) = match choose(&name, &taken) {
+                    Ok(chosen) => chosen,
+                    Err(e) => return self.refuse_name(&name, &e, out),
+                };
                 self.summoning = false;
                 self.name = Some(name.clone());
                 let soul = soul
@@ -281,6 +329,7 @@ impl Translator {
                     color_name,
                     soul: Some(soul),
                     claude_session_id: None,
+                    inbox: Some(inbox),
                 });
             }
             Marker::Status { agents } if self.is_lead() => {

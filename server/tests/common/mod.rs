@@ -31,9 +31,10 @@ pub fn config(data_dir: &Path, extra: &[&str]) -> Config {
         "soulgrid".to_string(),
         "--data-dir".into(),
         data_dir.display().to_string(),
-        "--human-name".into(),
-        "Marcus".into(),
     ];
+    if !extra.contains(&"--human-name") {
+        args.extend(["--human-name".into(), "Marcus".into()]);
+    }
     if !extra.contains(&"--claude-cmd") {
         args.extend([
             "--claude-cmd".into(),

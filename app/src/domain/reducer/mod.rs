@@ -60,14 +60,18 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
             color_name,
             soul,
             claude_session_id,
+            inbox,
         } => register(
             &mut w,
             event,
-            *seat,
-            name,
-            color_name,
-            soul,
-            claude_session_id,
+            Registration {
+                seat: *seat,
+                name,
+                color_name,
+                soul,
+                claude_session_id,
+                inbox,
+            },
         ),
         // The lead's belief: recorded for each named agent, never applied (DESIGN §1).
         EventKind::AgentStatus { seats } => {
@@ -282,16 +286,42 @@ fn session_start(w: &mut Writes, event: &Event, lead_name: &Option<String>) {
     }
 }
 
-fn register(
-    w: &mut Writes,
-    event: &Event,
+/// The fields of an `agent_registered` event.
+struct Registration<'a> {
     seat: Seat,
-    name: &str,
-    color_name: &Option<String>,
-    soul: &Option<String>,
-    claude_session_id: &Option<String>,
-) {
+    name: &'a str,
+    color_name: &'a Option<String>,
+    soul: &'a Option<String>,
+    claude_session_id: &'a Option<String>,
+    inbox: &'a Option<String>,
+}
+
+/// Whether another seated identity than `seat`'s has `name` (any case) or `inbox` already.
+/// The runtime checks names fully (Unicode-folded) before it records a registration; this is
+/// the law's backstop, so that no log, however written, seats two agents under one name.
+fn name_taken(docs: &Docs, seat: Seat, name: &str, inbox: Option<&str>) -> bool {
+    let lower = name.trim().to_lowercase();
+    super::docs::identities(docs)
+        .filter(|d| d.grid_position != seat && d.status().is_visible() && d.has_name())
+        .any(|d| {
+            d.name.as_deref().map(|n| n.trim().to_lowercase()) == Some(lower.clone())
+                || (inbox.is_some() && d.inbox().as_deref() == inbox)
+        })
+}
+
+fn register(w: &mut Writes, event: &Event, r: Registration<'_>) {
+    let Registration {
+        seat,
+        name,
+        color_name,
+        soul,
+        claude_session_id,
+        inbox,
+    } = r;
     if seat >= SEATS || name.trim().is_empty() {
+        return;
+    }
+    if name_taken(w.docs, seat, name, inbox.as_deref()) {
         return;
     }
     let mut d = identity(w.docs, seat)
@@ -300,6 +330,9 @@ fn register(
     if d.status() == AgentStatus::Expired {
         // Too late: the placeholder expired. A new SUMMON gives the seat a fresh egg.
         return;
+    }
+    if let Some(inbox) = inbox {
+        d.inbox = Some(inbox.clone());
     }
     d.name = Some(name.to_string());
     if let Some(c) = color_name {

@@ -3,6 +3,7 @@
 mod buttons;
 mod docs;
 mod markers;
+mod names;
 mod permissions;
 mod props;
 mod provenance;
@@ -55,6 +56,7 @@ pub(super) fn register(seat: Seat, name: &str, soul: &str) -> EventKind {
         color_name: None,
         soul: Some(soul.into()),
         claude_session_id: None,
+        inbox: None,
     }
 }
 

@@ -20,7 +20,7 @@ fn seats() -> impl Strategy<Value = Vec<Seat>> {
 }
 
 fn kind() -> impl Strategy<Value = EventKind> {
-    let name = prop::sample::select(vec!["Lyra", "Kael", "Wren", "Lyra", " "]);
+    let name = prop::sample::select(vec!["Lyra", "Kael", "Wren", "lyra", " "]);
     let soul = prop::option::of(prop::sample::select(vec!["s1", "s2", "s3"]));
     let state = prop::sample::select(vec![
         ProcessState::Starting,
@@ -46,6 +46,7 @@ fn kind() -> impl Strategy<Value = EventKind> {
             color_name: None,
             soul: soul.map(Into::into),
             claude_session_id: None,
+            inbox: None,
         }),
         seats().prop_map(|seats| EventKind::AgentStatus { seats }),
         (seat(), state, prop::option::of(0u64..3)).prop_map(|(seat, state, tokens)| {
@@ -226,6 +227,24 @@ proptest! {
                         _ => false,
                     };
                     prop_assert!(allowed, "seat {} became alive through {:?}", seat, e.kind);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn no_two_seated_agents_share_a_name_or_an_inbox(events in log()) {
+        let mut docs = Docs::new();
+        for e in &events {
+            let w = apply(&docs, e);
+            commit(&mut docs, w);
+            let seated: Vec<_> = super::super::docs::identities(&docs)
+                .filter(|d| d.status().is_visible() && d.has_name())
+                .collect();
+            for (i, a) in seated.iter().enumerate() {
+                for b in &seated[i + 1..] {
+                    prop_assert_ne!(a.name.as_deref().map(str::to_lowercase), b.name.as_deref().map(str::to_lowercase));
+                    prop_assert!(a.inbox().is_none() || a.inbox() != b.inbox());
                 }
             }
         }

@@ -115,6 +115,7 @@ fn register_with_a_color_name_overrides_the_palette() {
         color_name: Some("Violet Heaven".into()),
         soul: None,
         claude_session_id: Some("claude-1".into()),
+        inbox: None,
     };
     run(&mut docs, &[ev(1, 0, summon(&[0])), ev(2, 1, kind)]);
     let d = seat(&docs, 0);

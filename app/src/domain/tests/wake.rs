@@ -43,7 +43,7 @@ fn human_msg(id: &str, seat: Seat, text: &str) -> EventKind {
 }
 
 /// Lyra in seat 0: registered in session A, talked in A and in B (where she was last alive),
-/// and another agent also named Lyra talked in seat 1.
+/// and an agent with a name like hers (Lyre) talked in seat 1.
 fn lyra() -> Docs {
     let mut docs = Docs::new();
     run(
@@ -59,7 +59,7 @@ fn lyra() -> Docs {
                 "A",
             ),
             with_session(ev(3, 2, agent_msg("old", 0, "session A words")), "A"),
-            with_session(ev(4, 3, register(1, "Lyra", "The other Lyra.")), "A"),
+            with_session(ev(4, 3, register(1, "Lyre", "Not Lyra, nearly.")), "A"),
             with_session(ev(5, 50, process(0, ProcessState::Running)), "B"),
             with_session(ev(10, 50, process(1, ProcessState::Running)), "B"),
             with_session(ev(7, 70, agent_msg("b2", 0, "second")), "B"),
@@ -149,6 +149,7 @@ fn wake_with_no_soul_degrades_gracefully() {
         color_name: None,
         soul: None,
         claude_session_id: None,
+        inbox: None,
     };
     run(&mut docs, &[ev(1, 0, summon(&[3])), ev(2, 1, kind)]);
     let p = wake_payload(&docs, 3, &[]).unwrap();
