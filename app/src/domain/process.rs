@@ -28,11 +28,14 @@ impl ProcessState {
     }
 }
 
-/// Whether a process may move from `from` (`None`: no process yet) to `to`.
+/// Whether a process may move from `from` (`None`: no process yet) to `to`. The reducer
+/// applies nothing else (the same state again is an update, not a transition).
 pub fn can_transition(from: Option<ProcessState>, to: ProcessState) -> bool {
     use ProcessState::*;
     match (from, to) {
         (None | Some(Stopped), Starting) => true,
+        // A start that failed before it was recorded as starting.
+        (None, Stopped) => true,
         (Some(Starting), Running | Idle) => true,
         (Some(Running), Idle) | (Some(Idle), Running) => true,
         // A process can be stopped in any state, including one that never got going.

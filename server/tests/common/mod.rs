@@ -310,6 +310,22 @@ pub async fn summon_team(state: &AppState, router: &Router) {
         all_agents(d, app::domain::status::AgentStatus::Alive)
     })
     .await;
+    assert_no_impossible_transitions(state);
+}
+
+/// The runtime only ever reports transitions of the process machine (the reducer refuses and
+/// says any other on the seat).
+pub fn assert_no_impossible_transitions(state: &AppState) {
+    state.store.with_docs(|d| {
+        for i in app::domain::docs::identities(d) {
+            let problem = i.last_problem.as_ref().map(|p| p.message.as_str());
+            assert!(
+                !problem.is_some_and(|p| p.contains("impossible process transition")),
+                "seat {}: {problem:?}",
+                i.grid_position
+            );
+        }
+    });
 }
 
 /// A simulated server in a fresh folder with all eight agents summoned and alive.
@@ -373,5 +389,7 @@ pub async fn wait_for_greetings(state: &AppState) {
                 .any(|m| m.text.contains("I remember writing"))
         })
     })
-    .await
+    .await;
+    // After a session end and a WAKE: every process went through its machine.
+    assert_no_impossible_transitions(state);
 }

@@ -12,7 +12,7 @@ use super::docs::{
 };
 use super::events::{Event, EventKind};
 use super::permissions::{permission_id, updates_for, Decision, PermissionDoc, PermissionState};
-use super::process::ProcessState;
+use super::process::{can_transition, ProcessState};
 use super::status::{AgentStatus, LeadBelief};
 use super::work_cycle;
 use super::{agent_seats, Seat, HATCHING_TTL_MS, LEAD_SEAT, SEATS};
@@ -95,6 +95,22 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
             context_tokens,
             cost_usd,
         } => {
+            // The same state again says what the process is doing now; anything else must be
+            // a transition of the machine, or it is said on the seat and not applied.
+            let from = identity(docs, *seat).map(|d| d.process_state);
+            if let Some(from) = from.filter(|f| *f != Some(*state) && !can_transition(*f, *state)) {
+                let from = from.map_or("no process", ProcessState::as_str);
+                w.update(*seat, |d| {
+                    d.last_problem = Some(Problem {
+                        message: format!(
+                            "impossible process transition {from} → {} (ignored)",
+                            state.as_str()
+                        ),
+                        at: event.ts,
+                    });
+                });
+                return w.finish();
+            }
             // A request holds its turn: once the turn is over (interrupted) or the process is
             // gone, nobody can answer it any more.
             match state {

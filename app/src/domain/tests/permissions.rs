@@ -225,6 +225,7 @@ fn a_turn_that_ends_takes_its_unanswered_request_with_it() {
         &mut docs,
         &[
             ev(1, 10, ask(2, "a")),
+            ev(2, 11, process(2, ProcessState::Starting)),
             ev(2, 11, process(2, ProcessState::Running)),
             ev(3, 12, process(2, ProcessState::Idle)),
         ],

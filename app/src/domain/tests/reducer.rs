@@ -159,8 +159,10 @@ fn the_leads_status_report_is_its_belief_recorded_never_applied() {
             ev(2, 1, register(0, "A", "a")),
             ev(3, 1, register(1, "B", "b")),
             ev(4, 1, register(2, "C", "c")),
+            ev(5, 2, process(0, ProcessState::Starting)),
             ev(5, 2, process(0, ProcessState::Running)),
             ev(6, 3, process(1, ProcessState::Stopped)),
+            ev(7, 4, process(2, ProcessState::Starting)),
             ev(7, 4, process(2, ProcessState::Idle)),
             // The lead believes B (stopped) alive and leaves out A and C (running).
             ev(8, 50, EventKind::AgentStatus { seats: vec![1] }),
@@ -183,7 +185,13 @@ fn the_leads_status_report_is_its_belief_recorded_never_applied() {
     assert_eq!(believed_otherwise(seat(&docs, 0)), Some(false));
     assert_eq!(believed_otherwise(seat(&docs, 1)), Some(true));
     // Once the truth comes round to the belief, nothing differs.
-    run(&mut docs, &[ev(9, 60, process(1, ProcessState::Running))]);
+    run(
+        &mut docs,
+        &[
+            ev(9, 60, process(1, ProcessState::Starting)),
+            ev(9, 60, process(1, ProcessState::Running)),
+        ],
+    );
     assert_eq!(believed_otherwise(seat(&docs, 1)), None);
     // A new session starts without beliefs.
     run(
@@ -248,6 +256,7 @@ fn agent_status_does_not_touch_the_lead() {
                     human_name: None,
                 },
             ),
+            ev(2, 1, process(LEAD_SEAT, ProcessState::Starting)),
             ev(
                 2,
                 1,

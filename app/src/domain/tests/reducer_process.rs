@@ -61,6 +61,7 @@ fn a_running_summon_process_keeps_the_egg_hatching() {
         &mut docs,
         &[
             ev(1, 0, summon(&[1])),
+            ev(2, 1, super::process(1, ProcessState::Starting)),
             ev(
                 2,
                 1,
@@ -270,4 +271,64 @@ fn the_same_event_twice_gives_the_same_documents() {
         run(&mut twice, std::slice::from_ref(e));
     }
     assert_eq!(once, twice);
+}
+
+#[test]
+fn an_impossible_process_transition_is_an_error_on_the_seat_not_applied() {
+    use super::process;
+    let mut docs = Docs::new();
+    run(
+        &mut docs,
+        &[
+            ev(1, 0, summon(&[0])),
+            ev(2, 1, register(0, "Lyra", "soul")),
+            ev(3, 2, process(0, ProcessState::Starting)),
+            ev(4, 3, process(0, ProcessState::Running)),
+            ev(5, 4, process(0, ProcessState::Stopped)),
+            // A line read after the stop: the process is gone, it is not running again.
+            ev(6, 5, process(0, ProcessState::Running)),
+        ],
+    );
+    let d = seat(&docs, 0);
+    assert_eq!(d.process_state, Some(ProcessState::Stopped));
+    assert_eq!(d.status(), AgentStatus::Sleeping);
+    let problem = d.last_problem.clone().expect("said on the seat");
+    assert!(problem.message.contains("stopped → running"), "{problem:?}");
+    assert_eq!(problem.at, 5);
+
+    // Nothing can be running that never started.
+    let mut fresh = Docs::new();
+    run(
+        &mut fresh,
+        &[
+            ev(1, 0, summon(&[1])),
+            ev(2, 1, process(1, ProcessState::Idle)),
+        ],
+    );
+    assert_eq!(seat(&fresh, 1).process_state, None);
+
+    // The same state again is an update (what it is doing now), not a transition.
+    let mut busy = Docs::new();
+    let using = |tool: &str| EventKind::AgentProcess {
+        seat: 0,
+        state: ProcessState::Running,
+        reason: Some(format!("using {tool}")),
+        claude_session_id: None,
+        context_tokens: None,
+        cost_usd: None,
+    };
+    run(
+        &mut busy,
+        &[
+            ev(1, 0, summon(&[0])),
+            ev(2, 1, register(0, "Lyra", "soul")),
+            ev(3, 2, process(0, ProcessState::Starting)),
+            ev(4, 3, process(0, ProcessState::Starting)),
+            ev(5, 4, using("Bash")),
+            ev(6, 5, using("Read")),
+        ],
+    );
+    let d = seat(&busy, 0);
+    assert_eq!(d.process_reason.as_deref(), Some("using Read"));
+    assert!(d.last_problem.is_none(), "{:?}", d.last_problem);
 }

@@ -14,6 +14,7 @@ fn the_state_file_says_what_the_server_knows() {
         &[
             ev(1, 0, summon(&[1])),
             ev(2, 1_000, register(1, "Kael", "I am Kael.")),
+            ev(2, 1_000, process(1, ProcessState::Starting)),
             ev(
                 3,
                 2_000,

@@ -53,6 +53,8 @@ fn process_machine_allows_the_designed_transitions() {
     assert!(!can_transition(None, Running));
     assert!(!can_transition(Some(Stopped), Running));
     assert!(!can_transition(Some(Stopped), Stopped));
+    assert!(!can_transition(Some(Running), Starting));
+    assert!(can_transition(None, Stopped), "a start that failed");
     assert!(Running.is_live() && Idle.is_live() && !Starting.is_live() && !Stopped.is_live());
 }
 
