@@ -13,6 +13,26 @@ test.afterAll(async () => {
 
 const agentSeats = ['0', '1', '2', '3', '5', '6', '7', '8'];
 
+/// Eight agents awake on this spec's server, whatever ran before: summoned through the API if
+/// the seats are empty, woken if they sleep. Each test that needs a team starts with it, so each
+/// passes alone.
+async function ensureTeam() {
+  const agents = async () => {
+    const docs = await (await fetch(`${server.url}/api/docs`)).json();
+    return Object.values(docs.docs).filter(
+      (d: any) => d.type === 'agent-identity' && d.gridPosition !== 4,
+    ) as { status?: string; name?: string }[];
+  };
+  const post = (path: string) =>
+    fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  const now = await agents();
+  if (now.filter((a) => a.status !== 'expired').length < 8) await post('/api/agents/summon');
+  else if (now.some((a) => a.status === 'sleeping')) await post('/api/agents/wake');
+  await expect
+    .poll(async () => (await agents()).filter((a) => a.status === 'alive' && a.name).length, { timeout: 20_000 })
+    .toBe(8);
+}
+
 test('SUMMON in the browser: eight eggs, then eight named faces that survive a reload', async ({ page }) => {
   await openHydrated(page, server.url);
   const summon = page.getByRole('button', { name: 'SUMMON' });
@@ -39,9 +59,9 @@ test('SUMMON in the browser: eight eggs, then eight named faces that survive a r
 });
 
 test('talk to an agent and to the lead from the composer; each reply lands in its own thread', async ({ page }) => {
+  await ensureTeam();
   await openHydrated(page, server.url);
-  // The previous test summoned the team on this server.
-  await expect(page.locator('.cell[data-seat="2"]')).toHaveAttribute('data-status', 'alive', { timeout: 20_000 });
+  await expect(page.locator('.cell[data-seat="2"]')).toHaveAttribute('data-status', 'alive');
   const wren = (await page.locator('.cell[data-seat="2"] .name').textContent())!;
 
   await page.locator('.cell[data-seat="2"]').click();
@@ -72,6 +92,7 @@ test('talk to an agent and to the lead from the composer; each reply lands in it
 });
 
 test('unread replies show as a badge and in the title; the detail panel shows the soul', async ({ page }) => {
+  await ensureTeam();
   await openHydrated(page, server.url);
   await expect(page.locator('.cell[data-seat="2"]')).toHaveAttribute('data-status', 'alive', { timeout: 20_000 });
   const wren = (await page.locator('.cell[data-seat="2"] .name').textContent())!;
@@ -102,6 +123,7 @@ test('unread replies show as a badge and in the title; the detail panel shows th
 });
 
 test('put one agent to sleep, end the session, and wake them, all from the browser', async ({ page }) => {
+  await ensureTeam();
   await openHydrated(page, server.url);
   await expect(page.locator('.cell:not(.lead)[data-status="alive"]')).toHaveCount(8, { timeout: 20_000 });
   const kael = (await page.locator('.cell[data-seat="1"] .name').textContent())!;
@@ -122,6 +144,7 @@ test('put one agent to sleep, end the session, and wake them, all from the brows
 });
 
 test('a working agent can be interrupted from its thread', async ({ page }) => {
+  await ensureTeam();
   await openHydrated(page, server.url);
   await expect(page.locator('.cell[data-seat="0"]')).toHaveAttribute('data-status', 'alive', { timeout: 20_000 });
   await page.locator('.cell[data-seat="0"]').click();

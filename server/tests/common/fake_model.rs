@@ -20,8 +20,13 @@ pub const NAMES: [&str; 9] = [
     "Aster", "Bram", "Cleo", "Dune", "Lead", "Fenn", "Gale", "Hale", "Iris",
 ];
 
+/// The requests it received, and how many hung answers it has sent in full (their stream
+/// open, waiting for the client to go away).
 #[derive(Clone, Default)]
-pub struct Recorded(pub Arc<Mutex<Vec<Value>>>);
+pub struct Recorded(
+    pub Arc<Mutex<Vec<Value>>>,
+    pub Arc<std::sync::atomic::AtomicUsize>,
+);
 
 /// Starts the fake on a free loopback port; returns its base URL and what it received.
 pub async fn start() -> (String, Recorded) {
@@ -238,12 +243,15 @@ async fn messages(State(recorded): State<Recorded>, Json(body): Json<Value>) -> 
         })
         .collect();
     let stream = futures::stream::iter(frames);
-    // A hung answer: the stream stays open until the client goes away (an interrupt).
+    // A hung answer: the stream stays open until the client goes away (an interrupt); once
+    // its frames are sent, it is counted as hanging.
     let body = if hang {
-        axum::body::Body::from_stream(futures::StreamExt::chain(
-            stream,
-            futures::stream::pending(),
-        ))
+        let hanging = recorded.1.clone();
+        let counted = futures::stream::once(async move {
+            hanging.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            futures::future::pending::<Result<String, std::convert::Infallible>>().await
+        });
+        axum::body::Body::from_stream(futures::StreamExt::chain(stream, counted))
     } else {
         axum::body::Body::from_stream(stream)
     };
