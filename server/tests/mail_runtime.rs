@@ -15,6 +15,16 @@ fn read(path: &Path) -> Vec<InboxMessage> {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
+/// Waits (10 s at most) until the inbox file satisfies `check`: mail is marked read when the
+/// agent takes it (its echo of the message), which its answer may outrun.
+async fn read_eventually(path: &Path, what: &str, check: impl Fn(&[InboxMessage]) -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !check(&read(path)) {
+        assert!(std::time::Instant::now() < deadline, "timed out: {what}");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mail_flows_through_inboxes_both_ways() {
     let (_dir, state, router) = common::team().await;
@@ -36,10 +46,15 @@ async fn mail_flows_through_inboxes_both_ways() {
             .any(|m| m.text.contains("You said: hello Wren"))
     })
     .await;
-    let wren = read(&boxes.path("wren").unwrap());
-    assert!(wren
-        .iter()
-        .any(|m| m.from == "Marcus" && m.text == "hello Wren" && m.read));
+    read_eventually(
+        &boxes.path("wren").unwrap(),
+        "Wren took the message",
+        |all| {
+            all.iter()
+                .any(|m| m.from == "Marcus" && m.text == "hello Wren" && m.read)
+        },
+    )
+    .await;
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     while !boxes.path("marcus").unwrap().exists()
         || !read(&boxes.path("marcus").unwrap())
@@ -67,7 +82,10 @@ async fn mail_flows_through_inboxes_both_ways() {
             .any(|m| m.speaker_name == "Orin" && m.text == "Orin 7")
     })
     .await;
-    assert!(read(&boxes.path("kael").unwrap()).iter().all(|m| m.read));
+    read_eventually(&boxes.path("kael").unwrap(), "Kael's mail is read", |all| {
+        all.iter().all(|m| m.read)
+    })
+    .await;
     // A later letter, answered: deliveries to a seat come one after another, so a second
     // delivery of the first would have come before this answer.
     external_append(&boxes.path("kael").unwrap(), "Orin", 8);
@@ -93,10 +111,12 @@ async fn mail_flows_through_inboxes_both_ways() {
             .any(|m| m.speaker_name == "Tamsin" && m.text == "Tamsin 9")
     })
     .await;
-    assert!(
-        read(&boxes.path("marcus").unwrap()).iter().all(|m| m.read),
-        "the human's inbox is all read"
-    );
+    read_eventually(
+        &boxes.path("marcus").unwrap(),
+        "the human's inbox is all read",
+        |all| all.iter().all(|m| m.read),
+    )
+    .await;
 
     // Mail for a sleeping agent waits and is handed over on wake.
     call(&router, post_json("/api/agents/5/dismiss", json!({}))).await;
