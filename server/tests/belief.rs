@@ -5,7 +5,7 @@
 mod common;
 
 use app::domain::docs::{identity, thread};
-use app::domain::status::{belief_text, AgentStatus};
+use app::domain::status::AgentStatus;
 use app::domain::wake::sleeping_seats;
 use common::{call, post_json, wait_for};
 use serde_json::json;
@@ -48,7 +48,7 @@ async fn the_leads_status_report_is_shown_as_belief_and_never_applied() {
             "her process is stopped"
         );
         assert_eq!(
-            belief_text(wren, "Julian").as_deref(),
+            wren.belief_text("Julian").as_deref(),
             Some("Julian believes Wren is awake")
         );
         assert_eq!(sleeping_seats(d), [2], "she can still be woken");
@@ -56,7 +56,8 @@ async fn the_leads_status_report_is_shown_as_belief_and_never_applied() {
             let i = identity(d, seat).unwrap();
             assert_eq!(i.status(), AgentStatus::Alive, "seat {seat} runs");
             assert!(
-                belief_text(i, "Julian").is_some_and(|t| t.ends_with("is asleep")),
+                i.belief_text("Julian")
+                    .is_some_and(|t| t.ends_with("is asleep")),
                 "seat {seat}: {:?}",
                 i.lead_belief
             );

@@ -5,8 +5,9 @@
 mod common;
 
 use app::domain::docs::{identity, thread, SpeakerType};
+use app::domain::docs::{pending, permissions, request};
 use app::domain::events::EventKind;
-use app::domain::permissions::{pending, permissions, request, Decider, PermissionState};
+use app::domain::permissions::{Decider, PermissionState};
 use app::domain::process::ProcessState;
 use app::domain::LEAD_SEAT;
 use axum::http::StatusCode;

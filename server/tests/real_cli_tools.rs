@@ -6,7 +6,8 @@
 mod common;
 
 use app::domain::docs::{identity, thread, Docs, SpeakerType};
-use app::domain::permissions::{pending, request, Decider, PermissionState};
+use app::domain::docs::{pending, request};
+use app::domain::permissions::{Decider, PermissionState};
 use app::domain::process::ProcessState;
 use app::domain::LEAD_SEAT;
 use axum::http::StatusCode;
@@ -180,7 +181,7 @@ async fn the_real_cli_asks_before_a_tool_call_and_stops_a_hung_turn() {
     .await;
     assert!(made.is_dir(), "it ran again");
     let asked = state.store.with_docs(|d| {
-        app::domain::permissions::permissions(d)
+        app::domain::docs::permissions(d)
             .filter(|p| p.tool_name == "Bash")
             .count()
     });

@@ -12,9 +12,6 @@ use std::fmt;
 use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::UnicodeNormalization;
 
-use super::docs::{identities, Docs};
-use super::Seat;
-
 /// The longest display name, in characters.
 pub const MAX_NAME_CHARS: usize = 40;
 /// The longest slug an inbox name is built from (a suffix may follow).
@@ -131,29 +128,13 @@ pub struct Taken {
 }
 
 impl Taken {
-    /// Everyone seated (but `seat`), plus the lead and the human as configured.
-    pub fn in_team(docs: &Docs, seat: Seat, lead: &str, human: &str) -> Self {
-        let mut taken = Taken::default();
-        for d in identities(docs).filter(|d| d.grid_position != seat && d.status().is_visible()) {
-            let Some(name) = d.name.as_deref().filter(|n| !n.trim().is_empty()) else {
-                continue;
-            };
-            taken.add(name, &format!("the agent in seat {}", d.grid_position + 1));
-            if let Some(inbox) = d.inbox() {
-                taken.inboxes.push(inbox);
-            }
+    /// `who` has `name` (and, if given, `inbox`).
+    pub fn add(&mut self, name: &str, who: &str, inbox: Option<String>) {
+        if name.trim().is_empty() {
+            return;
         }
-        for (name, who) in [(lead, "the lead"), (human, "the human")] {
-            if !name.trim().is_empty() {
-                taken.add(name, who);
-                taken.inboxes.push(slug(name));
-            }
-        }
-        taken
-    }
-
-    fn add(&mut self, name: &str, who: &str) {
         self.names.push((fold(name), who.to_string()));
+        self.inboxes.extend(inbox);
     }
 
     /// Who has `name` already, compared folded.

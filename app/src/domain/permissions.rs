@@ -7,7 +7,6 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::docs::{Doc, Docs};
 use super::{Millis, Seat};
 
 pub const TYPE_PERMISSION: &str = "permission";
@@ -130,32 +129,6 @@ impl PermissionDoc {
             }
         }
     }
-}
-
-/// Every permission document, in id order.
-pub fn permissions(docs: &Docs) -> impl Iterator<Item = &PermissionDoc> {
-    docs.range(format!("{TYPE_PERMISSION}:")..format!("{TYPE_PERMISSION};"))
-        .filter_map(|(_, d)| d.as_permission())
-}
-
-/// The requests of one seat, oldest first.
-pub fn of_seat(docs: &Docs, seat: Seat) -> Vec<&PermissionDoc> {
-    let mut v: Vec<&PermissionDoc> = permissions(docs).filter(|p| p.seat == seat).collect();
-    v.sort_by_key(|p| (p.created_at, p.event_id));
-    v
-}
-
-/// The requests of one seat still waiting for an answer, oldest first.
-pub fn pending(docs: &Docs, seat: Seat) -> Vec<&PermissionDoc> {
-    let mut v = of_seat(docs, seat);
-    v.retain(|p| p.is_pending());
-    v
-}
-
-/// The request `request_id`, if it was ever made.
-pub fn request<'a>(docs: &'a Docs, request_id: &str) -> Option<&'a PermissionDoc> {
-    docs.get(&permission_id(request_id))
-        .and_then(Doc::as_permission)
 }
 
 /// The longest input preview shown in the thread; the rest is elided.

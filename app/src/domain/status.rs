@@ -2,7 +2,6 @@
 
 use serde::{Deserialize, Deserializer, Serialize};
 
-use super::docs::AgentIdentity;
 use super::Millis;
 
 /// The status of a seat's identity document (DESIGN §3).
@@ -41,19 +40,7 @@ impl AgentStatus {
     }
 }
 
-/// The one place that knows the lazy defaults of stored identities:
-/// an explicit `status` wins; otherwise the legacy `hatching: true` means hatching, and anything
-/// else (missing, `hatching: false`, or a status this version does not know, such as the
-/// original's `unknown`) means sleeping.
-pub fn agent_status(doc: &AgentIdentity) -> AgentStatus {
-    match (doc.status, doc.hatching) {
-        (Some(status), _) => status,
-        (None, Some(true)) => AgentStatus::Hatching,
-        (None, _) => AgentStatus::Sleeping,
-    }
-}
-
-/// Reads `status` leniently: an unknown string becomes `None`, so `agent_status` applies the
+/// Reads `status` leniently: an unknown string becomes `None`, so `AgentIdentity::status` applies the
 /// default instead of the whole document failing to load.
 pub(crate) fn lenient_status<'de, D>(de: D) -> Result<Option<AgentStatus>, D::Error>
 where
@@ -73,20 +60,4 @@ where
 pub struct LeadBelief {
     pub alive: bool,
     pub at: Millis,
-}
-
-/// What the lead believes of `doc` when it differs from the truth: `Some(true)` if it
-/// believes a sleeping agent awake, `Some(false)` if it believes an awake one asleep.
-pub fn believed_otherwise(doc: &AgentIdentity) -> Option<bool> {
-    let belief = doc.lead_belief.as_ref()?;
-    let alive = doc.status() == AgentStatus::Alive;
-    (doc.has_name() && belief.alive != alive).then_some(belief.alive)
-}
-
-/// "Julian believes Lyra is asleep": the lead's belief in words, where it differs.
-pub fn belief_text(doc: &AgentIdentity, lead_name: &str) -> Option<String> {
-    let alive = believed_otherwise(doc)?;
-    let name = doc.name.as_deref().unwrap_or("this agent");
-    let state = if alive { "awake" } else { "asleep" };
-    Some(format!("{lead_name} believes {name} is {state}"))
 }

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use super::face::{Egg, Face};
 use crate::domain::docs::AgentIdentity;
 use crate::domain::palette::seat_style;
-use crate::domain::status::{belief_text, believed_otherwise, AgentStatus};
+use crate::domain::status::AgentStatus;
 use crate::domain::{Seat, LEAD_SEAT};
 
 /// What a cell shows, derived from the seat's document.
@@ -83,7 +83,7 @@ impl CellView {
             unread,
             asking,
             belief: visible
-                .and_then(|d| Some((believed_otherwise(d)?, belief_text(d, lead_name)?))),
+                .and_then(|d| Some((d.believed_otherwise()?, d.belief_text(lead_name)?))),
         };
         // The lead always has a seat, even before its first session wrote a document.
         if seat == LEAD_SEAT {

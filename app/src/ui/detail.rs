@@ -3,7 +3,6 @@
 use leptos::prelude::*;
 
 use crate::domain::docs::{identity, souls};
-use crate::domain::status::belief_text;
 use crate::domain::{time, Seat};
 
 use crate::live::use_live;
@@ -32,7 +31,7 @@ pub fn AgentDetail(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                     <dd>{value.unwrap_or_else(|| "—".into())}</dd>
                 }
             };
-            let belief = belief_text(&d, &lead_name);
+            let belief = d.belief_text(&lead_name);
             let process = d.process_state.map(|p| match &d.process_reason {
                 Some(r) => format!("{} ({r})", p.as_str()),
                 None => p.as_str().to_string(),

@@ -4,8 +4,8 @@ use leptos::prelude::*;
 
 use super::cell::{Cell, CellView};
 use crate::domain::buttons::{grid_button, GridButton};
+use crate::domain::docs::pending;
 use crate::domain::docs::{identities, identity, Docs};
-use crate::domain::permissions::pending;
 use crate::domain::process::ProcessState;
 use crate::domain::{Seat, SEATS};
 

@@ -4,8 +4,9 @@
 
 use leptos::prelude::*;
 
+use crate::domain::docs::permissions;
 use crate::domain::docs::{identity, messages, SpeakerType};
-use crate::domain::permissions::{input_preview, permissions};
+use crate::domain::permissions::input_preview;
 use crate::live::Live;
 
 /// Asks for permission to notify, once, if the human has not decided yet. Call from a click.

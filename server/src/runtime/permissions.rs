@@ -6,8 +6,9 @@
 
 use std::time::Duration;
 
+use app::domain::docs::request;
 use app::domain::events::EventKind;
-use app::domain::permissions::{request, updates_for, Decider, Decision, PermissionState};
+use app::domain::permissions::{updates_for, Decider, Decision, PermissionState};
 
 use super::{protocol, Runtime};
 

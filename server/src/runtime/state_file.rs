@@ -8,7 +8,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use app::domain::docs::identities;
-use app::domain::permissions::pending;
+use app::domain::docs::pending;
 use app::domain::state_file::{render, FILE_NAME};
 use app::domain::Seat;
 use tokio::sync::broadcast::error::RecvError;

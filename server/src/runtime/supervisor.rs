@@ -281,7 +281,7 @@ impl Supervisor {
     fn asking(&self) -> bool {
         self.recorder
             .store
-            .with_docs(|d| !app::domain::permissions::pending(d, self.seat).is_empty())
+            .with_docs(|d| !app::domain::docs::pending(d, self.seat).is_empty())
     }
 
     /// Translates and records one line; true when it ended a turn.

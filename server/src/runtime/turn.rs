@@ -2,10 +2,10 @@
 //! stripped), what it is doing, when a turn starts and ends, and the identity a newborn agent
 //! registers. No I/O here: the process supervisor feeds lines in and appends what comes out.
 
-use app::domain::docs::{seat_named, Docs};
+use app::domain::docs::{seat_named, taken_names, Docs};
 use app::domain::events::EventKind;
 use app::domain::markers::{parse_block, Marker};
-use app::domain::names::{choose, NameError, Taken};
+use app::domain::names::{choose, NameError};
 use app::domain::process::ProcessState;
 use app::domain::work_cycle::{self, WorkState};
 use app::domain::{Seat, LEAD_SEAT};
@@ -313,7 +313,7 @@ impl Translator {
                     });
                     return;
                 }
-                let taken = Taken::in_team(docs, self.seat, &self.lead_name, &self.human_name);
+                let taken = taken_names(docs, self.seat, &self.lead_name, &self.human_name);
                 let (name, inbox) = match choose(&name, &taken) {
                     Ok(chosen) => chosen,
                     Err(e) => return self.refuse_name(&name, &e, out),

@@ -1,10 +1,11 @@
 //! The writes one event makes, collected so that the event sees its own earlier writes.
 
 use super::super::docs::{
-    identity, identity_id, message_id, AgentIdentity, Doc, DocWrite, Docs, MessageDoc, SpeakerType,
+    self, identity, identity_id, message_id, AgentIdentity, Doc, DocWrite, Docs, MessageDoc,
+    SpeakerType,
 };
 use super::super::events::Event;
-use super::super::permissions::{self, permission_id, PermissionDoc, PermissionState};
+use super::super::permissions::{permission_id, PermissionDoc, PermissionState};
 use super::super::Seat;
 
 /// Collects writes, and sees its own earlier writes when one event touches a document twice.
@@ -100,7 +101,7 @@ impl<'a> Writes<'a> {
     /// Cancels the pending requests of `seat` (of every seat when `None`): nobody can answer
     /// them once the asking process is gone.
     pub fn cancel_pending(&mut self, seat: Option<Seat>, event: &Event, why: &str) {
-        let stale: Vec<PermissionDoc> = permissions::permissions(self.docs)
+        let stale: Vec<PermissionDoc> = docs::permissions(self.docs)
             .filter(|p| p.is_pending() && seat.is_none_or(|s| s == p.seat))
             .cloned()
             .collect();

@@ -1,5 +1,5 @@
 use super::super::docs::{identity_id, soul_id, Doc, Docs};
-use super::super::status::{agent_status, AgentStatus};
+use super::super::status::AgentStatus;
 use serde_json::json;
 
 fn identity(v: serde_json::Value) -> super::super::docs::AgentIdentity {
@@ -14,7 +14,7 @@ fn missing_status_defaults_to_sleeping() {
     let d = identity(
         json!({"_id": "agent-identity:0", "type": "agent-identity", "gridPosition": 0, "name": "A"}),
     );
-    assert_eq!(agent_status(&d), AgentStatus::Sleeping);
+    assert_eq!(d.status(), AgentStatus::Sleeping);
 }
 
 #[test]

@@ -3,9 +3,10 @@
 
 use proptest::prelude::*;
 
+use super::super::docs::taken_names;
 use super::super::docs::Docs;
 use super::super::events::EventKind;
-use super::super::names::{choose, display_name, fold, slug, NameError, Taken};
+use super::super::names::{choose, display_name, fold, slug, NameError};
 use super::*;
 
 fn registered(seat: Seat, name: &str, inbox: &str) -> EventKind {
@@ -69,7 +70,7 @@ fn names_are_compared_folded_and_slugged_to_ascii() {
 #[test]
 fn a_taken_name_is_refused_and_a_taken_slug_gets_a_suffix() {
     let docs = team();
-    let taken = Taken::in_team(&docs, 2, "Julian", "first.last");
+    let taken = taken_names(&docs, 2, "Julian", "first.last");
     for (raw, who) in [
         ("LYRA", "the agent in seat 1"),
         ("zoe", "the agent in seat 2"),
@@ -91,7 +92,7 @@ fn a_taken_name_is_refused_and_a_taken_slug_gets_a_suffix() {
         ("Ember".into(), "ember".into())
     );
     // The seat choosing is not in its own way (a re-registration keeps its name).
-    assert!(choose("Lyra", &Taken::in_team(&docs, 0, "Julian", "Marcus")).is_ok());
+    assert!(choose("Lyra", &taken_names(&docs, 0, "Julian", "Marcus")).is_ok());
 }
 
 #[test]
@@ -126,7 +127,7 @@ proptest! {
         let mut id = 2;
         for raw in names {
             let Some(seat) = seats.next() else { break };
-            let taken = Taken::in_team(&docs, seat, "Julian", "Marcus");
+            let taken = taken_names(&docs, seat, "Julian", "Marcus");
             if let Ok((name, inbox)) = choose(&raw, &taken) {
                 prop_assert!(
                     inbox.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')

@@ -2,11 +2,10 @@
 
 use serde_json::json;
 
+use super::super::docs::{of_seat, pending, request};
 use super::super::docs::{Doc, Docs};
 use super::super::events::EventKind;
-use super::super::permissions::{
-    of_seat, pending, request, updates_for, Decider, Decision, PermissionState,
-};
+use super::super::permissions::{updates_for, Decider, Decision, PermissionState};
 use super::super::process::ProcessState;
 use super::*;
 

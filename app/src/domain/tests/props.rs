@@ -1,8 +1,9 @@
 //! The reducer laws, on random event sequences.
 
+use super::super::docs::permissions;
 use super::super::docs::{commit, identities, Doc, Docs};
 use super::super::events::{Event, EventKind, SummonedSeat};
-use super::super::permissions::{permissions, Decider, Decision, PermissionState};
+use super::super::permissions::{Decider, Decision, PermissionState};
 use super::super::process::ProcessState;
 use super::super::reducer::apply;
 use super::super::status::AgentStatus;

@@ -1,7 +1,7 @@
 use super::super::docs::{identity, souls, Docs};
 use super::super::events::EventKind;
 use super::super::process::ProcessState;
-use super::super::status::{believed_otherwise, AgentStatus};
+use super::super::status::AgentStatus;
 use super::super::wake::sleeping_seats;
 use super::super::{agent_seats, HATCHING_TTL_MS, LEAD_SEAT};
 use super::*;
@@ -182,8 +182,8 @@ fn the_leads_status_report_is_its_belief_recorded_never_applied() {
     assert_eq!(belief(0), Some((false, 50)));
     assert_eq!(belief(1), Some((true, 50)));
     assert_eq!(belief(2), Some((false, 50)));
-    assert_eq!(believed_otherwise(seat(&docs, 0)), Some(false));
-    assert_eq!(believed_otherwise(seat(&docs, 1)), Some(true));
+    assert_eq!(seat(&docs, 0).believed_otherwise(), Some(false));
+    assert_eq!(seat(&docs, 1).believed_otherwise(), Some(true));
     // Once the truth comes round to the belief, nothing differs.
     run(
         &mut docs,
@@ -192,7 +192,7 @@ fn the_leads_status_report_is_its_belief_recorded_never_applied() {
             ev(9, 60, process(1, ProcessState::Running)),
         ],
     );
-    assert_eq!(believed_otherwise(seat(&docs, 1)), None);
+    assert_eq!(seat(&docs, 1).believed_otherwise(), None);
     // A new session starts without beliefs.
     run(
         &mut docs,

@@ -5,19 +5,17 @@ use std::collections::BTreeMap;
 use serde::{de::Error as _, Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use super::palette::{seat_style, FaceVariant};
-use super::permissions::{PermissionDoc, TYPE_PERMISSION};
-use super::status::{agent_status, lenient_status, AgentStatus};
+use super::permissions::{permission_id, PermissionDoc, TYPE_PERMISSION};
 use super::{Millis, Seat};
 
-pub const TYPE_IDENTITY: &str = "agent-identity";
+use super::names::{fold, slug, Taken};
+
+mod identity;
+
+pub use identity::{identity_id, AgentIdentity, Problem, TYPE_IDENTITY};
+
 pub const TYPE_MESSAGE: &str = "message";
 pub const TYPE_SOUL: &str = "soul";
-
-/// `agent-identity:{pos}`: the deterministic id of a seat's identity.
-pub fn identity_id(seat: Seat) -> String {
-    format!("{TYPE_IDENTITY}:{seat}")
-}
 
 /// `message:{uuid}`.
 pub fn message_id(uuid: &str) -> String {
@@ -27,150 +25,6 @@ pub fn message_id(uuid: &str) -> String {
 /// `soul:{pos}:{version}`: every soul ever written for a seat, never overwritten.
 pub fn soul_id(seat: Seat, version: u32) -> String {
     format!("{TYPE_SOUL}:{seat}:{version}")
-}
-
-/// The identity of the agent in one seat.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct AgentIdentity {
-    #[serde(rename = "_id")]
-    pub id: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub category: Option<String>,
-    #[serde(
-        default,
-        deserialize_with = "lenient_status",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub status: Option<AgentStatus>,
-    /// Legacy boolean of the original; read by `agent_status` when `status` is missing.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hatching: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub color_name: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub color: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gender: Option<String>,
-    pub grid_position: Seat,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub face_variant: Option<FaceVariant>,
-    /// The soul: what the agent wrote when it chose its name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub individuation_artifact: Option<String>,
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub soul_version: u32,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub created_at: Option<Millis>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub last_alive_at: Option<Millis>,
-    /// The server session the agent was last alive in; its transcript is read from it on wake.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub last_session_id: Option<String>,
-    /// The Claude Code session id of the agent's last process.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub claude_session_id: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub uuid: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub parent_uuid: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fork_message_id: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub process_state: Option<super::process::ProcessState>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub process_reason: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub work_state: Option<super::work_cycle::WorkState>,
-    /// Context tokens after the last turn.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub context_tokens: Option<u64>,
-    /// Cost of the current or last process, in US dollars.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cost_usd: Option<f64>,
-    /// The last thing that went wrong for this seat (a stuck turn, a bad marker, a mailbox).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub last_problem: Option<Problem>,
-    /// The agent's inbox name (`teams/{team}/inboxes/{inbox}.json`), derived from its name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub inbox: Option<String>,
-    /// What the lead last said of this agent in this session (never applied).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lead_belief: Option<super::status::LeadBelief>,
-    #[serde(flatten)]
-    pub extra: Map<String, Value>,
-}
-
-impl AgentIdentity {
-    /// A fresh identity for `seat`, wearing the seat's palette.
-    pub fn new(seat: Seat, status: AgentStatus) -> Self {
-        let style = seat_style(seat);
-        AgentIdentity {
-            id: identity_id(seat),
-            category: Some("identity".into()),
-            status: Some(status),
-            hatching: None,
-            name: None,
-            color_name: style.map(|s| s.color_name.to_string()),
-            color: style.map(|s| s.color.to_string()),
-            gender: style.map(|s| s.gender.to_string()),
-            grid_position: seat,
-            face_variant: style.map(|s| s.face()),
-            individuation_artifact: None,
-            soul_version: 0,
-            created_at: None,
-            last_alive_at: None,
-            last_session_id: None,
-            claude_session_id: None,
-            uuid: None,
-            parent_uuid: None,
-            fork_message_id: None,
-            process_state: None,
-            process_reason: None,
-            work_state: None,
-            context_tokens: None,
-            cost_usd: None,
-            last_problem: None,
-            inbox: None,
-            lead_belief: None,
-            extra: Map::new(),
-        }
-    }
-
-    pub fn status(&self) -> AgentStatus {
-        agent_status(self)
-    }
-
-    /// Sets the status explicitly and drops the legacy boolean it supersedes.
-    pub fn set_status(&mut self, status: AgentStatus) {
-        self.status = Some(status);
-        self.hatching = None;
-    }
-
-    /// The inbox name: the stored one, else (data written before it was stored) the name
-    /// lower-cased when that is a valid inbox name, as it was then.
-    pub fn inbox(&self) -> Option<String> {
-        self.inbox
-            .clone()
-            .or_else(|| super::names::legacy_inbox(self.name.as_deref()?))
-    }
-
-    pub fn has_name(&self) -> bool {
-        self.name.as_deref().is_some_and(|n| !n.trim().is_empty())
-    }
-}
-
-fn is_zero(n: &u32) -> bool {
-    *n == 0
-}
-
-/// Something that went wrong, as the UI shows it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Problem {
-    pub message: String,
-    pub at: Millis,
 }
 
 /// Who spoke a message.
@@ -401,13 +255,50 @@ pub fn thread(docs: &Docs, seat: Seat) -> Vec<&MessageDoc> {
 /// The seat of the visible agent called `name`, compared case- and Unicode-folded (`zoe` finds
 /// `Zoë`).
 pub fn seat_named(docs: &Docs, name: &str) -> Option<Seat> {
-    let folded = super::names::fold(name);
+    let folded = fold(name);
     identities(docs)
         .filter(|d| d.status().is_visible())
-        .find(|d| {
-            d.name
-                .as_deref()
-                .is_some_and(|n| super::names::fold(n) == folded)
-        })
+        .find(|d| d.name.as_deref().is_some_and(|n| fold(n) == folded))
         .map(|d| d.grid_position)
+}
+
+/// Every permission document, in id order.
+pub fn permissions(docs: &Docs) -> impl Iterator<Item = &PermissionDoc> {
+    docs.range(format!("{TYPE_PERMISSION}:")..format!("{TYPE_PERMISSION};"))
+        .filter_map(|(_, d)| d.as_permission())
+}
+
+/// The requests of one seat, oldest first.
+pub fn of_seat(docs: &Docs, seat: Seat) -> Vec<&PermissionDoc> {
+    let mut v: Vec<&PermissionDoc> = permissions(docs).filter(|p| p.seat == seat).collect();
+    v.sort_by_key(|p| (p.created_at, p.event_id));
+    v
+}
+
+/// The requests of one seat still waiting for an answer, oldest first.
+pub fn pending(docs: &Docs, seat: Seat) -> Vec<&PermissionDoc> {
+    let mut v = of_seat(docs, seat);
+    v.retain(|p| p.is_pending());
+    v
+}
+
+/// The request `request_id`, if it was ever made.
+pub fn request<'a>(docs: &'a Docs, request_id: &str) -> Option<&'a PermissionDoc> {
+    docs.get(&permission_id(request_id))
+        .and_then(Doc::as_permission)
+}
+
+/// The names and inboxes a newcomer in `seat` must not take: everyone else seated, plus the
+/// lead and the human as configured.
+pub fn taken_names(docs: &Docs, seat: Seat, lead: &str, human: &str) -> Taken {
+    let mut taken = Taken::default();
+    for d in identities(docs).filter(|d| d.grid_position != seat && d.status().is_visible()) {
+        if let Some(name) = d.name.as_deref() {
+            let who = format!("the agent in seat {}", d.grid_position + 1);
+            taken.add(name, &who, d.inbox());
+        }
+    }
+    taken.add(lead, "the lead", Some(slug(lead)));
+    taken.add(human, "the human", Some(slug(human)));
+    taken
 }
