@@ -160,6 +160,17 @@ pub enum EventKind {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         suggestion: Option<usize>,
     },
+    /// An identity retired: it leaves its seat (to the Hall) with everything it was.
+    AgentKilled {
+        seat: Seat,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
+    /// A retired identity is seated again (sleeping, until it is woken).
+    AgentRecalled {
+        identity_id: String,
+        seat: Seat,
+    },
     /// Any type this version does not know (`agent_forked`, … until they are built). Ignored by
     /// the reducer.
     #[serde(other)]
@@ -185,6 +196,8 @@ impl EventKind {
             EventKind::RuntimeError { .. } => "runtime_error",
             EventKind::PermissionRequest { .. } => "permission_request",
             EventKind::PermissionDecision { .. } => "permission_decision",
+            EventKind::AgentKilled { .. } => "agent_killed",
+            EventKind::AgentRecalled { .. } => "agent_recalled",
             EventKind::Unknown => "unknown",
         }
     }
@@ -198,7 +211,9 @@ impl EventKind {
             | EventKind::AgentMessage { seat, .. }
             | EventKind::WorkState { seat, .. }
             | EventKind::PermissionRequest { seat, .. }
-            | EventKind::PermissionDecision { seat, .. } => Some(*seat),
+            | EventKind::PermissionDecision { seat, .. }
+            | EventKind::AgentKilled { seat, .. }
+            | EventKind::AgentRecalled { seat, .. } => Some(*seat),
             EventKind::LeadText { .. } => Some(super::LEAD_SEAT),
             EventKind::MarkerError { seat, .. } | EventKind::RuntimeError { seat, .. } => *seat,
             _ => None,

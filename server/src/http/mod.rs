@@ -1,6 +1,7 @@
 //! The router, built by a function so tests can drive it with `oneshot`.
 
 mod api;
+mod hall;
 pub mod idempotency;
 pub mod security;
 pub mod sse;
@@ -35,6 +36,9 @@ pub fn router(state: AppState) -> Router {
         .route("/api/agents/wake", post(api::wake))
         .route("/api/agents/{pos}/dismiss", post(api::dismiss))
         .route("/api/agents/{pos}/interrupt", post(api::interrupt))
+        .route("/api/agents/{pos}/kill", post(hall::kill))
+        .route("/api/hall", get(hall::hall))
+        .route("/api/hall/{id}/recall", post(hall::recall))
         .route("/api/session/end", post(api::end_session))
         .route("/api/permissions/{id}", post(api::permission))
         .leptos_routes_with_context(

@@ -108,9 +108,15 @@ impl Runtime {
     /// code) are used where given. Seats are reserved before anything is awaited, so WAKEs at
     /// the same time start each agent once and hand its mail over once.
     pub async fn wake(&self) -> Vec<Seat> {
+        self.wake_only(None).await
+    }
+
+    /// WAKE of the sleeping agents among `seats` (all of them when `None`).
+    pub async fn wake_only(&self, seats: Option<&[Seat]>) -> Vec<Seat> {
         let waking: Vec<(Reservation, WakePayload)> = self
             .wake_payloads()
             .into_iter()
+            .filter(|p| seats.is_none_or(|s| s.contains(&p.seat)))
             .filter_map(|p| Some((self.reserve(p.seat).ok()?, p)))
             .collect();
         let mut woken = Vec::new();

@@ -3,6 +3,7 @@
 //! their stdin and turns their stdout into events. Liveness comes from here.
 
 mod group;
+mod hall;
 mod lifecycle;
 pub mod lines;
 mod mail;
@@ -33,6 +34,7 @@ use tokio_util::sync::CancellationToken;
 use crate::mailbox::Mailboxes;
 use crate::session::Session;
 use crate::store::{Store, StoreError};
+pub use hall::HallError;
 pub use outgoing::{Mail, Outgoing};
 pub use permissions::{human_duration, DecideError, PermissionMode};
 use process::Spec;

@@ -81,6 +81,18 @@ pub struct AgentIdentity {
     /// The last thing that went wrong for this seat (a stuck turn, a bad marker, a mailbox).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_problem: Option<Problem>,
+    /// The stable id of the identity sitting here (22-char base64url; older documents: their
+    /// `uuid`). Name, souls, messages and lineage belong to it, not to the seat.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub identity_id: Option<String>,
+    /// In the Hall: when it left its seat, and why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retired_at: Option<Millis>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retired_reason: Option<String>,
+    /// In the Hall: when it was recalled to a seat (it is seated again).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recalled_at: Option<Millis>,
     /// The agent's inbox name (`teams/{team}/inboxes/{inbox}.json`), derived from its name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inbox: Option<String>,
@@ -121,6 +133,10 @@ impl AgentIdentity {
             context_tokens: None,
             cost_usd: None,
             last_problem: None,
+            identity_id: None,
+            retired_at: None,
+            retired_reason: None,
+            recalled_at: None,
             inbox: None,
             lead_belief: None,
             extra: Map::new(),
@@ -151,6 +167,15 @@ impl AgentIdentity {
         self.inbox
             .clone()
             .or_else(|| super::super::names::legacy_inbox(self.name.as_deref()?))
+    }
+
+    /// The stable id of this identity: its `identityId`, else its `uuid`, else (a document
+    /// from before either) one derived from its seat, which only it ever had.
+    pub fn stable_id(&self) -> String {
+        self.identity_id
+            .clone()
+            .or_else(|| self.uuid.clone())
+            .unwrap_or_else(|| format!("seat-{}", self.grid_position))
     }
 
     pub fn has_name(&self) -> bool {

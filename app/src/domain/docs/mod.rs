@@ -22,9 +22,19 @@ pub fn message_id(uuid: &str) -> String {
     format!("{TYPE_MESSAGE}:{uuid}")
 }
 
-/// `soul:{pos}:{version}`: every soul ever written for a seat, never overwritten.
+/// `soul:{pos}:{version}`: a soul written before identities had ids, kept by seat.
 pub fn soul_id(seat: Seat, version: u32) -> String {
     format!("{TYPE_SOUL}:{seat}:{version}")
+}
+
+/// `soul:{identity}:{version}`: every soul an identity ever wrote, never overwritten.
+pub fn identity_soul_id(identity: &str, version: u32) -> String {
+    format!("{TYPE_SOUL}:{identity}:{version}")
+}
+
+/// `hall:{identity}`: a retired identity, with everything it was.
+pub fn hall_id(identity: &str) -> String {
+    format!("hall:{identity}")
 }
 
 /// Who spoke a message.
@@ -54,6 +64,9 @@ pub struct MessageDoc {
     /// The id of the event that wrote this message: orders messages with equal timestamps.
     #[serde(default)]
     pub event_id: u64,
+    /// The identity in the seat when it was written (older messages: whoever holds the seat).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub identity_id: Option<String>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -70,6 +83,9 @@ pub struct SoulDoc {
     pub name: Option<String>,
     pub text: String,
     pub created_at: Millis,
+    /// Whose soul it is (older souls: whoever holds the seat).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub identity_id: Option<String>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -229,14 +245,32 @@ pub fn identities(docs: &Docs) -> impl Iterator<Item = &AgentIdentity> {
         .filter_map(|(_, d)| d.as_identity())
 }
 
-/// Every soul version of `seat`, oldest first.
+/// Every soul version of the identity in `seat`, oldest first.
 pub fn souls(docs: &Docs, seat: Seat) -> Vec<&SoulDoc> {
+    identity(docs, seat).map_or_else(Vec::new, |d| souls_of(docs, d))
+}
+
+/// Every soul version of `who`, oldest first: its own, and (written before souls had owners)
+/// those of the seat it holds.
+pub fn souls_of<'a>(docs: &'a Docs, who: &AgentIdentity) -> Vec<&'a SoulDoc> {
+    let id = who.stable_id();
     let mut v: Vec<&SoulDoc> = docs
-        .range(format!("{TYPE_SOUL}:{seat}:")..format!("{TYPE_SOUL}:{seat};"))
+        .range(format!("{TYPE_SOUL}:")..format!("{TYPE_SOUL};"))
         .filter_map(|(_, d)| d.as_soul())
+        .filter(|s| match &s.identity_id {
+            Some(owner) => *owner == id,
+            None => s.seat == who.grid_position && who.retired_at.is_none(),
+        })
         .collect();
     v.sort_by_key(|s| s.version);
     v
+}
+
+/// The retired identities, in the Hall (recalled ones are seated again and not listed).
+pub fn hall(docs: &Docs) -> impl Iterator<Item = &AgentIdentity> {
+    docs.range("hall:".to_string().."hall;".to_string())
+        .filter_map(|(_, d)| d.as_identity())
+        .filter(|d| d.recalled_at.is_none())
 }
 
 /// Every message document, in id order.
@@ -245,9 +279,16 @@ pub fn messages(docs: &Docs) -> impl Iterator<Item = &MessageDoc> {
         .filter_map(|(_, d)| d.as_message())
 }
 
-/// The messages of one seat's thread, in time order (event id breaks ties).
+/// The thread of the identity in `seat`: its messages wherever it sat (and, written before
+/// messages had owners, the seat's), in time order (event id breaks ties).
 pub fn thread(docs: &Docs, seat: Seat) -> Vec<&MessageDoc> {
-    let mut v: Vec<&MessageDoc> = messages(docs).filter(|m| m.seat == seat).collect();
+    let current = identity(docs, seat).map(AgentIdentity::stable_id);
+    let mut v: Vec<&MessageDoc> = messages(docs)
+        .filter(|m| match &m.identity_id {
+            Some(owner) => Some(owner) == current.as_ref(),
+            None => m.seat == seat,
+        })
+        .collect();
     v.sort_by_key(|m| (m.created_at, m.event_id));
     v
 }

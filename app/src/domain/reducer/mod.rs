@@ -5,10 +5,12 @@
 //! brought back by a status report; a seat only becomes `alive` through `agent_registered` or a
 //! live `agent_process` (the lead's `agent_status` is a belief, recorded and never applied).
 
+mod hall;
 mod writes;
 
 use super::docs::{
-    identity, soul_id, AgentIdentity, Doc, DocWrite, Docs, Problem, SoulDoc, SpeakerType,
+    identity, identity_soul_id, soul_id, AgentIdentity, Doc, DocWrite, Docs, Problem, SoulDoc,
+    SpeakerType,
 };
 use super::events::{Event, EventKind};
 use super::permissions::{permission_id, updates_for, Decision, PermissionDoc, PermissionState};
@@ -50,6 +52,7 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
                     let mut d = AgentIdentity::new(s.seat, AgentStatus::Hatching);
                     d.created_at = Some(event.ts);
                     d.uuid = s.uuid.clone();
+                    d.identity_id = s.uuid.clone();
                     w.put_identity(d);
                 }
             }
@@ -280,6 +283,10 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
             p.decided_by = Some(*decided_by);
             p.decided_at = Some(event.ts);
         }),
+        EventKind::AgentKilled { seat, reason } => hall::retire(&mut w, event, *seat, reason),
+        EventKind::AgentRecalled { identity_id, seat } => {
+            hall::recall(&mut w, event, identity_id, *seat)
+        }
         EventKind::MarkerError { seat: None, .. }
         | EventKind::RuntimeError { seat: None, .. }
         | EventKind::Unknown => {}
@@ -363,7 +370,12 @@ fn register(w: &mut Writes, event: &Event, r: Registration<'_>) {
         if d.individuation_artifact.as_deref() != Some(soul.as_str()) {
             d.soul_version += 1;
             d.individuation_artifact = Some(soul.clone());
-            let id = soul_id(seat, d.soul_version);
+            // Souls belong to the identity; one without an id (older data) keeps the seat's.
+            let owner = d.identity_id.clone().or_else(|| d.uuid.clone());
+            let id = match &owner {
+                Some(owner) => identity_soul_id(owner, d.soul_version),
+                None => soul_id(seat, d.soul_version),
+            };
             w.put(
                 id.clone(),
                 Doc::Soul(SoulDoc {
@@ -373,6 +385,7 @@ fn register(w: &mut Writes, event: &Event, r: Registration<'_>) {
                     name: Some(name.to_string()),
                     text: soul.clone(),
                     created_at: event.ts,
+                    identity_id: owner,
                     extra: Default::default(),
                 }),
             );

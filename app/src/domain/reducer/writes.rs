@@ -71,6 +71,7 @@ impl<'a> Writes<'a> {
             server_session_id: event.session_id.clone(),
             created_at: event.ts,
             event_id: event.id,
+            identity_id: identity(self.docs, seat).map(AgentIdentity::stable_id),
             extra: Default::default(),
         };
         self.put(id, Doc::Message(doc));

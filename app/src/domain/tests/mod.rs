@@ -2,6 +2,7 @@
 
 mod buttons;
 mod docs;
+mod hall;
 mod markers;
 mod names;
 mod permissions;

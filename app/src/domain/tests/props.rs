@@ -100,6 +100,12 @@ fn kind() -> impl Strategy<Value = EventKind> {
                 }
             ),
         Just(EventKind::Unknown),
+        seat().prop_map(|seat| EventKind::AgentKilled { seat, reason: None }),
+        // Which of the identities summoned so far: `log` picks it.
+        (0u8..9, seat()).prop_map(|(who, seat)| EventKind::AgentRecalled {
+            identity_id: who.to_string(),
+            seat
+        }),
     ]
 }
 
@@ -111,9 +117,26 @@ fn log() -> impl Strategy<Value = Vec<Event>> {
     )
     .prop_map(|v| {
         let mut ts = 0;
+        // Every summoned egg gets an identity id of its own, as the runtime gives it; a recall
+        // names one of them.
+        let mut ids: Vec<String> = Vec::new();
         v.into_iter()
             .enumerate()
-            .map(|(i, (kind, dt, second))| {
+            .map(|(i, (mut kind, dt, second))| {
+                match &mut kind {
+                    EventKind::AgentsSummoned { seats } => {
+                        for s in seats.iter_mut() {
+                            let id = format!("id-{i}-{}", s.seat);
+                            ids.push(id.clone());
+                            s.uuid = Some(id);
+                        }
+                    }
+                    EventKind::AgentRecalled { identity_id, .. } => {
+                        let who: usize = identity_id.parse().unwrap_or(0);
+                        *identity_id = ids.get(who % ids.len().max(1)).cloned().unwrap_or_default();
+                    }
+                    _ => {}
+                }
                 ts += dt;
                 Event {
                     id: i as u64 + 1,
@@ -252,6 +275,26 @@ proptest! {
     }
 
     #[test]
+    fn an_identity_is_seated_once_or_in_the_hall_never_both(events in log()) {
+        let mut docs = Docs::new();
+        for e in &events {
+            let w = apply(&docs, e);
+            commit(&mut docs, w);
+            let seated: Vec<String> = super::super::docs::identities(&docs)
+                .filter(|d| d.status().is_visible())
+                .map(|d| d.stable_id())
+                .collect();
+            let mut unique = seated.clone();
+            unique.sort();
+            unique.dedup();
+            prop_assert_eq!(unique.len(), seated.len(), "seated once: {:?}", seated);
+            for h in super::super::docs::hall(&docs) {
+                prop_assert!(!seated.contains(&h.stable_id()), "{} seated and in the Hall", h.stable_id());
+            }
+        }
+    }
+
+    #[test]
     fn the_leads_belief_changes_no_seats_status(events in log()) {
         let mut docs = Docs::new();
         for e in &events {
@@ -265,13 +308,13 @@ proptest! {
     }
 
     #[test]
-    fn expired_seats_stay_expired_until_a_new_summon(events in log()) {
+    fn expired_seats_stay_expired_until_a_summon_or_a_recall_fills_them(events in log()) {
         let mut docs = Docs::new();
         for e in &events {
             let before = statuses(&docs);
             let w = apply(&docs, e);
             commit(&mut docs, w);
-            if matches!(e.kind, EventKind::AgentsSummoned { .. }) {
+            if matches!(e.kind, EventKind::AgentsSummoned { .. } | EventKind::AgentRecalled { .. }) {
                 continue;
             }
             for (seat, status) in statuses(&docs) {

@@ -1,0 +1,113 @@
+//! Identities leaving their seats and coming back: `agent_killed` retires the identity in a
+//! seat to the Hall with everything it was (the seat is empty after); `agent_recalled` seats a
+//! retired identity again, asleep, in an empty seat. Nothing is deleted: the Hall document keeps
+//! the identity, and its messages and souls are marked as its own before the seat is given up.
+
+use super::super::docs::{
+    hall_id, identity, identity_id, messages, Doc, Docs, MessageDoc, SoulDoc, TYPE_SOUL,
+};
+use super::super::events::Event;
+use super::super::palette::seat_style;
+use super::super::status::AgentStatus;
+use super::super::{Seat, LEAD_SEAT, SEATS};
+use super::writes::Writes;
+use super::AgentIdentity;
+
+/// Retires the identity in `seat` (not the lead's; an empty seat is left as it is).
+pub(super) fn retire(w: &mut Writes, event: &Event, seat: Seat, reason: &Option<String>) {
+    if seat == LEAD_SEAT || seat >= SEATS {
+        return;
+    }
+    let Some(d) = identity(w.docs, seat)
+        .filter(|d| d.status().is_visible())
+        .cloned()
+    else {
+        return;
+    };
+    let id = d.stable_id();
+    w.cancel_pending(Some(seat), event, "the agent was retired");
+    // What was written before messages and souls had owners is the retiring identity's.
+    for m in unowned_messages(w.docs, seat) {
+        let mut m = m.clone();
+        m.identity_id = Some(id.clone());
+        w.put(m.id.clone(), Doc::Message(m));
+    }
+    for s in unowned_souls(w.docs, seat) {
+        let mut s = s.clone();
+        s.identity_id = Some(id.clone());
+        w.put(s.id.clone(), Doc::Soul(s));
+    }
+    let mut retired = d.clone();
+    retired.id = hall_id(&id);
+    retired.identity_id = Some(id);
+    retired.retired_at = Some(event.ts);
+    retired.retired_reason = reason.clone();
+    retired.recalled_at = None;
+    retired.set_status(AgentStatus::Sleeping);
+    retired.process_state = None;
+    retired.process_reason = None;
+    retired.work_state = None;
+    retired.lead_belief = None;
+    w.put(retired.id.clone(), Doc::Identity(retired));
+    // The seat is empty: a placeholder that counts as vacant, keeping the seat's palette.
+    let mut empty = AgentIdentity::new(seat, AgentStatus::Expired);
+    empty.created_at = Some(event.ts);
+    w.put_identity(empty);
+}
+
+/// Seats the retired identity `id` in the empty `seat`, asleep; a name taken meanwhile (any
+/// case) by someone seated, an occupied seat or an identity not in the Hall change nothing.
+pub(super) fn recall(w: &mut Writes, event: &Event, id: &str, seat: Seat) {
+    if seat == LEAD_SEAT || seat >= SEATS {
+        return;
+    }
+    let Some(retired) = w
+        .docs
+        .get(&hall_id(id))
+        .and_then(Doc::as_identity)
+        .filter(|d| d.retired_at.is_some() && d.recalled_at.is_none())
+        .cloned()
+    else {
+        return;
+    };
+    if identity(w.docs, seat).is_some_and(|d| d.status().is_visible()) {
+        return;
+    }
+    let name = retired.name.as_deref().unwrap_or_default().to_lowercase();
+    let taken = super::super::docs::identities(w.docs).any(|d| {
+        d.status().is_visible()
+            && d.name.as_deref().map(str::to_lowercase).as_deref() == Some(name.as_str())
+    });
+    if taken {
+        return;
+    }
+    let mut seated = retired.clone();
+    seated.id = identity_id(seat);
+    seated.grid_position = seat;
+    // The colour and palette stay with the seat; the face stays with the identity.
+    if let Some(style) = seat_style(seat) {
+        seated.color = Some(style.color.to_string());
+        seated.color_name = Some(style.color_name.to_string());
+        seated.gender = Some(style.gender.to_string());
+    }
+    seated.retired_at = None;
+    seated.retired_reason = None;
+    seated.set_status(AgentStatus::Sleeping);
+    w.put_identity(seated);
+    let mut hall = retired;
+    hall.recalled_at = Some(event.ts);
+    w.put(hall.id.clone(), Doc::Identity(hall));
+}
+
+fn unowned_messages(docs: &Docs, seat: Seat) -> Vec<&MessageDoc> {
+    messages(docs)
+        .filter(|m| m.seat == seat && m.identity_id.is_none())
+        .collect()
+}
+
+fn unowned_souls(docs: &Docs, seat: Seat) -> Vec<&SoulDoc> {
+    docs.range(format!("{TYPE_SOUL}:")..format!("{TYPE_SOUL};"))
+        .filter_map(|(_, d)| d.as_soul())
+        .filter(|s| s.seat == seat && s.identity_id.is_none())
+        .collect()
+}

@@ -1,0 +1,157 @@
+//! Identity apart from seat: retiring leaves the seat empty and keeps the identity, with its
+//! messages and souls, in the Hall; recall seats it again elsewhere.
+
+use super::super::docs::{hall, souls, thread, Docs};
+use super::super::events::{EventKind, SummonedSeat};
+use super::super::status::AgentStatus;
+use super::super::wake::sleeping_seats;
+use super::super::LEAD_SEAT;
+use super::*;
+
+fn summon_with_ids(seats: &[(Seat, &str)]) -> EventKind {
+    EventKind::AgentsSummoned {
+        seats: seats
+            .iter()
+            .map(|(seat, id)| SummonedSeat {
+                seat: *seat,
+                uuid: Some(id.to_string()),
+            })
+            .collect(),
+    }
+}
+
+fn said(seat: Seat, id: &str, text: &str) -> EventKind {
+    EventKind::AgentMessage {
+        message_id: id.into(),
+        seat,
+        speaker_name: "someone".into(),
+        text: text.into(),
+        target_agent: None,
+    }
+}
+
+fn kill(seat: Seat) -> EventKind {
+    EventKind::AgentKilled {
+        seat,
+        reason: Some("retired by the human".into()),
+    }
+}
+
+fn recall(id: &str, seat: Seat) -> EventKind {
+    EventKind::AgentRecalled {
+        identity_id: id.into(),
+        seat,
+    }
+}
+
+/// Lyra (id `lyra-id`) in seat 0 says something, and is retired.
+fn lyra_retired() -> Docs {
+    let mut docs = Docs::new();
+    run(
+        &mut docs,
+        &[
+            ev(1, 0, summon_with_ids(&[(0, "lyra-id"), (1, "kael-id")])),
+            ev(2, 1, register(0, "Lyra", "I chose Lyra for the harp.")),
+            ev(3, 1, register(1, "Kael", "Kael.")),
+            ev(4, 2, said(0, "m1", "I was here first")),
+            ev(5, 3, kill(0)),
+        ],
+    );
+    docs
+}
+
+#[test]
+fn retiring_empties_the_seat_and_keeps_the_identity_in_the_hall() {
+    let docs = lyra_retired();
+    assert!(!seat(&docs, 0).status().is_visible(), "the seat is empty");
+    assert!(thread(&docs, 0).is_empty() && souls(&docs, 0).is_empty());
+    let retired: Vec<_> = hall(&docs).collect();
+    let [lyra] = &retired[..] else {
+        panic!("{retired:#?}")
+    };
+    assert_eq!(lyra.name.as_deref(), Some("Lyra"));
+    assert_eq!(lyra.retired_at, Some(3));
+    assert_eq!(lyra.retired_reason.as_deref(), Some("retired by the human"));
+    assert_eq!(
+        lyra.individuation_artifact.as_deref(),
+        Some("I chose Lyra for the harp.")
+    );
+    // Retiring the empty seat again, or the lead's, changes nothing.
+    let mut again = docs.clone();
+    run(&mut again, &[ev(6, 4, kill(0)), ev(7, 4, kill(LEAD_SEAT))]);
+    assert_eq!(again, docs);
+}
+
+#[test]
+fn a_new_agent_in_the_seat_starts_its_own_thread_and_souls() {
+    let mut docs = lyra_retired();
+    run(
+        &mut docs,
+        &[
+            ev(6, 4, summon_with_ids(&[(0, "zoe-id")])),
+            ev(7, 5, register(0, "Zoë", "I am Zoë.")),
+            ev(8, 6, said(0, "m2", "a new voice")),
+        ],
+    );
+    let texts: Vec<&str> = thread(&docs, 0).iter().map(|m| m.text.as_str()).collect();
+    assert_eq!(texts, ["a new voice"]);
+    let zoe: Vec<&str> = souls(&docs, 0).iter().map(|s| s.text.as_str()).collect();
+    assert_eq!(zoe, ["I am Zoë."]);
+    // Lyra's first soul is still there, under her own id.
+    assert!(docs.contains_key("soul:lyra-id:1"));
+}
+
+#[test]
+fn recall_seats_the_identity_again_with_its_history_and_the_seats_colour() {
+    let mut docs = lyra_retired();
+    let face = hall(&docs).next().unwrap().face_variant.clone();
+    run(&mut docs, &[ev(6, 4, recall("lyra-id", 3))]);
+    let lyra = seat(&docs, 3);
+    assert_eq!(lyra.name.as_deref(), Some("Lyra"));
+    assert_eq!(lyra.status(), AgentStatus::Sleeping);
+    assert_eq!(lyra.stable_id(), "lyra-id");
+    assert_eq!(lyra.face_variant, face, "the face stays with the identity");
+    assert_eq!(
+        lyra.color,
+        crate::domain::palette::seat_style(3).map(|s| s.color.to_string()),
+        "the colour stays with the seat"
+    );
+    let texts: Vec<&str> = thread(&docs, 3).iter().map(|m| m.text.as_str()).collect();
+    assert_eq!(texts, ["I was here first"]);
+    assert_eq!(souls(&docs, 3).len(), 1);
+    assert!(hall(&docs).next().is_none(), "no longer in the Hall");
+    assert_eq!(sleeping_seats(&docs), [3], "WAKE brings it back");
+}
+
+#[test]
+fn recall_changes_nothing_when_it_cannot_be_done() {
+    let docs = lyra_retired();
+    for (why, kind) in [
+        ("an occupied seat", recall("lyra-id", 1)),
+        ("the lead's seat", recall("lyra-id", LEAD_SEAT)),
+        ("not in the Hall", recall("nobody", 3)),
+        ("no such seat", recall("lyra-id", 9)),
+    ] {
+        let mut after = docs.clone();
+        run(&mut after, &[ev(6, 4, kind)]);
+        assert_eq!(after, docs, "{why}");
+    }
+    // A name taken meanwhile.
+    let mut taken = docs.clone();
+    run(
+        &mut taken,
+        &[
+            ev(6, 4, summon_with_ids(&[(0, "other-id")])),
+            ev(7, 5, register(0, "LYRA", "another")),
+        ],
+    );
+    let before = taken.clone();
+    run(&mut taken, &[ev(8, 6, recall("lyra-id", 3))]);
+    assert_eq!(taken, before);
+    // Recalled once, not twice.
+    let mut twice = docs.clone();
+    run(&mut twice, &[ev(6, 4, recall("lyra-id", 3))]);
+    let once = twice.clone();
+    run(&mut twice, &[ev(7, 5, recall("lyra-id", 5))]);
+    assert_eq!(twice, once);
+}

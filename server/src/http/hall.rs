@@ -1,0 +1,58 @@
+//! Retire, the Hall and recall over HTTP (types from `app::contract`).
+
+use app::contract::{
+    hall_entry, HallEntry, KillRequest, KillResponse, RecallRequest, SeatResponse,
+};
+use axum::extract::rejection::{JsonRejection, PathRejection};
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::Json;
+
+use crate::error::AppError;
+use crate::runtime::HallError;
+use crate::state::AppState;
+
+impl From<HallError> for AppError {
+    fn from(e: HallError) -> Self {
+        match e {
+            HallError::NotInHall(_) => AppError::NoSuch(e.to_string()),
+            HallError::Store(_) => AppError::Unavailable(e.to_string()),
+            _ => AppError::Conflict(e.to_string()),
+        }
+    }
+}
+
+/// `POST /api/agents/{pos}/kill {"cascade": bool}` → `200 {"retired": [id]}`; `409` for an
+/// empty seat or the lead's. (No identity has children yet: a cascade retires the one.)
+pub async fn kill(
+    State(state): State<AppState>,
+    pos: Result<Path<u8>, PathRejection>,
+    body: Result<Json<KillRequest>, JsonRejection>,
+) -> Result<Json<KillResponse>, AppError> {
+    let Path(pos) = pos?;
+    let Json(_request) = body?;
+    let retired = state.runtime.retire(pos, "retired by the human").await?;
+    Ok(Json(KillResponse { retired }))
+}
+
+/// `GET /api/hall`: the retired identities, most recently retired first.
+pub async fn hall(State(state): State<AppState>) -> Json<Vec<HallEntry>> {
+    let mut entries: Vec<HallEntry> = state
+        .store
+        .with_docs(|d| app::domain::docs::hall(d).map(hall_entry).collect());
+    entries.sort_by_key(|e| std::cmp::Reverse(e.retired_at));
+    Json(entries)
+}
+
+/// `POST /api/hall/{id}/recall {"seat"?}` → `202 {"seat": n}`; `404` for an id not in the
+/// Hall, `409` when no seat is empty (or the one asked for is not).
+pub async fn recall(
+    State(state): State<AppState>,
+    id: Result<Path<String>, PathRejection>,
+    body: Result<Json<RecallRequest>, JsonRejection>,
+) -> Result<(StatusCode, Json<SeatResponse>), AppError> {
+    let Path(id) = id?;
+    let Json(request) = body?;
+    let seat = state.runtime.recall(&id, request.seat).await?;
+    Ok((StatusCode::ACCEPTED, Json(SeatResponse { seat })))
+}

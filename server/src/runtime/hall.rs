@@ -1,0 +1,97 @@
+//! Retire and recall: an identity leaves its seat for the Hall (its process stopped first) and
+//! comes back into an empty seat, woken from its soul, its last session and the mail that
+//! waited.
+
+use app::domain::docs::{hall_id, identity, Doc};
+use app::domain::events::EventKind;
+use app::domain::{agent_seats, Seat, LEAD_SEAT, SEATS};
+
+use super::Runtime;
+
+/// Why a retire or a recall cannot be done.
+#[derive(Debug, thiserror::Error)]
+pub enum HallError {
+    #[error("seat {0} is not an agent's seat (0-8, not the lead's)")]
+    NotASeat(Seat),
+    #[error("seat {0} is empty: there is nobody to retire")]
+    Empty(Seat),
+    #[error("no retired identity has the id {0:?}")]
+    NotInHall(String),
+    #[error("seat {0} is not empty")]
+    Occupied(Seat),
+    #[error("no seat is empty: retire someone first")]
+    NoEmptySeat,
+    #[error("the identity could not take seat {0}: its name is taken by someone seated")]
+    Refused(Seat),
+    #[error("the store failed: {0}")]
+    Store(String),
+}
+
+impl Runtime {
+    /// Retires the identity in `seat`: its process group is stopped (bounded), then it leaves
+    /// the seat for the Hall. Returns the ids retired.
+    pub async fn retire(&self, seat: Seat, reason: &str) -> Result<Vec<String>, HallError> {
+        if seat == LEAD_SEAT || seat >= SEATS {
+            return Err(HallError::NotASeat(seat));
+        }
+        let id = self
+            .store()
+            .with_docs(|d| {
+                identity(d, seat)
+                    .filter(|i| i.status().is_visible())
+                    .map(|i| i.stable_id())
+            })
+            .ok_or(HallError::Empty(seat))?;
+        self.stop(seat, reason).await;
+        self.recorder()
+            .record(vec![EventKind::AgentKilled {
+                seat,
+                reason: Some(reason.to_string()),
+            }])
+            .await
+            .map_err(|e| HallError::Store(e.to_string()))?;
+        Ok(vec![id])
+    }
+
+    /// Seats the retired identity `id` again (in `seat`, or the first empty one) and wakes it.
+    pub async fn recall(&self, id: &str, seat: Option<Seat>) -> Result<Seat, HallError> {
+        let in_hall = self.store().with_docs(|d| {
+            d.get(&hall_id(id))
+                .and_then(Doc::as_identity)
+                .is_some_and(|h| h.retired_at.is_some() && h.recalled_at.is_none())
+        });
+        if !in_hall {
+            return Err(HallError::NotInHall(id.to_string()));
+        }
+        let empty = |s: Seat| {
+            self.store()
+                .with_docs(|d| identity(d, s).is_none_or(|i| !i.status().is_visible()))
+        };
+        let seat = match seat {
+            Some(s) if s == LEAD_SEAT || s >= SEATS => return Err(HallError::NotASeat(s)),
+            Some(s) if !empty(s) => return Err(HallError::Occupied(s)),
+            Some(s) => s,
+            None => agent_seats()
+                .find(|&s| empty(s))
+                .ok_or(HallError::NoEmptySeat)?,
+        };
+        // Held while it is recorded: a SUMMON at the same moment does not take the seat.
+        let reservation = self.reserve(seat).map_err(|_| HallError::Occupied(seat))?;
+        self.recorder()
+            .record(vec![EventKind::AgentRecalled {
+                identity_id: id.to_string(),
+                seat,
+            }])
+            .await
+            .map_err(|e| HallError::Store(e.to_string()))?;
+        drop(reservation);
+        let seated = self
+            .store()
+            .with_docs(|d| identity(d, seat).is_some_and(|i| i.stable_id() == id));
+        if !seated {
+            return Err(HallError::Refused(seat));
+        }
+        self.wake_only(Some(&[seat])).await;
+        Ok(seat)
+    }
+}

@@ -1,0 +1,114 @@
+//! Retire and recall through the running server: a retired agent's process stops and its seat
+//! empties; it waits in the Hall with its history; recall seats it in another empty seat and
+//! wakes it with the mail that waited.
+
+mod common;
+
+use app::contract::HallEntry;
+use app::domain::docs::{identity, thread};
+use app::domain::status::AgentStatus;
+use axum::http::StatusCode;
+use common::{call, get, post_json, wait_for};
+use serde_json::json;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_retired_agent_waits_in_the_hall_and_is_recalled_into_another_seat() {
+    let (_dir, state, router) = common::team().await;
+    // Wren talks, then is retired.
+    call(
+        &router,
+        post_json(
+            "/api/send",
+            json!({"text": "remember the window", "seat": 2}),
+        ),
+    )
+    .await;
+    wait_for(&state, "Wren answers", |d| {
+        thread(d, 2)
+            .iter()
+            .any(|m| m.speaker_name == "Wren" && m.text.contains("remember the window"))
+    })
+    .await;
+    let r = call(
+        &router,
+        post_json("/api/agents/2/kill", json!({"cascade": false})),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let retired = r.json()["retired"].as_array().unwrap().clone();
+    assert_eq!(retired.len(), 1);
+    let wren_id = retired[0].as_str().unwrap().to_string();
+    assert!(!state.runtime.running().contains(&2), "its process stopped");
+    state.store.with_docs(|d| {
+        assert!(
+            !identity(d, 2).unwrap().status().is_visible(),
+            "the seat is empty"
+        );
+        assert!(thread(d, 2).is_empty());
+    });
+    let hall: Vec<HallEntry> =
+        serde_json::from_str(&call(&router, get("/api/hall")).await.body).unwrap();
+    assert_eq!(hall.len(), 1);
+    assert_eq!(
+        (hall[0].id.as_str(), hall[0].name.as_deref()),
+        (wren_id.as_str(), Some("Wren"))
+    );
+    for (path, why) in [
+        ("/api/agents/2/kill", "an empty seat"),
+        ("/api/agents/4/kill", "the lead"),
+    ] {
+        let r = call(&router, post_json(path, json!({}))).await;
+        assert_eq!(r.status, StatusCode::CONFLICT, "{why}: {}", r.body);
+    }
+
+    // Mail for her arrives while she is in the Hall.
+    let inbox = state.runtime.mailboxes().path("wren").unwrap();
+    common::external_append_text(&inbox, "Orin", "for Wren, wherever she is");
+    let r = call(
+        &router,
+        post_json(&format!("/api/hall/{wren_id}/recall"), json!({"seat": 1})),
+    )
+    .await;
+    assert_eq!(
+        r.status,
+        StatusCode::CONFLICT,
+        "seat 1 is taken: {}",
+        r.body
+    );
+    let r = call(&router, post_json("/api/hall/nobody/recall", json!({}))).await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND, "{}", r.body);
+
+    // Sable retires; Wren comes back in Sable's seat, with her history and her mail.
+    call(&router, post_json("/api/agents/5/kill", json!({}))).await;
+    let r = call(
+        &router,
+        post_json(&format!("/api/hall/{wren_id}/recall"), json!({"seat": 5})),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.body);
+    assert_eq!(r.json()["seat"], 5);
+    wait_for(
+        &state,
+        "Wren awake in seat 5 with the mail that waited",
+        |d| {
+            identity(d, 5).is_some_and(|i| {
+                i.name.as_deref() == Some("Wren") && i.status() == AgentStatus::Alive
+            }) && thread(d, 5).iter().any(|m| {
+                m.speaker_name == "Wren"
+                    && m.text.contains("1 letters waited for me")
+                    && m.text.contains("for Wren, wherever she is")
+            })
+        },
+    )
+    .await;
+    state.store.with_docs(|d| {
+        assert!(
+            thread(d, 5).iter().any(|m| m.text == "remember the window"),
+            "her earlier thread came with her"
+        );
+        let hall: Vec<_> = app::domain::docs::hall(d).map(|h| h.name.clone()).collect();
+        assert_eq!(hall, [Some("Sable".to_string())]);
+    });
+    common::assert_no_impossible_transitions(&state);
+    soulgrid::shut_down(&state).await;
+}
