@@ -12,6 +12,7 @@ use crate::live::provide_live;
 use crate::ui::composer::Composer;
 use crate::ui::detail::AgentDetail;
 use crate::ui::grid::Grid;
+use crate::ui::hall::Hall;
 use crate::ui::thread::Thread;
 
 /// The HTML document around the app, rendered by the server.
@@ -153,7 +154,10 @@ fn Console(snapshot: Snapshot) -> impl IntoView {
                 </span>
             </header>
             <div class="panes">
-                <Grid docs=live.docs lead_name=lead_name selected=selected unread=unread/>
+                <div class="side">
+                    <Grid docs=live.docs lead_name=lead_name selected=selected unread=unread/>
+                    <Hall/>
+                </div>
                 <div class="conversation">
                     <Thread seat=selected/>
                     <Composer seat=selected/>

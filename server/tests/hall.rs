@@ -112,3 +112,42 @@ async fn a_retired_agent_waits_in_the_hall_and_is_recalled_into_another_seat() {
     common::assert_no_impossible_transitions(&state);
     soulgrid::shut_down(&state).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_lead_retires_and_recalls_by_marker() {
+    let (_dir, state, router) = common::team().await;
+    call(
+        &router,
+        post_json("/api/send", json!({"text": "kill: Kael"})),
+    )
+    .await;
+    wait_for(&state, "Kael in the Hall", |d| {
+        app::domain::docs::hall(d).any(|h| h.name.as_deref() == Some("Kael"))
+            && !identity(d, 1).unwrap().status().is_visible()
+    })
+    .await;
+    call(
+        &router,
+        post_json("/api/send", json!({"text": "recall: kael"})),
+    )
+    .await;
+    wait_for(&state, "Kael back in his seat, awake", |d| {
+        identity(d, 1)
+            .is_some_and(|i| i.name.as_deref() == Some("Kael") && i.status() == AgentStatus::Alive)
+            && app::domain::docs::hall(d).next().is_none()
+    })
+    .await;
+    // Someone not in the Hall: said on the lead's seat.
+    call(
+        &router,
+        post_json("/api/send", json!({"text": "recall: Nobody"})),
+    )
+    .await;
+    wait_for(&state, "the lead told why", |d| {
+        identity(d, app::domain::LEAD_SEAT)
+            .and_then(|l| l.last_problem.as_ref())
+            .is_some_and(|p| p.message.contains("recall Nobody"))
+    })
+    .await;
+    soulgrid::shut_down(&state).await;
+}

@@ -431,3 +431,30 @@ fn a_name_like_a_seated_one_gets_an_inbox_of_its_own() {
         "{out:#?}"
     );
 }
+
+#[test]
+fn only_the_lead_retires_and_recalls() {
+    let kill = text_line("[ACTION] {\"action\":\"kill\",\"name\":\"Lyra\"}");
+    let recall = text_line("[ACTION] {\"action\":\"recall\",\"name\":\"Lyra\"}");
+    let mut lead = Translator::new(4, Some("Julian".into()), false);
+    assert_eq!(
+        lead.on_line(&kill, &Docs::new()).requests,
+        [LeadRequest::Kill {
+            name: "Lyra".into()
+        }]
+    );
+    assert_eq!(
+        lead.on_line(&recall, &Docs::new()).requests,
+        [LeadRequest::Recall {
+            name: "Lyra".into()
+        }]
+    );
+    let mut agent = Translator::new(0, Some("Kael".into()), false);
+    for line in [kill, recall] {
+        let out = agent.on_line(&line, &Docs::new());
+        assert!(out.requests.is_empty());
+        assert!(out.events.iter().any(
+            |e| matches!(e, EventKind::MarkerError { error, .. } if error.contains("only the lead"))
+        ));
+    }
+}

@@ -2,17 +2,17 @@
 
 use super::docs::{identities, Docs};
 use super::status::AgentStatus;
-use super::LEAD_SEAT;
+use super::{LEAD_SEAT, SEATS};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GridButton {
-    /// No agent is visible: the first ceremony.
+    /// Some agent seat is empty (at first, all of them: the first ceremony).
     Summon,
     /// Some agent is sleeping.
     Wake,
     /// An operation is in flight (ephemeral UI state): shown disabled.
     Waking,
-    /// Every agent is alive, or eggs are hatching: nothing to press.
+    /// Every seat holds an agent that is alive or hatching: nothing to press.
     None,
 }
 
@@ -38,10 +38,12 @@ pub fn grid_button(docs: &Docs, in_flight: bool) -> GridButton {
         .map(|d| d.status())
         .filter(|s| s.is_visible())
         .collect();
-    if visible.is_empty() {
-        GridButton::Summon
-    } else if visible.contains(&AgentStatus::Sleeping) {
+    let seats = usize::from(SEATS) - 1;
+    if visible.contains(&AgentStatus::Sleeping) {
         GridButton::Wake
+    } else if visible.len() < seats {
+        // Empty seats (never filled, an egg that expired, an agent retired): SUMMON fills them.
+        GridButton::Summon
     } else {
         GridButton::None
     }

@@ -1,7 +1,8 @@
 //! Markers in an agent's text (DESIGN §6): one per line, parsed only from complete lines and
 //! stripped from what is displayed.
 //!
-//! - `[ACTION] {json}` with `"action"`: `register`, `status`, `summon`, `dismiss`, `route`, `state`
+//! - `[ACTION] {json}` with `"action"`: `register`, `status`, `summon`, `dismiss`, `kill`,
+//!   `recall`, `route`, `state`
 //! - legacy `[AGENT_REGISTERED] {json}` (a register) and `[AGENT_STATUS] {json}` (a status)
 //! - `[STATE:name]`
 //!
@@ -73,6 +74,16 @@ pub enum Marker {
         count: Option<u8>,
     },
     Dismiss {
+        name: String,
+    },
+    /// Retire the agent called `name` to the Hall (`cascade`: its descendants too).
+    Kill {
+        name: String,
+        #[serde(default)]
+        cascade: bool,
+    },
+    /// Seat the retired identity called `name` again (in the first empty seat) and wake it.
+    Recall {
         name: String,
     },
     Route {

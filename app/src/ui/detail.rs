@@ -44,6 +44,23 @@ pub fn AgentDetail(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                         let path = format!("/api/agents/{}/dismiss", d.grid_position);
                         view! { <PostButton label=label path=path/> }
                     })}
+                    {(d.grid_position != crate::domain::LEAD_SEAT && d.status().is_visible()).then(|| {
+                        let name = d.name.clone().unwrap_or_else(|| "this agent".into());
+                        let path = format!("/api/agents/{}/kill", d.grid_position);
+                        view! {
+                            <details class="retire">
+                                <summary>"Retire…"</summary>
+                                <p>
+                                    {format!(
+                                        "{name}'s process stops and {name} leaves this seat for the Hall, with \
+                                         every soul, message and memory. The seat becomes empty; {name} can be \
+                                         recalled into an empty seat later."
+                                    )}
+                                </p>
+                                <PostButton label=format!("Retire {name}") path=path/>
+                            </details>
+                        }
+                    })}
                     <dl>
                         {row("Status", Some(d.status().as_str().to_string()))}
                         {belief.map(|text| view! { <dt>"The lead's belief"</dt><dd class="belief">{text}</dd> })}

@@ -5,6 +5,7 @@ pub mod composer;
 pub mod detail;
 pub mod face;
 pub mod grid;
+pub mod hall;
 pub mod permission;
 pub mod presence;
 pub mod thread;

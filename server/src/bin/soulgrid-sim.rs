@@ -9,7 +9,8 @@
 //! - to a wake prompt (`You are waking up.`): a greeting that quotes its soul's first line;
 //! - as the lead (system prompt names it the lead), to a message containing `status`:
 //!   `[ACTION] {"action":"status","agents":[…]}` listing the names after `status:`; to
-//!   `route:<name>:<text>`, `[ACTION] {"action":"route","to":<name>,"text":<text>}`;
+//!   `route:<name>:<text>`, `[ACTION] {"action":"route","to":<name>,"text":<text>}`; to
+//!   `kill:<name>` and `recall:<name>`, those actions;
 //! - otherwise a short reply quoting the message.
 //!
 //! Knobs (in any message but a wake prompt, whose transcript is history):
@@ -240,10 +241,26 @@ impl Sim {
                 false => position(input).unwrap_or(0),
             };
             self.seat = Some(seat);
+            // The seat's folder remembers the newborns before: the next one is `Wren 2`, …
+            let born = std::path::Path::new(".soulgrid-sim").join("registered");
+            let before = std::fs::read_to_string(&born).map_or(0, |b| b.lines().count());
+            let own = match (before, again) {
+                (0, _) | (_, true) => NAMES[seat % NAMES.len()].to_string(),
+                (n, false) => format!("{} {}", NAMES[seat % NAMES.len()], n + 1),
+            };
             let name = match (&self.first_name, again && !self.stubborn) {
                 (Some(first), false) => first.clone(),
-                _ => NAMES[seat % NAMES.len()].to_string(),
+                _ => own,
             };
+            if !again {
+                if let Ok(mut f) = std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(&born)
+                {
+                    let _ = writeln!(f, "{name}");
+                }
+            }
             self.name = Some(name.clone());
             // Blocks are separated by two blank lines: each becomes its own assistant line.
             return format!(
@@ -281,6 +298,18 @@ impl Sim {
                     "I will pass that on.\n[ACTION] {}",
                     json!({"action": "route", "to": to.trim(), "text": text.trim()})
                 );
+            }
+            for action in ["kill", "recall"] {
+                if let Some(name) = input
+                    .split(&format!("{action}:"))
+                    .nth(1)
+                    .and_then(|r| r.lines().next())
+                {
+                    return format!(
+                        "As you wish.\n[ACTION] {}",
+                        json!({"action": action, "name": name.trim()})
+                    );
+                }
             }
             if let Some(list) = input.split("status:").nth(1) {
                 let agents: Vec<Value> = list

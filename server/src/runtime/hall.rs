@@ -28,6 +28,16 @@ pub enum HallError {
 }
 
 impl Runtime {
+    /// A request of the lead's that could not be carried out, said on the lead's seat.
+    pub(super) async fn lead_marker_error(&self, line: &str, error: &str) {
+        self.record(vec![EventKind::MarkerError {
+            seat: Some(LEAD_SEAT),
+            line: line.to_string(),
+            error: error.to_string(),
+        }])
+        .await;
+    }
+
     /// Retires the identity in `seat`: its process group is stopped (bounded), then it leaves
     /// the seat for the Hall. Returns the ids retired.
     pub async fn retire(&self, seat: Seat, reason: &str) -> Result<Vec<String>, HallError> {

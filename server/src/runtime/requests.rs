@@ -1,5 +1,5 @@
-//! What an agent asks of the runtime with a marker (the lead's `summon` and `dismiss`, anyone's
-//! `route`), carried out apart from the process that asked: a request may stop that very process.
+//! What an agent asks of the runtime with a marker (the lead's `summon`, `dismiss`, `kill` and
+//! `recall`, anyone's `route`), carried out apart from the process that asked: a request may stop that very process.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -29,6 +29,37 @@ async fn handle_inner(rt: &Runtime, request: LeadRequest) {
                 .with_docs(|d| app::domain::docs::seat_named(d, &name))
             {
                 rt.stop(seat, "dismissed by the lead").await;
+            }
+        }
+        LeadRequest::Kill { name } => {
+            let seat = rt
+                .store()
+                .with_docs(|d| app::domain::docs::seat_named(d, &name));
+            let result = match seat {
+                Some(seat) => rt.retire(seat, "retired by the lead").await.map(|_| ()),
+                None => Err(super::HallError::NotInHall(name.clone())),
+            };
+            if let Err(e) = result {
+                rt.lead_marker_error(&format!("kill {name}"), &e.to_string())
+                    .await;
+            }
+        }
+        LeadRequest::Recall { name } => {
+            let folded = app::domain::names::fold(&name);
+            let id = rt.store().with_docs(|d| {
+                app::domain::docs::hall(d)
+                    .find(|h| {
+                        h.name.as_deref().map(app::domain::names::fold) == Some(folded.clone())
+                    })
+                    .map(|h| h.stable_id())
+            });
+            let result = match id {
+                Some(id) => rt.recall(&id, None).await.map(|_| ()),
+                None => Err(super::HallError::NotInHall(name.clone())),
+            };
+            if let Err(e) = result {
+                rt.lead_marker_error(&format!("recall {name}"), &e.to_string())
+                    .await;
             }
         }
         LeadRequest::Route { from, to, text } => rt.route(&from, &to, &text).await,

@@ -19,6 +19,14 @@ pub enum LeadRequest {
     Dismiss {
         name: String,
     },
+    /// Retire the agent called `name` to the Hall.
+    Kill {
+        name: String,
+    },
+    /// Seat the retired identity called `name` again, and wake it.
+    Recall {
+        name: String,
+    },
     /// A message for another agent, from the one that wrote the marker.
     Route {
         from: String,
@@ -364,6 +372,12 @@ impl Translator {
             Marker::Summon { .. } if self.is_lead() => out.requests.push(LeadRequest::Summon),
             Marker::Dismiss { name } if self.is_lead() => {
                 out.requests.push(LeadRequest::Dismiss { name })
+            }
+            Marker::Kill { name, .. } if self.is_lead() => {
+                out.requests.push(LeadRequest::Kill { name })
+            }
+            Marker::Recall { name } if self.is_lead() => {
+                out.requests.push(LeadRequest::Recall { name })
             }
             Marker::Route { to, text } => out.requests.push(LeadRequest::Route {
                 from: self.speaker(),

@@ -63,10 +63,18 @@ fn any_sleeping_agent_means_wake() {
 #[test]
 fn all_alive_means_no_button() {
     let mut docs = Docs::new();
-    run(
-        &mut docs,
-        &[ev(1, 0, summon(&[0])), ev(2, 1, register(0, "A", "a"))],
-    );
+    let seats: Vec<Seat> = crate::domain::agent_seats().collect();
+    run(&mut docs, &[ev(1, 0, summon(&seats))]);
+    for (i, &seat) in seats.iter().enumerate() {
+        run(
+            &mut docs,
+            &[ev(
+                2 + i as u64,
+                1,
+                register(seat, &format!("A{seat}"), "a"),
+            )],
+        );
+    }
     assert_eq!(grid_button(&docs, false), GridButton::None);
     assert_eq!(GridButton::None.label(), None);
 }
@@ -75,4 +83,29 @@ fn all_alive_means_no_button() {
 fn in_flight_means_waking_whatever_the_documents() {
     assert_eq!(grid_button(&Docs::new(), true), GridButton::Waking);
     assert_eq!(GridButton::Waking.label(), Some("WAKING…"));
+}
+
+#[test]
+fn an_empty_seat_beside_awake_agents_means_summon() {
+    let mut docs = Docs::new();
+    run(
+        &mut docs,
+        &[
+            ev(1, 0, summon(&[0, 1])),
+            ev(2, 1, register(0, "A", "a")),
+            ev(3, 1, register(1, "B", "b")),
+            ev(
+                4,
+                2,
+                EventKind::AgentKilled {
+                    seat: 1,
+                    reason: None,
+                },
+            ),
+        ],
+    );
+    assert_eq!(grid_button(&docs, false), GridButton::Summon);
+    // Sleeping agents come first: WAKE, then the empty seats.
+    run(&mut docs, &[ev(5, 3, process(0, ProcessState::Stopped))]);
+    assert_eq!(grid_button(&docs, false), GridButton::Wake);
 }

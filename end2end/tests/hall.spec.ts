@@ -1,0 +1,47 @@
+import { test, expect, openHydrated } from '../support/page';
+import { startServer, RunningServer } from '../support/server';
+
+// Its own server: retiring and recalling change the team.
+let server: RunningServer;
+test.beforeAll(async () => {
+  server = await startServer();
+});
+test.afterAll(async () => {
+  await server?.stop();
+});
+
+test('retire an agent, see it in the Hall, summon a newcomer into its seat, recall it into another seat', async ({ page }) => {
+  await openHydrated(page, server.url);
+  await page.getByRole('button', { name: 'SUMMON' }).click();
+  await expect(page.locator('.cell:not(.lead)[data-status="alive"]')).toHaveCount(8, { timeout: 20_000 });
+  const wren = (await page.locator('.cell[data-seat="2"] .name').textContent())!;
+
+  // Retire… asks first, saying what happens.
+  await page.locator('.cell[data-seat="2"]').click();
+  await page.locator('.agent-detail > summary').click();
+  await page.locator('.agent-detail .retire > summary').click();
+  await expect(page.locator('.agent-detail .retire')).toContainText('leaves this seat for the Hall');
+  await page.getByRole('button', { name: `Retire ${wren}` }).click();
+  await expect(page.locator('.cell[data-seat="2"]')).toHaveAttribute('data-status', 'empty');
+  const entry = page.locator('.hall .hall-entry', { hasText: wren });
+  await expect(entry).toHaveCount(1);
+  await expect(entry).toContainText('retired by the human');
+  await expect(entry.locator('.soul-lines')).toContainText(`I am ${wren}`);
+
+  // The empty seat is offered to SUMMON: a newcomer takes it.
+  await page.getByRole('button', { name: 'SUMMON' }).click();
+  await expect(page.locator('.cell[data-seat="2"]')).toHaveAttribute('data-status', 'alive', { timeout: 20_000 });
+  await expect(page.locator('.cell[data-seat="2"] .name')).not.toHaveText(wren);
+
+  // Another seat empties; the retired one is recalled into it and wakes there.
+  const sable = (await page.locator('.cell[data-seat="5"] .name').textContent())!;
+  await page.locator('.cell[data-seat="5"]').click();
+  await page.locator('.agent-detail .retire > summary').click();
+  await page.getByRole('button', { name: `Retire ${sable}` }).click();
+  await expect(page.locator('.cell[data-seat="5"]')).toHaveAttribute('data-status', 'empty');
+  await entry.getByRole('button', { name: `Recall ${wren}` }).click();
+  await expect(page.locator('.cell[data-seat="5"] .name')).toHaveText(wren, { timeout: 20_000 });
+  await expect(page.locator('.cell[data-seat="5"]')).toHaveAttribute('data-status', 'alive', { timeout: 20_000 });
+  await expect(page.locator('.hall .hall-entry', { hasText: wren })).toHaveCount(0);
+  await expect(page.locator('.hall .hall-entry', { hasText: sable })).toHaveCount(1);
+});
