@@ -9,6 +9,7 @@ use crate::domain::docs::{messages, SpeakerType};
 use crate::domain::{LEAD_SEAT, SEATS};
 use crate::functions::{get_snapshot, Snapshot};
 use crate::live::provide_live;
+use crate::ui::agent_page::AgentPage;
 use crate::ui::composer::Composer;
 use crate::ui::detail::AgentDetail;
 use crate::ui::grid::Grid;
@@ -78,6 +79,7 @@ pub fn App() -> impl IntoView {
                 // the thread are in the HTML itself (readable without JavaScript), never a
                 // fallback swapped out later by a script.
                 <Route path=path!("/") view=Home ssr=SsrMode::Async/>
+                <Route path=path!("/agents/:id") view=AgentPage ssr=SsrMode::Async/>
             </Routes>
         </Router>
     }

@@ -45,3 +45,39 @@ test('retire an agent, see it in the Hall, summon a newcomer into its seat, reca
   await expect(page.locator('.hall .hall-entry', { hasText: wren })).toHaveCount(0);
   await expect(page.locator('.hall .hall-entry', { hasText: sable })).toHaveCount(1);
 });
+
+test("an agent's own page: its soul and thread, linkable, and still there once it is retired", async ({ page }) => {
+  await openHydrated(page, server.url);
+  const alive = page.locator('.cell:not(.lead)[data-status="alive"]');
+  if ((await alive.count()) === 0) {
+    await page.getByRole('button', { name: 'SUMMON' }).click();
+  }
+  await expect(page.locator('.cell[data-seat="1"]')).toHaveAttribute('data-status', 'alive', { timeout: 20_000 });
+  const kael = (await page.locator('.cell[data-seat="1"] .name').textContent())!;
+  await page.locator('.cell[data-seat="1"]').click();
+  const box = page.getByLabel('Message');
+  await box.fill('a line for the page');
+  await box.press('Enter');
+  await expect(page.locator('.thread .msg[data-speaker-type="agent"]', { hasText: 'a line for the page' })).toHaveCount(1, { timeout: 10_000 });
+
+  await page.locator('.agent-detail > summary').click();
+  await page.locator('.agent-page-link').click();
+  await expect(page.locator('body[data-hydrated="true"]')).toBeAttached();
+  await expect(page.locator('.agent-page h1')).toHaveText(kael);
+  await expect(page.locator('.agent-page .place')).toContainText('Seat 2');
+  await expect(page.locator('.agent-page .soul-version .soul-text')).toContainText(`I am ${kael}`);
+  await expect(page.locator('.agent-page .thread .msg', { hasText: 'a line for the page' })).toHaveCount(2);
+  const url = page.url();
+
+  // Retired, the same address still shows it, now in the Hall.
+  const seat1 = await (await fetch(`${server.url}/api/agents/1/kill`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  })).json();
+  expect(seat1.retired).toHaveLength(1);
+  await openHydrated(page, url);
+  await expect(page.locator('.agent-page .place')).toContainText('In the Hall since');
+  await expect(page.locator('.agent-page .thread .msg', { hasText: 'a line for the page' })).toHaveCount(2);
+  await expect(page.getByRole('button', { name: `Recall ${kael}` })).toBeVisible();
+});

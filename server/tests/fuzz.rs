@@ -65,6 +65,9 @@ fn request() -> impl Strategy<Value = (String, String, Vec<u8>)> {
         prop_oneof![
             segment().prop_map(|s| format!("/api/agents/{s}/dismiss")),
             segment().prop_map(|s| format!("/api/agents/{s}/interrupt")),
+            segment().prop_map(|s| format!("/api/agents/{s}/kill")),
+            segment().prop_map(|s| format!("/api/hall/{s}/recall")),
+            Just("/api/hall".to_string()),
             segment().prop_map(|s| format!("/api/permissions/{s}")),
             Just("/api/send".to_string()),
             segment().prop_map(|s| format!("/api/{s}")),

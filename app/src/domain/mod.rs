@@ -6,6 +6,7 @@
 //! inside events, which keeps every function deterministic and property-testable.
 
 pub mod buttons;
+pub mod diff;
 pub mod docs;
 pub mod events;
 pub mod mail;

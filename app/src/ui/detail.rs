@@ -61,6 +61,9 @@ pub fn AgentDetail(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                             </details>
                         }
                     })}
+                    <p><a class="agent-page-link" href=format!("/agents/{}", d.stable_id())>
+                        {format!("{}'s page", d.name.clone().unwrap_or_else(|| "This agent".into()))}
+                    </a></p>
                     <dl>
                         {row("Status", Some(d.status().as_str().to_string()))}
                         {belief.map(|text| view! { <dt>"The lead's belief"</dt><dd class="belief">{text}</dd> })}

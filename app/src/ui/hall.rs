@@ -36,7 +36,7 @@ pub fn Hall() -> impl IntoView {
                                 let path = format!("/api/hall/{}/recall", e.id);
                                 view! {
                                     <li class="hall-entry" data-identity=e.id.clone()>
-                                        <strong class="name">{name.clone()}</strong>
+                                        <a class="name" href=format!("/agents/{}", e.id)>{name.clone()}</a>
                                         <span class="muted">" · " {left}</span>
                                         {e.soul.clone().map(|s| view! { <p class="soul-lines">{s}</p> })}
                                         <PostButton label=format!("Recall {name}") path=path/>

@@ -1,5 +1,6 @@
 //! Components of the console.
 
+pub mod agent_page;
 pub mod cell;
 pub mod composer;
 pub mod detail;

@@ -70,7 +70,7 @@ impl Runtime {
         if seats.is_empty() {
             return Ok(seats);
         }
-        let summoned = seats
+        let summoned: Vec<SummonedSeat> = seats
             .iter()
             .map(|&seat| SummonedSeat {
                 seat,
@@ -81,12 +81,26 @@ impl Runtime {
             .store
             .append(
                 &self.inner.session.id(),
-                EventKind::AgentsSummoned { seats: summoned },
+                EventKind::AgentsSummoned {
+                    seats: summoned.clone(),
+                },
             )
             .await?;
+        // Only the seats that got this summon's egg: one filled meanwhile (a recall between the
+        // choice and the reservation) keeps its agent, and no newborn is started there.
+        let placed: Vec<Seat> = self.inner.store.with_docs(|docs| {
+            summoned
+                .iter()
+                .filter(|s| identity(docs, s.seat).is_some_and(|d| d.uuid == s.uuid))
+                .map(|s| s.seat)
+                .collect()
+        });
         let data_dir = &self.inner.config.data_dir;
         for reservation in reserved {
             let seat = reservation.seat();
+            if !placed.contains(&seat) {
+                continue;
+            }
             let spec = Spec {
                 seat,
                 name: None,
@@ -99,7 +113,7 @@ impl Runtime {
                 tracing::warn!(seat, error = %e, "summoning failed for a seat");
             }
         }
-        Ok(seats)
+        Ok(placed)
     }
 
     /// WAKE: a fresh session for each sleeping agent, whose first message is its wake prompt

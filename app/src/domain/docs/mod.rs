@@ -283,12 +283,31 @@ pub fn messages(docs: &Docs) -> impl Iterator<Item = &MessageDoc> {
 /// messages had owners, the seat's), in time order (event id breaks ties).
 pub fn thread(docs: &Docs, seat: Seat) -> Vec<&MessageDoc> {
     let current = identity(docs, seat).map(AgentIdentity::stable_id);
-    let mut v: Vec<&MessageDoc> = messages(docs)
-        .filter(|m| match &m.identity_id {
-            Some(owner) => Some(owner) == current.as_ref(),
-            None => m.seat == seat,
-        })
-        .collect();
+    thread_where(docs, |m| match &m.identity_id {
+        Some(owner) => Some(owner) == current.as_ref(),
+        None => m.seat == seat,
+    })
+}
+
+/// The thread of `who`, seated or in the Hall (where its messages are all marked its own).
+pub fn thread_of<'a>(docs: &'a Docs, who: &AgentIdentity) -> Vec<&'a MessageDoc> {
+    if who.retired_at.is_none() {
+        return thread(docs, who.grid_position);
+    }
+    let id = who.stable_id();
+    thread_where(docs, |m| m.identity_id.as_deref() == Some(id.as_str()))
+}
+
+/// An identity by its stable id: seated, or in the Hall.
+pub fn identity_by_id<'a>(docs: &'a Docs, id: &str) -> Option<&'a AgentIdentity> {
+    identities(docs)
+        .filter(|d| d.status().is_visible())
+        .find(|d| d.stable_id() == id)
+        .or_else(|| docs.get(&hall_id(id)).and_then(Doc::as_identity))
+}
+
+fn thread_where(docs: &Docs, keep: impl Fn(&MessageDoc) -> bool) -> Vec<&MessageDoc> {
+    let mut v: Vec<&MessageDoc> = messages(docs).filter(|m| keep(m)).collect();
     v.sort_by_key(|m| (m.created_at, m.event_id));
     v
 }

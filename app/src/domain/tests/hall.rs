@@ -155,3 +155,23 @@ fn recall_changes_nothing_when_it_cannot_be_done() {
     run(&mut twice, &[ev(7, 5, recall("lyra-id", 5))]);
     assert_eq!(twice, once);
 }
+
+#[test]
+fn an_identity_is_found_by_its_id_seated_or_in_the_hall_with_its_thread() {
+    use super::super::docs::{identity_by_id, souls_of, thread_of};
+    let mut docs = lyra_retired();
+    let lyra = identity_by_id(&docs, "lyra-id").unwrap().clone();
+    assert!(lyra.retired_at.is_some());
+    let texts: Vec<&str> = thread_of(&docs, &lyra)
+        .iter()
+        .map(|m| m.text.as_str())
+        .collect();
+    assert_eq!(texts, ["I was here first"]);
+    assert_eq!(souls_of(&docs, &lyra).len(), 1);
+    assert_eq!(identity_by_id(&docs, "kael-id").unwrap().grid_position, 1);
+    assert!(identity_by_id(&docs, "nobody").is_none());
+    run(&mut docs, &[ev(6, 4, recall("lyra-id", 3))]);
+    let seated = identity_by_id(&docs, "lyra-id").unwrap();
+    assert_eq!((seated.grid_position, seated.retired_at), (3, None));
+    assert_eq!(thread_of(&docs, seated).len(), 1);
+}
