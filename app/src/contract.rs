@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::domain::permissions::{Decision, PermissionState};
 use crate::domain::Seat;
 
 /// `POST /api/send`: a message from the human. It addresses a seat (`seat`); `targetAgent`, a
@@ -75,4 +76,64 @@ pub fn hall_entry(d: &crate::domain::docs::AgentIdentity) -> HallEntry {
             .map(|s| s.lines().take(3).collect::<Vec<_>>().join("\n")),
         parent_id: d.parent_uuid.clone(),
     }
+}
+
+/// What happened to a message for an agent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Delivery {
+    /// Written to the running process's stdin.
+    Delivered,
+    /// The lead was not running: it was started with the message.
+    Started,
+    /// The agent sleeps: the message waits for its wake.
+    Queued,
+    /// The agent's process cannot be started: the lead was given the message instead.
+    Relayed,
+}
+
+/// The answer to `POST /api/send` (`202`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SendResponse {
+    pub event_id: u64,
+    pub seat: Seat,
+    pub delivery: Delivery,
+}
+
+/// The seats SUMMON or WAKE started (`202`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SeatsResponse {
+    pub seats: Vec<Seat>,
+}
+
+/// `POST /api/permissions/{id}`: the human's answer to a permission request.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PermissionAnswer {
+    pub decision: Decision,
+    /// For a denial: what the agent is told.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// With `allow_always`: the index of the one suggestion to apply (default: all).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suggestion: Option<usize>,
+}
+
+/// Where a permission request stands after the answer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PermissionAnswered {
+    pub request_id: String,
+    pub state: PermissionState,
+}
+
+/// `POST /api/session/end`: the events that ended the session and began the next.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionEnded {
+    pub end_event_id: u64,
+    pub session: String,
+    pub start_event_id: u64,
 }

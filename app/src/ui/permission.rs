@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::domain::permissions::{input_preview, suggestion_texts, PermissionDoc};
+use crate::domain::permissions::{input_preview, suggestion_texts, Decision, PermissionDoc};
 use crate::domain::time;
 
 #[component]
@@ -16,13 +16,18 @@ pub fn PermissionCard(p: PermissionDoc, who: String) -> impl IntoView {
         crate::api::path_segment(&p.request_id)
     );
     // `suggestion`: with `allow_always`, the index of the suggested rule to keep.
-    let answer = move |decision: &'static str, suggestion: Option<usize>| {
+    let answer = move |decision: Decision, suggestion: Option<usize>| {
         let path = path.clone();
         let message = reason.get_untracked();
         busy.set(true);
         error.set(None);
         leptos::task::spawn_local(async move {
-            let body = serde_json::json!({"decision": decision, "message": message, "suggestion": suggestion});
+            let answer = crate::contract::PermissionAnswer {
+                decision,
+                message: (!message.trim().is_empty()).then_some(message),
+                suggestion,
+            };
+            let body = serde_json::to_value(&answer).unwrap_or_default();
             if let Err(e) = crate::api::post_json(&path, &body).await {
                 error.set(Some(e));
             }
@@ -44,7 +49,7 @@ pub fn PermissionCard(p: PermissionDoc, who: String) -> impl IntoView {
                         class="approve-always"
                         title="Approve, and do not ask again for calls this rule covers"
                         disabled=move || busy.get()
-                        on:click=move |_| answer("allow_always", Some(i))
+                        on:click=move |_| answer(Decision::AllowAlways, Some(i))
                     >
                         {format!("Approve and {text}")}
                     </button>
@@ -60,7 +65,7 @@ pub fn PermissionCard(p: PermissionDoc, who: String) -> impl IntoView {
                     type="button"
                     class="approve"
                     disabled=move || busy.get()
-                    on:click=move |_| answer("allow", None)
+                    on:click=move |_| answer(Decision::Allow, None)
                 >
                     "Approve"
                 </button>
@@ -77,7 +82,7 @@ pub fn PermissionCard(p: PermissionDoc, who: String) -> impl IntoView {
                     type="button"
                     class="deny"
                     disabled=move || busy.get()
-                    on:click=move |_| answer_deny("deny", None)
+                    on:click=move |_| answer_deny(Decision::Deny, None)
                 >
                     "Deny"
                 </button>

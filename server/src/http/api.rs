@@ -2,14 +2,17 @@
 
 use app::domain::docs::seat_named;
 use app::domain::events::EventKind;
-use app::domain::permissions::{Decider, Decision};
+use app::domain::permissions::Decider;
 use app::domain::LEAD_SEAT;
 use axum::extract::rejection::{JsonRejection, PathRejection};
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::Json;
-use serde::Deserialize;
 use serde_json::{json, Value};
+
+use app::contract::{
+    PermissionAnswer, PermissionAnswered, SeatsResponse, SendResponse, SessionEnded,
+};
 
 use crate::error::AppError;
 use crate::http::idempotency::Idempotency;
@@ -132,20 +135,29 @@ async fn send_once(
         )
         .await?;
     let delivery = state.runtime.hand_over_from_human(seat, text).await;
-    Ok(json!({ "eventId": event.id, "seat": seat, "delivery": delivery }))
+    Ok(serde_json::to_value(SendResponse {
+        event_id: event.id,
+        seat,
+        delivery,
+    })
+    .unwrap_or_default())
 }
 
 /// `POST /api/agents/summon`: a blank session for every empty seat.
-pub async fn summon(State(state): State<AppState>) -> Result<(StatusCode, Json<Value>), AppError> {
+pub async fn summon(
+    State(state): State<AppState>,
+) -> Result<(StatusCode, Json<SeatsResponse>), AppError> {
     let seats = state.runtime.summon().await?;
-    Ok((StatusCode::ACCEPTED, Json(json!({ "seats": seats }))))
+    Ok((StatusCode::ACCEPTED, Json(SeatsResponse { seats })))
 }
 
 /// `POST /api/agents/wake`: a fresh session for every sleeping agent. Its wake prompt is built
 /// by the server from the store; a body (older pages sent payloads) is ignored.
-pub async fn wake(State(state): State<AppState>) -> Result<(StatusCode, Json<Value>), AppError> {
+pub async fn wake(
+    State(state): State<AppState>,
+) -> Result<(StatusCode, Json<SeatsResponse>), AppError> {
     let seats = state.runtime.wake().await;
-    Ok((StatusCode::ACCEPTED, Json(json!({ "seats": seats }))))
+    Ok((StatusCode::ACCEPTED, Json(SeatsResponse { seats })))
 }
 
 /// `POST /api/agents/{pos}/dismiss`: the agent's process stops and its seat sleeps.
@@ -183,7 +195,7 @@ pub async fn interrupt(
 }
 
 /// `POST /api/session/end`: every process stops, every alive seat sleeps, a new session begins.
-pub async fn end_session(State(state): State<AppState>) -> Result<Json<Value>, AppError> {
+pub async fn end_session(State(state): State<AppState>) -> Result<Json<SessionEnded>, AppError> {
     let end = crate::end_session(&state, "ended by the human").await?;
     let start = crate::session::begin(
         &state.store,
@@ -192,24 +204,15 @@ pub async fn end_session(State(state): State<AppState>) -> Result<Json<Value>, A
         &state.human_name,
     )
     .await?;
-    Ok(Json(
-        json!({ "endEventId": end.id, "session": &*state.session.id(), "startEventId": start.id }),
-    ))
+    Ok(Json(SessionEnded {
+        end_event_id: end.id,
+        session: state.session.id().to_string(),
+        start_event_id: start.id,
+    }))
 }
 
 /// The longest deny message the human may give (the agent reads it).
 pub const MAX_DENY_MESSAGE_BYTES: usize = 4 * 1024;
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct PermissionBody {
-    decision: Decision,
-    #[serde(default)]
-    message: Option<String>,
-    /// With `allow_always`: the index of the one suggestion to apply (default: all).
-    #[serde(default)]
-    suggestion: Option<usize>,
-}
 
 /// `POST /api/permissions/{id} {decision: "allow"|"allow_always"|"deny", message?}`: answers
 /// an agent's permission request (`allow_always` also applies the CLI's suggested rules, or
@@ -219,8 +222,8 @@ pub struct PermissionBody {
 pub async fn permission(
     State(state): State<AppState>,
     id: Result<Path<String>, PathRejection>,
-    body: Result<Json<PermissionBody>, JsonRejection>,
-) -> Result<Json<Value>, AppError> {
+    body: Result<Json<PermissionAnswer>, JsonRejection>,
+) -> Result<Json<PermissionAnswered>, AppError> {
     let Path(id) = id?;
     let Json(body) = body?;
     if body
@@ -247,7 +250,8 @@ pub async fn permission(
             DecideError::NothingToRemember => AppError::BadRequest(e.to_string()),
             other => AppError::Conflict(other.to_string()),
         })?;
-    Ok(Json(
-        json!({ "requestId": id, "state": state_after.as_str() }),
-    ))
+    Ok(Json(PermissionAnswered {
+        request_id: id,
+        state: state_after,
+    }))
 }

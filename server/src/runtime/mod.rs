@@ -96,20 +96,7 @@ fn which(name: &str) -> Option<PathBuf> {
     })
 }
 
-/// What happened to a message for an agent.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Delivery {
-    /// Written to the running process's stdin.
-    Delivered,
-    /// The lead was not running: it was started with the message.
-    Started,
-    /// The agent sleeps: the message waits for its wake.
-    Queued,
-    /// The agent's process cannot be started: the lead was given the message as
-    /// `[ROUTE TO AGENT: name]`.
-    Relayed,
-}
+pub use app::contract::Delivery;
 
 /// Why the runtime could not do what it was asked.
 #[derive(Debug, thiserror::Error)]
