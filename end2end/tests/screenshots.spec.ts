@@ -32,4 +32,12 @@ test('desktop and phone screenshots of a summoned team', async ({ page }) => {
   const box = await page.locator('.cell[data-seat="8"]').boundingBox();
   expect(box!.x + box!.width).toBeLessThanOrEqual(375);
   await page.screenshot({ path: out('phone.png'), fullPage: false });
+
+  // Lyra's own page: where she is, her soul, her thread.
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.locator('.agent-detail > summary').click();
+  await page.locator('.agent-page-link').click();
+  await expect(page.locator('body[data-hydrated="true"]')).toBeAttached();
+  await expect(page.locator('.agent-page h1')).toHaveText('Lyra');
+  await page.screenshot({ path: out('agent-page.png') });
 });
