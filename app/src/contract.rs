@@ -137,3 +137,14 @@ pub struct SessionEnded {
     pub session: String,
     pub start_event_id: u64,
 }
+
+/// `POST /api/agents/{pos}/fork`: a child from this agent's history, into `seat` or the first
+/// empty one, with an optional first message.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ForkRequest {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seat: Option<Seat>,
+}

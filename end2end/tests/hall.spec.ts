@@ -18,6 +18,7 @@ test('retire an agent, see it in the Hall, summon a newcomer into its seat, reca
 
   // Retire… asks first, saying what happens.
   await page.locator('.cell[data-seat="2"]').click();
+  await expect(page.locator('.agent-detail')).toHaveAttribute('data-detail-seat', '2');
   await page.locator('.agent-detail > summary').click();
   await page.locator('.agent-detail .retire > summary').click();
   await expect(page.locator('.agent-detail .retire')).toContainText('leaves this seat for the Hall');
@@ -36,7 +37,7 @@ test('retire an agent, see it in the Hall, summon a newcomer into its seat, reca
   // Another seat empties; the retired one is recalled into it and wakes there.
   const sable = (await page.locator('.cell[data-seat="5"] .name').textContent())!;
   await page.locator('.cell[data-seat="5"]').click();
-  await page.locator('.agent-detail .retire > summary').click();
+
   await page.getByRole('button', { name: `Retire ${sable}` }).click();
   await expect(page.locator('.cell[data-seat="5"]')).toHaveAttribute('data-status', 'empty');
   await entry.getByRole('button', { name: `Recall ${wren}` }).click();
@@ -80,4 +81,38 @@ test("an agent's own page: its soul and thread, linkable, and still there once i
   await expect(page.locator('.agent-page .place')).toContainText('In the Hall since');
   await expect(page.locator('.agent-page .thread .msg', { hasText: 'a line for the page' })).toHaveCount(2);
   await expect(page.getByRole('button', { name: `Recall ${kael}` })).toBeVisible();
+});
+
+test('fork from the detail panel: the child hatches in an empty seat and its thread points to what it inherited', async ({ page }) => {
+  await openHydrated(page, server.url);
+  if ((await page.locator('.cell:not(.lead)[data-status="alive"]').count()) === 0) {
+    await page.getByRole('button', { name: 'SUMMON' }).click();
+  }
+  await expect(page.locator('.cell[data-seat="0"]')).toHaveAttribute('data-status', 'alive', { timeout: 20_000 });
+  await expect(page.locator('.cell[data-seat="6"]')).toHaveAttribute('data-status', 'alive', { timeout: 20_000 });
+  const lyra = (await page.locator('.cell[data-seat="0"] .name').textContent())!;
+  // An empty seat for the child.
+  const r = await fetch(`${server.url}/api/agents/6/kill`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  expect(r.status).toBe(200);
+  await expect(page.locator('.cell[data-seat="6"]')).toHaveAttribute('data-status', 'empty');
+
+  await page.locator('.cell[data-seat="0"]').click();
+  await expect(page.locator('.agent-detail')).toHaveAttribute('data-detail-seat', '0');
+  await page.locator('.agent-detail > summary').click();
+  await page.locator('.agent-detail .fork > summary').click();
+  await page.getByPlaceholder('Opening words for the fork (optional)').fill('hello, child');
+  await page.getByRole('button', { name: `Fork ${lyra}` }).click();
+  const status = page.locator('.agent-detail .fork [role="status"]');
+  await expect(status).toContainText('once this turn has ended');
+  // The first empty seat (other tests in this file may have emptied one before seat 7).
+  const shown = Number((await status.textContent())!.match(/seat (\d)/)![1]);
+  const child = page.locator(`.cell[data-seat="${shown - 1}"]`);
+  await expect(child).toHaveAttribute('data-status', 'alive', { timeout: 20_000 });
+  await expect(child.locator('.name')).not.toHaveText(lyra);
+
+  await child.click();
+  const inherited = page.locator('.thread .note.inherited');
+  await expect(inherited).toContainText(`Inherited from ${lyra}`);
+  await inherited.getByRole('link', { name: lyra }).click();
+  await expect(page.locator('.agent-page h1')).toHaveText(lyra);
 });

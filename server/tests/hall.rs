@@ -151,3 +151,87 @@ async fn the_lead_retires_and_recalls_by_marker() {
     .await;
     soulgrid::shut_down(&state).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fork_waits_for_the_parents_turn_then_hatches_from_its_session() {
+    let (dir, state, router) = common::team_with(&["--claude-args", "--sim-latency-ms 300"]).await;
+    // A full grid: nothing is made.
+    let before = state.store.last_event_id();
+    let r = call(&router, post_json("/api/agents/0/fork", json!({}))).await;
+    assert_eq!(r.status, StatusCode::CONFLICT, "{}", r.body);
+    assert!(r.json()["error"]
+        .as_str()
+        .unwrap()
+        .contains("no seat is empty"));
+    assert_eq!(
+        common::count_events(&state, |k| matches!(
+            k,
+            app::domain::events::EventKind::AgentForked { .. }
+        ))
+        .await,
+        0
+    );
+    let _ = before;
+    // Kael retires; Lyra is in the middle of a turn when she is forked.
+    call(&router, post_json("/api/agents/1/kill", json!({}))).await;
+    let lyra_id = state
+        .store
+        .with_docs(|d| identity(d, 0).unwrap().stable_id());
+    let r = call(
+        &router,
+        post_json("/api/send", json!({"text": "a long thought", "seat": 0})),
+    )
+    .await;
+    assert_eq!(r.json()["delivery"], "delivered", "{}", r.body);
+    let r = call(
+        &router,
+        post_json("/api/agents/0/fork", json!({"prompt": "hello, child"})),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.body);
+    assert_eq!(r.json()["seat"], 1);
+    wait_for(
+        &state,
+        "the child hatched in seat 1 with a name of its own",
+        |d| {
+            identity(d, 1).is_some_and(|c| {
+                c.status() == AgentStatus::Alive
+                    && c.parent_uuid.as_deref() == Some(lyra_id.as_str())
+                    && c.name.as_deref().is_some_and(|n| n != "Lyra")
+            })
+        },
+    )
+    .await;
+    // The barrier: the fork is recorded after the parent's turn ended, and said meanwhile.
+    let events = state.store.events_after(0, 100_000).await.unwrap();
+    let at = |f: &dyn Fn(&app::domain::events::EventKind) -> bool| {
+        events.iter().position(|e| f(&e.kind)).unwrap_or(usize::MAX)
+    };
+    use app::domain::events::EventKind;
+    let waiting = at(
+        &|k| matches!(k, EventKind::AgentProcess { seat: 0, reason: Some(r), .. } if r == "forking after this turn"),
+    );
+    let forked = at(&|k| matches!(k, EventKind::AgentForked { .. }));
+    let answered = at(
+        &|k| matches!(k, EventKind::AgentMessage { seat: 0, text, .. } if text.contains("a long thought")),
+    );
+    assert!(
+        waiting < answered && answered < forked,
+        "{waiting} < {answered} < {forked}"
+    );
+    // The child was started from the parent's Claude session, as a fork, with the letter.
+    let parent_session = state
+        .store
+        .with_docs(|d| identity(d, 0).unwrap().claude_session_id.clone())
+        .unwrap();
+    let from =
+        std::fs::read_to_string(dir.path().join("agents/1/.soulgrid-sim/forked-from")).unwrap();
+    assert_eq!(from, parent_session);
+    let got =
+        std::fs::read_to_string(dir.path().join("agents/1/.soulgrid-sim/received.jsonl")).unwrap();
+    assert!(
+        got.contains("a fork of Lyra") && got.contains("hello, child"),
+        "{got}"
+    );
+    soulgrid::shut_down(&state).await;
+}

@@ -166,12 +166,21 @@ pub enum EventKind {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         reason: Option<String>,
     },
+    /// A new identity forked from `parent_id` hatches in an empty `seat`, carrying the parent's
+    /// conversation up to `fork_message_id` (the parent's last message at fork time).
+    AgentForked {
+        seat: Seat,
+        uuid: String,
+        parent_id: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        fork_message_id: Option<String>,
+    },
     /// A retired identity is seated again (sleeping, until it is woken).
     AgentRecalled {
         identity_id: String,
         seat: Seat,
     },
-    /// Any type this version does not know (`agent_forked`, … until they are built). Ignored by
+    /// Any type this version does not know (written by a newer version). Ignored by
     /// the reducer.
     #[serde(other)]
     Unknown,
@@ -198,6 +207,7 @@ impl EventKind {
             EventKind::PermissionDecision { .. } => "permission_decision",
             EventKind::AgentKilled { .. } => "agent_killed",
             EventKind::AgentRecalled { .. } => "agent_recalled",
+            EventKind::AgentForked { .. } => "agent_forked",
             EventKind::Unknown => "unknown",
         }
     }
@@ -213,7 +223,8 @@ impl EventKind {
             | EventKind::PermissionRequest { seat, .. }
             | EventKind::PermissionDecision { seat, .. }
             | EventKind::AgentKilled { seat, .. }
-            | EventKind::AgentRecalled { seat, .. } => Some(*seat),
+            | EventKind::AgentRecalled { seat, .. }
+            | EventKind::AgentForked { seat, .. } => Some(*seat),
             EventKind::LeadText { .. } => Some(super::LEAD_SEAT),
             EventKind::MarkerError { seat, .. } | EventKind::RuntimeError { seat, .. } => *seat,
             _ => None,

@@ -2,7 +2,7 @@
 //! stripped from what is displayed.
 //!
 //! - `[ACTION] {json}` with `"action"`: `register`, `status`, `summon`, `dismiss`, `kill`,
-//!   `recall`, `route`, `state`
+//!   `recall`, `fork`, `route`, `state`
 //! - legacy `[AGENT_REGISTERED] {json}` (a register) and `[AGENT_STATUS] {json}` (a status)
 //! - `[STATE:name]`
 //!
@@ -85,6 +85,11 @@ pub enum Marker {
     /// Seat the retired identity called `name` again (in the first empty seat) and wake it.
     Recall {
         name: String,
+    },
+    /// Fork the agent that writes it into the first empty seat, with an optional first message.
+    Fork {
+        #[serde(default)]
+        prompt: Option<String>,
     },
     Route {
         to: String,

@@ -10,7 +10,13 @@ use crate::live::use_live;
 #[component]
 pub fn AgentDetail(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
     let live = use_live();
-    let detail = move || {
+    // The panel is drawn again when the agent's document changes (it does while it works): what
+    // is open and what is typed live outside the drawing, so nothing closes under the reader.
+    // Confirmations are open for one seat: another agent selected shows them closed.
+    let open = RwSignal::new(false);
+    let retire_open = RwSignal::new(None::<Seat>);
+    let fork = ForkState::default();
+    let detail = Memo::new(move |_| {
         let seat = seat.get();
         live.docs.with(|docs| {
             let d = identity(docs, seat)?.clone();
@@ -20,11 +26,11 @@ pub fn AgentDetail(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                 .collect();
             Some((d, versions))
         })
-    };
+    });
     let lead_name = live.lead_name.get_value();
     move || {
         let lead_name = lead_name.clone();
-        detail().map(|(d, versions)| {
+        detail.get().map(|(d, versions)| {
             let row = |label: &'static str, value: Option<String>| {
                 view! {
                     <dt>{label}</dt>
@@ -37,19 +43,29 @@ pub fn AgentDetail(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                 None => p.as_str().to_string(),
             });
             view! {
-                <details class="agent-detail" data-detail-seat=d.grid_position>
-                    <summary>"About " {d.name.clone().unwrap_or_else(|| "this seat".into())}</summary>
+                <details class="agent-detail" data-detail-seat=d.grid_position prop:open=move || open.get()>
+                    <summary on:click=move |ev| {
+                        ev.prevent_default();
+                        open.update(|o| *o = !*o);
+                    }>"About " {d.name.clone().unwrap_or_else(|| "this seat".into())}</summary>
                     {d.process_state.is_some_and(|p| p.is_live() || p == crate::domain::process::ProcessState::Starting).then(|| {
                         let label = format!("Put {} to sleep", d.name.clone().unwrap_or_default());
                         let path = format!("/api/agents/{}/dismiss", d.grid_position);
                         view! { <PostButton label=label path=path/> }
                     })}
+                    {(d.has_name() && d.status().is_visible()).then(|| {
+                        view! { <ForkForm seat=d.grid_position name=d.name.clone().unwrap_or_default() state=fork/> }
+                    })}
                     {(d.grid_position != crate::domain::LEAD_SEAT && d.status().is_visible()).then(|| {
                         let name = d.name.clone().unwrap_or_else(|| "this agent".into());
+                        let here = d.grid_position;
                         let path = format!("/api/agents/{}/kill", d.grid_position);
                         view! {
-                            <details class="retire">
-                                <summary>"Retire…"</summary>
+                            <details class="retire" prop:open=move || retire_open.get() == Some(here)>
+                                <summary on:click=move |ev| {
+                                    ev.prevent_default();
+                                    retire_open.update(|o| *o = if *o == Some(here) { None } else { Some(here) });
+                                }>"Retire…"</summary>
                                 <p>
                                     {format!(
                                         "{name}'s process stops and {name} leaves this seat for the Hall, with \
@@ -120,5 +136,77 @@ pub fn PostButton(label: String, path: String) -> impl IntoView {
             {label}
         </button>
         {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+    }
+}
+
+/// Fork…: a child of this agent in the first empty seat, carrying its conversation, with an
+/// optional first message. The child starts once the agent's running turn has ended.
+/// What the fork form holds across redraws of the panel.
+#[derive(Clone, Copy, Default)]
+struct ForkState {
+    /// The seat whose fork form is open.
+    open: RwSignal<Option<crate::domain::Seat>>,
+    prompt: RwSignal<String>,
+    busy: RwSignal<bool>,
+    /// What the last fork said, and for which seat.
+    said: RwSignal<Option<(crate::domain::Seat, Result<String, String>)>>,
+}
+
+#[component]
+fn ForkForm(seat: crate::domain::Seat, name: String, state: ForkState) -> impl IntoView {
+    let ForkState {
+        open,
+        prompt,
+        busy,
+        said,
+    } = state;
+    let fork = move |_| {
+        let request = crate::contract::ForkRequest {
+            prompt: Some(prompt.get_untracked()).filter(|p| !p.trim().is_empty()),
+            seat: None,
+        };
+        let body = serde_json::to_value(&request).unwrap_or_default();
+        busy.set(true);
+        leptos::task::spawn_local(async move {
+            let path = format!("/api/agents/{seat}/fork");
+            let answer = crate::api::post_json(&path, &body).await.map(|v| {
+                let child = v["seat"].as_u64().unwrap_or_default() + 1;
+                format!("The fork will hatch in seat {child} once this turn has ended.")
+            });
+            if answer.is_ok() {
+                prompt.set(String::new());
+            }
+            said.set(Some((seat, answer)));
+            busy.set(false);
+        });
+    };
+    view! {
+        <details class="fork" prop:open=move || open.get() == Some(seat)>
+            <summary on:click=move |ev| {
+                ev.prevent_default();
+                open.update(|o| *o = if *o == Some(seat) { None } else { Some(seat) });
+            }>"Fork…"</summary>
+            <p>
+                {format!(
+                    "A new agent in the first empty seat, carrying {name}'s conversation so far; \
+                     it chooses its own name and soul. {name} stays as it is."
+                )}
+            </p>
+            <label class="sr-only" for=format!("fork-prompt-{seat}")>"Opening words for the fork (optional)"</label>
+            <textarea
+                id=format!("fork-prompt-{seat}")
+                rows="2"
+                placeholder="Opening words for the fork (optional)"
+                prop:value=move || prompt.get()
+                on:input=move |ev| prompt.set(event_target_value(&ev))
+            ></textarea>
+            <button type="button" class="agent-action" disabled=move || busy.get() on:click=fork>
+                {format!("Fork {name}")}
+            </button>
+            {move || said.get().filter(|(s, _)| *s == seat).map(|(_, r)| match r {
+                Ok(text) => view! { <p class="muted" role="status">{text}</p> }.into_any(),
+                Err(e) => view! { <p class="error" role="alert">{e}</p> }.into_any(),
+            })}
+        </details>
     }
 }

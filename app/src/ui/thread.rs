@@ -35,6 +35,8 @@ enum Item {
     Permission(Box<PermissionDoc>, String),
     /// The last thing that went wrong for the seat (a marker refused, a name taken), and when.
     Problem(String, i64),
+    /// A fork's inherited conversation, by reference: the parent's id and name, up to when.
+    Inherited(String, String, i64),
 }
 
 impl Item {
@@ -45,6 +47,7 @@ impl Item {
             Item::Message(l) => format!("{}:{}", l.id, l.queued),
             Item::Permission(p, _) => format!("{}:{}", p.id, p.state.as_str()),
             Item::Problem(_, at) => format!("problem:{at}"),
+            Item::Inherited(parent, _, at) => format!("inherited:{parent}:{at}"),
         }
     }
 }
@@ -83,6 +86,21 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                     Item::Permission(Box::new(p.clone()), who.clone()),
                 )
             }));
+            // A fork carries its parent's conversation: shown by reference, not copied.
+            if let Some(d) = identity(docs, seat).filter(|d| d.parent_uuid.is_some()) {
+                let parent = d.parent_uuid.clone().unwrap_or_default();
+                let parent_name = crate::domain::docs::identity_by_id(docs, &parent)
+                    .and_then(|p| p.name.clone())
+                    .unwrap_or_else(|| "its parent".into());
+                let point = d
+                    .fork_message_id
+                    .as_ref()
+                    .and_then(|id| docs.get(id))
+                    .and_then(|m| m.as_message())
+                    .map(|m| m.created_at);
+                let at = point.or(d.created_at).unwrap_or_default();
+                items.push(((i64::MIN, 0), Item::Inherited(parent, parent_name, at)));
+            }
             if let Some(p) = identity(docs, seat).and_then(|d| d.last_problem.as_ref()) {
                 items.push(((p.at, u64::MAX), Item::Problem(p.message.clone(), p.at)));
             }
@@ -149,6 +167,17 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                             Item::Message(line) => line,
                             Item::Permission(p, who) => {
                                 return view! { <PermissionCard p=*p who=who/> }.into_any();
+                            }
+                            Item::Inherited(parent, name, at) => {
+                                return view! {
+                                    <li class="note inherited" role="note">
+                                        "Inherited from "
+                                        <a href=format!("/agents/{parent}")>{name}</a>
+                                        " up to "
+                                        <time datetime=time::iso(at)>{time::human(at)}</time>
+                                    </li>
+                                }
+                                .into_any();
                             }
                             Item::Problem(message, at) => {
                                 return view! {

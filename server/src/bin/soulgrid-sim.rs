@@ -346,6 +346,14 @@ impl Sim {
     }
 }
 
+/// A session id for a fork, distinct per process.
+fn uuid_like(n: u32) -> String {
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!("{:08x}-0000-4000-8000-{:012x}", n, t & 0xffff_ffff_ffff)
+}
+
 fn between<'a>(s: &'a str, start: &str, end: &str) -> Option<&'a str> {
     let from = s.find(start)? + start.len();
     let len = s[from..].find(end)?;
@@ -386,7 +394,14 @@ fn main() {
         .map(Duration::from_millis)
         .unwrap_or_default();
     let sessions = std::path::Path::new(".soulgrid-sim");
-    if let Some(id) = flag("--resume") {
+    // A fork (`--resume X --fork-session`) starts a new session from X, which lives in another
+    // agent's folder: it is noted for tests, and the new session is this one's.
+    let forked = args.iter().any(|a| a == "--fork-session");
+    let fork_session = forked.then(|| uuid_like(std::process::id()));
+    if let (true, Some(from)) = (forked, flag("--resume")) {
+        let _ = std::fs::create_dir_all(sessions);
+        let _ = std::fs::write(sessions.join("forked-from"), &from);
+    } else if let Some(id) = flag("--resume") {
         if !sessions.join(&id).exists() {
             eprintln!("No conversation found with session ID: {id}");
             println!(
@@ -420,7 +435,8 @@ fn main() {
     let mut sim = Sim {
         input,
         waiting: Vec::new(),
-        session_id: flag("--session-id")
+        session_id: fork_session
+            .or_else(|| flag("--session-id"))
             .or_else(|| flag("--resume"))
             .unwrap_or_else(|| "sim-session".into()),
         lead: system_prompt.contains("You are the lead"),

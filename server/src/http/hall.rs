@@ -1,7 +1,7 @@
 //! Retire, the Hall and recall over HTTP (types from `app::contract`).
 
 use app::contract::{
-    hall_entry, HallEntry, KillRequest, KillResponse, RecallRequest, SeatResponse,
+    hall_entry, ForkRequest, HallEntry, KillRequest, KillResponse, RecallRequest, SeatResponse,
 };
 use axum::extract::rejection::{JsonRejection, PathRejection};
 use axum::extract::{Path, State};
@@ -9,7 +9,7 @@ use axum::http::StatusCode;
 use axum::Json;
 
 use crate::error::AppError;
-use crate::runtime::HallError;
+use crate::runtime::{ForkError, HallError};
 use crate::state::AppState;
 
 impl From<HallError> for AppError {
@@ -54,5 +54,32 @@ pub async fn recall(
     let Path(id) = id?;
     let Json(request) = body?;
     let seat = state.runtime.recall(&id, request.seat).await?;
+    Ok((StatusCode::ACCEPTED, Json(SeatResponse { seat })))
+}
+
+impl From<ForkError> for AppError {
+    fn from(e: ForkError) -> Self {
+        match e {
+            ForkError::Seat(e) => e.into(),
+            other => AppError::Conflict(other.to_string()),
+        }
+    }
+}
+
+/// `POST /api/agents/{pos}/fork {"prompt"?, "seat"?}` → `202 {"seat": n}` (the child starts
+/// once the parent's running turn has ended); `409` when no seat is empty or there is nothing
+/// to fork.
+pub async fn fork(
+    State(state): State<AppState>,
+    pos: Result<Path<u8>, PathRejection>,
+    body: Result<Json<ForkRequest>, JsonRejection>,
+) -> Result<(StatusCode, Json<SeatResponse>), AppError> {
+    let Path(pos) = pos?;
+    let Json(request) = body?;
+    let message = request
+        .prompt
+        .filter(|p| !p.trim().is_empty())
+        .map(|p| (state.human_name.to_string(), p));
+    let seat = state.runtime.fork(pos, message, request.seat).await?;
     Ok((StatusCode::ACCEPTED, Json(SeatResponse { seat })))
 }

@@ -28,6 +28,22 @@ pub enum HallError {
 }
 
 impl Runtime {
+    /// `seat` if it is an empty agent seat, or (none asked for) the first empty one.
+    pub(super) fn empty_seat(&self, seat: Option<Seat>) -> Result<Seat, HallError> {
+        let empty = |s: Seat| {
+            self.store()
+                .with_docs(|d| identity(d, s).is_none_or(|i| !i.status().is_visible()))
+        };
+        match seat {
+            Some(s) if s == LEAD_SEAT || s >= SEATS => Err(HallError::NotASeat(s)),
+            Some(s) if !empty(s) => Err(HallError::Occupied(s)),
+            Some(s) => Ok(s),
+            None => agent_seats()
+                .find(|&s| empty(s))
+                .ok_or(HallError::NoEmptySeat),
+        }
+    }
+
     /// A request of the lead's that could not be carried out, said on the lead's seat.
     pub(super) async fn lead_marker_error(&self, line: &str, error: &str) {
         self.record(vec![EventKind::MarkerError {
@@ -73,18 +89,7 @@ impl Runtime {
         if !in_hall {
             return Err(HallError::NotInHall(id.to_string()));
         }
-        let empty = |s: Seat| {
-            self.store()
-                .with_docs(|d| identity(d, s).is_none_or(|i| !i.status().is_visible()))
-        };
-        let seat = match seat {
-            Some(s) if s == LEAD_SEAT || s >= SEATS => return Err(HallError::NotASeat(s)),
-            Some(s) if !empty(s) => return Err(HallError::Occupied(s)),
-            Some(s) => s,
-            None => agent_seats()
-                .find(|&s| empty(s))
-                .ok_or(HallError::NoEmptySeat)?,
-        };
+        let seat = self.empty_seat(seat)?;
         // Held while it is recorded: a SUMMON at the same moment does not take the seat.
         let reservation = self.reserve(seat).map_err(|_| HallError::Occupied(seat))?;
         self.recorder()

@@ -108,6 +108,7 @@ impl Runtime {
                 system_prompt: prompts::agent_prompt(data_dir, self.names()),
                 first_message: Outgoing::text(prompts::summon_letter(data_dir, seat, self.names())),
                 resume: None,
+                fork: false,
             };
             if let Err(e) = self.start_reserved(reservation, spec).await {
                 tracing::warn!(seat, error = %e, "summoning failed for a seat");
@@ -147,6 +148,7 @@ impl Runtime {
                     mail,
                 },
                 resume: None,
+                fork: false,
             };
             match self.start_reserved(reservation, spec).await {
                 Ok(()) => woken.push(p.seat),

@@ -2,6 +2,7 @@
 //! for the lead. The server owns them: it starts them for SUMMON and WAKE, delivers messages on
 //! their stdin and turns their stdout into events. Liveness comes from here.
 
+mod fork;
 mod group;
 mod hall;
 mod lifecycle;
@@ -34,6 +35,7 @@ use tokio_util::sync::CancellationToken;
 use crate::mailbox::Mailboxes;
 use crate::session::Session;
 use crate::store::{Store, StoreError};
+pub use fork::ForkError;
 pub use hall::HallError;
 pub use outgoing::{Mail, Outgoing};
 pub use permissions::{human_duration, DecideError, PermissionMode};
@@ -352,6 +354,7 @@ impl Runtime {
             system_prompt: prompts::lead_prompt(&self.inner.config.data_dir, self.names()),
             first_message,
             resume: self.last_claude_session(LEAD_SEAT),
+            fork: false,
         }
     }
 

@@ -67,6 +67,7 @@ impl Runtime {
             .await;
             reservation.uninstall();
             spec.resume = None;
+            spec.fork = false;
             started = match process::spawn(&self, &spec, reservation.stop_signal().clone()).await {
                 Ok(s) => s,
                 // Recorded as stopped by `spawn`.

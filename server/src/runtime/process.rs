@@ -35,6 +35,8 @@ pub struct Spec {
     pub first_message: super::Outgoing,
     /// The Claude session to continue (`--resume`) instead of starting a new one.
     pub resume: Option<String>,
+    /// With `resume`: a new session that starts as a copy of it (`--fork-session`): a fork.
+    pub fork: bool,
 }
 
 /// The agent's own folder: its working directory, where `_state.md` is kept.
@@ -63,6 +65,9 @@ pub fn command(rt: &Runtime, spec: &Spec, claude_session: &str) -> Command {
         "--append-system-prompt",
         &spec.system_prompt,
     ]);
+    if spec.fork && spec.resume.is_some() {
+        cmd.arg("--fork-session");
+    }
     if c.permissions == super::PermissionMode::Ui {
         cmd.args(["--permission-prompt-tool", "stdio"]);
     }

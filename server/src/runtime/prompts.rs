@@ -8,6 +8,7 @@ use app::domain::palette::seat_style;
 use app::domain::Seat;
 
 const SUMMON: &str = include_str!("../../../prompts/summon.md");
+const FORK: &str = include_str!("../../../prompts/fork.md");
 const LEAD: &str = include_str!("../../../prompts/lead.md");
 const AGENT: &str = include_str!("../../../prompts/agent.md");
 
@@ -51,6 +52,20 @@ pub fn summon_letter(data_dir: &Path, seat: Seat, names: &Names) -> String {
             ("color_name", style.map_or("", |s| s.color_name)),
             ("color", style.map_or("", |s| s.color)),
             ("gender", style.map_or("one", |s| s.gender)),
+        ],
+    )
+}
+
+/// The letter a forked child is given first, after the parent's conversation it carries.
+pub fn fork_letter(data_dir: &Path, seat: Seat, parent_name: &str, names: &Names) -> String {
+    let position = seat.to_string();
+    fill(
+        &template(data_dir, "fork.md", FORK),
+        &[
+            ("position", &position),
+            ("parent_name", parent_name),
+            ("lead_name", &names.lead),
+            ("human_name", &names.human),
         ],
     )
 }

@@ -1,5 +1,5 @@
 //! What an agent asks of the runtime with a marker (the lead's `summon`, `dismiss`, `kill` and
-//! `recall`, anyone's `route`), carried out apart from the process that asked: a request may stop that very process.
+//! `recall`, anyone's `route` and `fork` of itself), carried out apart from the process that asked: a request may stop that very process.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -60,6 +60,17 @@ async fn handle_inner(rt: &Runtime, request: LeadRequest) {
             if let Err(e) = result {
                 rt.lead_marker_error(&format!("recall {name}"), &e.to_string())
                     .await;
+            }
+        }
+        LeadRequest::Fork { seat, from, prompt } => {
+            let message = prompt.filter(|p| !p.trim().is_empty()).map(|p| (from, p));
+            if let Err(e) = rt.fork(seat, message, None).await {
+                rt.record(vec![app::domain::events::EventKind::MarkerError {
+                    seat: Some(seat),
+                    line: "fork".into(),
+                    error: e.to_string(),
+                }])
+                .await;
             }
         }
         LeadRequest::Route { from, to, text } => rt.route(&from, &to, &text).await,

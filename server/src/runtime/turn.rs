@@ -27,6 +27,12 @@ pub enum LeadRequest {
     Recall {
         name: String,
     },
+    /// Fork the agent in `seat` (the one that asked) into an empty seat.
+    Fork {
+        seat: Seat,
+        from: String,
+        prompt: Option<String>,
+    },
     /// A message for another agent, from the one that wrote the marker.
     Route {
         from: String,
@@ -379,6 +385,11 @@ impl Translator {
             Marker::Recall { name } if self.is_lead() => {
                 out.requests.push(LeadRequest::Recall { name })
             }
+            Marker::Fork { prompt } => out.requests.push(LeadRequest::Fork {
+                seat: self.seat,
+                from: self.speaker(),
+                prompt,
+            }),
             Marker::Route { to, text } => out.requests.push(LeadRequest::Route {
                 from: self.speaker(),
                 to,

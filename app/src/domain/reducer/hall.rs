@@ -99,6 +99,30 @@ pub(super) fn recall(w: &mut Writes, event: &Event, id: &str, seat: Seat) {
     w.put(hall.id.clone(), Doc::Identity(hall));
 }
 
+/// A child forked from `parent_id` hatches in the empty `seat` (not the lead's).
+pub(super) fn fork(
+    w: &mut Writes,
+    event: &Event,
+    seat: Seat,
+    uuid: &str,
+    parent_id: &str,
+    fork_message_id: &Option<String>,
+) {
+    if seat == LEAD_SEAT || seat >= SEATS {
+        return;
+    }
+    if identity(w.docs, seat).is_some_and(|d| d.status().is_visible()) {
+        return;
+    }
+    let mut child = AgentIdentity::new(seat, AgentStatus::Hatching);
+    child.created_at = Some(event.ts);
+    child.uuid = Some(uuid.to_string());
+    child.identity_id = Some(uuid.to_string());
+    child.parent_uuid = Some(parent_id.to_string());
+    child.fork_message_id = fork_message_id.clone();
+    w.put_identity(child);
+}
+
 fn unowned_messages(docs: &Docs, seat: Seat) -> Vec<&MessageDoc> {
     messages(docs)
         .filter(|m| m.seat == seat && m.identity_id.is_none())

@@ -287,6 +287,12 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
         EventKind::AgentRecalled { identity_id, seat } => {
             hall::recall(&mut w, event, identity_id, *seat)
         }
+        EventKind::AgentForked {
+            seat,
+            uuid,
+            parent_id,
+            fork_message_id,
+        } => hall::fork(&mut w, event, *seat, uuid, parent_id, fork_message_id),
         EventKind::MarkerError { seat: None, .. }
         | EventKind::RuntimeError { seat: None, .. }
         | EventKind::Unknown => {}

@@ -175,3 +175,30 @@ fn an_identity_is_found_by_its_id_seated_or_in_the_hall_with_its_thread() {
     assert_eq!((seated.grid_position, seated.retired_at), (3, None));
     assert_eq!(thread_of(&docs, seated).len(), 1);
 }
+
+#[test]
+fn a_fork_hatches_in_an_empty_seat_with_its_parent_and_fork_point() {
+    let mut docs = lyra_retired();
+    let fork = |seat: Seat, uuid: &str| EventKind::AgentForked {
+        seat,
+        uuid: uuid.into(),
+        parent_id: "kael-id".into(),
+        fork_message_id: Some("message:m9".into()),
+    };
+    run(&mut docs, &[ev(6, 4, fork(0, "child-id"))]);
+    let child = seat(&docs, 0);
+    assert_eq!(child.status(), AgentStatus::Hatching);
+    assert_eq!(child.stable_id(), "child-id");
+    assert_eq!(child.parent_uuid.as_deref(), Some("kael-id"));
+    assert_eq!(child.fork_message_id.as_deref(), Some("message:m9"));
+    assert!(
+        thread(&docs, 0).is_empty(),
+        "the child's own thread starts empty"
+    );
+    // An occupied seat or the lead's: nothing.
+    for (s, why) in [(1, "occupied"), (LEAD_SEAT, "the lead's")] {
+        let before = docs.clone();
+        run(&mut docs, &[ev(7, 5, fork(s, "other-id"))]);
+        assert_eq!(docs, before, "{why}");
+    }
+}

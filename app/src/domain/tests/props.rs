@@ -106,6 +106,12 @@ fn kind() -> impl Strategy<Value = EventKind> {
             identity_id: who.to_string(),
             seat
         }),
+        (0u8..9, seat()).prop_map(|(who, seat)| EventKind::AgentForked {
+            seat,
+            uuid: String::new(),
+            parent_id: who.to_string(),
+            fork_message_id: None,
+        }),
     ]
 }
 
@@ -134,6 +140,17 @@ fn log() -> impl Strategy<Value = Vec<Event>> {
                     EventKind::AgentRecalled { identity_id, .. } => {
                         let who: usize = identity_id.parse().unwrap_or(0);
                         *identity_id = ids.get(who % ids.len().max(1)).cloned().unwrap_or_default();
+                    }
+                    EventKind::AgentForked {
+                        seat,
+                        uuid,
+                        parent_id,
+                        ..
+                    } => {
+                        let who: usize = parent_id.parse().unwrap_or(0);
+                        *parent_id = ids.get(who % ids.len().max(1)).cloned().unwrap_or_default();
+                        *uuid = format!("id-{i}-{seat}");
+                        ids.push(uuid.clone());
                     }
                     _ => {}
                 }
@@ -295,6 +312,32 @@ proptest! {
     }
 
     #[test]
+    fn lineage_is_acyclic(events in log()) {
+        let mut docs = Docs::new();
+        for e in &events {
+            let w = apply(&docs, e);
+            commit(&mut docs, w);
+        }
+        let all: Vec<_> = super::super::docs::identities(&docs)
+            .chain(super::super::docs::hall(&docs))
+            .collect();
+        let parent_of = |id: &str| {
+            all.iter()
+                .find(|d| d.stable_id() == id)
+                .and_then(|d| d.parent_uuid.clone())
+        };
+        for d in &all {
+            let mut seen = vec![d.stable_id()];
+            let mut at = d.parent_uuid.clone();
+            while let Some(p) = at {
+                prop_assert!(!seen.contains(&p), "a cycle through {:?}", seen);
+                seen.push(p.clone());
+                at = parent_of(&p);
+            }
+        }
+    }
+
+    #[test]
     fn the_leads_belief_changes_no_seats_status(events in log()) {
         let mut docs = Docs::new();
         for e in &events {
@@ -308,13 +351,13 @@ proptest! {
     }
 
     #[test]
-    fn expired_seats_stay_expired_until_a_summon_or_a_recall_fills_them(events in log()) {
+    fn expired_seats_stay_expired_until_a_summon_a_recall_or_a_fork_fills_them(events in log()) {
         let mut docs = Docs::new();
         for e in &events {
             let before = statuses(&docs);
             let w = apply(&docs, e);
             commit(&mut docs, w);
-            if matches!(e.kind, EventKind::AgentsSummoned { .. } | EventKind::AgentRecalled { .. }) {
+            if matches!(e.kind, EventKind::AgentsSummoned { .. } | EventKind::AgentRecalled { .. } | EventKind::AgentForked { .. }) {
                 continue;
             }
             for (seat, status) in statuses(&docs) {

@@ -193,7 +193,7 @@ fn unknown_events_write_nothing() {
     let mut docs = Docs::new();
     run(&mut docs, &[ev(1, 0, summon(&[0]))]);
     let unknown: super::super::events::Event = serde_json::from_value(serde_json::json!({
-        "id": 2, "ts": 1, "sessionId": "s", "type": "agent_forked", "seat": 1, "parentSeat": 0
+        "id": 2, "ts": 1, "sessionId": "s", "type": "agent_teleported", "seat": 1, "toSeat": 0
     }))
     .unwrap();
     assert_eq!(unknown.kind, EventKind::Unknown);
