@@ -37,7 +37,10 @@ test('retire an agent, see it in the Hall, summon a newcomer into its seat, reca
   // Another seat empties; the retired one is recalled into it and wakes there.
   const sable = (await page.locator('.cell[data-seat="5"] .name').textContent())!;
   await page.locator('.cell[data-seat="5"]').click();
-
+  // The panel is Sable's before anything in it is pressed.
+  await expect(page.locator('.agent-detail')).toHaveAttribute('data-detail-seat', '5');
+  await page.locator('.agent-detail > summary').click();
+  await page.locator('.agent-detail .retire > summary').click();
   await page.getByRole('button', { name: `Retire ${sable}` }).click();
   await expect(page.locator('.cell[data-seat="5"]')).toHaveAttribute('data-status', 'empty');
   await entry.getByRole('button', { name: `Recall ${wren}` }).click();

@@ -10,11 +10,8 @@ use crate::live::use_live;
 #[component]
 pub fn AgentDetail(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
     let live = use_live();
-    // The panel is drawn again when the agent's document changes (it does while it works): what
-    // is open and what is typed live outside the drawing, so nothing closes under the reader.
-    // Confirmations are open for one seat: another agent selected shows them closed.
-    let open = RwSignal::new(false);
-    let retire_open = RwSignal::new(None::<Seat>);
+    // The fork form's state lives outside the drawing (the panel is drawn again as the agent's
+    // document changes), for one seat at a time.
     let fork = ForkState::default();
     let detail = Memo::new(move |_| {
         let seat = seat.get();
@@ -28,7 +25,7 @@ pub fn AgentDetail(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
         })
     });
     let lead_name = live.lead_name.get_value();
-    move || {
+    let panel = move || {
         let lead_name = lead_name.clone();
         detail.get().map(|(d, versions)| {
             let row = |label: &'static str, value: Option<String>| {
@@ -43,11 +40,8 @@ pub fn AgentDetail(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                 None => p.as_str().to_string(),
             });
             view! {
-                <details class="agent-detail" data-detail-seat=d.grid_position prop:open=move || open.get()>
-                    <summary on:click=move |ev| {
-                        ev.prevent_default();
-                        open.update(|o| *o = !*o);
-                    }>"About " {d.name.clone().unwrap_or_else(|| "this seat".into())}</summary>
+                <details class="agent-detail" data-detail-seat=d.grid_position>
+                    <summary>"About " {d.name.clone().unwrap_or_else(|| "this seat".into())}</summary>
                     {d.process_state.is_some_and(|p| p.is_live() || p == crate::domain::process::ProcessState::Starting).then(|| {
                         let label = format!("Put {} to sleep", d.name.clone().unwrap_or_default());
                         let path = format!("/api/agents/{}/dismiss", d.grid_position);
@@ -58,14 +52,10 @@ pub fn AgentDetail(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                     })}
                     {(d.grid_position != crate::domain::LEAD_SEAT && d.status().is_visible()).then(|| {
                         let name = d.name.clone().unwrap_or_else(|| "this agent".into());
-                        let here = d.grid_position;
                         let path = format!("/api/agents/{}/kill", d.grid_position);
                         view! {
-                            <details class="retire" prop:open=move || retire_open.get() == Some(here)>
-                                <summary on:click=move |ev| {
-                                    ev.prevent_default();
-                                    retire_open.update(|o| *o = if *o == Some(here) { None } else { Some(here) });
-                                }>"Retire…"</summary>
+                            <details class="retire">
+                                <summary>"Retire…"</summary>
                                 <p>
                                     {format!(
                                         "{name}'s process stops and {name} leaves this seat for the Hall, with \
@@ -113,6 +103,13 @@ pub fn AgentDetail(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                 </details>
             }
         })
+    };
+    // One panel per seat: another agent selected gets a panel of its own (nothing left open
+    // from the last one); the same agent's panel is updated in place as its document changes.
+    view! {
+        <For each=move || std::iter::once(seat.get()) key=|s| *s let:_seat>
+            {panel.clone()}
+        </For>
     }
 }
 
