@@ -235,3 +235,56 @@ async fn a_fork_waits_for_the_parents_turn_then_hatches_from_its_session() {
     );
     soulgrid::shut_down(&state).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cascade_retires_a_three_level_branch_deepest_first() {
+    let (_dir, state, router) = common::team().await;
+    // Room for two forks: Orin and Sable leave.
+    for s in [3, 5] {
+        call(
+            &router,
+            post_json(&format!("/api/agents/{s}/kill"), json!({})),
+        )
+        .await;
+    }
+    let r = call(&router, post_json("/api/agents/0/fork", json!({}))).await;
+    let child = r.json()["seat"].as_u64().unwrap() as u8;
+    wait_for(&state, "the child", |d| {
+        identity(d, child).is_some_and(|c| c.status() == AgentStatus::Alive)
+    })
+    .await;
+    let r = call(
+        &router,
+        post_json(&format!("/api/agents/{child}/fork"), json!({})),
+    )
+    .await;
+    let grandchild = r.json()["seat"].as_u64().unwrap() as u8;
+    wait_for(&state, "the grandchild", |d| {
+        identity(d, grandchild).is_some_and(|c| c.status() == AgentStatus::Alive)
+    })
+    .await;
+    let ids: Vec<String> = state.store.with_docs(|d| {
+        [grandchild, child, 0]
+            .iter()
+            .map(|&s| identity(d, s).unwrap().stable_id())
+            .collect()
+    });
+    let r = call(
+        &router,
+        post_json("/api/agents/0/kill", json!({"cascade": true})),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let retired: Vec<String> = serde_json::from_value(r.json()["retired"].clone()).unwrap();
+    assert_eq!(retired, ids, "deepest first");
+    state.store.with_docs(|d| {
+        for s in [0, child, grandchild] {
+            assert!(
+                !identity(d, s).unwrap().status().is_visible(),
+                "seat {s} empty"
+            );
+        }
+        assert!(identity(d, 1).unwrap().status().is_visible(), "others stay");
+    });
+    soulgrid::shut_down(&state).await;
+}

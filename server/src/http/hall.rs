@@ -22,16 +22,20 @@ impl From<HallError> for AppError {
     }
 }
 
-/// `POST /api/agents/{pos}/kill {"cascade": bool}` → `200 {"retired": [id]}`; `409` for an
-/// empty seat or the lead's. (No identity has children yet: a cascade retires the one.)
+/// `POST /api/agents/{pos}/kill {"cascade": bool}` → `200 {"retired": [id, ...]}` (with
+/// `cascade`, its seated descendants first, deepest first); `409` for an empty seat or the
+/// lead's.
 pub async fn kill(
     State(state): State<AppState>,
     pos: Result<Path<u8>, PathRejection>,
     body: Result<Json<KillRequest>, JsonRejection>,
 ) -> Result<Json<KillResponse>, AppError> {
     let Path(pos) = pos?;
-    let Json(_request) = body?;
-    let retired = state.runtime.retire(pos, "retired by the human").await?;
+    let Json(request) = body?;
+    let retired = state
+        .runtime
+        .retire_branch(pos, "retired by the human", request.cascade)
+        .await?;
     Ok(Json(KillResponse { retired }))
 }
 

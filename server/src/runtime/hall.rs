@@ -54,6 +54,49 @@ impl Runtime {
         .await;
     }
 
+    /// Retires the identity in `seat` and (with `cascade`) its seated descendants, deepest
+    /// first; without it, its seated children are re-parented to its parent. Returns the ids
+    /// retired, in the order they left.
+    pub async fn retire_branch(
+        &self,
+        seat: Seat,
+        reason: &str,
+        cascade: bool,
+    ) -> Result<Vec<String>, HallError> {
+        if seat == LEAD_SEAT || seat >= SEATS {
+            return Err(HallError::NotASeat(seat));
+        }
+        let mut order: Vec<Seat> = Vec::new();
+        if cascade {
+            // Descendants by depth: each level's children, then theirs; retired deepest first.
+            let mut level = vec![seat];
+            while !level.is_empty() {
+                let ids: Vec<String> = self.store().with_docs(|d| {
+                    level
+                        .iter()
+                        .filter_map(|&s| identity(d, s).map(|i| i.stable_id()))
+                        .collect()
+                });
+                level = self.store().with_docs(|d| {
+                    app::domain::docs::identities(d)
+                        .filter(|c| c.status().is_visible())
+                        .filter(|c| c.parent_uuid.as_ref().is_some_and(|p| ids.contains(p)))
+                        .map(|c| c.grid_position)
+                        .filter(|s| *s != seat && !order.contains(s))
+                        .collect()
+                });
+                order.extend(&level);
+            }
+            order.reverse();
+        }
+        let mut retired = Vec::new();
+        for s in order {
+            retired.extend(self.retire(s, reason).await?);
+        }
+        retired.extend(self.retire(seat, reason).await?);
+        Ok(retired)
+    }
+
     /// Retires the identity in `seat`: its process group is stopped (bounded), then it leaves
     /// the seat for the Hall. Returns the ids retired.
     pub async fn retire(&self, seat: Seat, reason: &str) -> Result<Vec<String>, HallError> {

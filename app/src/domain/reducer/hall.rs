@@ -37,6 +37,18 @@ pub(super) fn retire(w: &mut Writes, event: &Event, seat: Seat, reason: &Option<
         s.identity_id = Some(id.clone());
         w.put(s.id.clone(), Doc::Soul(s));
     }
+    // Its seated children are re-parented to its parent (or the lead): lineage stays whole.
+    let new_parent = d
+        .parent_uuid
+        .clone()
+        .or_else(|| identity(w.docs, LEAD_SEAT).map(AgentIdentity::stable_id));
+    for child in super::super::docs::identities(w.docs)
+        .filter(|c| c.status().is_visible() && c.parent_uuid.as_deref() == Some(id.as_str()))
+        .map(|c| c.grid_position)
+        .collect::<Vec<_>>()
+    {
+        w.update(child, |c| c.parent_uuid = new_parent.clone());
+    }
     let mut retired = d.clone();
     retired.id = hall_id(&id);
     retired.identity_id = Some(id);

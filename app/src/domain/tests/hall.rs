@@ -202,3 +202,40 @@ fn a_fork_hatches_in_an_empty_seat_with_its_parent_and_fork_point() {
         assert_eq!(docs, before, "{why}");
     }
 }
+
+#[test]
+fn retiring_a_parent_re_parents_its_seated_children_to_its_own_parent_or_the_lead() {
+    let mut docs = Docs::new();
+    let fork = |seat: Seat, uuid: &str, parent: &str| EventKind::AgentForked {
+        seat,
+        uuid: uuid.into(),
+        parent_id: parent.into(),
+        fork_message_id: None,
+    };
+    run(
+        &mut docs,
+        &[
+            ev(1, 0, summon_with_ids(&[(0, "a")])),
+            ev(2, 1, register(0, "A", "a")),
+            ev(3, 2, fork(1, "b", "a")),
+            ev(4, 2, register(1, "B", "b")),
+            ev(5, 3, fork(2, "c", "b")),
+            ev(6, 3, register(2, "C", "c")),
+            // B leaves: C's parent is now A.
+            ev(7, 4, kill(1)),
+        ],
+    );
+    assert_eq!(seat(&docs, 2).parent_uuid.as_deref(), Some("a"));
+    // A leaves: C had A for parent, and A had none: the lead.
+    run(&mut docs, &[ev(8, 5, kill(0))]);
+    assert_eq!(
+        seat(&docs, 2).parent_uuid.as_deref(),
+        None,
+        "no lead document here"
+    );
+    // The retired keep their lineage as it was when they left.
+    let b = hall(&docs)
+        .find(|h| h.name.as_deref() == Some("B"))
+        .unwrap();
+    assert_eq!(b.parent_uuid.as_deref(), Some("a"));
+}
