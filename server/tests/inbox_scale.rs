@@ -47,7 +47,21 @@ async fn twenty_thousand_messages_keep_the_inbox_and_the_delivery_time_bounded()
             }
         })
         .await
-        .unwrap_or_else(|_| panic!("round {round} was not answered"));
+        .unwrap_or_else(|_| {
+            // What the inbox holds then tells a lost delivery (unread) from a lost answer.
+            let kept: Vec<InboxMessage> =
+                serde_json::from_str(&std::fs::read_to_string(&inbox).unwrap_or("[]".into()))
+                    .unwrap_or_default();
+            let unread = kept.iter().filter(|m| !m.read).count();
+            panic!(
+                "round {round} was not answered; its inbox holds {} messages, {unread} unread; \
+                 the seat: {:?}",
+                kept.len(),
+                state
+                    .store
+                    .with_docs(|d| identity(d, 0).map(|i| (i.process_state, i.process_reason.clone(), i.last_problem.clone())))
+            )
+        });
         took.push(t.elapsed());
         for (file, most) in [(&inbox, &mut largest.0), (&human, &mut largest.1)] {
             let kept: Vec<InboxMessage> =
