@@ -1,8 +1,13 @@
-//! Calls from the browser to the server's JSON API.
+//! Calls from the browser to the server's JSON API (through `gloo-net`), with the request and
+//! response types of [`crate::contract`].
 
-/// POSTs `body` as JSON to `path`; the server's `{error}` message on failure.
-pub async fn post_json(path: &str, body: &serde_json::Value) -> Result<serde_json::Value, String> {
-    post_json_once(path, body, None).await
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+/// POSTs `body` as JSON to `path` and reads the answer as `R`; the server's `{error}` message
+/// on failure.
+pub async fn post<B: Serialize, R: DeserializeOwned>(path: &str, body: &B) -> Result<R, String> {
+    post_once(path, body, None).await
 }
 
 /// A fresh key for one composed message (`Idempotency-Key`): 128 random bits, hex.
@@ -21,64 +26,44 @@ pub fn idempotency_key() -> String {
     String::new()
 }
 
-/// As [`post_json`], with an `Idempotency-Key` when given: the server answers a retry with
-/// the same key as it answered the first request, and does nothing twice.
+/// As [`post`], with an `Idempotency-Key` when given: the server answers a retry with the same
+/// key as it answered the first request, and does nothing twice.
 #[cfg(feature = "hydrate")]
-pub async fn post_json_once(
+pub async fn post_once<B: Serialize, R: DeserializeOwned>(
     path: &str,
-    body: &serde_json::Value,
+    body: &B,
     key: Option<&str>,
-) -> Result<serde_json::Value, String> {
-    use wasm_bindgen::JsCast;
-    use wasm_bindgen_futures::JsFuture;
+) -> Result<R, String> {
+    use gloo_net::http::Request;
 
-    let init = web_sys::RequestInit::new();
-    init.set_method("POST");
-    init.set_body(&wasm_bindgen::JsValue::from_str(&body.to_string()));
-    let headers = web_sys::Headers::new().map_err(|_| "cannot build headers".to_string())?;
-    headers
-        .set("content-type", "application/json")
-        .map_err(|_| "cannot build headers".to_string())?;
+    let mut request = Request::post(path);
     if let Some(key) = key {
-        headers
-            .set("idempotency-key", key)
-            .map_err(|_| "cannot build headers".to_string())?;
+        request = request.header("idempotency-key", key);
     }
-    init.set_headers(&headers);
-    let request = web_sys::Request::new_with_str_and_init(path, &init)
-        .map_err(|_| format!("cannot build a request to {path}"))?;
-    let window = web_sys::window().ok_or("no window")?;
-    let response: web_sys::Response = JsFuture::from(window.fetch_with_request(&request))
+    let response = request
+        .json(body)
+        .map_err(|e| format!("cannot build a request to {path}: {e}"))?
+        .send()
         .await
-        .map_err(|_| "the server cannot be reached".to_string())?
-        .unchecked_into();
-    let text = JsFuture::from(
-        response
-            .text()
-            .map_err(|_| "no response body".to_string())?,
-    )
-    .await
-    .ok()
-    .and_then(|t| t.as_string())
-    .unwrap_or_default();
-    let value: serde_json::Value = serde_json::from_str(&text).unwrap_or(serde_json::Value::Null);
+        .map_err(|_| "the server cannot be reached".to_string())?;
+    let text = response.text().await.unwrap_or_default();
     if response.ok() {
-        Ok(value)
+        serde_json::from_str(&text).map_err(|e| format!("an answer this page cannot read: {e}"))
     } else {
-        Err(value["error"]
-            .as_str()
-            .map(str::to_owned)
+        let said: Option<crate::contract::ApiError> = serde_json::from_str(&text).ok();
+        Err(said
+            .map(|e| e.error)
             .unwrap_or_else(|| format!("the server answered {}", response.status())))
     }
 }
 
 /// On the server nothing is posted: actions only run in the browser.
 #[cfg(not(feature = "hydrate"))]
-pub async fn post_json_once(
+pub async fn post_once<B: Serialize, R: DeserializeOwned>(
     _path: &str,
-    _body: &serde_json::Value,
+    _body: &B,
     _key: Option<&str>,
-) -> Result<serde_json::Value, String> {
+) -> Result<R, String> {
     Err("only the browser calls the API".into())
 }
 

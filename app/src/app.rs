@@ -183,7 +183,8 @@ fn EndSession() -> impl IntoView {
     let press = move |_| {
         busy.set(true);
         leptos::task::spawn_local(async move {
-            let _ = crate::api::post_json("/api/session/end", &serde_json::json!({})).await;
+            let _: Result<crate::contract::SessionEnded, String> =
+                crate::api::post("/api/session/end", &serde_json::json!({})).await;
             busy.set(false);
         });
     };

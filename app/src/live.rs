@@ -59,22 +59,28 @@ pub fn use_live() -> Live {
 
 #[cfg(feature = "hydrate")]
 mod browser {
-    //! The `EventSource` side, only in the browser.
+    //! The `EventSource` side, only in the browser (through `gloo-net`).
 
     use std::cell::RefCell;
 
+    use futures::channel::oneshot;
+    use futures::stream::{select_all, StreamExt};
+    use gloo_net::eventsource::futures::EventSource;
     use leptos::prelude::*;
-    use wasm_bindgen::prelude::*;
-    use wasm_bindgen::JsCast;
-    use web_sys::{EventSource, MessageEvent};
 
     use super::Live;
     use crate::domain::docs::commit;
     use crate::domain::events::Event;
     use crate::domain::reducer::apply;
 
+    /// The open stream, and what stops the task that reads it.
+    struct Open {
+        source: EventSource,
+        stop: oneshot::Sender<()>,
+    }
+
     thread_local! {
-        static SOURCE: RefCell<Option<EventSource>> = const { RefCell::new(None) };
+        static SOURCE: RefCell<Option<Open>> = const { RefCell::new(None) };
     }
 
     /// What to do after one message.
@@ -108,50 +114,79 @@ mod browser {
     pub fn connect(live: Live) {
         let after = live.last_event_id.get_untracked();
         let url = format!("/api/events?after={after}");
-        let Ok(source) = EventSource::new(&url) else {
-            leptos::logging::warn!("cannot open the event stream at {url}");
-            return;
-        };
-
-        let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
-            let Some(data) = e.data().as_string() else {
+        let mut source = match EventSource::new(&url) {
+            Ok(s) => s,
+            Err(e) => {
+                leptos::logging::warn!("cannot open the event stream at {url}: {e}");
                 return;
-            };
-            match on_event(live, &data) {
-                Step::Applied | Step::Duplicate => {}
-                Step::Invalid => leptos::logging::warn!("ignored an unreadable event: {data:.200}"),
-                Step::Gap => reconnect(live),
             }
-        });
-        let on_reset = Closure::<dyn FnMut(MessageEvent)>::new(move |_e: MessageEvent| {
-            close();
-            reload(live);
-        });
-        let on_open = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| live.connected.set(true));
-        let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| {
-            live.connected.set(false);
-            // The browser retries by itself (sending Last-Event-ID) unless the stream is closed
-            // for good; then reopen it from the last event applied.
-            let closed = SOURCE.with(|s| {
-                s.borrow()
-                    .as_ref()
-                    .is_some_and(|s| s.ready_state() == EventSource::CLOSED)
-            });
-            if closed {
-                set_timeout(move || reconnect(live), std::time::Duration::from_secs(1));
+        };
+        // Every kind of event the stream sends, as one stream of (type, event). `open` and
+        // `error` are subscribed to by name, so each one arrives, also while the browser is
+        // reconnecting by itself.
+        let subscriptions: Result<Vec<_>, _> = ["message", "reset", "open", "error"]
+            .into_iter()
+            .map(|kind| source.subscribe(kind))
+            .collect();
+        let mut events = match subscriptions {
+            Ok(s) => select_all(s),
+            Err(e) => {
+                leptos::logging::warn!("cannot follow the event stream: {e}");
+                return;
             }
-        });
-        source.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-        source.set_onopen(Some(on_open.as_ref().unchecked_ref()));
-        source.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-        let _ = source.add_event_listener_with_callback("reset", on_reset.as_ref().unchecked_ref());
-        // The handlers live as long as their EventSource, which may be the whole page.
-        on_message.forget();
-        on_reset.forget();
-        on_open.forget();
-        on_error.forget();
+        };
+        let (stop, mut stopped) = oneshot::channel::<()>();
         close();
-        SOURCE.with(|s| *s.borrow_mut() = Some(source));
+        SOURCE.with(|s| *s.borrow_mut() = Some(Open { source, stop }));
+        leptos::task::spawn_local(async move {
+            loop {
+                let next = futures::future::select(events.next(), &mut stopped).await;
+                let item = match next {
+                    futures::future::Either::Left((Some(item), _)) => item,
+                    // Closed by us (a newer stream took over), or the stream ended.
+                    _ => return,
+                };
+                // gloo's own report of a closed stream (`Err`) is handled with the `error` event.
+                let Ok((kind, e)) = item else { continue };
+                match kind.as_str() {
+                    "message" => {
+                        let Some(data) = e.data().as_string() else {
+                            continue;
+                        };
+                        match on_event(live, &data) {
+                            Step::Applied | Step::Duplicate => {}
+                            Step::Invalid => {
+                                leptos::logging::warn!("ignored an unreadable event: {data:.200}")
+                            }
+                            Step::Gap => return reconnect(live),
+                        }
+                    }
+                    "reset" => {
+                        close();
+                        return reload(live);
+                    }
+                    "open" => live.connected.set(true),
+                    _ => {
+                        live.connected.set(false);
+                        // The browser retries by itself (sending Last-Event-ID) unless the
+                        // stream is closed for good; then reopen it from the last event.
+                        if is_closed() {
+                            set_timeout(move || reconnect(live), std::time::Duration::from_secs(1));
+                            return;
+                        }
+                    }
+                }
+            }
+        });
+    }
+
+    fn is_closed() -> bool {
+        use gloo_net::eventsource::State;
+        SOURCE.with(|s| {
+            s.borrow()
+                .as_ref()
+                .is_some_and(|o| matches!(o.source.state(), State::Closed))
+        })
     }
 
     /// Reloads the snapshot, then follows the log from it; a failed reload is tried again (the
@@ -176,14 +211,11 @@ mod browser {
         connect(live);
     }
 
+    /// Closes the open stream and ends the task reading it.
     fn close() {
-        SOURCE.with(|s| {
-            if let Some(old) = s.borrow_mut().take() {
-                old.set_onmessage(None);
-                old.set_onerror(None);
-                old.set_onopen(None);
-                old.close();
-            }
-        });
+        if let Some(open) = SOURCE.with(|s| s.borrow_mut().take()) {
+            let _ = open.stop.send(());
+            open.source.close();
+        }
     }
 }

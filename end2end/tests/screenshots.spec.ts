@@ -33,11 +33,19 @@ test('desktop and phone screenshots of a summoned team', async ({ page }) => {
   expect(box!.x + box!.width).toBeLessThanOrEqual(375);
   await page.screenshot({ path: out('phone.png'), fullPage: false });
 
-  // Lyra's own page: where she is, her soul, her thread.
+  // Lyra's own page: where she is, her lineage (a fork of her), her soul and how it changed,
+  // her ledger, sessions and thread.
+  const post = (p: string, body: unknown) =>
+    fetch(`${server.url}${p}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  await post('/api/send', { text: 'SIM_SOUL: The window seat faces the sea now.', seat: 0 });
+  await post('/api/agents/7/kill', {});
+  await post('/api/agents/0/fork', { seat: 7 });
+  await expect(page.locator('.cell[data-seat="7"]')).toHaveAttribute('data-status', 'alive', { timeout: 20_000 });
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.locator('.agent-detail > summary').click();
   await page.locator('.agent-page-link').click();
   await expect(page.locator('body[data-hydrated="true"]')).toBeAttached();
   await expect(page.locator('.agent-page h1')).toHaveText('Lyra');
-  await page.screenshot({ path: out('agent-page.png') });
+  await expect(page.locator('.soul-compare .soul-diff .added')).toContainText('faces the sea');
+  await page.screenshot({ path: out('agent-page.png'), fullPage: true });
 });

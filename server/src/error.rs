@@ -5,7 +5,6 @@ use axum::extract::rejection::JsonRejection;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use serde_json::json;
 
 use crate::store::StoreError;
 
@@ -74,6 +73,9 @@ impl IntoResponse for AppError {
         if let AppError::Store(e) = &self {
             tracing::error!(error = %e, "store error");
         }
-        (self.status(), Json(json!({ "error": self.to_string() }))).into_response()
+        let body = app::contract::ApiError {
+            error: self.to_string(),
+        };
+        (self.status(), Json(body)).into_response()
     }
 }

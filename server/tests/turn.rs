@@ -50,12 +50,17 @@ fn a_recorded_turn_becomes_running_message_idle_with_cost() {
         state: ProcessState::Idle,
         context_tokens: Some(tokens),
         cost_usd: Some(cost),
+        tool: None,
+        usage: Some(usage),
         ..
     }] = &events[..]
     else {
         panic!("{events:#?}")
     };
     assert_eq!(sid, "67028d26-04d9-4a59-9826-da301b06a395");
+    // The ledger's count of the turn: its context in, its answer out.
+    assert_eq!(usage.input_tokens, *tokens);
+    assert!(usage.output_tokens > 0);
     assert_eq!(speaker_name, "Lyra");
     assert!(!text.is_empty());
     assert!(*tokens > 0 && *cost > 0.0);
@@ -71,11 +76,17 @@ fn the_leads_text_is_lead_text() {
 }
 
 #[test]
-fn tool_use_shows_as_activity() {
+fn tool_use_shows_as_activity_and_is_counted_once() {
     let mut t = Translator::new(1, None, false);
     let events = run(&mut t, &recorded_out("bash-tool.jsonl"), &Docs::new());
     assert!(events.iter().any(|e| matches!(e,
         EventKind::AgentProcess { state: ProcessState::Running, reason: Some(r), .. } if r == "using Bash")));
+    // The ledger counts the call from the event that names its tool: one call, one event.
+    let calls = events
+        .iter()
+        .filter(|e| matches!(e, EventKind::AgentProcess { tool: Some(tool), .. } if tool == "Bash"))
+        .count();
+    assert_eq!(calls, 1);
     let turns_done = recorded_out("bash-tool.jsonl")
         .iter()
         .filter(|l| t.on_line(l, &Docs::new()).turn_done)

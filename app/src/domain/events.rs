@@ -22,6 +22,15 @@ pub struct Event {
     pub kind: EventKind,
 }
 
+/// The tokens one turn used (from its `result`): what went in (input, cache writes and reads)
+/// and what came out.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TurnUsage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
+
 /// A seat given a hatching placeholder by `agents_summoned`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SummonedSeat {
@@ -89,6 +98,12 @@ pub enum EventKind {
         /// The process's cost so far, from the turn's `result`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cost_usd: Option<f64>,
+        /// A tool call began (its tool's name): counted in the identity's ledger.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tool: Option<String>,
+        /// A turn ended (`result`): the tokens it used, counted in the ledger.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        usage: Option<TurnUsage>,
     },
     /// Seats whose nameless placeholder may have outlived the hatching deadline; the reducer
     /// checks each against the event's `ts`.
@@ -175,6 +190,11 @@ pub enum EventKind {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         fork_message_id: Option<String>,
     },
+    /// A named agent rewrote its soul: a new version of it (the old ones are kept).
+    SoulRevised {
+        seat: Seat,
+        text: String,
+    },
     /// A retired identity is seated again (sleeping, until it is woken).
     AgentRecalled {
         identity_id: String,
@@ -208,6 +228,7 @@ impl EventKind {
             EventKind::AgentKilled { .. } => "agent_killed",
             EventKind::AgentRecalled { .. } => "agent_recalled",
             EventKind::AgentForked { .. } => "agent_forked",
+            EventKind::SoulRevised { .. } => "soul_revised",
             EventKind::Unknown => "unknown",
         }
     }
@@ -224,7 +245,8 @@ impl EventKind {
             | EventKind::PermissionDecision { seat, .. }
             | EventKind::AgentKilled { seat, .. }
             | EventKind::AgentRecalled { seat, .. }
-            | EventKind::AgentForked { seat, .. } => Some(*seat),
+            | EventKind::AgentForked { seat, .. }
+            | EventKind::SoulRevised { seat, .. } => Some(*seat),
             EventKind::LeadText { .. } => Some(super::LEAD_SEAT),
             EventKind::MarkerError { seat, .. } | EventKind::RuntimeError { seat, .. } => *seat,
             _ => None,

@@ -2,7 +2,7 @@
 //! stripped from what is displayed.
 //!
 //! - `[ACTION] {json}` with `"action"`: `register`, `status`, `summon`, `dismiss`, `kill`,
-//!   `recall`, `fork`, `route`, `state`
+//!   `recall`, `fork`, `route`, `state`, `soul`
 //! - legacy `[AGENT_REGISTERED] {json}` (a register) and `[AGENT_STATUS] {json}` (a status)
 //! - `[STATE:name]`
 //!
@@ -97,6 +97,10 @@ pub enum Marker {
     },
     State {
         state: String,
+    },
+    /// A named agent rewrites its soul: a new version, the old ones kept.
+    Soul {
+        text: String,
     },
 }
 

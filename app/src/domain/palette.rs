@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::{Seat, LEAD_SEAT, SEATS};
 
 /// Which eyes and mouth a face is drawn with.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FaceVariant {
     pub eyes: String,
     pub mouth: String,

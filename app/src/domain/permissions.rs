@@ -95,6 +95,9 @@ pub struct PermissionDoc {
     /// The id of the event that asked: orders requests with equal timestamps.
     #[serde(default)]
     pub event_id: u64,
+    /// The identity that asked (older requests: whoever held the seat).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub identity_id: Option<String>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }

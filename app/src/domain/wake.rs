@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::docs::{identities, identity, thread, Docs, SpeakerType};
+use super::docs::{identities, identity, identity_by_id, thread, thread_of, Docs, SpeakerType};
 use super::mail::InboxMessage;
 use super::provenance::{header_name, neutralise};
 use super::status::AgentStatus;
@@ -29,6 +29,22 @@ pub struct MailLine {
     pub timestamp: String,
 }
 
+/// What a fork carried from its parent when it was made: the parent's thread up to the fork
+/// point (the newest part of it, within [`INHERITED_BUDGET`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Inherited {
+    /// The parent's name.
+    pub from: String,
+    pub transcript: Vec<TranscriptLine>,
+    /// Older lines of the parent's thread left out for the budget.
+    #[serde(default)]
+    pub left_out: usize,
+}
+
+/// The most text of an inherited transcript a wake prompt carries (bytes of message text).
+pub const INHERITED_BUDGET: usize = 48 * 1024;
+
 /// Everything an agent needs to wake.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -43,6 +59,9 @@ pub struct WakePayload {
     pub transcript: Vec<TranscriptLine>,
     #[serde(default)]
     pub unread_mail: Vec<MailLine>,
+    /// For a fork: what it carried from its parent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inherited: Option<Inherited>,
 }
 
 /// The seats WAKE acts on: named agents (not the lead) that are sleeping.
@@ -71,6 +90,7 @@ pub fn wake_payload(docs: &Docs, seat: Seat, inbox: &[InboxMessage]) -> Option<W
             .collect(),
         None => Vec::new(),
     };
+    let inherited = inherited(docs, d.parent_uuid.as_deref(), d.fork_message_id.as_deref());
     Some(WakePayload {
         seat,
         name: d.name.clone().unwrap_or_default(),
@@ -89,6 +109,37 @@ pub fn wake_payload(docs: &Docs, seat: Seat, inbox: &[InboxMessage]) -> Option<W
                 timestamp: m.timestamp.clone(),
             })
             .collect(),
+        inherited,
+    })
+}
+
+/// The parent's thread up to and with the message `fork` (the fork point), newest lines first
+/// kept within the budget; `None` when there is no parent, no fork point or nothing before it.
+fn inherited(docs: &Docs, parent: Option<&str>, fork: Option<&str>) -> Option<Inherited> {
+    let (parent, fork) = (parent?, fork?);
+    let who = identity_by_id(docs, parent)?;
+    let thread = thread_of(docs, who);
+    let end = thread.iter().position(|m| m.id == fork)? + 1;
+    let mut used = 0;
+    let mut kept: Vec<TranscriptLine> = thread[..end]
+        .iter()
+        .rev()
+        .take_while(|m| {
+            used += m.text.len();
+            used <= INHERITED_BUDGET
+        })
+        .map(|m| TranscriptLine {
+            speaker_name: m.speaker_name.clone(),
+            speaker_type: m.speaker_type,
+            text: m.text.clone(),
+            created_at: m.created_at,
+        })
+        .collect();
+    kept.reverse();
+    Some(Inherited {
+        from: who.name.clone().unwrap_or_default(),
+        left_out: end - kept.len(),
+        transcript: kept,
     })
 }
 
@@ -125,6 +176,20 @@ pub fn wake_prompt(p: &WakePayload, human_name: &str, lead_name: &str) -> String
             );
         }
         None => s += &format!("Your name is {}. You chose it.\n\n", p.name),
+    }
+    if let Some(i) = p.inherited.as_ref().filter(|i| !i.transcript.is_empty()) {
+        let older = match i.left_out {
+            0 => String::new(),
+            n => format!(" ({n} older messages are not shown)"),
+        };
+        s += &format!(
+            "You began as a fork of {}: this is the conversation you carried from them, up to \
+             the moment you were made{older}.\n\n\
+             <inherited-from name=\"{}\">\n{}\n</inherited-from>\n\n",
+            header_name(&i.from),
+            xml_escape(&header_name(&i.from)),
+            format_transcript(&i.transcript)
+        );
     }
     if !p.transcript.is_empty() {
         s += &format!(

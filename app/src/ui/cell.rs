@@ -151,6 +151,21 @@ pub fn Cell(
         .as_ref()
         .map(|(alive, _)| if *alive { "awake" } else { "asleep" });
     let belief = view.belief.clone().map(|(_, text)| text);
+    if empty && seat != LEAD_SEAT {
+        // An empty seat is not a conversation: it offers what can come to it.
+        return view! {
+            <div
+                class="cell empty"
+                data-seat=seat
+                data-status=status
+                style:--seat-color=view.color.clone()
+            >
+                <super::seat_menu::SeatMenu seat=seat/>
+                <span class="name"></span>
+            </div>
+        }
+        .into_any();
+    }
     view! {
         <button
             type="button"
@@ -178,4 +193,5 @@ pub fn Cell(
             {belief.map(|text| view! { <span class="belief">{text}</span> })}
         </button>
     }
+    .into_any()
 }

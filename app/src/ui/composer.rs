@@ -41,7 +41,6 @@ pub fn Composer(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
             seat: Some(seat.get_untracked()),
             target_agent: None,
         };
-        let payload = serde_json::to_value(&request).unwrap_or_default();
         let once = key
             .get_untracked()
             .unwrap_or_else(crate::api::idempotency_key);
@@ -49,7 +48,9 @@ pub fn Composer(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
         sending.set(true);
         error.set(None);
         leptos::task::spawn_local(async move {
-            match crate::api::post_json_once("/api/send", &payload, Some(&once)).await {
+            let sent: Result<crate::contract::SendResponse, String> =
+                crate::api::post_once("/api/send", &request, Some(&once)).await;
+            match sent {
                 Ok(_) => {
                     text.set(String::new());
                     key.set(None);

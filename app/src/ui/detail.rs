@@ -113,21 +113,17 @@ pub fn AgentDetail(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
     }
 }
 
-/// A button that POSTs to the API and shows the server's error, if any.
+/// A button that POSTs `body` (default `{}`) to the API and shows the server's error, if any.
 #[component]
-pub fn PostButton(label: String, path: String) -> impl IntoView {
-    let busy = RwSignal::new(false);
-    let error = RwSignal::new(None::<String>);
-    let press = move |_| {
-        let path = path.clone();
-        busy.set(true);
-        leptos::task::spawn_local(async move {
-            if let Err(e) = crate::api::post_json(&path, &serde_json::json!({})).await {
-                error.set(Some(e));
-            }
-            busy.set(false);
-        });
-    };
+pub fn PostButton(
+    label: String,
+    path: String,
+    #[prop(optional)] body: Option<serde_json::Value>,
+) -> impl IntoView {
+    let body = body.unwrap_or_else(|| serde_json::json!({}));
+    let action = super::action::Action::new();
+    let super::action::Action { busy, error } = action;
+    let press = move |_| action.post(path.clone(), body.clone());
     view! {
         <button type="button" class="agent-action" disabled=move || busy.get() on:click=press>
             {label}
@@ -136,11 +132,9 @@ pub fn PostButton(label: String, path: String) -> impl IntoView {
     }
 }
 
-/// Fork…: a child of this agent in the first empty seat, carrying its conversation, with an
-/// optional first message. The child starts once the agent's running turn has ended.
 /// What the fork form holds across redraws of the panel.
 #[derive(Clone, Copy, Default)]
-struct ForkState {
+pub struct ForkState {
     /// The seat whose fork form is open.
     open: RwSignal<Option<crate::domain::Seat>>,
     prompt: RwSignal<String>,
@@ -149,8 +143,10 @@ struct ForkState {
     said: RwSignal<Option<(crate::domain::Seat, Result<String, String>)>>,
 }
 
+/// Fork…: a child of this agent in the first empty seat, carrying its conversation, with an
+/// optional first message. The child starts once the agent's running turn has ended.
 #[component]
-fn ForkForm(seat: crate::domain::Seat, name: String, state: ForkState) -> impl IntoView {
+pub fn ForkForm(seat: crate::domain::Seat, name: String, state: ForkState) -> impl IntoView {
     let ForkState {
         open,
         prompt,
@@ -162,14 +158,17 @@ fn ForkForm(seat: crate::domain::Seat, name: String, state: ForkState) -> impl I
             prompt: Some(prompt.get_untracked()).filter(|p| !p.trim().is_empty()),
             seat: None,
         };
-        let body = serde_json::to_value(&request).unwrap_or_default();
         busy.set(true);
         leptos::task::spawn_local(async move {
             let path = format!("/api/agents/{seat}/fork");
-            let answer = crate::api::post_json(&path, &body).await.map(|v| {
-                let child = v["seat"].as_u64().unwrap_or_default() + 1;
-                format!("The fork will hatch in seat {child} once this turn has ended.")
-            });
+            let answer = crate::api::post::<_, crate::contract::SeatResponse>(&path, &request)
+                .await
+                .map(|r| {
+                    format!(
+                        "The fork will hatch in seat {} once this turn has ended.",
+                        r.seat + 1
+                    )
+                });
             if answer.is_ok() {
                 prompt.set(String::new());
             }

@@ -14,11 +14,12 @@ fn starting(docs: &Docs) -> bool {
     identities(docs).any(|d| d.process_state == Some(ProcessState::Starting))
 }
 
-/// What pressing the button sends. The server builds every wake prompt from its own store.
-fn request(button: GridButton) -> Option<(&'static str, serde_json::Value)> {
+/// Where pressing the button posts (every empty seat, every sleeper). The server builds every
+/// wake prompt from its own store.
+fn request(button: GridButton) -> Option<&'static str> {
     match button {
-        GridButton::Summon => Some(("/api/agents/summon", serde_json::json!({}))),
-        GridButton::Wake => Some(("/api/agents/wake", serde_json::json!({}))),
+        GridButton::Summon => Some("/api/agents/summon"),
+        GridButton::Wake => Some("/api/agents/wake"),
         GridButton::Waking | GridButton::None => None,
     }
 }
@@ -52,14 +53,18 @@ pub fn Grid(
     };
     let button = move || docs.with(|d| grid_button(d, in_flight.get() || starting(d)));
     let press = move |_| {
-        let Some((path, body)) = request(button()) else {
+        let Some(path) = request(button()) else {
             return;
         };
         super::presence::ask_permission();
         in_flight.set(true);
         error.set(None);
         leptos::task::spawn_local(async move {
-            if let Err(e) = crate::api::post_json(path, &body).await {
+            // Both take `{seats?}`: none named is every seat.
+            let body = crate::contract::SummonRequest { seats: None };
+            let started: Result<crate::contract::SeatsResponse, String> =
+                crate::api::post(path, &body).await;
+            if let Err(e) = started {
                 error.set(Some(e));
             }
             in_flight.set(false);

@@ -1,20 +1,50 @@
-//! The Hall: identities that left their seats, with everything they were. Each can be
-//! recalled into an empty seat (it wakes there from its soul, its last session and its mail).
+//! The Hall: identities that left their seats, with everything they were (face, name, the
+//! first lines of the soul, when and why they left, whose fork they are). Each can be recalled
+//! into an empty seat (it wakes there from its soul, its last session and its mail).
 
 use leptos::prelude::*;
 
 use super::detail::PostButton;
-use crate::domain::docs::hall;
+use super::face::Face;
+use crate::contract::{hall_entry, HallEntry};
+use crate::domain::docs::{hall, identity_by_id};
 use crate::domain::time;
 use crate::live::use_live;
+
+/// One entry as the Hall shows it: the API's entry, its face and its parent's name.
+#[derive(Clone, Debug, PartialEq)]
+struct Shown {
+    entry: HallEntry,
+    color: String,
+    eyes: String,
+    mouth: String,
+    parent: Option<(String, String)>,
+}
 
 #[component]
 pub fn Hall() -> impl IntoView {
     let live = use_live();
     let entries = Memo::new(move |_| {
         live.docs.with(|docs| {
-            let mut v: Vec<_> = hall(docs).map(crate::contract::hall_entry).collect();
-            v.sort_by_key(|e| std::cmp::Reverse(e.retired_at));
+            let mut v: Vec<Shown> = hall(docs)
+                .map(|d| {
+                    let face = d.face_variant.clone().unwrap_or_default();
+                    let parent = d.parent_uuid.as_deref().map(|p| {
+                        let name = identity_by_id(docs, p)
+                            .and_then(|p| p.name.clone())
+                            .unwrap_or_else(|| "an agent".into());
+                        (p.to_string(), name)
+                    });
+                    Shown {
+                        entry: hall_entry(d),
+                        color: d.color.clone().unwrap_or_default(),
+                        eyes: face.eyes,
+                        mouth: face.mouth,
+                        parent,
+                    }
+                })
+                .collect();
+            v.sort_by_key(|s| std::cmp::Reverse(s.entry.retired_at));
             v
         })
     });
@@ -27,17 +57,25 @@ pub fn Hall() -> impl IntoView {
                     <ul>
                         {entries
                             .into_iter()
-                            .map(|e| {
+                            .map(|s| {
+                                let e = s.entry;
                                 let name = e.name.clone().unwrap_or_else(|| "A nameless one".into());
                                 let left = match &e.reason {
                                     Some(r) => format!("left {} ({r})", time::human(e.retired_at)),
                                     None => format!("left {}", time::human(e.retired_at)),
                                 };
-                                let path = format!("/api/hall/{}/recall", e.id);
+                                let path = format!("/api/hall/{}/recall", crate::api::path_segment(&e.id));
                                 view! {
                                     <li class="hall-entry" data-identity=e.id.clone()>
+                                        <Face color=s.color eyes_kind=s.eyes mouth_kind=s.mouth/>
+                                        " "
                                         <a class="name" href=format!("/agents/{}", e.id)>{name.clone()}</a>
                                         <span class="muted">" · " {left}</span>
+                                        {s.parent.map(|(id, parent)| view! {
+                                            <span class="muted lineage-note">
+                                                " · a fork of " <a href=format!("/agents/{id}")>{parent}</a>
+                                            </span>
+                                        })}
                                         {e.soul.clone().map(|s| view! { <p class="soul-lines">{s}</p> })}
                                         <PostButton label=format!("Recall {name}") path=path/>
                                     </li>

@@ -1,5 +1,6 @@
 //! Components of the console.
 
+pub mod action;
 pub mod agent_page;
 pub mod cell;
 pub mod composer;
@@ -9,4 +10,5 @@ pub mod grid;
 pub mod hall;
 pub mod permission;
 pub mod presence;
+pub mod seat_menu;
 pub mod thread;

@@ -27,8 +27,9 @@ pub fn PermissionCard(p: PermissionDoc, who: String) -> impl IntoView {
                 message: (!message.trim().is_empty()).then_some(message),
                 suggestion,
             };
-            let body = serde_json::to_value(&answer).unwrap_or_default();
-            if let Err(e) = crate::api::post_json(&path, &body).await {
+            let answered: Result<crate::contract::PermissionAnswered, String> =
+                crate::api::post(&path, &answer).await;
+            if let Err(e) = answered {
                 error.set(Some(e));
             }
             busy.set(false);

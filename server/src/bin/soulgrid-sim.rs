@@ -16,6 +16,7 @@
 //! Knobs (in any message but a wake prompt, whose transcript is history):
 //! `--sim-name NAME` makes a newborn ask for NAME first (asked to choose again, it takes its seat's
 //! name, or with `--sim-stubborn` asks for NAME again).
+//! `SIM_SOUL: <text>` makes a named agent rewrite its soul (its first line, then the text).
 //! `SOULGRID_SIM_LATENCY_MS` (or `--sim-latency-ms`) delays each reply; a message containing `SIM_CRASH` makes it
 //! exit with code 3 mid-turn, `SIM_HANG` makes it stop answering until an `interrupt` control
 //! request, `SIM_TOOL` makes it call Bash. Started with `--permission-prompt-tool stdio`, it asks
@@ -151,7 +152,7 @@ impl Sim {
             self.text(block);
         }
         self.emit(json!({"type": "result", "subtype": "success", "is_error": false, "session_id": session,
-            "num_turns": 1, "result": reply, "total_cost_usd": 0.0012,
+            "num_turns": 1, "result": reply, "total_cost_usd": 0.0012 * self.turns as f64,
             "usage": {"input_tokens": 1200 * self.turns, "output_tokens": 80, "cache_creation_input_tokens": 0,
                 "cache_read_input_tokens": 0}}));
     }
@@ -326,6 +327,22 @@ impl Sim {
                     json!({"action": "status", "agents": agents})
                 );
             }
+        }
+        // `SIM_SOUL: <text>`: the agent rewrites its soul (its first line, then the text).
+        if let Some(text) = input
+            .split("SIM_SOUL:")
+            .nth(1)
+            .and_then(|r| r.lines().next())
+        {
+            let name = self.name.clone().unwrap_or_else(|| "someone".into());
+            let soul = format!(
+                "I am {name}, and the name is mine because I chose it.\n{}",
+                text.trim()
+            );
+            return format!(
+                "Something has shifted; I wrote it down.\n[ACTION] {}",
+                json!({"action": "soul", "text": soul})
+            );
         }
         let who = self.name.clone().unwrap_or_else(|| {
             if self.lead {

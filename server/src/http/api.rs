@@ -8,11 +8,12 @@ use axum::extract::rejection::{JsonRejection, PathRejection};
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::Json;
-use serde_json::{json, Value};
 
 use app::contract::{
-    PermissionAnswer, PermissionAnswered, SeatsResponse, SendResponse, SessionEnded,
+    DocsResponse, Health, HealthDetail, PermissionAnswer, PermissionAnswered, SeatResponse,
+    SeatsResponse, SendResponse, SessionEnded, SummonRequest, WakeRequest,
 };
+use app::domain::Seat;
 
 use crate::error::AppError;
 use crate::http::idempotency::Idempotency;
@@ -25,25 +26,30 @@ pub const MAX_TEXT_BYTES: usize = 64 * 1024;
 pub async fn healthz(
     State(state): State<AppState>,
     anonymous: Option<axum::Extension<crate::http::security::Anonymous>>,
-) -> Json<Value> {
+) -> Json<Health> {
     if anonymous.is_some() {
-        return Json(json!({ "ok": true }));
+        return Json(Health::default_ok());
     }
-    Json(json!({
-        "ok": true,
-        "claude": &*state.claude_label,
-        "simulated": state.runtime.config().simulated,
-        "running": state.runtime.running(),
-        "session": &*state.session.id(),
-        "lastEventId": state.store.last_event_id(),
-        "version": env!("CARGO_PKG_VERSION"),
-    }))
+    Json(Health {
+        ok: true,
+        server: Some(HealthDetail {
+            claude: state.claude_label.to_string(),
+            simulated: state.runtime.config().simulated,
+            running: state.runtime.running(),
+            session: state.session.id().to_string(),
+            last_event_id: state.store.last_event_id(),
+            version: env!("CARGO_PKG_VERSION").to_string(),
+        }),
+    })
 }
 
 /// `{docs, lastEventId}`: the snapshot SSR renders from.
-pub async fn docs(State(state): State<AppState>) -> Json<Value> {
+pub async fn docs(State(state): State<AppState>) -> Json<DocsResponse> {
     let (docs, last_event_id) = state.store.snapshot();
-    Json(json!({ "docs": docs, "lastEventId": last_event_id }))
+    Json(DocsResponse {
+        docs,
+        last_event_id,
+    })
 }
 
 use app::contract::SendRequest as SendBody;
@@ -55,7 +61,7 @@ pub async fn send(
     State(state): State<AppState>,
     headers: axum::http::HeaderMap,
     body: Result<Json<SendBody>, JsonRejection>,
-) -> Result<(StatusCode, Json<Value>), AppError> {
+) -> Result<(StatusCode, Json<SendResponse>), AppError> {
     let Json(body) = body?;
     let key = Idempotency::key(&headers)?;
     let answer = state
@@ -70,7 +76,7 @@ async fn send_once(
     state: AppState,
     body: SendBody,
     key: Option<String>,
-) -> Result<Value, AppError> {
+) -> Result<SendResponse, AppError> {
     let text = body.text.trim_end();
     if text.trim().is_empty() {
         return Err(AppError::BadRequest("text is empty".into()));
@@ -135,28 +141,57 @@ async fn send_once(
         )
         .await?;
     let delivery = state.runtime.hand_over_from_human(seat, text).await;
-    Ok(serde_json::to_value(SendResponse {
+    Ok(SendResponse {
         event_id: event.id,
         seat,
         delivery,
     })
-    .unwrap_or_default())
 }
 
-/// `POST /api/agents/summon`: a blank session for every empty seat.
+/// The seats a request names: agent seats only (not the lead's, on the grid).
+fn agent_seats_only(seats: &[Seat]) -> Result<(), AppError> {
+    match seats
+        .iter()
+        .find(|&&s| s == LEAD_SEAT || s >= app::domain::SEATS)
+    {
+        Some(s) => Err(AppError::BadRequest(format!(
+            "seat {s} is not an agent seat (0-8 without the lead's 4)"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// `POST /api/agents/summon {seats?}`: a blank session for every empty seat, or for those of
+/// `seats` that are empty (`409` when none of them is).
 pub async fn summon(
     State(state): State<AppState>,
+    body: Result<Option<Json<SummonRequest>>, JsonRejection>,
 ) -> Result<(StatusCode, Json<SeatsResponse>), AppError> {
-    let seats = state.runtime.summon().await?;
+    let only = body?.and_then(|Json(b)| b.seats);
+    if let Some(only) = &only {
+        agent_seats_only(only)?;
+    }
+    let seats = state.runtime.summon_only(only.as_deref()).await?;
+    if seats.is_empty() && only.as_ref().is_some_and(|o| !o.is_empty()) {
+        return Err(AppError::Conflict(
+            "none of those seats is empty".to_string(),
+        ));
+    }
     Ok((StatusCode::ACCEPTED, Json(SeatsResponse { seats })))
 }
 
-/// `POST /api/agents/wake`: a fresh session for every sleeping agent. Its wake prompt is built
-/// by the server from the store; a body (older pages sent payloads) is ignored.
+/// `POST /api/agents/wake {seats?}`: a fresh session for every sleeping agent, or for those of
+/// `seats`. Its wake prompt is built by the server from the store; anything else in a body
+/// (older pages sent payloads) is ignored.
 pub async fn wake(
     State(state): State<AppState>,
+    body: Result<Option<Json<WakeRequest>>, JsonRejection>,
 ) -> Result<(StatusCode, Json<SeatsResponse>), AppError> {
-    let seats = state.runtime.wake().await;
+    let only = body?.and_then(|Json(b)| b.seats);
+    if let Some(only) = &only {
+        agent_seats_only(only)?;
+    }
+    let seats = state.runtime.wake_only(only.as_deref()).await;
     Ok((StatusCode::ACCEPTED, Json(SeatsResponse { seats })))
 }
 
@@ -164,7 +199,7 @@ pub async fn wake(
 pub async fn dismiss(
     State(state): State<AppState>,
     pos: Result<Path<u8>, PathRejection>,
-) -> Result<Json<Value>, AppError> {
+) -> Result<Json<SeatResponse>, AppError> {
     let Path(pos) = pos?;
     if pos >= app::domain::SEATS {
         return Err(AppError::BadRequest(format!(
@@ -177,21 +212,21 @@ pub async fn dismiss(
         )));
     }
     state.runtime.stop(pos, "dismissed").await;
-    Ok(Json(json!({ "seat": pos })))
+    Ok(Json(SeatResponse { seat: pos }))
 }
 
 /// `POST /api/agents/{pos}/interrupt`: the agent's current turn is stopped; the agent stays.
 pub async fn interrupt(
     State(state): State<AppState>,
     pos: Result<Path<u8>, PathRejection>,
-) -> Result<(StatusCode, Json<Value>), AppError> {
+) -> Result<(StatusCode, Json<SeatResponse>), AppError> {
     let Path(pos) = pos?;
     state
         .runtime
         .interrupt(pos)
         .await
         .map_err(|e| AppError::Conflict(e.to_string()))?;
-    Ok((StatusCode::ACCEPTED, Json(json!({ "seat": pos }))))
+    Ok((StatusCode::ACCEPTED, Json(SeatResponse { seat: pos })))
 }
 
 /// `POST /api/session/end`: every process stops, every alive seat sleeps, a new session begins.

@@ -1,7 +1,8 @@
 //! Retire, the Hall and recall over HTTP (types from `app::contract`).
 
 use app::contract::{
-    hall_entry, ForkRequest, HallEntry, KillRequest, KillResponse, RecallRequest, SeatResponse,
+    agent_view, hall_entry, AgentView, ForkRequest, HallEntry, KillRequest, KillResponse,
+    RecallRequest, SeatResponse,
 };
 use axum::extract::rejection::{JsonRejection, PathRejection};
 use axum::extract::{Path, State};
@@ -46,6 +47,20 @@ pub async fn hall(State(state): State<AppState>) -> Json<Vec<HallEntry>> {
         .with_docs(|d| app::domain::docs::hall(d).map(hall_entry).collect());
     entries.sort_by_key(|e| std::cmp::Reverse(e.retired_at));
     Json(entries)
+}
+
+/// `GET /api/agents/{id}`: one identity's whole life (souls, sessions, ledger, lineage),
+/// seated or in the Hall; `404` for an id nobody has.
+pub async fn agent(
+    State(state): State<AppState>,
+    id: Result<Path<String>, PathRejection>,
+) -> Result<Json<AgentView>, AppError> {
+    let Path(id) = id?;
+    state
+        .store
+        .with_docs(|d| agent_view(d, &id))
+        .map(Json)
+        .ok_or_else(|| AppError::NoSuch("no agent has this id".into()))
 }
 
 /// `POST /api/hall/{id}/recall {"seat"?}` → `202 {"seat": n}`; `404` for an id not in the

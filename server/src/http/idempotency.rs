@@ -8,8 +8,8 @@ use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use app::contract::SendResponse;
 use axum::http::HeaderMap;
-use serde_json::Value;
 use tokio::sync::OnceCell;
 
 use crate::error::AppError;
@@ -19,7 +19,7 @@ const MOST: usize = 10_000;
 /// The longest key accepted.
 pub const MAX_KEY: usize = 200;
 
-type Answer = Arc<OnceCell<Value>>;
+type Answer = Arc<OnceCell<SendResponse>>;
 
 #[derive(Default)]
 pub struct Idempotency {
@@ -42,10 +42,10 @@ impl Idempotency {
 
     /// Runs `work` once per key; every request with the key gets its answer. A failure is not
     /// kept: the next request with the key tries again.
-    pub async fn once<F, Fut>(&self, key: Option<String>, work: F) -> Result<Value, AppError>
+    pub async fn once<F, Fut>(&self, key: Option<String>, work: F) -> Result<SendResponse, AppError>
     where
         F: FnOnce() -> Fut,
-        Fut: Future<Output = Result<Value, AppError>>,
+        Fut: Future<Output = Result<SendResponse, AppError>>,
     {
         let Some(key) = key else {
             return work().await;

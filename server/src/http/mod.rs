@@ -38,6 +38,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/agents/{pos}/interrupt", post(api::interrupt))
         .route("/api/agents/{pos}/kill", post(hall::kill))
         .route("/api/agents/{pos}/fork", post(hall::fork))
+        .route("/api/agents/{id}", get(hall::agent))
         .route("/api/hall", get(hall::hall))
         .route("/api/hall/{id}/recall", post(hall::recall))
         .route("/api/session/end", post(api::end_session))

@@ -56,8 +56,14 @@ impl Runtime {
     /// SUMMON: placeholders for the empty or expired seats, then one blank session per seat
     /// given the summon letter. Returns the seats summoned.
     pub async fn summon(&self) -> Result<Vec<Seat>, StoreError> {
+        self.summon_only(None).await
+    }
+
+    /// SUMMON into the empty seats among `seats` (every empty seat when `None`).
+    pub async fn summon_only(&self, seats: Option<&[Seat]>) -> Result<Vec<Seat>, StoreError> {
         let candidates: Vec<Seat> = self.inner.store.with_docs(|docs| {
             agent_seats()
+                .filter(|s| seats.is_none_or(|only| only.contains(s)))
                 .filter(|s| identity(docs, *s).is_none_or(|d| d.status() == AgentStatus::Expired))
                 .collect()
         });

@@ -209,5 +209,7 @@ pub(super) fn process_event(
         claude_session_id,
         context_tokens: None,
         cost_usd: None,
+        tool: None,
+        usage: None,
     }
 }

@@ -3,7 +3,7 @@
 //! registers. No I/O here: the process supervisor feeds lines in and appends what comes out.
 
 use app::domain::docs::{seat_named, taken_names, Docs};
-use app::domain::events::EventKind;
+use app::domain::events::{EventKind, TurnUsage};
 use app::domain::markers::{parse_block, Marker};
 use app::domain::names::{choose, NameError};
 use app::domain::process::ProcessState;
@@ -39,6 +39,14 @@ pub enum LeadRequest {
         to: String,
         text: String,
     },
+}
+
+/// What a turn's `result` says it used, as the ledger counts it.
+fn turn_usage(u: &protocol::Usage) -> TurnUsage {
+    TurnUsage {
+        input_tokens: u.context_tokens(),
+        output_tokens: u.output_tokens,
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -128,6 +136,8 @@ impl Translator {
             claude_session_id: None,
             context_tokens: None,
             cost_usd: None,
+            tool: None,
+            usage: None,
         }
     }
 
@@ -148,6 +158,8 @@ impl Translator {
                     claude_session_id: session_id.clone(),
                     context_tokens: None,
                     cost_usd: None,
+                    tool: None,
+                    usage: None,
                 });
             }
             // A subagent's lines belong to its parent's tool call, not to this conversation.
@@ -159,9 +171,14 @@ impl Translator {
                 for block in &message.content {
                     match block {
                         ContentBlock::Text { text } => self.on_text(text, docs, &mut out),
-                        ContentBlock::ToolUse { name, .. } => out.events.push(
-                            self.process(ProcessState::Running, Some(format!("using {name}"))),
-                        ),
+                        ContentBlock::ToolUse { name, .. } => {
+                            let mut e =
+                                self.process(ProcessState::Running, Some(format!("using {name}")));
+                            if let EventKind::AgentProcess { tool, .. } = &mut e {
+                                *tool = Some(name.clone());
+                            }
+                            out.events.push(e);
+                        }
                         _ => {}
                     }
                 }
@@ -225,6 +242,8 @@ impl Translator {
                     claude_session_id: r.session_id.clone(),
                     context_tokens: r.usage.as_ref().map(|u| u.context_tokens()),
                     cost_usd: r.total_cost_usd,
+                    tool: None,
+                    usage: Some(r.usage.as_ref().map(turn_usage).unwrap_or_default()),
                 });
             }
             _ => {}
@@ -389,6 +408,17 @@ impl Translator {
                 seat: self.seat,
                 from: self.speaker(),
                 prompt,
+            }),
+            Marker::Soul { text } if self.name.is_some() && !self.summoning => {
+                out.events.push(EventKind::SoulRevised {
+                    seat: self.seat,
+                    text,
+                })
+            }
+            Marker::Soul { .. } => out.events.push(EventKind::MarkerError {
+                seat: Some(self.seat),
+                line: "soul".into(),
+                error: "only an agent with a name rewrites its soul".into(),
             }),
             Marker::Route { to, text } => out.requests.push(LeadRequest::Route {
                 from: self.speaker(),

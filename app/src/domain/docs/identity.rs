@@ -66,6 +66,9 @@ pub struct AgentIdentity {
     pub parent_uuid: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fork_message_id: Option<String>,
+    /// The parent this identity had before that one retired (`parentUuid` is the adopter now).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adopted_from: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub process_state: Option<ProcessState>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -127,6 +130,7 @@ impl AgentIdentity {
             uuid: None,
             parent_uuid: None,
             fork_message_id: None,
+            adopted_from: None,
             process_state: None,
             process_reason: None,
             work_state: None,

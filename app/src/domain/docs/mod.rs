@@ -11,8 +11,13 @@ use super::{Millis, Seat};
 use super::names::{fold, slug, Taken};
 
 mod identity;
+mod ledger;
 
 pub use identity::{identity_id, AgentIdentity, Problem, TYPE_IDENTITY};
+pub use ledger::{
+    claude_session_doc_id, ledger_id, micro_usd, ClaudeSessionDoc, LedgerDoc, TYPE_CLAUDE_SESSION,
+    TYPE_LEDGER,
+};
 
 pub const TYPE_MESSAGE: &str = "message";
 pub const TYPE_SOUL: &str = "soul";
@@ -99,6 +104,8 @@ pub enum Doc {
     Message(MessageDoc),
     Soul(SoulDoc),
     Permission(PermissionDoc),
+    Ledger(LedgerDoc),
+    ClaudeSession(ClaudeSessionDoc),
     Other(Value),
 }
 
@@ -109,6 +116,8 @@ impl Doc {
             Doc::Message(d) => Some(&d.id),
             Doc::Soul(d) => Some(&d.id),
             Doc::Permission(d) => Some(&d.id),
+            Doc::Ledger(d) => Some(&d.id),
+            Doc::ClaudeSession(d) => Some(&d.id),
             Doc::Other(v) => v.get("_id").and_then(Value::as_str),
         }
     }
@@ -141,12 +150,28 @@ impl Doc {
         }
     }
 
+    pub fn as_ledger(&self) -> Option<&LedgerDoc> {
+        match self {
+            Doc::Ledger(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    pub fn as_claude_session(&self) -> Option<&ClaudeSessionDoc> {
+        match self {
+            Doc::ClaudeSession(d) => Some(d),
+            _ => None,
+        }
+    }
+
     fn type_name(&self) -> Option<&str> {
         match self {
             Doc::Identity(_) => Some(TYPE_IDENTITY),
             Doc::Message(_) => Some(TYPE_MESSAGE),
             Doc::Soul(_) => Some(TYPE_SOUL),
             Doc::Permission(_) => Some(TYPE_PERMISSION),
+            Doc::Ledger(_) => Some(TYPE_LEDGER),
+            Doc::ClaudeSession(_) => Some(TYPE_CLAUDE_SESSION),
             Doc::Other(_) => None,
         }
     }
@@ -162,7 +187,14 @@ impl Doc {
         let ty = obj.get("type").and_then(Value::as_str).map(str::to_owned);
         let known = matches!(
             ty.as_deref(),
-            Some(TYPE_IDENTITY | TYPE_MESSAGE | TYPE_SOUL | TYPE_PERMISSION)
+            Some(
+                TYPE_IDENTITY
+                    | TYPE_MESSAGE
+                    | TYPE_SOUL
+                    | TYPE_PERMISSION
+                    | TYPE_LEDGER
+                    | TYPE_CLAUDE_SESSION
+            )
         );
         if !known {
             return Ok(Doc::Other(value));
@@ -185,6 +217,8 @@ impl Doc {
             }
             Some(TYPE_MESSAGE) => serde_json::from_value(value).map(Doc::Message),
             Some(TYPE_PERMISSION) => serde_json::from_value(value).map(Doc::Permission),
+            Some(TYPE_LEDGER) => serde_json::from_value(value).map(Doc::Ledger),
+            Some(TYPE_CLAUDE_SESSION) => serde_json::from_value(value).map(Doc::ClaudeSession),
             _ => serde_json::from_value(value).map(Doc::Soul),
         }
     }
@@ -195,6 +229,8 @@ impl Doc {
             Doc::Message(d) => serde_json::to_value(d),
             Doc::Soul(d) => serde_json::to_value(d),
             Doc::Permission(d) => serde_json::to_value(d),
+            Doc::Ledger(d) => serde_json::to_value(d),
+            Doc::ClaudeSession(d) => serde_json::to_value(d),
             Doc::Other(v) => return v.clone(),
         }
         .expect("documents serialize to JSON objects");

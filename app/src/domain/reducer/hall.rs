@@ -26,6 +26,7 @@ pub(super) fn retire(w: &mut Writes, event: &Event, seat: Seat, reason: &Option<
     };
     let id = d.stable_id();
     w.cancel_pending(Some(seat), event, "the agent was retired");
+    super::ledger::count(w, event, super::ledger::Report::stopped(seat, "retired"));
     // What was written before messages and souls had owners is the retiring identity's.
     for m in unowned_messages(w.docs, seat) {
         let mut m = m.clone();
@@ -47,7 +48,10 @@ pub(super) fn retire(w: &mut Writes, event: &Event, seat: Seat, reason: &Option<
         .map(|c| c.grid_position)
         .collect::<Vec<_>>()
     {
-        w.update(child, |c| c.parent_uuid = new_parent.clone());
+        w.update(child, |c| {
+            c.parent_uuid = new_parent.clone();
+            c.adopted_from = Some(id.clone());
+        });
     }
     let mut retired = d.clone();
     retired.id = hall_id(&id);

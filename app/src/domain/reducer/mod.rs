@@ -6,6 +6,7 @@
 //! live `agent_process` (the lead's `agent_status` is a belief, recorded and never applied).
 
 mod hall;
+mod ledger;
 mod writes;
 
 use super::docs::{
@@ -27,6 +28,13 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
         EventKind::SessionStart { lead_name, .. } => session_start(&mut w, event, lead_name),
         EventKind::SessionEnd { .. } => {
             w.cancel_pending(None, event, "the session ended");
+            for seat in 0..SEATS {
+                ledger::count(
+                    &mut w,
+                    event,
+                    ledger::Report::stopped(seat, "session ended"),
+                );
+            }
             for seat in 0..SEATS {
                 w.update(seat, |d| {
                     if d.status() == AgentStatus::Alive {
@@ -97,6 +105,8 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
             claude_session_id,
             context_tokens,
             cost_usd,
+            tool,
+            usage,
         } => {
             // The same state again says what the process is doing now; anything else must be
             // a transition of the machine, or it is said on the seat and not applied.
@@ -114,6 +124,19 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
                 });
                 return w.finish();
             }
+            ledger::count(
+                &mut w,
+                event,
+                ledger::Report {
+                    seat: *seat,
+                    state: *state,
+                    reason: reason.as_deref(),
+                    claude_session_id: claude_session_id.as_deref(),
+                    cost_usd: *cost_usd,
+                    tool: tool.as_deref(),
+                    usage: *usage,
+                },
+            );
             // A request holds its turn: once the turn is over (interrupted) or the process is
             // gone, nobody can answer it any more.
             match state {
@@ -259,6 +282,7 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
                     decided_at: None,
                     remembered: Vec::new(),
                     event_id: event.id,
+                    identity_id: identity(docs, *seat).map(AgentIdentity::stable_id),
                     extra: Default::default(),
                 };
                 w.put(id, Doc::Permission(doc));
@@ -293,6 +317,15 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
             parent_id,
             fork_message_id,
         } => hall::fork(&mut w, event, *seat, uuid, parent_id, fork_message_id),
+        EventKind::SoulRevised { seat, text } => {
+            if let Some(mut d) = w
+                .current(*seat)
+                .filter(|d| d.status().is_visible() && d.has_name())
+            {
+                write_soul(&mut w, event, &mut d, text);
+                w.put_identity(d);
+            }
+        }
         EventKind::MarkerError { seat: None, .. }
         | EventKind::RuntimeError { seat: None, .. }
         | EventKind::Unknown => {}
@@ -371,34 +404,40 @@ fn register(w: &mut Writes, event: &Event, r: Registration<'_>) {
         d.claude_session_id = Some(id.clone());
     }
     d.created_at.get_or_insert(event.ts);
-    if let Some(soul) = soul.as_ref().filter(|s| !s.trim().is_empty()) {
-        // A new version only when the text changed, so a replayed event writes nothing new.
-        if d.individuation_artifact.as_deref() != Some(soul.as_str()) {
-            d.soul_version += 1;
-            d.individuation_artifact = Some(soul.clone());
-            // Souls belong to the identity; one without an id (older data) keeps the seat's.
-            let owner = d.identity_id.clone().or_else(|| d.uuid.clone());
-            let id = match &owner {
-                Some(owner) => identity_soul_id(owner, d.soul_version),
-                None => soul_id(seat, d.soul_version),
-            };
-            w.put(
-                id.clone(),
-                Doc::Soul(SoulDoc {
-                    id,
-                    seat,
-                    version: d.soul_version,
-                    name: Some(name.to_string()),
-                    text: soul.clone(),
-                    created_at: event.ts,
-                    identity_id: owner,
-                    extra: Default::default(),
-                }),
-            );
-        }
+    if let Some(soul) = soul {
+        write_soul(w, event, &mut d, soul);
     }
     mark_alive(&mut d, event);
     w.put_identity(d);
+}
+
+/// A new version of `d`'s soul, when `soul` is not empty and differs from the current one (so a
+/// replayed event writes nothing new).
+fn write_soul(w: &mut Writes, event: &Event, d: &mut AgentIdentity, soul: &str) {
+    if soul.trim().is_empty() || d.individuation_artifact.as_deref() == Some(soul) {
+        return;
+    }
+    d.soul_version += 1;
+    d.individuation_artifact = Some(soul.to_string());
+    // Souls belong to the identity; one without an id (older data) keeps the seat's.
+    let owner = d.identity_id.clone().or_else(|| d.uuid.clone());
+    let id = match &owner {
+        Some(owner) => identity_soul_id(owner, d.soul_version),
+        None => soul_id(d.grid_position, d.soul_version),
+    };
+    w.put(
+        id.clone(),
+        Doc::Soul(SoulDoc {
+            id,
+            seat: d.grid_position,
+            version: d.soul_version,
+            name: d.name.clone(),
+            text: soul.to_string(),
+            created_at: event.ts,
+            identity_id: owner,
+            extra: Default::default(),
+        }),
+    );
 }
 
 fn mark_alive(d: &mut AgentIdentity, event: &Event) {

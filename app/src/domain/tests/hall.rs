@@ -2,23 +2,11 @@
 //! messages and souls, in the Hall; recall seats it again elsewhere.
 
 use super::super::docs::{hall, souls, thread, Docs};
-use super::super::events::{EventKind, SummonedSeat};
+use super::super::events::EventKind;
 use super::super::status::AgentStatus;
 use super::super::wake::sleeping_seats;
 use super::super::LEAD_SEAT;
 use super::*;
-
-fn summon_with_ids(seats: &[(Seat, &str)]) -> EventKind {
-    EventKind::AgentsSummoned {
-        seats: seats
-            .iter()
-            .map(|(seat, id)| SummonedSeat {
-                seat: *seat,
-                uuid: Some(id.to_string()),
-            })
-            .collect(),
-    }
-}
 
 fn said(seat: Seat, id: &str, text: &str) -> EventKind {
     EventKind::AgentMessage {
@@ -50,7 +38,7 @@ fn lyra_retired() -> Docs {
     run(
         &mut docs,
         &[
-            ev(1, 0, summon_with_ids(&[(0, "lyra-id"), (1, "kael-id")])),
+            ev(1, 0, summon_ids(&[(0, "lyra-id"), (1, "kael-id")])),
             ev(2, 1, register(0, "Lyra", "I chose Lyra for the harp.")),
             ev(3, 1, register(1, "Kael", "Kael.")),
             ev(4, 2, said(0, "m1", "I was here first")),
@@ -88,7 +76,7 @@ fn a_new_agent_in_the_seat_starts_its_own_thread_and_souls() {
     run(
         &mut docs,
         &[
-            ev(6, 4, summon_with_ids(&[(0, "zoe-id")])),
+            ev(6, 4, summon_ids(&[(0, "zoe-id")])),
             ev(7, 5, register(0, "Zoë", "I am Zoë.")),
             ev(8, 6, said(0, "m2", "a new voice")),
         ],
@@ -141,7 +129,7 @@ fn recall_changes_nothing_when_it_cannot_be_done() {
     run(
         &mut taken,
         &[
-            ev(6, 4, summon_with_ids(&[(0, "other-id")])),
+            ev(6, 4, summon_ids(&[(0, "other-id")])),
             ev(7, 5, register(0, "LYRA", "another")),
         ],
     );
@@ -215,7 +203,7 @@ fn retiring_a_parent_re_parents_its_seated_children_to_its_own_parent_or_the_lea
     run(
         &mut docs,
         &[
-            ev(1, 0, summon_with_ids(&[(0, "a")])),
+            ev(1, 0, summon_ids(&[(0, "a")])),
             ev(2, 1, register(0, "A", "a")),
             ev(3, 2, fork(1, "b", "a")),
             ev(4, 2, register(1, "B", "b")),

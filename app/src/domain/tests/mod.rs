@@ -3,6 +3,7 @@
 mod buttons;
 mod docs;
 mod hall;
+mod life;
 mod markers;
 mod names;
 mod permissions;
@@ -50,6 +51,19 @@ pub(super) fn summon(seats: &[Seat]) -> EventKind {
     }
 }
 
+/// Eggs for `seats`, each with the identity id given.
+pub(super) fn summon_ids(seats: &[(Seat, &str)]) -> EventKind {
+    EventKind::AgentsSummoned {
+        seats: seats
+            .iter()
+            .map(|(seat, id)| SummonedSeat {
+                seat: *seat,
+                uuid: Some(id.to_string()),
+            })
+            .collect(),
+    }
+}
+
 pub(super) fn register(seat: Seat, name: &str, soul: &str) -> EventKind {
     EventKind::AgentRegistered {
         seat,
@@ -69,6 +83,8 @@ pub(super) fn process(seat: Seat, state: super::process::ProcessState) -> EventK
         claude_session_id: None,
         context_tokens: None,
         cost_usd: None,
+        tool: None,
+        usage: None,
     }
 }
 

@@ -46,6 +46,8 @@ fn process(seat: Seat, state: ProcessState) -> EventKind {
         claude_session_id: None,
         context_tokens: None,
         cost_usd: None,
+        tool: None,
+        usage: None,
     }
 }
 

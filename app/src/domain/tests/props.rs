@@ -2,7 +2,7 @@
 
 use super::super::docs::permissions;
 use super::super::docs::{commit, identities, Doc, Docs};
-use super::super::events::{Event, EventKind, SummonedSeat};
+use super::super::events::{Event, EventKind, SummonedSeat, TurnUsage};
 use super::super::permissions::{Decider, Decision, PermissionState};
 use super::super::process::ProcessState;
 use super::super::reducer::apply;
@@ -50,17 +50,35 @@ fn kind() -> impl Strategy<Value = EventKind> {
             inbox: None,
         }),
         seats().prop_map(|seats| EventKind::AgentStatus { seats }),
-        (seat(), state, prop::option::of(0u64..3)).prop_map(|(seat, state, tokens)| {
-            EventKind::AgentProcess {
+        (
+            seat(),
+            state,
+            prop::option::of(0u64..3),
+            prop::option::of(prop::sample::select(vec!["c1", "c2"])),
+            prop::option::of(prop::sample::select(vec!["Bash", "Read"])),
+        )
+            .prop_map(|(seat, state, tokens, session, tool)| {
+                EventKind::AgentProcess {
+                    seat,
+                    state,
+                    reason: None,
+                    claude_session_id: session.map(Into::into),
+                    context_tokens: tokens,
+                    cost_usd: tokens.map(|t| t as f64 / 100.0),
+                    tool: tool.map(Into::into),
+                    usage: tokens.map(|t| TurnUsage {
+                        input_tokens: t * 100,
+                        output_tokens: t,
+                    }),
+                }
+            }),
+        seats().prop_map(|seats| EventKind::HatchingExpired { seats }),
+        (seat(), prop::sample::select(vec!["s1", "s4"])).prop_map(|(seat, text)| {
+            EventKind::SoulRevised {
                 seat,
-                state,
-                reason: None,
-                claude_session_id: None,
-                context_tokens: tokens,
-                cost_usd: tokens.map(|t| t as f64 / 100.0),
+                text: text.into(),
             }
         }),
-        seats().prop_map(|seats| EventKind::HatchingExpired { seats }),
         (seat(), 0u8..4).prop_map(|(seat, m)| EventKind::UserMessage {
             message_id: format!("m{m}"),
             speaker_name: "H".into(),

@@ -9,7 +9,7 @@ use super::super::mail::InboxMessage;
 use super::super::markers::{parse_block, LineBuffer, Marker, Parsed};
 use super::super::provenance::{delivered, delivered_all, neutralise, relayed, senders};
 use super::super::wake::{
-    wake_agents_xml, wake_payload, wake_prompt, MailLine, TranscriptLine, WakePayload,
+    wake_agents_xml, wake_payload, wake_prompt, Inherited, MailLine, TranscriptLine, WakePayload,
 };
 
 fn streamed(text: &str) -> Parsed {
@@ -148,6 +148,7 @@ proptest! {
             soul: Some(t.clone()),
             transcript: vec![line(&t), line("plain")],
             unread_mail: vec![MailLine { from: from.clone(), text: t.clone(), timestamp: "now".into() }],
+            inherited: Some(Inherited { from: from.clone(), transcript: vec![line(&t)], left_out: 0 }),
         };
         prop_assert_eq!(acts(&wake_prompt(&payload, "Marcus", "Julian")), 0);
         prop_assert_eq!(acts(&wake_agents_xml(&[payload])), 0);

@@ -267,6 +267,8 @@ fn agent_status_does_not_touch_the_lead() {
                     claude_session_id: None,
                     context_tokens: None,
                     cost_usd: None,
+                    tool: None,
+                    usage: None,
                 },
             ),
             ev(3, 2, EventKind::AgentStatus { seats: vec![] }),

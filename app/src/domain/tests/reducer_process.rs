@@ -26,6 +26,8 @@ fn process_states_drive_liveness() {
         claude_session_id: None,
         context_tokens: None,
         cost_usd: None,
+        tool: None,
+        usage: None,
     };
     run(
         &mut docs,
@@ -72,6 +74,8 @@ fn a_running_summon_process_keeps_the_egg_hatching() {
                     claude_session_id: None,
                     context_tokens: None,
                     cost_usd: None,
+                    tool: None,
+                    usage: None,
                 },
             ),
         ],
@@ -316,6 +320,8 @@ fn an_impossible_process_transition_is_an_error_on_the_seat_not_applied() {
         claude_session_id: None,
         context_tokens: None,
         cost_usd: None,
+        tool: None,
+        usage: None,
     };
     run(
         &mut busy,

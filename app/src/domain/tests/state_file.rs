@@ -25,6 +25,8 @@ fn the_state_file_says_what_the_server_knows() {
                     claude_session_id: Some("c-1".into()),
                     context_tokens: Some(2400),
                     cost_usd: Some(0.0125),
+                    tool: None,
+                    usage: None,
                 },
             ),
             ev(

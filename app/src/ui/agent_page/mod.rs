@@ -1,19 +1,30 @@
-//! `/agents/{id}`: one identity's whole life, seated or in the Hall: its facts, every soul
-//! version with what changed from the one before, and its thread.
+//! `/agents/{id}`: one identity's whole life, seated or in the Hall: where it is and what can be
+//! done with it, its lineage, every soul version (with a diff between any two), its Claude
+//! sessions, its ledger and its thread (paged). Drawn from [`crate::contract::agent_view`], the
+//! same view `GET /api/agents/{id}` answers with, over the live replica.
+
+mod ledger;
+mod lineage;
+mod souls;
 
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
-use super::detail::PostButton;
-use crate::domain::diff::{line_diff, LineChange};
-use crate::domain::docs::{identity_by_id, souls_of, thread_of, AgentIdentity, SpeakerType};
-use crate::domain::{markdown, time};
+use super::detail::{ForkForm, ForkState, PostButton};
+use super::face::Face;
+use crate::contract::agent_view;
+use crate::domain::docs::{identity_by_id, thread_of, AgentIdentity, SpeakerType};
+use crate::domain::process::ProcessState;
+use crate::domain::status::AgentStatus;
+use crate::domain::{markdown, time, LEAD_SEAT};
 use crate::functions::{get_snapshot, Snapshot};
 use crate::live::provide_live;
 
+/// Messages of the thread shown at first, and added by each "Show older".
+const PAGE: usize = 50;
+
 #[component]
 pub fn AgentPage() -> impl IntoView {
-    let params = use_params_map();
     let snapshot = Resource::new(|| (), |_| get_snapshot());
     view! {
         <Transition fallback=|| view! { <p class="loading">"Loading…"</p> }>
@@ -24,37 +35,51 @@ pub fn AgentPage() -> impl IntoView {
                 </p>
             }>
                 {move || Suspend::new(async move {
-                    let id = params.with_untracked(|p| p.get("id").unwrap_or_default());
-                    snapshot.await.map(|s| view! { <AgentLife snapshot=s id=id/> })
+                    snapshot.await.map(|s| view! { <Lives snapshot=s/> })
                 })}
             </ErrorBoundary>
         </Transition>
     }
 }
 
+/// The replica, once; the page of whichever identity the address names (a link from one
+/// agent's lineage to another's changes only the id).
 #[component]
-fn AgentLife(snapshot: Snapshot, id: String) -> impl IntoView {
-    let live = provide_live(snapshot);
-    let found = Memo::new(move |_| live.docs.with(|d| identity_by_id(d, &id).cloned()));
-    move || match found.get() {
-        None => view! {
-            <main class="agent-page">
-                <p><a href="/">"← the console"</a></p>
-                <p class="error" role="alert">"No agent has this id."</p>
-            </main>
-        }
-        .into_any(),
-        Some(who) => view! { <Life who=who/> }.into_any(),
-    }
+fn Lives(snapshot: Snapshot) -> impl IntoView {
+    provide_live(snapshot);
+    let params = use_params_map();
+    let id = Memo::new(move |_| params.with(|p| p.get("id").unwrap_or_default()));
+    move || view! { <AgentLife id=id.get()/> }
 }
 
 #[component]
-fn Life(who: AgentIdentity) -> impl IntoView {
+fn AgentLife(id: String) -> impl IntoView {
     let live = crate::live::use_live();
-    let name = who.name.clone().unwrap_or_else(|| "A nameless one".into());
-    let id = who.stable_id();
-    let place = match (who.retired_at, who.status().is_visible()) {
-        (Some(at), _) => format!(
+    let found = {
+        let id = id.clone();
+        Memo::new(move |_| live.docs.with(|d| identity_by_id(d, &id).cloned()))
+    };
+    // Whether it is there at all decides the page; what it is redraws the parts below.
+    let exists = Memo::new(move |_| found.with(Option::is_some));
+    move || {
+        if exists.get() {
+            view! { <Life id=id.clone() who=found/> }.into_any()
+        } else {
+            view! {
+                <main class="agent-page">
+                    <p><a href="/">"← the console"</a></p>
+                    <p class="error" role="alert">"No agent has this id."</p>
+                </main>
+            }
+            .into_any()
+        }
+    }
+}
+
+/// Where the identity is, in words.
+fn place(who: &AgentIdentity) -> String {
+    match who.retired_at {
+        Some(at) => format!(
             "In the Hall since {}{}",
             time::human(at),
             who.retired_reason
@@ -62,95 +87,173 @@ fn Life(who: AgentIdentity) -> impl IntoView {
                 .map(|r| format!(" ({r})"))
                 .unwrap_or_default()
         ),
-        (None, true) => format!("Seat {} · {}", who.grid_position + 1, who.status().as_str()),
-        (None, false) => "Not seated".into(),
+        None => format!("Seat {} · {}", who.grid_position + 1, who.status().as_str()),
+    }
+}
+
+#[component]
+fn Life(id: String, who: Memo<Option<AgentIdentity>>) -> impl IntoView {
+    let live = crate::live::use_live();
+    let view_of = {
+        let id = id.clone();
+        Memo::new(move |_| live.docs.with(|d| agent_view(d, &id)))
     };
-    let action = who.retired_at.map(|_| {
-        view! { <PostButton label=format!("Recall {name}") path=format!("/api/hall/{id}/recall")/> }
-    });
-    let souls = {
-        let who = who.clone();
-        move || {
-            live.docs.with(|d| {
-                let versions: Vec<(u32, i64, String)> = souls_of(d, &who)
-                    .into_iter()
-                    .map(|s| (s.version, s.created_at, s.text.clone()))
-                    .collect();
-                let mut before: Option<String> = None;
-                let mut shown = Vec::new();
-                for (version, at, text) in versions {
-                    let changes = before.as_deref().map(|old| line_diff(old, &text));
-                    before = Some(text.clone());
-                    shown.push((version, at, text, changes));
-                }
-                shown
-                    .into_iter()
-                    .rev()
-                    .map(|(version, at, text, changes)| {
-                        view! {
-                            <section class="soul-version" data-version=version>
-                                <h3>"Version " {version} " · " {time::human(at)}</h3>
-                                <div class="soul-text">{text}</div>
-                                {changes.map(|lines| view! {
-                                    <details class="soul-diff">
-                                        <summary>"What changed from version " {version - 1}</summary>
-                                        <pre>
-                                            {lines.into_iter().map(|(c, line)| {
-                                                let (class, mark) = match c {
-                                                    LineChange::Same => ("same", "  "),
-                                                    LineChange::Added => ("added", "+ "),
-                                                    LineChange::Removed => ("removed", "- "),
-                                                };
-                                                view! { <span class=class>{mark}{line}"\n"</span> }
-                                            }).collect_view()}
-                                        </pre>
-                                    </details>
-                                })}
-                            </section>
-                        }
-                    })
-                    .collect_view()
-            })
-        }
+    let name = move || {
+        who.with(|w| w.as_ref().and_then(|w| w.name.clone()))
+            .unwrap_or_else(|| "A nameless one".into())
     };
-    let messages = move || {
-        live.docs.with(|d| {
-            thread_of(d, &who)
-                .into_iter()
-                .map(|m| {
-                    let kind = match m.speaker_type {
-                        SpeakerType::Human => "human",
-                        SpeakerType::Lead => "lead",
-                        SpeakerType::Agent => "agent",
-                    };
-                    let body = if m.speaker_type == SpeakerType::Human {
-                        view! { <div class="text plain">{m.text.clone()}</div> }.into_any()
-                    } else {
-                        view! { <div class="text md" inner_html=markdown::render(&m.text)></div> }.into_any()
-                    };
-                    view! {
-                        <li class="msg" data-speaker-type=kind>
-                            <div class="meta">
-                                <span class="who">{m.speaker_name.clone()}</span>
-                                <time datetime=time::iso(m.created_at)>{time::human(m.created_at)}</time>
-                            </div>
-                            {body}
-                        </li>
-                    }
-                })
-                .collect_view()
+    let face = move || {
+        who.get().map(|w| {
+            let f = w.face_variant.clone().unwrap_or_default();
+            view! {
+                <Face color=w.color.clone().unwrap_or_default() eyes_kind=f.eyes mouth_kind=f.mouth/>
+            }
         })
     };
     view! {
         <main class="agent-page" data-identity=id.clone()>
             <p><a href="/">"← the console"</a></p>
-            <h1>{name}</h1>
-            <p class="place">{place}</p>
-            {action}
+            <header class="agent-head">
+                <span class="agent-face">{face}</span>
+                <div>
+                    <h1>{name}</h1>
+                    <p class="place">{move || who.with(|w| w.as_ref().map(place))}</p>
+                </div>
+            </header>
+            <Actions who=who/>
+            <h2>"Lineage"</h2>
+            {move || view_of.get().map(|v| view! { <lineage::Tree root=v.lineage current=v.id/> })}
             <h2>"Soul"</h2>
-            {souls}
+            <souls::Souls view=view_of/>
+            <h2>"Ledger"</h2>
+            {move || view_of.get().map(|v| view! { <ledger::Ledger ledger=v.ledger/> })}
+            <h2>"Sessions"</h2>
+            {move || view_of.get().map(|v| view! { <ledger::Sessions sessions=v.sessions/> })}
             <h2>"Thread"</h2>
-            <ol class="thread">{messages}</ol>
+            <Thread who=who/>
         </main>
+    }
+}
+
+/// What can be done with the identity where it is: wake, fork and retire a seated one; recall
+/// one from the Hall.
+#[component]
+fn Actions(who: Memo<Option<AgentIdentity>>) -> impl IntoView {
+    let fork = ForkState::default();
+    // Redrawn only when what decides the actions changes, not with every turn it takes.
+    let facts = Memo::new(move |_| {
+        who.with(|w| {
+            w.as_ref().map(|w| {
+                (
+                    w.stable_id(),
+                    w.name.clone().unwrap_or_else(|| "this agent".into()),
+                    w.grid_position,
+                    w.retired_at.is_some(),
+                    w.status(),
+                    w.process_state.is_some_and(|p| p != ProcessState::Stopped),
+                )
+            })
+        })
+    });
+    move || {
+        facts.get().map(|(id, name, seat, retired, status, running)| {
+            if retired {
+                let path = format!("/api/hall/{}/recall", crate::api::path_segment(&id));
+                return view! {
+                    <div class="agent-actions">
+                        <PostButton label=format!("Recall {name}") path=path/>
+                    </div>
+                }
+                .into_any();
+            }
+            let wake = (status == AgentStatus::Sleeping && !running && seat != LEAD_SEAT).then(|| {
+                let body = serde_json::to_value(crate::contract::WakeRequest { seats: Some(vec![seat]) })
+                    .unwrap_or_default();
+                view! { <PostButton label=format!("Wake {name}") path="/api/agents/wake".to_string() body=body/> }
+            });
+            let named = status == AgentStatus::Alive || status == AgentStatus::Sleeping;
+            let fork_form = named.then(|| view! { <ForkForm seat=seat name=name.clone() state=fork/> });
+            let retire = (seat != LEAD_SEAT).then(|| {
+                let path = format!("/api/agents/{seat}/kill");
+                view! {
+                    <details class="retire">
+                        <summary>"Retire…"</summary>
+                        <p>{format!(
+                            "{name}'s process stops and {name} leaves seat {} for the Hall, with every \
+                             soul, message and memory; it can be recalled later.",
+                            seat + 1
+                        )}</p>
+                        <PostButton label=format!("Retire {name}") path=path/>
+                    </details>
+                }
+            });
+            view! { <div class="agent-actions">{wake}{fork_form}{retire}</div> }.into_any()
+        })
+    }
+}
+
+/// The identity's whole thread, wherever it sat: the newest [`PAGE`] messages, and older ones
+/// a page at a time.
+#[component]
+fn Thread(who: Memo<Option<AgentIdentity>>) -> impl IntoView {
+    let live = crate::live::use_live();
+    let shown = RwSignal::new(PAGE);
+    let lines = Memo::new(move |_| {
+        let Some(w) = who.get() else {
+            return (Vec::new(), 0);
+        };
+        live.docs.with(|d| {
+            let all = thread_of(d, &w);
+            let older = all.len().saturating_sub(shown.get());
+            let lines: Vec<_> = all[older..]
+                .iter()
+                .map(|m| {
+                    (
+                        m.id.clone(),
+                        m.speaker_type,
+                        m.speaker_name.clone(),
+                        m.text.clone(),
+                        m.created_at,
+                    )
+                })
+                .collect();
+            (lines, older)
+        })
+    });
+    view! {
+        {move || {
+            let older = lines.with(|(_, older)| *older);
+            (older > 0).then(|| view! {
+                <button type="button" class="show-older" on:click=move |_| shown.update(|n| *n += PAGE)>
+                    {format!("Show older messages ({older} more)")}
+                </button>
+            })
+        }}
+        <ol class="thread">
+            <For each=move || lines.get().0 key=|(id, ..)| id.clone() let:line>
+                {
+                    let (_, kind, who, text, at) = line;
+                    let speaker = match kind {
+                        SpeakerType::Human => "human",
+                        SpeakerType::Lead => "lead",
+                        SpeakerType::Agent => "agent",
+                    };
+                    let body = if kind == SpeakerType::Human {
+                        view! { <div class="text plain">{text}</div> }.into_any()
+                    } else {
+                        view! { <div class="text md" inner_html=markdown::render(&text)></div> }.into_any()
+                    };
+                    view! {
+                        <li class="msg" data-speaker-type=speaker>
+                            <div class="meta">
+                                <span class="who">{who}</span>
+                                <time datetime=time::iso(at)>{time::human(at)}</time>
+                            </div>
+                            {body}
+                        </li>
+                    }
+                }
+            </For>
+        </ol>
     }
 }

@@ -1,0 +1,101 @@
+//! What an empty seat offers: **Summon here** (a newborn in this seat), **Recall…** (someone
+//! from the Hall into this seat) and **Fork into** (a child of a seated agent in this seat).
+
+use leptos::prelude::*;
+
+use crate::contract::{ForkRequest, RecallRequest, SummonRequest};
+use crate::domain::docs::{hall, identities};
+use crate::domain::{Seat, LEAD_SEAT};
+use crate::live::use_live;
+
+/// Who could come to an empty seat: the Hall's identities (to recall) and the seated, named
+/// agents (to fork), as (id or seat, name).
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+struct Candidates {
+    hall: Vec<(String, String)>,
+    seated: Vec<(Seat, String)>,
+}
+
+#[component]
+pub fn SeatMenu(seat: Seat) -> impl IntoView {
+    let live = use_live();
+    let candidates = Memo::new(move |_| {
+        live.docs.with(|d| Candidates {
+            hall: hall(d)
+                .map(|h| {
+                    (
+                        h.stable_id(),
+                        h.name.clone().unwrap_or_else(|| "A nameless one".into()),
+                    )
+                })
+                .collect(),
+            seated: identities(d)
+                .filter(|i| i.status().is_visible() && i.has_name() && i.grid_position != LEAD_SEAT)
+                .map(|i| (i.grid_position, i.name.clone().unwrap_or_default()))
+                .collect(),
+        })
+    });
+    // Posts one request; the seat fills (or says why not) through the live stream.
+    let action = super::action::Action::new();
+    let super::action::Action { busy, error } = action;
+    let act = move |path: String, body: serde_json::Value| action.post(path, body);
+    let summon = move |_| {
+        let body = SummonRequest {
+            seats: Some(vec![seat]),
+        };
+        act(
+            "/api/agents/summon".into(),
+            serde_json::to_value(body).unwrap_or_default(),
+        );
+    };
+    let recall_list = move || {
+        let hall = candidates.with(|c| c.hall.clone());
+        (!hall.is_empty()).then(|| {
+            let items = hall
+                .into_iter()
+                .map(|(id, name)| {
+                    let path = format!("/api/hall/{}/recall", crate::api::path_segment(&id));
+                    let body = serde_json::to_value(RecallRequest { seat: Some(seat) }).unwrap_or_default();
+                    view! {
+                        <li><button type="button" disabled=move || busy.get()
+                            on:click=move |_| act(path.clone(), body.clone())>{format!("Recall {name} here")}</button></li>
+                    }
+                })
+                .collect_view();
+            view! { <li class="menu-group">"Recall…"<ul>{items}</ul></li> }
+        })
+    };
+    let fork_list = move || {
+        let seated = candidates.with(|c| c.seated.clone());
+        (!seated.is_empty()).then(|| {
+            let items = seated
+                .into_iter()
+                .map(|(from, name)| {
+                    let path = format!("/api/agents/{from}/fork");
+                    let body = serde_json::to_value(ForkRequest { prompt: None, seat: Some(seat) })
+                        .unwrap_or_default();
+                    view! {
+                        <li><button type="button" disabled=move || busy.get()
+                            on:click=move |_| act(path.clone(), body.clone())>{format!("Fork {name} into this seat")}</button></li>
+                    }
+                })
+                .collect_view();
+            view! { <li class="menu-group">"Fork into…"<ul>{items}</ul></li> }
+        })
+    };
+    view! {
+        <details class="seat-menu">
+            <summary aria-label=format!("Seat {}: empty. What can come here", seat + 1)>
+                <span class="empty-seat" aria-hidden="true"></span>
+            </summary>
+            <ul class="menu" role="list">
+                <li><button type="button" class="summon-here" disabled=move || busy.get() on:click=summon>
+                    "Summon here"
+                </button></li>
+                {recall_list}
+                {fork_list}
+            </ul>
+            {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+        </details>
+    }
+}
