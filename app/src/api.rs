@@ -10,6 +10,18 @@ pub async fn post<B: Serialize, R: DeserializeOwned>(path: &str, body: &B) -> Re
     post_once(path, body, None).await
 }
 
+/// PUTs `body` as JSON to `path`, as [`post`] does.
+pub async fn put<B: Serialize, R: DeserializeOwned>(path: &str, body: &B) -> Result<R, String> {
+    send(Method::Put, path, body, None).await
+}
+
+/// The methods the browser sends with a body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    Post,
+    Put,
+}
+
 /// A fresh key for one composed message (`Idempotency-Key`): 128 random bits, hex.
 #[cfg(feature = "hydrate")]
 pub fn idempotency_key() -> String {
@@ -28,15 +40,27 @@ pub fn idempotency_key() -> String {
 
 /// As [`post`], with an `Idempotency-Key` when given: the server answers a retry with the same
 /// key as it answered the first request, and does nothing twice.
-#[cfg(feature = "hydrate")]
 pub async fn post_once<B: Serialize, R: DeserializeOwned>(
+    path: &str,
+    body: &B,
+    key: Option<&str>,
+) -> Result<R, String> {
+    send(Method::Post, path, body, key).await
+}
+
+#[cfg(feature = "hydrate")]
+async fn send<B: Serialize, R: DeserializeOwned>(
+    method: Method,
     path: &str,
     body: &B,
     key: Option<&str>,
 ) -> Result<R, String> {
     use gloo_net::http::Request;
 
-    let mut request = Request::post(path);
+    let mut request = match method {
+        Method::Post => Request::post(path),
+        Method::Put => Request::put(path),
+    };
     if let Some(key) = key {
         request = request.header("idempotency-key", key);
     }
@@ -57,9 +81,10 @@ pub async fn post_once<B: Serialize, R: DeserializeOwned>(
     }
 }
 
-/// On the server nothing is posted: actions only run in the browser.
+/// On the server nothing is sent: actions only run in the browser.
 #[cfg(not(feature = "hydrate"))]
-pub async fn post_once<B: Serialize, R: DeserializeOwned>(
+async fn send<B: Serialize, R: DeserializeOwned>(
+    _method: Method,
     _path: &str,
     _body: &B,
     _key: Option<&str>,

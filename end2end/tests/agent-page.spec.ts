@@ -1,27 +1,13 @@
 import { test, expect, openHydrated } from '../support/page';
-import { startServer, RunningServer } from '../support/server';
+import { ownServer, postJson } from '../support/own';
 
-// Its own server: the team changes (retire, fork, recall).
-let server: RunningServer;
-test.beforeAll(async () => {
-  server = await startServer();
-});
-test.afterAll(async () => {
-  await server?.stop();
-});
-
-async function api(path: string, body: unknown = {}) {
-  const r = await fetch(`${server.url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: r.status, json: await r.json() };
-}
+// Its own server: the team changes.
+const own = ownServer();
+const api = (path: string, body: unknown = {}) => postJson(own(), path, body);
 
 /// Every agent seat alive (a summoned team, or the one an earlier test left).
 async function aTeam(page: import('@playwright/test').Page) {
-  await openHydrated(page, server.url);
+  await openHydrated(page, own().url);
   if ((await page.locator('.cell:not(.lead)[data-status="alive"]').count()) === 0) {
     expect((await api('/api/agents/summon')).status).toBe(202);
   }
@@ -48,7 +34,7 @@ test("an agent's page: a diff between soul versions, the lineage of its fork, it
   await expect(page.locator('.agent-page h1')).toHaveText(lyra);
 
   // The newest against the one before, at first; any two can be chosen.
-  const diff = page.locator('.soul-compare .soul-diff');
+  const diff = page.locator('.soul-compare .soul-diff-pair');
   await expect(diff).toHaveAttribute('data-from', '1');
   await expect(diff).toHaveAttribute('data-to', '2');
   await expect(diff.locator('.added')).toContainText('I keep the lighthouse now.');

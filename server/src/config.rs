@@ -80,6 +80,15 @@ pub struct Config {
     #[arg(long, env = "SOULGRID_INBOX_LOCK_TIMEOUT", default_value = "15s", value_parser = parse_duration)]
     pub inbox_lock_timeout: Duration,
 
+    /// An agent put to sleep (dismissed, the session ended, idle, the server stopping) first
+    /// gets one turn of at most this long to update its knowledge vault; `0s` skips it.
+    #[arg(long, env = "SOULGRID_DISTILL_TIMEOUT", default_value = "60s", value_parser = parse_duration)]
+    pub distill_timeout: Duration,
+
+    /// The model's context window in tokens: `_state.md` shows the context used against it.
+    #[arg(long, env = "SOULGRID_CONTEXT_WINDOW", default_value_t = 200_000)]
+    pub context_window: u64,
+
     /// Required to bind anything but loopback; sent as `Authorization: Bearer …` or the
     /// `soulgrid_token` cookie (opening `/?token=…` once sets it).
     #[arg(long, env = "SOULGRID_TOKEN", hide_env_values = true)]

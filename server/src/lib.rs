@@ -80,6 +80,8 @@ pub async fn boot_with_clock(
             permission_timeout: config.permission_timeout,
             stop_grace: config.stop_grace,
             record_deadline: config.record_deadline,
+            distill_timeout: config.distill_timeout,
+            context_window: config.context_window,
         },
         mailboxes,
         store.clone(),

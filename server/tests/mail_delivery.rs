@@ -142,12 +142,16 @@ exec cat > /dev/null"#,
         identity(d, LEAD_SEAT).is_some_and(|i| i.process_state == Some(ProcessState::Idle))
     })
     .await;
-    assert!(state
-        .runtime
-        .mailboxes()
-        .unread("julian")
-        .unwrap()
-        .is_empty());
+    // Marked read once the lead took it (its echo is handled beside its answer).
+    common::wait_until("the lead's mail marked read", || {
+        state
+            .runtime
+            .mailboxes()
+            .unread("julian")
+            .unwrap()
+            .is_empty()
+    })
+    .await;
     let recorded = state.store.with_docs(|d| {
         thread(d, LEAD_SEAT)
             .iter()

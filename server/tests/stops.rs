@@ -17,6 +17,9 @@ use serde_json::json;
 /// The grace the tests give (`--stop-grace`); a stop must end within it plus this slack.
 const GRACE: Duration = Duration::from_secs(1);
 const SLACK: Duration = Duration::from_secs(3);
+/// A sleep (dismiss, shutdown) first gives the agent its distil turn, at most this long
+/// (`--distill-timeout`): a CLI that never answers it is stopped all the same.
+const DISTIL: Duration = Duration::from_secs(1);
 
 /// The pids a fake CLI wrote into `file` of the lead's folder, one per start.
 fn pids(data: &Path, file: &str) -> Vec<u32> {
@@ -30,7 +33,14 @@ fn pids(data: &Path, file: &str) -> Vec<u32> {
 async fn boot_fake(data: &Path, cli: &Path) -> soulgrid::state::AppState {
     boot_with(
         data,
-        &["--claude-cmd", cli.to_str().unwrap(), "--stop-grace", "1s"],
+        &[
+            "--claude-cmd",
+            cli.to_str().unwrap(),
+            "--stop-grace",
+            "1s",
+            "--distill-timeout",
+            "1s",
+        ],
     )
     .await
 }
@@ -102,13 +112,17 @@ done"#
         "never its bytes"
     );
 
-    // Still under control: a dismissal stops it, within the grace.
+    // Still under control: a dismissal stops it, within its distil turn and the grace.
     let pid = pids(&data, "cli.pids")[0];
     assert!(alive(pid));
     let t = Instant::now();
     let r = call(&router, post_json("/api/agents/4/dismiss", json!({}))).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
-    assert!(t.elapsed() < GRACE + SLACK, "stopped in {:?}", t.elapsed());
+    assert!(
+        t.elapsed() < DISTIL + GRACE + SLACK,
+        "stopped in {:?}",
+        t.elapsed()
+    );
     assert!(!alive(pid), "the process is gone");
     assert!(state.store.with_docs(|d| lead_stopped(d, "dismissed")));
 
@@ -176,8 +190,8 @@ while true; do sleep 1; done"#
             _ => soulgrid::shut_down(&state).await,
         }
         assert!(
-            t.elapsed() < GRACE + SLACK,
-            "{how} took {:?} with a process that ignores TERM",
+            t.elapsed() < DISTIL + GRACE + SLACK,
+            "{how} took {:?} with a process that ignores TERM and its distil turn",
             t.elapsed()
         );
         assert!(!alive(pid), "{how}: the CLI is gone");
@@ -214,7 +228,11 @@ exec yes '{{"type":"stream_event"}}'"#
     let t = Instant::now();
     let r = call(&router, post_json("/api/agents/4/dismiss", json!({}))).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
-    assert!(t.elapsed() < GRACE + SLACK, "stopped in {:?}", t.elapsed());
+    assert!(
+        t.elapsed() < DISTIL + GRACE + SLACK,
+        "stopped in {:?}",
+        t.elapsed()
+    );
     assert!(!alive(pid));
     soulgrid::shut_down(&state).await;
 }

@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::docs::{Author, VaultFiles};
 use super::permissions::{Decider, Decision};
 use super::process::ProcessState;
 use super::work_cycle::WorkState;
@@ -195,6 +196,31 @@ pub enum EventKind {
         seat: Seat,
         text: String,
     },
+    /// An identity's knowledge vault as it is now (captured from its folder, or edited by the
+    /// human): a new version when it differs from the last one.
+    VaultSaved {
+        identity_id: String,
+        author: Author,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        author_name: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+        files: VaultFiles,
+    },
+    /// A commit of an agent's work cycle in its folder (the server's at a validated transition,
+    /// or the agent's own).
+    WorkCommitted {
+        seat: Seat,
+        identity_id: String,
+        sha: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        state: Option<String>,
+        summary: String,
+        #[serde(default)]
+        files: Vec<String>,
+        #[serde(default)]
+        by_agent: bool,
+    },
     /// A retired identity is seated again (sleeping, until it is woken).
     AgentRecalled {
         identity_id: String,
@@ -229,6 +255,8 @@ impl EventKind {
             EventKind::AgentRecalled { .. } => "agent_recalled",
             EventKind::AgentForked { .. } => "agent_forked",
             EventKind::SoulRevised { .. } => "soul_revised",
+            EventKind::VaultSaved { .. } => "vault_saved",
+            EventKind::WorkCommitted { .. } => "work_committed",
             EventKind::Unknown => "unknown",
         }
     }
@@ -246,7 +274,8 @@ impl EventKind {
             | EventKind::AgentKilled { seat, .. }
             | EventKind::AgentRecalled { seat, .. }
             | EventKind::AgentForked { seat, .. }
-            | EventKind::SoulRevised { seat, .. } => Some(*seat),
+            | EventKind::SoulRevised { seat, .. }
+            | EventKind::WorkCommitted { seat, .. } => Some(*seat),
             EventKind::LeadText { .. } => Some(super::LEAD_SEAT),
             EventKind::MarkerError { seat, .. } | EventKind::RuntimeError { seat, .. } => *seat,
             _ => None,

@@ -4,7 +4,7 @@
 //! - `[ACTION] {json}` with `"action"`: `register`, `status`, `summon`, `dismiss`, `kill`,
 //!   `recall`, `fork`, `route`, `state`, `soul`
 //! - legacy `[AGENT_REGISTERED] {json}` (a register) and `[AGENT_STATUS] {json}` (a status)
-//! - `[STATE:name]`
+//! - `[STATE:name]`, optionally followed by a summary on the same line
 //!
 //! A line that starts like a marker but does not parse is an error and is stripped too: the
 //! display never shows half a protocol line, and the parser never panics.
@@ -95,8 +95,11 @@ pub enum Marker {
         to: String,
         text: String,
     },
+    /// `[STATE:name] summary`: a work-cycle state, with what the agent says of it.
     State {
         state: String,
+        #[serde(default)]
+        summary: String,
     },
     /// A named agent rewrites its soul: a new version, the old ones kept.
     Soul {
@@ -151,9 +154,10 @@ pub fn parse_line(line: &str) -> Option<Result<Marker, MarkerError>> {
         );
     }
     let rest = t.trim_start().strip_prefix(STATE)?;
-    let result = match rest.strip_suffix(']') {
-        Some(name) if valid_state_name(name) => Ok(Marker::State {
+    let result = match rest.split_once(']') {
+        Some((name, summary)) if valid_state_name(name) => Ok(Marker::State {
             state: name.to_string(),
+            summary: summary.trim().to_string(),
         }),
         Some(_) => Err(err(
             "a state name is 1-32 characters of a-z, 0-9 and _".into()

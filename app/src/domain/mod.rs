@@ -22,6 +22,7 @@ pub mod reducer;
 pub mod state_file;
 pub mod status;
 pub mod time;
+pub mod vault;
 pub mod wake;
 pub mod work_cycle;
 

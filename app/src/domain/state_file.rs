@@ -8,10 +8,28 @@ use super::time;
 /// The file's name in the agent's working directory.
 pub const FILE_NAME: &str = "_state.md";
 
-/// The file's text for `d`, with the mail waiting in its inbox and the permission requests it
-/// is waiting on. Deterministic: the same inputs give the same bytes (the server writes only
-/// when they change).
-pub fn render(d: &AgentIdentity, unread_mail: usize, pending_permissions: usize) -> String {
+/// What the server knows of an agent besides its identity document.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Around {
+    /// Messages waiting unread in its inbox.
+    pub unread_mail: usize,
+    /// The newest message it has read: who sent it, and when (the inbox's timestamp).
+    pub last_read: Option<(String, String)>,
+    /// Permission requests it waits on.
+    pub pending_permissions: usize,
+    /// The model's context window, in tokens: the context used is shown against it.
+    pub context_window: u64,
+}
+
+/// The file's text for `d` and what is `around` it. Deterministic: the same inputs give the
+/// same bytes (the server writes only when they change).
+pub fn render(d: &AgentIdentity, around: &Around) -> String {
+    let Around {
+        unread_mail,
+        last_read,
+        pending_permissions,
+        context_window,
+    } = around;
     let or_dash = |v: Option<String>| v.unwrap_or_else(|| "—".into());
     let name = d.name.clone().unwrap_or_else(|| "(no name yet)".into());
     let process = d.process_state.map(|p| match &d.process_reason {
@@ -24,10 +42,22 @@ pub fn render(d: &AgentIdentity, unread_mail: usize, pending_permissions: usize)
         ("work cycle", d.work_state.map(|w| w.as_str().to_string())),
         ("context tokens", d.context_tokens.map(|t| t.to_string())),
         (
+            "context used",
+            d.context_tokens
+                .filter(|_| *context_window > 0)
+                .map(|t| format!("{}% of {context_window}", t * 100 / context_window)),
+        ),
+        (
             "cost of this process",
             d.cost_usd.map(|c| format!("${c:.4}")),
         ),
         ("unread mail", Some(unread_mail.to_string())),
+        (
+            "last read mail",
+            last_read
+                .as_ref()
+                .map(|(from, at)| format!("from {from}, {at}")),
+        ),
         (
             "permission requests waiting",
             Some(pending_permissions.to_string()),
@@ -39,6 +69,10 @@ pub fn render(d: &AgentIdentity, unread_mail: usize, pending_permissions: usize)
         (
             "soul version",
             (d.soul_version > 0).then(|| d.soul_version.to_string()),
+        ),
+        (
+            "knowledge vault version",
+            (d.vault_version > 0).then(|| d.vault_version.to_string()),
         ),
         (
             "last problem",

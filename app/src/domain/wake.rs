@@ -62,6 +62,9 @@ pub struct WakePayload {
     /// For a fork: what it carried from its parent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inherited: Option<Inherited>,
+    /// Its knowledge vault as a prompt section (within the budget).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub knowledge: Option<String>,
 }
 
 /// The seats WAKE acts on: named agents (not the lead) that are sleeping.
@@ -91,6 +94,8 @@ pub fn wake_payload(docs: &Docs, seat: Seat, inbox: &[InboxMessage]) -> Option<W
         None => Vec::new(),
     };
     let inherited = inherited(docs, d.parent_uuid.as_deref(), d.fork_message_id.as_deref());
+    let knowledge = super::vault::vault_of(docs, &d.stable_id(), d.vault_version)
+        .and_then(|v| super::vault::prompt(&v.files, super::vault::PROMPT_BUDGET));
     Some(WakePayload {
         seat,
         name: d.name.clone().unwrap_or_default(),
@@ -110,6 +115,7 @@ pub fn wake_payload(docs: &Docs, seat: Seat, inbox: &[InboxMessage]) -> Option<W
             })
             .collect(),
         inherited,
+        knowledge,
     })
 }
 
@@ -176,6 +182,14 @@ pub fn wake_prompt(p: &WakePayload, human_name: &str, lead_name: &str) -> String
             );
         }
         None => s += &format!("Your name is {}. You chose it.\n\n", p.name),
+    }
+    if let Some(knowledge) = &p.knowledge {
+        s += &format!(
+            "This is what you knew when you last slept, as you wrote it in your knowledge vault \
+             (the folder knowledge/ is as you left it; keep it current):\n\n\
+             <your-knowledge>\n{}\n</your-knowledge>\n\n",
+            neutralise(knowledge)
+        );
     }
     if let Some(i) = p.inherited.as_ref().filter(|i| !i.transcript.is_empty()) {
         let older = match i.left_out {

@@ -5,6 +5,7 @@ pub mod agent_page;
 pub mod cell;
 pub mod composer;
 pub mod detail;
+pub mod diff;
 pub mod face;
 pub mod grid;
 pub mod hall;

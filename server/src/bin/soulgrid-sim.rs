@@ -17,6 +17,11 @@
 //! `--sim-name NAME` makes a newborn ask for NAME first (asked to choose again, it takes its seat's
 //! name, or with `--sim-stubborn` asks for NAME again).
 //! `SIM_SOUL: <text>` makes a named agent rewrite its soul (its first line, then the text).
+//! Its knowledge: `SIM_LEARN: <text>` appends a line to `knowledge/insights.md`; `SIM_BIG_VAULT`
+//! writes a 100 KB vault file; the distil letter ("Before you sleep.") makes it note the last
+//! thing it heard in `knowledge/insights.md`. Its work cycle: `SIM_STATE: a x; b y` reports
+//! `[STATE:a] x` and `[STATE:b] y`; `SIM_COMMIT: <state> <summary>` commits its folder with
+//! git as `@<Name>: [STATE:<state>] <summary>`.
 //! `SOULGRID_SIM_LATENCY_MS` (or `--sim-latency-ms`) delays each reply; a message containing `SIM_CRASH` makes it
 //! exit with code 3 mid-turn, `SIM_HANG` makes it stop answering until an `interrupt` control
 //! request, `SIM_TOOL` makes it call Bash. Started with `--permission-prompt-tool stdio`, it asks
@@ -64,6 +69,8 @@ struct Sim {
     replay: bool,
     /// Rules the host told us to keep (`updatedPermissions` with `addRules`), e.g. `Bash(echo hi)`.
     allowed: Vec<String>,
+    /// The last words it was told (what it notes in its vault before it sleeps).
+    heard: Option<String>,
     out: std::io::Stdout,
 }
 
@@ -328,6 +335,51 @@ impl Sim {
                 );
             }
         }
+        if input.starts_with("Before you sleep.") {
+            let heard = self.heard.clone().unwrap_or_else(|| "nothing yet".into());
+            append_vault(
+                "insights.md",
+                &format!("- Before sleeping I noted: {heard}"),
+            );
+            return "I wrote down what I learned.".into();
+        }
+        let arg = |knob: &str| {
+            input
+                .split(knob)
+                .nth(1)
+                .and_then(|r| r.lines().next())
+                .map(|r| r.trim().to_string())
+        };
+        if let Some(text) = arg("SIM_LEARN:") {
+            append_vault("insights.md", &format!("- {text}"));
+            return format!("Noted in my vault: {text}");
+        }
+        if input.contains("SIM_BIG_VAULT") {
+            let _ = std::fs::create_dir_all("knowledge");
+            let _ = std::fs::write("knowledge/huge.md", "x".repeat(100 * 1024));
+            return "I wrote a lot down.".into();
+        }
+        if let Some(list) = arg("SIM_STATE:") {
+            let markers: Vec<String> = list
+                .split(';')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(|item| {
+                    let (state, summary) = item.split_once(' ').unwrap_or((item, ""));
+                    format!("[STATE:{state}] {summary}").trim_end().to_string()
+                })
+                .collect();
+            return format!("Moving on.\n{}", markers.join("\n"));
+        }
+        if let Some(report) = arg("SIM_COMMIT:") {
+            let (state, summary) = report.split_once(' ').unwrap_or((report.as_str(), ""));
+            let name = self.name.clone().unwrap_or_else(|| "someone".into());
+            let message = format!("@{name}: [STATE:{state}] {summary}");
+            return match git_commit(&name, &message) {
+                Ok(()) => format!("I committed: {message}"),
+                Err(e) => format!("My commit failed: {e}"),
+            };
+        }
         // `SIM_SOUL: <text>`: the agent rewrites its soul (its first line, then the text).
         if let Some(text) = input
             .split("SIM_SOUL:")
@@ -359,8 +411,51 @@ impl Sim {
             _ => input,
         };
         let quoted: String = words.chars().take(400).collect();
+        self.heard = words.lines().next().map(str::to_owned);
         format!("{who} here. You said: {quoted}")
     }
+}
+
+/// Appends a line to `knowledge/{file}` in its folder, as an agent writes its vault.
+fn append_vault(file: &str, line: &str) {
+    let _ = std::fs::create_dir_all("knowledge");
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(std::path::Path::new("knowledge").join(file))
+    {
+        let _ = writeln!(f, "{line}");
+    }
+}
+
+/// Commits everything in its folder with `message`, as an agent does with its own tools.
+fn git_commit(name: &str, message: &str) -> Result<(), String> {
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args([
+                "-c",
+                &format!("user.name={name}"),
+                "-c",
+                "user.email=sim@soulgrid.invalid",
+            ])
+            .args([
+                "-c",
+                "core.hooksPath=/dev/null",
+                "-c",
+                "commit.gpgSign=false",
+            ])
+            .args(args)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .output()
+            .map_err(|e| e.to_string())
+            .and_then(|o| match o.status.success() {
+                true => Ok(()),
+                false => Err(String::from_utf8_lossy(&o.stderr).trim().to_string()),
+            })
+    };
+    git(&["add", "-A"])?;
+    git(&["commit", "-q", "--allow-empty", "-m", message])
 }
 
 /// A session id for a fork, distinct per process.
@@ -461,6 +556,7 @@ fn main() {
         seat: None,
         first_name: flag("--sim-name"),
         stubborn: args.iter().any(|a| a == "--sim-stubborn"),
+        heard: None,
         turns: 0,
         latency,
         ask_permission: flag("--permission-prompt-tool").as_deref() == Some("stdio"),

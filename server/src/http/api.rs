@@ -211,7 +211,7 @@ pub async fn dismiss(
             "seat {pos} has no running agent"
         )));
     }
-    state.runtime.stop(pos, "dismissed").await;
+    state.runtime.sleep(pos, "dismissed").await;
     Ok(Json(SeatResponse { seat: pos }))
 }
 

@@ -3,13 +3,14 @@
 mod api;
 mod hall;
 pub mod idempotency;
+mod knowledge;
 pub mod security;
 pub mod sse;
 
 use std::sync::Arc;
 
 use app::functions::SnapshotSource;
-use axum::routing::{get, post};
+use axum::routing::{get, post, put};
 use axum::Router;
 use leptos::prelude::*;
 use leptos_axum::{generate_route_list, LeptosRoutes};
@@ -39,6 +40,9 @@ pub fn router(state: AppState) -> Router {
         .route("/api/agents/{pos}/kill", post(hall::kill))
         .route("/api/agents/{pos}/fork", post(hall::fork))
         .route("/api/agents/{id}", get(hall::agent))
+        .route("/api/agents/{id}/knowledge", get(knowledge::knowledge))
+        .route("/api/agents/{id}/knowledge/{*path}", put(knowledge::edit))
+        .route("/api/agents/{id}/commits", get(knowledge::commits))
         .route("/api/hall", get(hall::hall))
         .route("/api/hall/{id}/recall", post(hall::recall))
         .route("/api/session/end", post(api::end_session))

@@ -110,6 +110,12 @@ pub fn append(file: &Path, timing: LockTiming, message: InboxMessage) -> Result<
 }
 
 /// The unread messages, without marking them.
+/// Every message of the inbox, read and unread, under its lock.
+pub fn all(file: &Path, timing: LockTiming) -> Result<Vec<InboxMessage>, MailboxError> {
+    let _lock = Lock::take(file, timing)?;
+    read_unlocked(file)
+}
+
 pub fn unread(file: &Path, timing: LockTiming) -> Result<Vec<InboxMessage>, MailboxError> {
     let _lock = Lock::take(file, timing)?;
     Ok(read_unlocked(file)?

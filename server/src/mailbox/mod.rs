@@ -214,6 +214,15 @@ impl Mailboxes {
             .collect()
     }
 
+    /// Every message of `name`'s inbox, read and unread.
+    pub fn all(&self, name: &str) -> Result<Vec<InboxMessage>, MailboxError> {
+        let path = self.path(name)?;
+        if !path.exists() {
+            return Ok(Vec::new());
+        }
+        file::all(&path, self.timing)
+    }
+
     pub fn unread(&self, name: &str) -> Result<Vec<InboxMessage>, MailboxError> {
         let path = self.path(name)?;
         if !path.exists() {

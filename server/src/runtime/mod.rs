@@ -2,15 +2,19 @@
 //! for the lead. The server owns them: it starts them for SUMMON and WAKE, delivers messages on
 //! their stdin and turns their stdout into events. Liveness comes from here.
 
+mod agent_fs;
 mod fork;
+mod git;
 mod group;
 mod hall;
+mod knowing;
 mod lifecycle;
 pub mod lines;
 mod mail;
 mod outgoing;
 mod owner;
 mod permissions;
+mod pipes;
 pub mod process;
 pub mod prompts;
 pub mod protocol;
@@ -20,6 +24,7 @@ mod state_file;
 mod supervisor;
 mod table;
 pub mod turn;
+mod vault;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -42,6 +47,7 @@ pub use permissions::{human_duration, DecideError, PermissionMode};
 use process::Spec;
 use prompts::Names;
 use table::Table;
+pub use vault::EditError;
 
 /// How agents are run.
 #[derive(Clone, Debug)]
@@ -62,6 +68,10 @@ pub struct RuntimeConfig {
     pub stop_grace: Duration,
     /// An event the runtime cannot store is tried again for this long.
     pub record_deadline: Duration,
+    /// An agent put to sleep first gets one turn of at most this long to distil its knowledge.
+    pub distill_timeout: Duration,
+    /// The model's context window, in tokens.
+    pub context_window: u64,
 }
 
 impl RuntimeConfig {

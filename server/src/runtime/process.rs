@@ -102,6 +102,10 @@ pub struct Started {
 /// cannot be spawned is recorded as stopped, with why.
 pub async fn spawn(rt: &Runtime, spec: &Spec, stop: StopSignal) -> Result<Started, RuntimeError> {
     let seat = spec.seat;
+    // Its folder as the store says it should be: the identity's vault, a git repository.
+    let folder = rt
+        .prepare_folder(seat, &agent_dir(&rt.config().data_dir, seat))
+        .await;
     let claude_session = spec
         .resume
         .clone()
@@ -133,7 +137,7 @@ pub async fn spawn(rt: &Runtime, spec: &Spec, stop: StopSignal) -> Result<Starte
         }
     };
     tracing::info!(seat, pid = child.id(), session = %claude_session, "agent process started");
-    let (live, supervisor, reports) = supervise(rt, spec, child, stop);
+    let (live, supervisor, reports) = supervise(rt, spec, child, stop, folder);
     if rt.config().permissions == super::PermissionMode::Ui {
         let _ = live.stdin.send(protocol::initialize("soulgrid-init")).await;
     }
@@ -155,6 +159,7 @@ fn supervise(
     spec: &Spec,
     mut child: tokio::process::Child,
     stop: StopSignal,
+    folder: super::vault::Folder,
 ) -> (Live, Supervisor, mpsc::UnboundedReceiver<Report>) {
     let seat = spec.seat;
     let group = Group::of(&child);
@@ -162,7 +167,7 @@ fn supervise(
     let stdout = child.stdout.take().expect("piped stdout");
     let stderr = child.stderr.take().expect("piped stderr");
     let (stdin_tx, stdin_rx) = mpsc::channel::<String>(256);
-    tokio::spawn(supervisor::write_stdin(seat, stdin, stdin_rx));
+    tokio::spawn(super::pipes::write_stdin(seat, stdin, stdin_rx));
     let live = Live {
         stdin: stdin_tx,
         busy: Arc::new(AtomicBool::new(false)),
@@ -174,7 +179,7 @@ fn supervise(
         child,
         group,
         lines: FramedRead::new(stdout, LineCodec::new(MAX_LINE)),
-        stderr: tokio::spawn(supervisor::drain_stderr(seat, stderr)),
+        stderr: tokio::spawn(super::pipes::drain_stderr(seat, stderr)),
         live: live.clone(),
         stop,
         shutdown: rt.shutdown_token(),
@@ -189,8 +194,15 @@ fn supervise(
             stuck_after: rt.config().stuck_after,
             idle_timeout: rt.config().idle_timeout,
             stop_grace: rt.config().stop_grace,
+            distill_timeout: rt.config().distill_timeout,
         },
         unrecorded: None,
+        workdir: agent_dir(&rt.config().data_dir, seat),
+        folder,
+        letters: supervisor::Letters {
+            data_dir: rt.config().data_dir.clone(),
+            names: rt.names().clone(),
+        },
     };
     (live, supervisor, reports)
 }

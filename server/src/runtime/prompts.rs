@@ -1,4 +1,5 @@
-//! The texts agents are given: the summon letter, the lead's and the agents' system prompts.
+//! The texts agents are given: the summon, fork and distil letters, the lead's and the agents'
+//! system prompts.
 //! The templates live in `prompts/` of the repository and are compiled in; a file of the same
 //! name in `{data_dir}/prompts/` replaces one, so a user can edit them without rebuilding.
 
@@ -11,6 +12,7 @@ const SUMMON: &str = include_str!("../../../prompts/summon.md");
 const FORK: &str = include_str!("../../../prompts/fork.md");
 const LEAD: &str = include_str!("../../../prompts/lead.md");
 const AGENT: &str = include_str!("../../../prompts/agent.md");
+const DISTILL: &str = include_str!("../../../prompts/distill.md");
 
 /// The names a prompt is filled with.
 #[derive(Clone, Debug)]
@@ -66,6 +68,18 @@ pub fn fork_letter(data_dir: &Path, seat: Seat, parent_name: &str, names: &Names
             ("parent_name", parent_name),
             ("lead_name", &names.lead),
             ("human_name", &names.human),
+        ],
+    )
+}
+
+/// The message an agent is given before it is put to sleep, for `reason` ("dismissed"…).
+pub fn distill_letter(data_dir: &Path, names: &Names, reason: &str) -> String {
+    fill(
+        &template(data_dir, "distill.md", DISTILL),
+        &[
+            ("lead_name", &names.lead),
+            ("human_name", &names.human),
+            ("reason", reason),
         ],
     )
 }

@@ -28,7 +28,7 @@ async fn handle_inner(rt: &Runtime, request: LeadRequest) {
                 .store()
                 .with_docs(|d| app::domain::docs::seat_named(d, &name))
             {
-                rt.stop(seat, "dismissed by the lead").await;
+                rt.sleep(seat, "dismissed by the lead").await;
             }
         }
         LeadRequest::Kill { name } => {

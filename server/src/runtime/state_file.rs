@@ -1,18 +1,19 @@
 //! Keeps `_state.md` current in every named agent's folder (`{data_dir}/agents/{seat}/`): the
 //! server's objective view of the agent (`domain::state_file`), rewritten whenever the log moves
 //! or the agent's inbox changes, and only when its text changed. The file is read-only: the
-//! agent reads it, the server replaces it (a temp file renamed over it).
+//! agent reads it, the server replaces it (a temp file renamed over it, never through a link
+//! the agent made: `agent_fs`).
 
 use std::collections::HashMap;
-use std::path::Path;
 use std::time::Duration;
 
 use app::domain::docs::identities;
 use app::domain::docs::pending;
-use app::domain::state_file::{render, FILE_NAME};
+use app::domain::state_file::{render, Around, FILE_NAME};
 use app::domain::Seat;
 use tokio::sync::broadcast::error::RecvError;
 
+use super::agent_fs::write_file;
 use super::process::agent_dir;
 use super::Runtime;
 
@@ -51,23 +52,33 @@ impl Runtime {
     async fn write_state_files(&self, written: &mut HashMap<Seat, String>) {
         let seats: Vec<(Seat, String, usize)> = self.store().with_docs(|docs| {
             identities(docs)
+                .filter(|d| d.status().is_visible())
                 .filter_map(|d| {
                     let asking = pending(docs, d.grid_position).len();
-                    Some((d.grid_position, d.name.clone()?, asking))
+                    Some((d.grid_position, d.inbox()?, asking))
                 })
                 .collect()
         });
-        for (seat, name, asking) in seats {
+        for (seat, inbox, asking) in seats {
             let mailboxes = self.mailboxes().clone();
-            let inbox = name.clone();
-            let unread = tokio::task::spawn_blocking(move || mailboxes.unread(&inbox))
+            let mail = tokio::task::spawn_blocking(move || mailboxes.all(&inbox))
                 .await
                 .ok()
                 .and_then(Result::ok)
-                .map_or(0, |m| m.len());
-            let Some(text) = self.store().with_docs(|d| {
-                app::domain::docs::identity(d, seat).map(|i| render(i, unread, asking))
-            }) else {
+                .unwrap_or_default();
+            let around = Around {
+                unread_mail: mail.iter().filter(|m| !m.read).count(),
+                last_read: mail
+                    .iter()
+                    .rfind(|m| m.read)
+                    .map(|m| (m.from.clone(), m.timestamp.clone())),
+                pending_permissions: asking,
+                context_window: self.config().context_window,
+            };
+            let Some(text) = self
+                .store()
+                .with_docs(|d| app::domain::docs::identity(d, seat).map(|i| render(i, &around)))
+            else {
                 continue;
             };
             if written.get(&seat) == Some(&text) {
@@ -78,7 +89,7 @@ impl Runtime {
             if !dir.is_dir() {
                 continue;
             }
-            match write_read_only(&dir, &text) {
+            match write_file(&dir, FILE_NAME, text.as_bytes(), 0o444) {
                 Ok(()) => {
                     written.insert(seat, text);
                 }
@@ -86,36 +97,4 @@ impl Runtime {
             }
         }
     }
-}
-
-/// Replaces `{dir}/_state.md` with `text`, read-only, in one rename. The agent can write in
-/// `dir`, so nothing here follows a link it made: the folder must be a real folder, the temp
-/// file gets a fresh random name and is created exclusively (`O_EXCL | O_NOFOLLOW`, mode 0444
-/// from the start), and the rename replaces whatever `_state.md` is (a link is replaced, not
-/// followed).
-fn write_read_only(dir: &Path, text: &str) -> std::io::Result<()> {
-    use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
-    if !std::fs::symlink_metadata(dir)?.is_dir() {
-        return Err(std::io::Error::other(format!(
-            "{} is not a folder",
-            dir.display()
-        )));
-    }
-    let tmp = dir.join(format!(
-        ".{FILE_NAME}.{}.tmp",
-        uuid::Uuid::new_v4().simple()
-    ));
-    let written = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o444)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(&tmp)
-        .and_then(|mut f| f.write_all(text.as_bytes()));
-    if let Err(e) = written.and_then(|()| std::fs::rename(&tmp, dir.join(FILE_NAME))) {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e);
-    }
-    Ok(())
 }

@@ -49,6 +49,15 @@ pub struct Timing {
     pub stuck_after: Duration,
     pub idle_timeout: Duration,
     pub stop_grace: Duration,
+    /// The distil turn before a sleep takes at most this long.
+    pub distill_timeout: Duration,
+}
+
+/// What the letters a supervisor sends are filled with.
+#[derive(Clone, Debug)]
+pub struct Letters {
+    pub data_dir: std::path::PathBuf,
+    pub names: super::prompts::Names,
 }
 
 pub struct Supervisor {
@@ -73,6 +82,11 @@ pub struct Supervisor {
     pub naming: std::sync::Arc<tokio::sync::Mutex<()>>,
     /// Its own output asked for it to be stopped, for this reason.
     pub stop_asked: Option<String>,
+    /// Its working directory: its vault, its git repository, its `_state.md`.
+    pub workdir: std::path::PathBuf,
+    /// The identity it runs for, and the folder's last commit seen.
+    pub folder: super::vault::Folder,
+    pub letters: Letters,
 }
 
 /// Why the read loop ended.
@@ -81,12 +95,12 @@ enum End {
     Eof,
     /// The process exited (its stdout may still be held open by a background job).
     Exited(std::io::Result<std::process::ExitStatus>),
-    /// We stop it, for this reason.
-    Stop(String),
+    /// We stop it, for this reason: at once, or (`sleep`) after its distil turn.
+    Stop(String, bool),
 }
 
 /// What the read loop keeps between lines.
-struct Progress {
+pub(super) struct Progress {
     started: bool,
     resume_failed: bool,
     skipped: usize,
@@ -97,6 +111,10 @@ struct Progress {
     reported_stuck: bool,
     last_output: Instant,
     idle_since: Instant,
+    /// Turns ended (`result`s) so far.
+    pub turns_done: u64,
+    /// The distil letter's uuid, and `turns_done` when the agent took it.
+    pub distil: Option<(String, Option<u64>)>,
 }
 
 impl Supervisor {
@@ -110,6 +128,8 @@ impl Supervisor {
             reported_stuck: false,
             last_output: Instant::now(),
             idle_since: Instant::now(),
+            turns_done: 0,
+            distil: None,
         };
         let end = self.read(&mut p).await;
         let reason = self.finish(end, &mut p).await;
@@ -142,10 +162,10 @@ impl Supervisor {
                         p.reported_stuck = false;
                         self.take(line, p).await;
                         if self.unrecorded.is_some() {
-                            return End::Stop("its output could not be recorded".into());
+                            return End::Stop("its output could not be recorded".into(), false);
                         }
                         if let Some(reason) = self.stop_asked.take() {
-                            return End::Stop(reason);
+                            return End::Stop(reason, false);
                         }
                     }
                     Some(Err(e)) => {
@@ -156,8 +176,8 @@ impl Supervisor {
                     None => return End::Eof,
                 },
                 status = self.child.wait() => return End::Exited(status),
-                reason = self.stop.requested() => return End::Stop(reason),
-                _ = self.shutdown.cancelled() => return End::Stop("server shutdown".into()),
+                reason = self.stop.requested() => return End::Stop(reason, self.stop.is_sleep()),
+                _ = self.shutdown.cancelled() => return End::Stop("server shutdown".into(), true),
                 _ = tick.tick() => {
                     if let Some(end) = self.watchdogs(p).await {
                         return end;
@@ -184,13 +204,19 @@ impl Supervisor {
             .await;
         }
         (!busy && p.idle_since.elapsed() >= self.timing.idle_timeout)
-            .then(|| End::Stop("inactivity".into()))
+            .then(|| End::Stop("inactivity".into(), true))
     }
 
     /// Ends the process as `end` says; returns why it stopped.
     async fn finish(&mut self, end: End, p: &mut Progress) -> String {
         match end {
-            End::Stop(reason) => {
+            End::Stop(reason, sleep) => {
+                // A sleep keeps what the agent knows: its distil turn, then its vault.
+                if sleep && self.translator.name().is_some() && !self.translator.is_summoning() {
+                    self.distil(&reason, p).await;
+                    self.capture_vault(&reason, false).await;
+                    self.log_logout(&reason);
+                }
                 group::terminate(&mut self.child, self.group, self.timing.stop_grace).await;
                 reason
             }
@@ -213,7 +239,7 @@ impl Supervisor {
     }
 
     /// One line of stdout: translated and recorded, or (a bad line) skipped and said once.
-    async fn take(&mut self, line: Line, p: &mut Progress) {
+    pub(super) async fn take(&mut self, line: Line, p: &mut Progress) {
         p.last_output = Instant::now();
         let line = match line {
             Line::Text(line) => line,
@@ -249,6 +275,11 @@ impl Supervisor {
                 uuid: Some(uuid),
                 ..
             } => {
+                if let Some((letter, taken @ None)) = &mut p.distil {
+                    if letter == uuid {
+                        *taken = Some(p.turns_done);
+                    }
+                }
                 let _ = self.reports.send(Report::Taken(uuid.clone()));
                 return;
             }
@@ -266,12 +297,15 @@ impl Supervisor {
         }
         if self.on_line(&cli).await {
             p.idle_since = Instant::now();
+            p.turns_done += 1;
+            // Commits the agent made itself in this turn are its state reports.
+            self.scan_own_commits().await;
         }
     }
 
     /// Records events; one that cannot be stored (after the recorder's retries) marks the
     /// process for stopping.
-    async fn record(&mut self, events: Vec<EventKind>) {
+    pub(super) async fn record(&mut self, events: Vec<EventKind>) {
         if let Err(e) = self.recorder.record(events).await {
             self.unrecorded.get_or_insert_with(|| e.to_string());
         }
@@ -301,7 +335,21 @@ impl Supervisor {
         if out.turn_done {
             self.live.busy.store(false, Ordering::SeqCst);
         }
-        self.record(out.events).await;
+        // Each validated transition is recorded, then committed, before what follows it: the
+        // commit holds `_state.md` as it was at that state.
+        let mut transitions = out.transitions.iter();
+        let mut batch = Vec::new();
+        for event in out.events {
+            let transition = matches!(event, EventKind::WorkState { .. });
+            batch.push(event);
+            if transition {
+                self.record(std::mem::take(&mut batch)).await;
+                if let Some(t) = transitions.next() {
+                    self.commit_transition(t).await;
+                }
+            }
+        }
+        self.record(batch).await;
         drop(_naming);
         if out.stop.is_some() {
             self.stop_asked = out.stop;
@@ -352,52 +400,6 @@ impl Supervisor {
         match tokio::time::timeout(Duration::from_millis(500), &mut self.stderr).await {
             Ok(Ok(Some(last))) => format!("{reason}: {last:.300}"),
             _ => reason,
-        }
-    }
-}
-
-/// Drains stderr into the log until it closes; returns its last non-empty line. A long or
-/// non-UTF-8 line is skipped, never the end of the drain (a closed pipe would kill the CLI
-/// with `SIGPIPE` the next time it writes).
-pub async fn drain_stderr(seat: Seat, stderr: tokio::process::ChildStderr) -> Option<String> {
-    let mut lines = FramedRead::new(stderr, LineCodec::new(64 * 1024));
-    let mut last = None;
-    while let Some(line) = lines.next().await {
-        match line {
-            Ok(Line::Text(line)) => {
-                tracing::warn!(seat, "stderr: {line:.2000}");
-                if !line.trim().is_empty() {
-                    last = Some(line);
-                }
-            }
-            Ok(bad) => tracing::warn!(
-                seat,
-                "stderr: skipped {}",
-                bad.skipped().unwrap_or_default()
-            ),
-            Err(e) => {
-                tracing::warn!(seat, error = %e, "reading stderr failed");
-                break;
-            }
-        }
-    }
-    last
-}
-
-/// The supervisor's stdin writer: one line per message, until the channel or the pipe closes.
-pub async fn write_stdin(
-    seat: Seat,
-    mut stdin: tokio::process::ChildStdin,
-    mut rx: mpsc::Receiver<String>,
-) {
-    use tokio::io::AsyncWriteExt;
-    while let Some(line) = rx.recv().await {
-        let ok = stdin.write_all(line.as_bytes()).await.is_ok()
-            && stdin.write_all(b"\n").await.is_ok()
-            && stdin.flush().await.is_ok();
-        if !ok {
-            tracing::warn!(seat, "the agent's stdin is closed");
-            return;
         }
     }
 }

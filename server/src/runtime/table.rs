@@ -16,20 +16,38 @@ use tokio_util::sync::CancellationToken;
 
 use super::{Runtime, RuntimeError};
 
-/// Asks a process to stop, once; the first reason given is the one recorded.
+/// Asks a process to stop, once; the first reason given is the one recorded. A stop is a kill
+/// (at once) or a sleep (the agent first gets its distil turn); the first request decides.
 #[derive(Clone, Debug, Default)]
 pub struct StopSignal {
     token: CancellationToken,
     reason: Arc<Mutex<Option<String>>>,
+    sleep: Arc<AtomicBool>,
 }
 
 impl StopSignal {
+    /// Stops the process at once (a kill, a newborn that chose no name).
     pub fn request(&self, reason: &str) {
+        self.ask(reason, false);
+    }
+
+    /// Puts the agent to sleep: its distil turn first, then the stop.
+    pub fn request_sleep(&self, reason: &str) {
+        self.ask(reason, true);
+    }
+
+    fn ask(&self, reason: &str, sleep: bool) {
         let mut r = self.reason.lock().unwrap_or_else(|p| p.into_inner());
         if r.is_none() {
             *r = Some(reason.to_string());
+            self.sleep.store(sleep, Ordering::SeqCst);
         }
         self.token.cancel();
+    }
+
+    /// Whether the stop asked for is a sleep (with a distil turn first).
+    pub fn is_sleep(&self) -> bool {
+        self.sleep.load(Ordering::SeqCst)
     }
 
     pub async fn requested(&self) -> String {
@@ -163,10 +181,13 @@ impl Table {
     }
 
     /// Asks the seat's process to stop; what to await for it to have stopped.
-    fn request_stop(&self, seat: Seat, reason: &str) -> Option<watch::Receiver<bool>> {
+    fn request_stop(&self, seat: Seat, reason: &str, sleep: bool) -> Option<watch::Receiver<bool>> {
         let slots = self.lock();
         let slot = slots.get(&seat)?;
-        slot.stop.request(reason);
+        match sleep {
+            true => slot.stop.request_sleep(reason),
+            false => slot.stop.request(reason),
+        }
         Some(slot.done.clone())
     }
 
@@ -215,21 +236,29 @@ impl Runtime {
         self.table().running()
     }
 
-    /// Asks the seat's process to stop (or not to start); returns once it has stopped and its
-    /// `stopped` event is recorded. Bounded: the process gets a grace, then it is killed.
+    /// Asks the seat's process to stop (or not to start) at once; returns once it has stopped
+    /// and its `stopped` event is recorded. Bounded: the process gets a grace, then it is killed.
     pub async fn stop(&self, seat: Seat, reason: &str) {
-        if let Some(done) = self.table().request_stop(seat, reason) {
+        if let Some(done) = self.table().request_stop(seat, reason, false) {
             wait_done(done).await;
         }
     }
 
-    /// Stops every process, all at once.
+    /// Puts the seat's agent to sleep: its distil turn (bounded by `--distill-timeout`), its
+    /// vault captured, then the stop as [`Runtime::stop`].
+    pub async fn sleep(&self, seat: Seat, reason: &str) {
+        if let Some(done) = self.table().request_stop(seat, reason, true) {
+            wait_done(done).await;
+        }
+    }
+
+    /// Puts every agent to sleep, all at once (each distils in parallel).
     pub async fn stop_all(&self, reason: &str) {
         let waits: Vec<_> = self
             .table()
             .all_seats()
             .into_iter()
-            .filter_map(|seat| self.table().request_stop(seat, reason))
+            .filter_map(|seat| self.table().request_stop(seat, reason, true))
             .collect();
         futures::future::join_all(waits.into_iter().map(wait_done)).await;
     }

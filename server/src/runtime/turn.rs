@@ -62,6 +62,15 @@ pub struct Output {
     pub replies: Vec<String>,
     /// The process is to be stopped, for this reason (a newborn chose no valid name twice).
     pub stop: Option<String>,
+    /// Validated work-state transitions, each to be committed in the agent's folder.
+    pub transitions: Vec<Transition>,
+}
+
+/// A validated work-state transition and what the agent said of it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Transition {
+    pub state: WorkState,
+    pub summary: String,
 }
 
 /// The per-process state of the translation.
@@ -330,6 +339,42 @@ impl Translator {
         }
     }
 
+    /// A work state the agent reports (by marker, or in a commit of its own, named by `line`):
+    /// validated against its cycle, recorded as a transition or as an error, never applied
+    /// when invalid.
+    pub fn report_state(&mut self, state: &str, summary: &str, line: String, out: &mut Output) {
+        let Some(to) = WorkState::parse(state) else {
+            return out.events.push(EventKind::MarkerError {
+                seat: Some(self.seat),
+                line,
+                error: format!("unknown work state {state:?}"),
+            });
+        };
+        match work_cycle::transition(self.work_state, to) {
+            Ok(next) => {
+                self.work_state = Some(next);
+                out.events.push(EventKind::WorkState {
+                    seat: self.seat,
+                    state: next,
+                });
+                out.transitions.push(Transition {
+                    state: next,
+                    summary: summary.to_string(),
+                });
+            }
+            Err(e) => out.events.push(EventKind::MarkerError {
+                seat: Some(self.seat),
+                line,
+                error: e.to_string(),
+            }),
+        }
+    }
+
+    /// The work state reached so far in this process.
+    pub fn work_state(&self) -> Option<WorkState> {
+        self.work_state
+    }
+
     fn on_marker(&mut self, marker: Marker, docs: &Docs, out: &mut Output) {
         match marker {
             Marker::Register {
@@ -373,27 +418,9 @@ impl Translator {
                     .collect();
                 out.events.push(EventKind::AgentStatus { seats });
             }
-            Marker::State { state } => match WorkState::parse(&state) {
-                None => out.events.push(EventKind::MarkerError {
-                    seat: Some(self.seat),
-                    line: format!("[STATE:{state}]"),
-                    error: format!("unknown work state {state:?}"),
-                }),
-                Some(to) => match work_cycle::transition(self.work_state, to) {
-                    Ok(next) => {
-                        self.work_state = Some(next);
-                        out.events.push(EventKind::WorkState {
-                            seat: self.seat,
-                            state: next,
-                        });
-                    }
-                    Err(e) => out.events.push(EventKind::MarkerError {
-                        seat: Some(self.seat),
-                        line: format!("[STATE:{state}]"),
-                        error: e.to_string(),
-                    }),
-                },
-            },
+            Marker::State { state, summary } => {
+                self.report_state(&state, &summary, format!("[STATE:{state}]"), out)
+            }
             Marker::Summon { .. } if self.is_lead() => out.requests.push(LeadRequest::Summon),
             Marker::Dismiss { name } if self.is_lead() => {
                 out.requests.push(LeadRequest::Dismiss { name })

@@ -35,6 +35,10 @@ pub fn config(data_dir: &Path, extra: &[&str]) -> Config {
     if !extra.contains(&"--human-name") {
         args.extend(["--human-name".into(), "Marcus".into()]);
     }
+    // A CLI that never answers its distil turn holds a stop this long at most.
+    if !extra.contains(&"--distill-timeout") {
+        args.extend(["--distill-timeout".into(), "3s".into()]);
+    }
     if !extra.contains(&"--claude-cmd") {
         args.extend([
             "--claude-cmd".into(),
@@ -280,6 +284,19 @@ pub async fn wait_for_secs(
             let docs = state.store.snapshot().0;
             panic!("timed out waiting for: {what}\n{docs:#?}");
         }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+/// Polls `check` (anything outside the documents: files, inboxes) until it holds; panics with
+/// `what` after 20 s.
+pub async fn wait_until(what: &str, check: impl Fn() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !check() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting for: {what}"
+        );
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
 }

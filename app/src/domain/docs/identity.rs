@@ -50,6 +50,9 @@ pub struct AgentIdentity {
     pub individuation_artifact: Option<String>,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub soul_version: u32,
+    /// The current version of its knowledge vault (0: none yet).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub vault_version: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub created_at: Option<Millis>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -123,6 +126,7 @@ impl AgentIdentity {
             face_variant: style.map(|s| s.face()),
             individuation_artifact: None,
             soul_version: 0,
+            vault_version: 0,
             created_at: None,
             last_alive_at: None,
             last_session_id: None,

@@ -1,8 +1,6 @@
 //! The document model (DESIGN §3): camelCase JSON, deterministic ids, unknown fields kept.
 
-use std::collections::BTreeMap;
-
-use serde::{de::Error as _, Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::permissions::{permission_id, PermissionDoc, TYPE_PERMISSION};
@@ -10,10 +8,17 @@ use super::{Millis, Seat};
 
 use super::names::{fold, slug, Taken};
 
+mod doc;
 mod identity;
+mod knowledge;
 mod ledger;
 
+pub use doc::{commit, Doc, DocWrite, Docs};
 pub use identity::{identity_id, AgentIdentity, Problem, TYPE_IDENTITY};
+pub use knowledge::{
+    vault_doc_id, work_commit_id, Author, VaultDoc, VaultFiles, WorkCommitDoc, TYPE_VAULT,
+    TYPE_WORK_COMMIT,
+};
 pub use ledger::{
     claude_session_doc_id, ledger_id, micro_usd, ClaudeSessionDoc, LedgerDoc, TYPE_CLAUDE_SESSION,
     TYPE_LEDGER,
@@ -93,181 +98,6 @@ pub struct SoulDoc {
     pub identity_id: Option<String>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
-}
-
-/// Any document of the store. Types this version does not know are kept verbatim.
-// Documents live in one map, a few hundred at most: boxing the identity would buy nothing.
-#[allow(clippy::large_enum_variant)]
-#[derive(Clone, Debug, PartialEq)]
-pub enum Doc {
-    Identity(AgentIdentity),
-    Message(MessageDoc),
-    Soul(SoulDoc),
-    Permission(PermissionDoc),
-    Ledger(LedgerDoc),
-    ClaudeSession(ClaudeSessionDoc),
-    Other(Value),
-}
-
-impl Doc {
-    pub fn id(&self) -> Option<&str> {
-        match self {
-            Doc::Identity(d) => Some(&d.id),
-            Doc::Message(d) => Some(&d.id),
-            Doc::Soul(d) => Some(&d.id),
-            Doc::Permission(d) => Some(&d.id),
-            Doc::Ledger(d) => Some(&d.id),
-            Doc::ClaudeSession(d) => Some(&d.id),
-            Doc::Other(v) => v.get("_id").and_then(Value::as_str),
-        }
-    }
-
-    pub fn as_identity(&self) -> Option<&AgentIdentity> {
-        match self {
-            Doc::Identity(d) => Some(d),
-            _ => None,
-        }
-    }
-
-    pub fn as_message(&self) -> Option<&MessageDoc> {
-        match self {
-            Doc::Message(d) => Some(d),
-            _ => None,
-        }
-    }
-
-    pub fn as_soul(&self) -> Option<&SoulDoc> {
-        match self {
-            Doc::Soul(d) => Some(d),
-            _ => None,
-        }
-    }
-
-    pub fn as_permission(&self) -> Option<&PermissionDoc> {
-        match self {
-            Doc::Permission(d) => Some(d),
-            _ => None,
-        }
-    }
-
-    pub fn as_ledger(&self) -> Option<&LedgerDoc> {
-        match self {
-            Doc::Ledger(d) => Some(d),
-            _ => None,
-        }
-    }
-
-    pub fn as_claude_session(&self) -> Option<&ClaudeSessionDoc> {
-        match self {
-            Doc::ClaudeSession(d) => Some(d),
-            _ => None,
-        }
-    }
-
-    fn type_name(&self) -> Option<&str> {
-        match self {
-            Doc::Identity(_) => Some(TYPE_IDENTITY),
-            Doc::Message(_) => Some(TYPE_MESSAGE),
-            Doc::Soul(_) => Some(TYPE_SOUL),
-            Doc::Permission(_) => Some(TYPE_PERMISSION),
-            Doc::Ledger(_) => Some(TYPE_LEDGER),
-            Doc::ClaudeSession(_) => Some(TYPE_CLAUDE_SESSION),
-            Doc::Other(_) => None,
-        }
-    }
-
-    /// Parses a stored document. Known types with missing or malformed fields fail; a document
-    /// of an unknown type is kept as it is.
-    pub fn from_value(mut value: Value) -> Result<Self, serde_json::Error> {
-        let Some(obj) = value.as_object_mut() else {
-            return Err(serde_json::Error::custom(
-                "a document must be a JSON object",
-            ));
-        };
-        let ty = obj.get("type").and_then(Value::as_str).map(str::to_owned);
-        let known = matches!(
-            ty.as_deref(),
-            Some(
-                TYPE_IDENTITY
-                    | TYPE_MESSAGE
-                    | TYPE_SOUL
-                    | TYPE_PERMISSION
-                    | TYPE_LEDGER
-                    | TYPE_CLAUDE_SESSION
-            )
-        );
-        if !known {
-            return Ok(Doc::Other(value));
-        }
-        obj.remove("type");
-        match ty.as_deref() {
-            Some(TYPE_IDENTITY) => {
-                // Lazy schema evolution: an old document may lack `gridPosition`; its id has it.
-                if !obj.contains_key("gridPosition") {
-                    if let Some(pos) = obj
-                        .get("_id")
-                        .and_then(Value::as_str)
-                        .and_then(|id| id.strip_prefix("agent-identity:"))
-                        .and_then(|p| p.parse::<Seat>().ok())
-                    {
-                        obj.insert("gridPosition".into(), pos.into());
-                    }
-                }
-                serde_json::from_value(value).map(Doc::Identity)
-            }
-            Some(TYPE_MESSAGE) => serde_json::from_value(value).map(Doc::Message),
-            Some(TYPE_PERMISSION) => serde_json::from_value(value).map(Doc::Permission),
-            Some(TYPE_LEDGER) => serde_json::from_value(value).map(Doc::Ledger),
-            Some(TYPE_CLAUDE_SESSION) => serde_json::from_value(value).map(Doc::ClaudeSession),
-            _ => serde_json::from_value(value).map(Doc::Soul),
-        }
-    }
-
-    pub fn to_value(&self) -> Value {
-        let mut value = match self {
-            Doc::Identity(d) => serde_json::to_value(d),
-            Doc::Message(d) => serde_json::to_value(d),
-            Doc::Soul(d) => serde_json::to_value(d),
-            Doc::Permission(d) => serde_json::to_value(d),
-            Doc::Ledger(d) => serde_json::to_value(d),
-            Doc::ClaudeSession(d) => serde_json::to_value(d),
-            Doc::Other(v) => return v.clone(),
-        }
-        .expect("documents serialize to JSON objects");
-        if let (Some(obj), Some(ty)) = (value.as_object_mut(), self.type_name()) {
-            obj.insert("type".into(), ty.into());
-        }
-        value
-    }
-}
-
-impl Serialize for Doc {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.to_value().serialize(s)
-    }
-}
-
-impl<'de> Deserialize<'de> for Doc {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Doc::from_value(Value::deserialize(d)?).map_err(D::Error::custom)
-    }
-}
-
-/// All documents by id. A `BTreeMap` keeps iteration deterministic on every platform.
-pub type Docs = BTreeMap<String, Doc>;
-
-/// A write the reducer asks for. There are no deletes: documents only move between states.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct DocWrite {
-    pub id: String,
-    pub doc: Doc,
-}
-
-/// Applies writes to a document map.
-pub fn commit(docs: &mut Docs, writes: Vec<DocWrite>) {
-    for w in writes {
-        docs.insert(w.id, w.doc);
-    }
 }
 
 /// The identity in `seat`, if any.

@@ -6,19 +6,20 @@
 //! live `agent_process` (the lead's `agent_status` is a belief, recorded and never applied).
 
 mod hall;
+mod knowledge;
 mod ledger;
+mod process;
+mod seat;
 mod writes;
 
-use super::docs::{
-    identity, identity_soul_id, soul_id, AgentIdentity, Doc, DocWrite, Docs, Problem, SoulDoc,
-    SpeakerType,
-};
+use super::docs::{identity, AgentIdentity, Doc, DocWrite, Docs, Problem, SpeakerType};
 use super::events::{Event, EventKind};
 use super::permissions::{permission_id, updates_for, Decision, PermissionDoc, PermissionState};
-use super::process::{can_transition, ProcessState};
+use super::process::ProcessState;
 use super::status::{AgentStatus, LeadBelief};
 use super::work_cycle;
-use super::{agent_seats, Seat, HATCHING_TTL_MS, LEAD_SEAT, SEATS};
+use super::{agent_seats, HATCHING_TTL_MS, LEAD_SEAT, SEATS};
+use seat::{register, session_start, write_soul, Registration};
 use writes::Writes;
 
 /// The writes `event` makes to `docs`. Pure: `docs` is not changed.
@@ -98,81 +99,7 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
                 });
             }
         }
-        EventKind::AgentProcess {
-            seat,
-            state,
-            reason,
-            claude_session_id,
-            context_tokens,
-            cost_usd,
-            tool,
-            usage,
-        } => {
-            // The same state again says what the process is doing now; anything else must be
-            // a transition of the machine, or it is said on the seat and not applied.
-            let from = identity(docs, *seat).map(|d| d.process_state);
-            if let Some(from) = from.filter(|f| *f != Some(*state) && !can_transition(*f, *state)) {
-                let from = from.map_or("no process", ProcessState::as_str);
-                w.update(*seat, |d| {
-                    d.last_problem = Some(Problem {
-                        message: format!(
-                            "impossible process transition {from} → {} (ignored)",
-                            state.as_str()
-                        ),
-                        at: event.ts,
-                    });
-                });
-                return w.finish();
-            }
-            ledger::count(
-                &mut w,
-                event,
-                ledger::Report {
-                    seat: *seat,
-                    state: *state,
-                    reason: reason.as_deref(),
-                    claude_session_id: claude_session_id.as_deref(),
-                    cost_usd: *cost_usd,
-                    tool: tool.as_deref(),
-                    usage: *usage,
-                },
-            );
-            // A request holds its turn: once the turn is over (interrupted) or the process is
-            // gone, nobody can answer it any more.
-            match state {
-                ProcessState::Stopped => {
-                    w.cancel_pending(Some(*seat), event, "the agent's process stopped")
-                }
-                ProcessState::Idle => {
-                    w.cancel_pending(Some(*seat), event, "the turn ended without an answer")
-                }
-                _ => {}
-            }
-            w.update(*seat, |d| {
-                d.process_state = Some(*state);
-                d.process_reason = reason.clone();
-                if let Some(id) = claude_session_id {
-                    d.claude_session_id = Some(id.clone());
-                }
-                if context_tokens.is_some() {
-                    d.context_tokens = *context_tokens;
-                }
-                if cost_usd.is_some() {
-                    d.cost_usd = *cost_usd;
-                }
-                match (*state, d.status()) {
-                    // A fresh process starts a fresh work cycle.
-                    (ProcessState::Starting, _) => d.work_state = None,
-                    (_, AgentStatus::Expired) => {}
-                    (_, AgentStatus::Hatching) if !d.has_name() => {}
-                    (s, _) if s.is_live() => mark_alive(d, event),
-                    (ProcessState::Stopped, AgentStatus::Alive) => {
-                        d.set_status(AgentStatus::Sleeping)
-                    }
-                    _ => {}
-                }
-            })
-        }
+        EventKind::AgentProcess { .. } => process::apply(&mut w, event),
         EventKind::HatchingExpired { seats } => {
             for seat in seats {
                 w.update(*seat, |d| {
@@ -317,6 +244,44 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
             parent_id,
             fork_message_id,
         } => hall::fork(&mut w, event, *seat, uuid, parent_id, fork_message_id),
+        EventKind::VaultSaved {
+            identity_id,
+            author,
+            author_name,
+            reason,
+            files,
+        } => knowledge::vault_saved(
+            &mut w,
+            event,
+            knowledge::Saved {
+                identity_id,
+                author: *author,
+                author_name,
+                reason,
+                files,
+            },
+        ),
+        EventKind::WorkCommitted {
+            seat,
+            identity_id,
+            sha,
+            state,
+            summary,
+            files,
+            by_agent,
+        } => knowledge::work_committed(
+            &mut w,
+            event,
+            knowledge::Committed {
+                seat: *seat,
+                identity_id,
+                sha,
+                state,
+                summary,
+                files,
+                by_agent: *by_agent,
+            },
+        ),
         EventKind::SoulRevised { seat, text } => {
             if let Some(mut d) = w
                 .current(*seat)
@@ -331,117 +296,4 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
         | EventKind::Unknown => {}
     }
     w.finish()
-}
-
-fn session_start(w: &mut Writes, event: &Event, lead_name: &Option<String>) {
-    let Some(lead_name) = lead_name else { return };
-    match identity(w.docs, LEAD_SEAT) {
-        Some(d) if d.name.as_deref() == Some(lead_name.as_str()) => {}
-        Some(_) => w.update(LEAD_SEAT, |d| d.name = Some(lead_name.clone())),
-        None => {
-            // The lead sleeps until its process runs: liveness comes from the process.
-            let mut d = AgentIdentity::new(LEAD_SEAT, AgentStatus::Sleeping);
-            d.name = Some(lead_name.clone());
-            d.created_at = Some(event.ts);
-            w.put_identity(d);
-        }
-    }
-}
-
-/// The fields of an `agent_registered` event.
-struct Registration<'a> {
-    seat: Seat,
-    name: &'a str,
-    color_name: &'a Option<String>,
-    soul: &'a Option<String>,
-    claude_session_id: &'a Option<String>,
-    inbox: &'a Option<String>,
-}
-
-/// Whether another seated identity than `seat`'s has `name` (any case) or `inbox` already.
-/// The runtime checks names fully (Unicode-folded) before it records a registration; this is
-/// the law's backstop, so that no log, however written, seats two agents under one name.
-fn name_taken(docs: &Docs, seat: Seat, name: &str, inbox: Option<&str>) -> bool {
-    let lower = name.trim().to_lowercase();
-    super::docs::identities(docs)
-        .filter(|d| d.grid_position != seat && d.status().is_visible() && d.has_name())
-        .any(|d| {
-            d.name.as_deref().map(|n| n.trim().to_lowercase()) == Some(lower.clone())
-                || (inbox.is_some() && d.inbox().as_deref() == inbox)
-        })
-}
-
-fn register(w: &mut Writes, event: &Event, r: Registration<'_>) {
-    let Registration {
-        seat,
-        name,
-        color_name,
-        soul,
-        claude_session_id,
-        inbox,
-    } = r;
-    if seat >= SEATS || name.trim().is_empty() {
-        return;
-    }
-    if name_taken(w.docs, seat, name, inbox.as_deref()) {
-        return;
-    }
-    let mut d = identity(w.docs, seat)
-        .cloned()
-        .unwrap_or_else(|| AgentIdentity::new(seat, AgentStatus::Hatching));
-    if d.status() == AgentStatus::Expired {
-        // Too late: the placeholder expired. A new SUMMON gives the seat a fresh egg.
-        return;
-    }
-    if let Some(inbox) = inbox {
-        d.inbox = Some(inbox.clone());
-    }
-    d.name = Some(name.to_string());
-    if let Some(c) = color_name {
-        d.color_name = Some(c.clone());
-    }
-    if let Some(id) = claude_session_id {
-        d.claude_session_id = Some(id.clone());
-    }
-    d.created_at.get_or_insert(event.ts);
-    if let Some(soul) = soul {
-        write_soul(w, event, &mut d, soul);
-    }
-    mark_alive(&mut d, event);
-    w.put_identity(d);
-}
-
-/// A new version of `d`'s soul, when `soul` is not empty and differs from the current one (so a
-/// replayed event writes nothing new).
-fn write_soul(w: &mut Writes, event: &Event, d: &mut AgentIdentity, soul: &str) {
-    if soul.trim().is_empty() || d.individuation_artifact.as_deref() == Some(soul) {
-        return;
-    }
-    d.soul_version += 1;
-    d.individuation_artifact = Some(soul.to_string());
-    // Souls belong to the identity; one without an id (older data) keeps the seat's.
-    let owner = d.identity_id.clone().or_else(|| d.uuid.clone());
-    let id = match &owner {
-        Some(owner) => identity_soul_id(owner, d.soul_version),
-        None => soul_id(d.grid_position, d.soul_version),
-    };
-    w.put(
-        id.clone(),
-        Doc::Soul(SoulDoc {
-            id,
-            seat: d.grid_position,
-            version: d.soul_version,
-            name: d.name.clone(),
-            text: soul.to_string(),
-            created_at: event.ts,
-            identity_id: owner,
-            extra: Default::default(),
-        }),
-    );
-}
-
-fn mark_alive(d: &mut AgentIdentity, event: &Event) {
-    d.set_status(AgentStatus::Alive);
-    d.last_alive_at = Some(event.ts);
-    d.last_session_id = Some(event.session_id.clone());
 }

@@ -53,7 +53,7 @@ fn every_action_kind_parses() {
             (Marker::Summon { count: Some(3) }, "summon") => true,
             (Marker::Dismiss { name }, "dismiss") => name == "A",
             (Marker::Route { to, text }, "route") => to == "A" && text == "hello",
-            (Marker::State { state }, "state") => state == "deep_work",
+            (Marker::State { state, .. }, "state") => state == "deep_work",
             _ => false,
         };
         assert!(ok, "{kind}: {m:?}");
@@ -88,7 +88,18 @@ fn state_shorthand() {
     assert_eq!(
         parse_line("[STATE:deep_work]").unwrap().unwrap(),
         Marker::State {
-            state: "deep_work".into()
+            state: "deep_work".into(),
+            summary: String::new(),
+        }
+    );
+    // What follows on the line is the summary.
+    assert_eq!(
+        parse_line("[STATE:deep_work] reading the parser")
+            .unwrap()
+            .unwrap(),
+        Marker::State {
+            state: "deep_work".into(),
+            summary: "reading the parser".into(),
         }
     );
     assert!(parse_line("[STATE:Deep Work]").unwrap().is_err());
@@ -138,7 +149,8 @@ fn a_marker_at_the_end_of_a_stream_without_newline_is_parsed_on_finish() {
     assert_eq!(
         buf.finish().markers,
         [Marker::State {
-            state: "idle".into()
+            state: "idle".into(),
+            summary: String::new(),
         }]
     );
 }

@@ -3,6 +3,7 @@
 mod buttons;
 mod docs;
 mod hall;
+mod knowledge;
 mod life;
 mod markers;
 mod names;

@@ -1,7 +1,7 @@
 //! The reducer laws, on random event sequences.
 
 use super::super::docs::permissions;
-use super::super::docs::{commit, identities, Doc, Docs};
+use super::super::docs::{commit, identities, Author, Doc, Docs};
 use super::super::events::{Event, EventKind, SummonedSeat, TurnUsage};
 use super::super::permissions::{Decider, Decision, PermissionState};
 use super::super::process::ProcessState;
@@ -73,6 +73,19 @@ fn kind() -> impl Strategy<Value = EventKind> {
                 }
             }),
         seats().prop_map(|seats| EventKind::HatchingExpired { seats }),
+        (
+            0usize..4,
+            prop::sample::select(vec!["a", "b"]),
+            any::<bool>()
+        )
+            .prop_map(|(who, text, human)| EventKind::VaultSaved {
+                // An index into the identities so far (the log names one of them).
+                identity_id: format!("vault-{who}"),
+                author: if human { Author::Human } else { Author::Agent },
+                author_name: None,
+                reason: None,
+                files: [("insights.md".to_string(), text.to_string())].into(),
+            }),
         (seat(), prop::sample::select(vec!["s1", "s4"])).prop_map(|(seat, text)| {
             EventKind::SoulRevised {
                 seat,
@@ -154,6 +167,13 @@ fn log() -> impl Strategy<Value = Vec<Event>> {
                             ids.push(id.clone());
                             s.uuid = Some(id);
                         }
+                    }
+                    EventKind::VaultSaved { identity_id, .. } => {
+                        let who: usize = identity_id
+                            .trim_start_matches("vault-")
+                            .parse()
+                            .unwrap_or(0);
+                        *identity_id = ids.get(who % ids.len().max(1)).cloned().unwrap_or_default();
                     }
                     EventKind::AgentRecalled { identity_id, .. } => {
                         let who: usize = identity_id.parse().unwrap_or(0);

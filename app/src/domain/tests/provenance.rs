@@ -149,6 +149,7 @@ proptest! {
             transcript: vec![line(&t), line("plain")],
             unread_mail: vec![MailLine { from: from.clone(), text: t.clone(), timestamp: "now".into() }],
             inherited: Some(Inherited { from: from.clone(), transcript: vec![line(&t)], left_out: 0 }),
+            knowledge: Some(t.clone()),
         };
         prop_assert_eq!(acts(&wake_prompt(&payload, "Marcus", "Julian")), 0);
         prop_assert_eq!(acts(&wake_agents_xml(&[payload])), 0);

@@ -1,7 +1,7 @@
 //! `_state.md`: the agent's objective state, as text.
 
 use super::super::process::ProcessState;
-use super::super::state_file::render;
+use super::super::state_file::{render, Around};
 use super::super::status::AgentStatus;
 use super::super::work_cycle::WorkState;
 use super::*;
@@ -39,13 +39,21 @@ fn the_state_file_says_what_the_server_knows() {
             ),
         ],
     );
-    let text = render(seat(&docs, 1), 2, 1);
+    let around = Around {
+        unread_mail: 2,
+        last_read: Some(("Orin".into(), "2026-11-23T07:00:00.000Z".into())),
+        pending_permissions: 1,
+        context_window: 200_000,
+    };
+    let text = render(seat(&docs, 1), &around);
     assert!(text.starts_with("# State of Kael (seat 1)\n"), "{text}");
     for line in [
         "- status: alive\n",
         "- process: idle\n",
         "- work cycle: bootstrap\n",
         "- context tokens: 2400\n",
+        "- context used: 1% of 200000\n",
+        "- last read mail: from Orin, 2026-11-23T07:00:00.000Z\n",
         "- cost of this process: $0.0125\n",
         "- unread mail: 2\n",
         "- permission requests waiting: 1\n",
@@ -58,11 +66,11 @@ fn the_state_file_says_what_the_server_knows() {
     ] {
         assert!(text.contains(line), "{line:?} missing in:\n{text}");
     }
-    assert_eq!(render(seat(&docs, 1), 2, 1), text, "deterministic");
+    assert_eq!(render(seat(&docs, 1), &around), text, "deterministic");
     run(
         &mut docs,
         &[ev(5, 4_000, EventKind::SessionEnd { reason: None })],
     );
     assert_eq!(seat(&docs, 1).status(), AgentStatus::Sleeping);
-    assert!(render(seat(&docs, 1), 0, 0).contains("- status: sleeping\n"));
+    assert!(render(seat(&docs, 1), &Around::default()).contains("- status: sleeping\n"));
 }

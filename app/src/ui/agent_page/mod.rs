@@ -3,6 +3,7 @@
 //! sessions, its ledger and its thread (paged). Drawn from [`crate::contract::agent_view`], the
 //! same view `GET /api/agents/{id}` answers with, over the live replica.
 
+mod knowledge;
 mod ledger;
 mod lineage;
 mod souls;
@@ -110,6 +111,30 @@ fn Life(id: String, who: Memo<Option<AgentIdentity>>) -> impl IntoView {
             }
         })
     };
+    // Its life (lineage, soul, ledger, sessions, thread), or what it knows.
+    let knowing = RwSignal::new(false);
+    let tab = move |label: &'static str, this: bool| {
+        view! {
+            <button type="button" role="tab" class="tab"
+                aria-selected=move || (knowing.get() == this).to_string()
+                on:click=move |_| knowing.set(this)>{label}</button>
+        }
+    };
+    let life = move || {
+        view! {
+            <h2>"Lineage"</h2>
+            {move || view_of.get().map(|v| view! { <lineage::Tree root=v.lineage current=v.id/> })}
+            <h2>"Soul"</h2>
+            <souls::Souls view=view_of/>
+            <h2>"Ledger"</h2>
+            {move || view_of.get().map(|v| view! { <ledger::Ledger ledger=v.ledger/> })}
+            <h2>"Sessions"</h2>
+            {move || view_of.get().map(|v| view! { <ledger::Sessions sessions=v.sessions/> })}
+            <h2>"Thread"</h2>
+            <Thread who=who/>
+        }
+    };
+    let knowledge_id = id.clone();
     view! {
         <main class="agent-page" data-identity=id.clone()>
             <p><a href="/">"← the console"</a></p>
@@ -121,16 +146,14 @@ fn Life(id: String, who: Memo<Option<AgentIdentity>>) -> impl IntoView {
                 </div>
             </header>
             <Actions who=who/>
-            <h2>"Lineage"</h2>
-            {move || view_of.get().map(|v| view! { <lineage::Tree root=v.lineage current=v.id/> })}
-            <h2>"Soul"</h2>
-            <souls::Souls view=view_of/>
-            <h2>"Ledger"</h2>
-            {move || view_of.get().map(|v| view! { <ledger::Ledger ledger=v.ledger/> })}
-            <h2>"Sessions"</h2>
-            {move || view_of.get().map(|v| view! { <ledger::Sessions sessions=v.sessions/> })}
-            <h2>"Thread"</h2>
-            <Thread who=who/>
+            <div class="tabs" role="tablist" aria-label="About this agent">
+                {tab("Life", false)}
+                {tab("Knowledge", true)}
+            </div>
+            {move || match knowing.get() {
+                false => life().into_any(),
+                true => view! { <knowledge::Knowledge id=knowledge_id.clone()/> }.into_any(),
+            }}
         </main>
     }
 }

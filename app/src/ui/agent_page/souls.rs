@@ -3,8 +3,8 @@
 
 use leptos::prelude::*;
 
+use super::super::diff::DiffLines;
 use crate::contract::AgentView;
-use crate::domain::diff::{line_diff, LineChange};
 use crate::domain::time;
 
 #[component]
@@ -25,7 +25,7 @@ pub fn Souls(view: Memo<Option<AgentView>>) -> impl IntoView {
         let (a, b) = pair.get()?;
         let text =
             |v: u32| souls.with(|s| s.iter().find(|x| x.version == v).map(|x| x.text.clone()));
-        let lines = line_diff(&text(a)?, &text(b)?);
+        let (old, new) = (text(a)?, text(b)?);
         let choice = move |label: &'static str, chosen: u32, set: RwSignal<Option<u32>>| {
             let options = souls.with(|s| s.iter().map(|x| x.version).collect::<Vec<_>>());
             view! {
@@ -43,16 +43,9 @@ pub fn Souls(view: Memo<Option<AgentView>>) -> impl IntoView {
             <section class="soul-compare" aria-label="Compare two soul versions">
                 {choice("From ", a, from)}
                 {choice(" to ", b, to)}
-                <pre class="soul-diff" data-from=a data-to=b>
-                    {lines.into_iter().map(|(c, line)| {
-                        let (class, mark) = match c {
-                            LineChange::Same => ("same", "  "),
-                            LineChange::Added => ("added", "+ "),
-                            LineChange::Removed => ("removed", "- "),
-                        };
-                        view! { <span class=class>{mark}{line}"\n"</span> }
-                    }).collect_view()}
-                </pre>
+                <div data-from=a data-to=b class="soul-diff-pair">
+                    <DiffLines old=old new=new/>
+                </div>
             </section>
         })
     };

@@ -1,0 +1,149 @@
+//! `Doc`, any document of the store: one variant per known type (declared once, below), and
+//! every document of a type this version does not know kept verbatim (`Other`).
+
+use std::collections::BTreeMap;
+
+use serde::{de::Error as _, Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
+
+use super::super::permissions::{PermissionDoc, TYPE_PERMISSION};
+use super::super::Seat;
+use super::{
+    AgentIdentity, ClaudeSessionDoc, LedgerDoc, MessageDoc, SoulDoc, VaultDoc, WorkCommitDoc,
+    TYPE_CLAUDE_SESSION, TYPE_IDENTITY, TYPE_LEDGER, TYPE_MESSAGE, TYPE_SOUL, TYPE_VAULT,
+    TYPE_WORK_COMMIT,
+};
+
+/// Declares `Doc` with one variant per known document type: its `type` string, and the
+/// accessor that borrows it.
+macro_rules! documents {
+    ($($variant:ident($ty:ty) = $type_name:expr, $as:ident;)*) => {
+        /// Any document of the store. Types this version does not know are kept verbatim.
+        // Documents live in one map, a few hundred at most: boxing the identity would buy
+        // nothing.
+        #[allow(clippy::large_enum_variant)]
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum Doc {
+            $($variant($ty),)*
+            Other(Value),
+        }
+
+        /// The `type` strings this version knows.
+        const KNOWN: &[&str] = &[$($type_name),*];
+
+        impl Doc {
+            pub fn id(&self) -> Option<&str> {
+                match self {
+                    $(Doc::$variant(d) => Some(&d.id),)*
+                    Doc::Other(v) => v.get("_id").and_then(Value::as_str),
+                }
+            }
+
+            $(pub fn $as(&self) -> Option<&$ty> {
+                match self {
+                    Doc::$variant(d) => Some(d),
+                    _ => None,
+                }
+            })*
+
+            fn type_name(&self) -> Option<&str> {
+                match self {
+                    $(Doc::$variant(_) => Some($type_name),)*
+                    Doc::Other(_) => None,
+                }
+            }
+
+            /// A known type's fields (without `type`) as its variant.
+            fn parse_known(ty: &str, value: Value) -> Result<Self, serde_json::Error> {
+                $(if ty == $type_name {
+                    return serde_json::from_value(value).map(Doc::$variant);
+                })*
+                Ok(Doc::Other(value))
+            }
+
+            fn fields(&self) -> Result<Value, serde_json::Error> {
+                match self {
+                    $(Doc::$variant(d) => serde_json::to_value(d),)*
+                    Doc::Other(v) => Ok(v.clone()),
+                }
+            }
+        }
+    };
+}
+
+documents! {
+    Identity(AgentIdentity) = TYPE_IDENTITY, as_identity;
+    Message(MessageDoc) = TYPE_MESSAGE, as_message;
+    Soul(SoulDoc) = TYPE_SOUL, as_soul;
+    Permission(PermissionDoc) = TYPE_PERMISSION, as_permission;
+    Ledger(LedgerDoc) = TYPE_LEDGER, as_ledger;
+    ClaudeSession(ClaudeSessionDoc) = TYPE_CLAUDE_SESSION, as_claude_session;
+    Vault(VaultDoc) = TYPE_VAULT, as_vault;
+    WorkCommit(WorkCommitDoc) = TYPE_WORK_COMMIT, as_work_commit;
+}
+
+impl Doc {
+    /// Parses a stored document. Known types with missing or malformed fields fail; a document
+    /// of an unknown type is kept as it is.
+    pub fn from_value(mut value: Value) -> Result<Self, serde_json::Error> {
+        let Some(obj) = value.as_object_mut() else {
+            return Err(serde_json::Error::custom(
+                "a document must be a JSON object",
+            ));
+        };
+        let ty = obj.get("type").and_then(Value::as_str).map(str::to_owned);
+        let Some(ty) = ty.filter(|t| KNOWN.contains(&t.as_str())) else {
+            return Ok(Doc::Other(value));
+        };
+        obj.remove("type");
+        // Lazy schema evolution: an old identity may lack `gridPosition`; its id has it.
+        if ty == TYPE_IDENTITY && !obj.contains_key("gridPosition") {
+            if let Some(pos) = obj
+                .get("_id")
+                .and_then(Value::as_str)
+                .and_then(|id| id.strip_prefix("agent-identity:"))
+                .and_then(|p| p.parse::<Seat>().ok())
+            {
+                obj.insert("gridPosition".into(), pos.into());
+            }
+        }
+        Doc::parse_known(&ty, value)
+    }
+
+    pub fn to_value(&self) -> Value {
+        let mut value = self.fields().expect("documents serialize to JSON objects");
+        if let (Some(obj), Some(ty)) = (value.as_object_mut(), self.type_name()) {
+            obj.insert("type".into(), ty.into());
+        }
+        value
+    }
+}
+
+impl Serialize for Doc {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.to_value().serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Doc {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Doc::from_value(Value::deserialize(d)?).map_err(D::Error::custom)
+    }
+}
+
+/// All documents by id. A `BTreeMap` keeps iteration deterministic on every platform.
+pub type Docs = BTreeMap<String, Doc>;
+
+/// A write the reducer asks for. There are no deletes: documents only move between states.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DocWrite {
+    pub id: String,
+    pub doc: Doc,
+}
+
+/// Applies writes to a document map.
+pub fn commit(docs: &mut Docs, writes: Vec<DocWrite>) {
+    for w in writes {
+        docs.insert(w.id, w.doc);
+    }
+}

@@ -1,0 +1,28 @@
+// A spec file's own server (for specs that change the team), and JSON posts to its API.
+import { test } from '@playwright/test';
+import { startServer, RunningServer } from './server';
+
+/// Starts a server before the file's tests and stops it after them; the accessor gives it.
+export function ownServer(): () => RunningServer {
+  let server: RunningServer | undefined;
+  test.beforeAll(async () => {
+    server = await startServer();
+  });
+  test.afterAll(async () => {
+    await server?.stop();
+  });
+  return () => {
+    if (!server) throw new Error('the server has not started');
+    return server;
+  };
+}
+
+/// POSTs `body` as JSON to the server's `path`: the status and the JSON answer.
+export async function postJson(server: RunningServer, path: string, body: unknown = {}) {
+  const r = await fetch(`${server.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: r.status, json: await r.json() };
+}

@@ -1,0 +1,73 @@
+//! What an identity knows, over HTTP: its vault (every version), the human's edit of a vault
+//! file, and its work-cycle commits (types from `app::contract`).
+
+use app::contract::{
+    commits_view, knowledge_view, CommitView, KnowledgeEdit, KnowledgeSaved, KnowledgeView,
+};
+use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
+use axum::extract::{Path, Query, State};
+use axum::Json;
+use serde::Deserialize;
+
+use crate::error::AppError;
+use crate::runtime::EditError;
+use crate::state::AppState;
+
+impl From<EditError> for AppError {
+    fn from(e: EditError) -> Self {
+        match e {
+            EditError::NoSuch => AppError::NoSuch(e.to_string()),
+            EditError::Vault(_) => AppError::BadRequest(e.to_string()),
+            EditError::Store(s) => AppError::Store(s),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+pub struct VersionQuery {
+    version: Option<u32>,
+}
+
+/// `GET /api/agents/{id}/knowledge[?version=N]` → the vault's files at that version (the
+/// current one by default) and every version; `404` for an unknown id or version.
+pub async fn knowledge(
+    State(state): State<AppState>,
+    id: Result<Path<String>, PathRejection>,
+    query: Result<Query<VersionQuery>, QueryRejection>,
+) -> Result<Json<KnowledgeView>, AppError> {
+    let Path(id) = id?;
+    let Query(q) = query?;
+    state
+        .store
+        .with_docs(|d| knowledge_view(d, &id, q.version))
+        .map(Json)
+        .ok_or_else(|| {
+            AppError::NoSuch("no agent has this id, or its vault no such version".into())
+        })
+}
+
+/// `PUT /api/agents/{id}/knowledge/{path} {"text"}` → `200 {"version"}`: the human's text for
+/// one vault file (empty removes it), a new version by the human; the agent is told.
+pub async fn edit(
+    State(state): State<AppState>,
+    params: Result<Path<(String, String)>, PathRejection>,
+    body: Result<Json<KnowledgeEdit>, JsonRejection>,
+) -> Result<Json<KnowledgeSaved>, AppError> {
+    let Path((id, path)) = params?;
+    let Json(edit) = body?;
+    let version = state.runtime.edit_knowledge(&id, &path, &edit.text).await?;
+    Ok(Json(KnowledgeSaved { version }))
+}
+
+/// `GET /api/agents/{id}/commits` → its work-cycle commits, oldest first.
+pub async fn commits(
+    State(state): State<AppState>,
+    id: Result<Path<String>, PathRejection>,
+) -> Result<Json<Vec<CommitView>>, AppError> {
+    let Path(id) = id?;
+    state
+        .store
+        .with_docs(|d| commits_view(d, &id))
+        .map(Json)
+        .ok_or_else(|| AppError::NoSuch("no agent has this id".into()))
+}

@@ -1,0 +1,187 @@
+//! Files in an agent's folder, which the agent can write to: nothing here follows a link the
+//! agent made. Folders are real folders (checked part by part, never followed), files are
+//! written to a fresh temp name created exclusively with `O_NOFOLLOW` and renamed over the
+//! target (a link there is replaced, not followed), and files are read only when they are
+//! regular files opened with `O_NOFOLLOW`.
+
+use std::io::{Read, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Component, Path, PathBuf};
+
+use app::domain::docs::VaultFiles;
+use app::domain::vault::{self, MAX_FILE_BYTES};
+
+fn not_a_folder(p: &Path) -> std::io::Error {
+    std::io::Error::other(format!("{} is not a folder", p.display()))
+}
+
+/// `dir/rel`'s folder, made if missing, every part a real folder inside `dir` (a link is an
+/// error, never followed). `rel` is a relative path of plain parts.
+pub fn real_folder(dir: &Path, rel: &Path) -> std::io::Result<PathBuf> {
+    if !std::fs::symlink_metadata(dir)?.is_dir() {
+        return Err(not_a_folder(dir));
+    }
+    let mut at = dir.to_path_buf();
+    for part in rel.components() {
+        let Component::Normal(part) = part else {
+            return Err(std::io::Error::other(format!(
+                "{} is not a plain relative path",
+                rel.display()
+            )));
+        };
+        at.push(part);
+        match std::fs::symlink_metadata(&at) {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => return Err(not_a_folder(&at)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => std::fs::create_dir(&at)?,
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(at)
+}
+
+/// Replaces `dir/rel` with `bytes` (file mode `mode`) in one rename; its folders are made as
+/// real folders inside `dir`.
+pub fn write_file(dir: &Path, rel: &str, bytes: &[u8], mode: u32) -> std::io::Result<()> {
+    let rel = Path::new(rel);
+    let name = rel
+        .file_name()
+        .ok_or_else(|| std::io::Error::other("no file name"))?;
+    let folder = real_folder(dir, rel.parent().unwrap_or(Path::new("")))?;
+    let tmp = folder.join(format!(
+        ".{}.{}.tmp",
+        name.to_string_lossy(),
+        uuid::Uuid::new_v4().simple()
+    ));
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(mode)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&tmp)
+        .and_then(|mut f| f.write_all(bytes));
+    if let Err(e) = written.and_then(|()| std::fs::rename(&tmp, folder.join(name))) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
+    Ok(())
+}
+
+/// Appends `line` to `dir/name` (made if missing), never through a link.
+pub fn append_line(dir: &Path, name: &str, line: &str) -> std::io::Result<()> {
+    if !std::fs::symlink_metadata(dir)?.is_dir() {
+        return Err(not_a_folder(dir));
+    }
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .mode(0o644)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(dir.join(name))?;
+    writeln!(f, "{line}")
+}
+
+/// Reads `path` if it is a regular file (never through a link) of at most `limit` bytes:
+/// `Ok(None)` for anything else.
+pub fn read_regular(path: &Path, limit: usize) -> std::io::Result<Option<Vec<u8>>> {
+    let f = match std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+    {
+        Ok(f) => f,
+        // A link (ELOOP) or a file gone meanwhile is not a file to read.
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Ok(None),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    if !f.metadata()?.is_file() {
+        return Ok(None);
+    }
+    let mut bytes = Vec::new();
+    f.take(limit as u64 + 1).read_to_end(&mut bytes)?;
+    Ok(Some(bytes))
+}
+
+/// What a vault folder held that was not kept as it was.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Skipped {
+    /// Not a vault path, not UTF-8, or not a regular file: (path, why).
+    pub files: Vec<(String, String)>,
+}
+
+/// The files of `dir/knowledge/` (one folder deep at most), as the agent left them; a missing
+/// folder is an empty vault. Sizes are not checked here (see `vault::within_limits`), except
+/// that a file is read no further than a byte past the largest a vault keeps.
+pub fn read_vault(dir: &Path) -> std::io::Result<(VaultFiles, Skipped)> {
+    let root = dir.join(vault::DIR);
+    let mut files = VaultFiles::new();
+    let mut skipped = Skipped::default();
+    match std::fs::symlink_metadata(&root) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => {
+            skipped
+                .files
+                .push((vault::DIR.into(), "it is not a folder".into()));
+            return Ok((files, skipped));
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((files, skipped)),
+        Err(e) => return Err(e),
+    }
+    let mut stack = vec![(root.clone(), String::new(), 0)];
+    while let Some((folder, prefix, depth)) = stack.pop() {
+        for entry in std::fs::read_dir(&folder)? {
+            let entry = entry?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let rel = format!("{prefix}{name}");
+            let kind = entry.file_type()?;
+            if kind.is_dir() && depth == 0 && !name.starts_with('.') {
+                stack.push((entry.path(), format!("{rel}/"), depth + 1));
+                continue;
+            }
+            if name.starts_with('.') {
+                continue;
+            }
+            if !kind.is_file() || !vault::valid_path(&rel) {
+                skipped
+                    .files
+                    .push((rel, "not a vault file (a .md or .txt file)".into()));
+                continue;
+            }
+            let size = entry.metadata()?.len();
+            if size > MAX_FILE_BYTES as u64 {
+                skipped.files.push((
+                    rel,
+                    format!("{size} bytes; a vault file may have {MAX_FILE_BYTES}"),
+                ));
+                continue;
+            }
+            match read_regular(&entry.path(), MAX_FILE_BYTES)? {
+                Some(bytes) => match String::from_utf8(bytes) {
+                    Ok(text) => {
+                        files.insert(rel, text);
+                    }
+                    Err(_) => skipped.files.push((rel, "not UTF-8 text".into())),
+                },
+                None => skipped.files.push((rel, "not a regular file".into())),
+            }
+        }
+    }
+    Ok((files, skipped))
+}
+
+/// Makes `dir/knowledge/` hold exactly `files`: each written (never through a link), every
+/// other file there removed (the store holds whatever was captured of it).
+pub fn restore_vault(dir: &Path, files: &VaultFiles) -> std::io::Result<()> {
+    let root = real_folder(dir, Path::new(vault::DIR))?;
+    let (present, _) = read_vault(dir)?;
+    for path in present.keys().filter(|p| !files.contains_key(*p)) {
+        let _ = std::fs::remove_file(root.join(path));
+    }
+    for (path, text) in files {
+        if vault::valid_path(path) && present.get(path) != Some(text) {
+            write_file(&root, path, text.as_bytes(), 0o644)?;
+        }
+    }
+    Ok(())
+}
