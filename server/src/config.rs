@@ -89,6 +89,18 @@ pub struct Config {
     #[arg(long, env = "SOULGRID_CONTEXT_WINDOW", default_value_t = 200_000)]
     pub context_window: u64,
 
+    /// A folder a quest may let its agents read (repeatable; none: quests take no folder).
+    #[arg(long = "allow-dir", env = "SOULGRID_ALLOW_DIR", value_delimiter = ',')]
+    pub allow_dir: Vec<std::path::PathBuf>,
+
+    /// A quest stage with no finding or agent done for this long is ended, and the lead told.
+    #[arg(long, env = "SOULGRID_STAGE_TIMEOUT", default_value = "20m", value_parser = parse_duration)]
+    pub stage_timeout: Duration,
+
+    /// A job nobody claimed for this long is offered again to each agent that wakes.
+    #[arg(long, env = "SOULGRID_JOB_TIMEOUT", default_value = "30m", value_parser = parse_duration)]
+    pub job_timeout: Duration,
+
     /// Required to bind anything but loopback; sent as `Authorization: Bearer …` or the
     /// `soulgrid_token` cookie (opening `/?token=…` once sets it).
     #[arg(long, env = "SOULGRID_TOKEN", hide_env_values = true)]

@@ -51,6 +51,9 @@ pub async fn boot_with_clock(
     let human = config.human_name();
     let session = session::start(&store, &config.lead_name, &human).await?;
     let shutdown = CancellationToken::new();
+    // A bad process template stops the start here, naming its file and line.
+    let templates =
+        runtime::prompts::process_templates(&config.data_dir).map_err(anyhow::Error::msg)?;
     let (cmd, label, simulated) = RuntimeConfig::resolve_cmd(config.claude_cmd.as_deref());
     tracing::info!(cmd = %cmd.display(), simulated, "agents run with {label}");
     let mailboxes = Mailboxes::new(&config.data_dir, &config.team)
@@ -82,6 +85,10 @@ pub async fn boot_with_clock(
             record_deadline: config.record_deadline,
             distill_timeout: config.distill_timeout,
             context_window: config.context_window,
+            templates: Arc::new(templates),
+            allow_dirs: config.allow_dir.clone(),
+            stage_timeout: config.stage_timeout,
+            job_timeout: config.job_timeout,
         },
         mailboxes,
         store.clone(),
@@ -92,6 +99,7 @@ pub async fn boot_with_clock(
     runtime.file_replies();
     runtime.keep_state_files();
     runtime.expire_hatching();
+    runtime.watch_quests();
     Ok(AppState {
         leptos_options,
         store,

@@ -8,10 +8,12 @@ use crate::domain::Seat;
 mod hall;
 mod knowledge;
 mod life;
+mod quest;
 
 pub use hall::*;
 pub use knowledge::*;
 pub use life::*;
+pub use quest::*;
 
 /// Every error of the API: `{"error": "..."}` with a fitting status.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

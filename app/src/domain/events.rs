@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::docs::{Author, VaultFiles};
+use super::docs::{ArtifactKind, Author, QuestStatus, Severity, StageDoc, VaultFiles};
 use super::permissions::{Decider, Decision};
 use super::process::ProcessState;
 use super::work_cycle::WorkState;
@@ -221,6 +221,101 @@ pub enum EventKind {
         #[serde(default)]
         by_agent: bool,
     },
+    /// The human submits a problem: a quest begins, analysed by the lead.
+    QuestStarted {
+        quest_id: String,
+        problem: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        folder: Option<String>,
+    },
+    /// The lead's plan: a process template and the agents of each stage.
+    QuestPlanned {
+        quest_id: String,
+        template: String,
+        stages: Vec<StageDoc>,
+    },
+    /// The quest moves (`analysing → stage N → reporting → done | abandoned`), as the quest
+    /// machine allows; anything else is not applied.
+    QuestMoved {
+        quest_id: String,
+        status: QuestStatus,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        stage: Option<u32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
+    /// An agent joins a running stage: a reinforcement once it has a name (taking the place
+    /// of the role it was summoned for, `replaces`).
+    StageJoined {
+        quest_id: String,
+        stage: u32,
+        agent: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        replaces: Option<String>,
+    },
+    /// An agent ends its part of a stage (`stage_done`).
+    StageAgentDone {
+        quest_id: String,
+        stage: u32,
+        agent: String,
+    },
+    /// A stage ends: all its agents are done, the lead moved on, or no progress for too long.
+    StageEnded {
+        quest_id: String,
+        stage: u32,
+        reason: String,
+    },
+    /// An agent posts a finding on the quest's board (`finding`).
+    FindingPosted {
+        quest_id: String,
+        finding_id: String,
+        stage: u32,
+        seat: Seat,
+        agent: String,
+        title: String,
+        body: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        severity: Option<Severity>,
+    },
+    /// The human pins or strikes a finding, or comments on it.
+    FindingMarked {
+        quest_id: String,
+        finding_id: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pinned: Option<bool>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        struck: Option<bool>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        comment: Option<String>,
+    },
+    /// A stage's output or the report: a new version of the artifact `name`.
+    ArtifactWritten {
+        quest_id: String,
+        name: String,
+        kind: ArtifactKind,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        stage: Option<u32>,
+        title: String,
+        text: String,
+    },
+    /// A job offered on the board (by the human or the lead).
+    JobPosted {
+        job_id: String,
+        title: String,
+        text: String,
+        posted_by: String,
+    },
+    /// An agent claims a job; only the first claim of an open job counts.
+    JobClaimed {
+        job_id: String,
+        by: String,
+    },
+    /// The agent that claimed a job finishes it.
+    JobDone {
+        job_id: String,
+        by: String,
+        result: String,
+    },
     /// A retired identity is seated again (sleeping, until it is woken).
     AgentRecalled {
         identity_id: String,
@@ -256,6 +351,18 @@ impl EventKind {
             EventKind::AgentForked { .. } => "agent_forked",
             EventKind::SoulRevised { .. } => "soul_revised",
             EventKind::VaultSaved { .. } => "vault_saved",
+            EventKind::QuestStarted { .. } => "quest_started",
+            EventKind::QuestPlanned { .. } => "quest_planned",
+            EventKind::QuestMoved { .. } => "quest_moved",
+            EventKind::StageJoined { .. } => "stage_joined",
+            EventKind::StageAgentDone { .. } => "stage_agent_done",
+            EventKind::StageEnded { .. } => "stage_ended",
+            EventKind::FindingPosted { .. } => "finding_posted",
+            EventKind::FindingMarked { .. } => "finding_marked",
+            EventKind::ArtifactWritten { .. } => "artifact_written",
+            EventKind::JobPosted { .. } => "job_posted",
+            EventKind::JobClaimed { .. } => "job_claimed",
+            EventKind::JobDone { .. } => "job_done",
             EventKind::WorkCommitted { .. } => "work_committed",
             EventKind::Unknown => "unknown",
         }
@@ -275,7 +382,8 @@ impl EventKind {
             | EventKind::AgentRecalled { seat, .. }
             | EventKind::AgentForked { seat, .. }
             | EventKind::SoulRevised { seat, .. }
-            | EventKind::WorkCommitted { seat, .. } => Some(*seat),
+            | EventKind::WorkCommitted { seat, .. }
+            | EventKind::FindingPosted { seat, .. } => Some(*seat),
             EventKind::LeadText { .. } => Some(super::LEAD_SEAT),
             EventKind::MarkerError { seat, .. } | EventKind::RuntimeError { seat, .. } => *seat,
             _ => None,

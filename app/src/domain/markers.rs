@@ -2,7 +2,9 @@
 //! stripped from what is displayed.
 //!
 //! - `[ACTION] {json}` with `"action"`: `register`, `status`, `summon`, `dismiss`, `kill`,
-//!   `recall`, `fork`, `route`, `state`, `soul`
+//!   `recall`, `fork`, `route`, `state`, `soul`; for quests `quest_plan`, `stage_next`,
+//!   `report` (the lead), `finding`, `stage_done`; for jobs `job` (the lead), `claim`,
+//!   `job_done`
 //! - legacy `[AGENT_REGISTERED] {json}` (a register) and `[AGENT_STATUS] {json}` (a status)
 //! - `[STATE:name]`, optionally followed by a summary on the same line
 //!
@@ -105,6 +107,58 @@ pub enum Marker {
     Soul {
         text: String,
     },
+    /// The lead's plan of a quest: a process and, per stage, the agents in it.
+    #[serde(rename = "quest_plan")]
+    QuestPlan {
+        template: String,
+        stages: Vec<PlanStage>,
+    },
+    /// The lead moves a quest to its next stage (summoning newcomers for roles, putting agents
+    /// to sleep first).
+    #[serde(rename = "stage_next")]
+    StageNext {
+        #[serde(default)]
+        summon: Vec<String>,
+        #[serde(default)]
+        dismiss: Vec<String>,
+    },
+    /// The lead ends a quest with its report.
+    Report {
+        title: String,
+        body: String,
+    },
+    /// An agent posts a finding on its quest's board.
+    Finding {
+        title: String,
+        body: String,
+        #[serde(default)]
+        severity: Option<String>,
+    },
+    /// An agent's part of its stage is done.
+    #[serde(rename = "stage_done")]
+    StageDone {},
+    /// The lead offers a job on the board.
+    Job {
+        title: String,
+        text: String,
+    },
+    /// An agent claims a job (the first claim wins).
+    Claim {
+        job: String,
+    },
+    /// The agent that claimed a job finishes it.
+    #[serde(rename = "job_done")]
+    JobDone {
+        job: String,
+        result: String,
+    },
+}
+
+/// One stage of the lead's plan: the agents in it, by name.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+pub struct PlanStage {
+    #[serde(default)]
+    pub agents: Vec<String>,
 }
 
 /// A marker line that could not be parsed.

@@ -18,6 +18,7 @@ pub mod palette;
 pub mod permissions;
 pub mod process;
 pub mod provenance;
+pub mod quest;
 pub mod reducer;
 pub mod state_file;
 pub mod status;

@@ -39,9 +39,16 @@ pub fn is_protocol_line(line: &str) -> bool {
         .collect::<Vec<_>>()
         .join(" ")
         .to_lowercase();
-    ["message from", "route to agent", "wake agents"]
-        .iter()
-        .any(|h| words.starts_with(h))
+    [
+        "message from",
+        "route to agent",
+        "wake agents",
+        "quest brief",
+        "quest stage",
+        "quest review",
+    ]
+    .iter()
+    .any(|h| words.starts_with(h))
 }
 
 /// `text` with every protocol-looking line defused (a `\` before its first `[`). Other lines,

@@ -4,6 +4,7 @@ mod api;
 mod hall;
 pub mod idempotency;
 mod knowledge;
+mod quests;
 pub mod security;
 pub mod sse;
 
@@ -45,6 +46,12 @@ pub fn router(state: AppState) -> Router {
         .route("/api/agents/{id}/commits", get(knowledge::commits))
         .route("/api/hall", get(hall::hall))
         .route("/api/hall/{id}/recall", post(hall::recall))
+        .route("/api/quests", post(quests::start).get(quests::list))
+        .route("/api/quests/{id}", get(quests::one))
+        .route("/api/quests/{id}/abandon", post(quests::abandon))
+        .route("/api/quests/{id}/findings/{fid}", post(quests::mark))
+        .route("/api/quests/{id}/artifacts/{file}", get(quests::artifact))
+        .route("/api/jobs", post(quests::post_job).get(quests::jobs))
         .route("/api/session/end", post(api::end_session))
         .route("/api/permissions/{id}", post(api::permission))
         .leptos_routes_with_context(

@@ -173,6 +173,7 @@ impl Runtime {
             self.deliver(LEAD_SEAT, Outgoing::text(wake_agents_xml(&payloads)))
                 .await;
         }
+        self.offer_stale_jobs(&woken).await;
         woken
     }
 

@@ -7,6 +7,7 @@ mod fork;
 mod git;
 mod group;
 mod hall;
+mod jobs;
 mod knowing;
 mod lifecycle;
 pub mod lines;
@@ -18,6 +19,8 @@ mod pipes;
 pub mod process;
 pub mod prompts;
 pub mod protocol;
+pub mod quest;
+mod quest_watch;
 mod replies;
 mod requests;
 mod state_file;
@@ -46,6 +49,8 @@ pub use outgoing::{Mail, Outgoing};
 pub use permissions::{human_duration, DecideError, PermissionMode};
 use process::Spec;
 use prompts::Names;
+pub use quest::QuestStartError;
+pub use quest_watch::QuestEditError;
 use table::Table;
 pub use vault::EditError;
 
@@ -72,6 +77,14 @@ pub struct RuntimeConfig {
     pub distill_timeout: Duration,
     /// The model's context window, in tokens.
     pub context_window: u64,
+    /// The process templates quests are planned from (read and checked at startup).
+    pub templates: Arc<Vec<app::domain::quest::template::ProcessTemplate>>,
+    /// Folders a quest may let its agents read.
+    pub allow_dirs: Vec<PathBuf>,
+    /// A quest stage without progress for this long is ended.
+    pub stage_timeout: Duration,
+    /// A job unclaimed for this long is offered again at each wake.
+    pub job_timeout: Duration,
 }
 
 impl RuntimeConfig {
@@ -197,6 +210,12 @@ struct Inner {
     answered: Mutex<HashSet<String>>,
     /// An inbox changed: the agents' state files may be out of date.
     inboxes_changed: tokio::sync::Notify,
+    /// Seats summoned for a quest stage, until their newcomer has a name.
+    joining: Mutex<std::collections::HashMap<Seat, quest_watch::Joining>>,
+    /// Quest and job markers, carried out one at a time in the order they were written (by
+    /// the task `watch_quests` starts, which takes the receiver).
+    quest_queue: tokio::sync::mpsc::UnboundedSender<quest::QuestRequest>,
+    quest_requests: Mutex<Option<tokio::sync::mpsc::UnboundedReceiver<quest::QuestRequest>>>,
     shutdown: CancellationToken,
 }
 
@@ -213,6 +232,7 @@ impl Runtime {
             session: session.clone(),
             deadline: config.record_deadline,
         };
+        let (quest_queue, quest_requests) = tokio::sync::mpsc::unbounded_channel();
         Runtime {
             inner: Arc::new(Inner {
                 naming: Default::default(),
@@ -227,6 +247,9 @@ impl Runtime {
                     .collect(),
                 answered: Mutex::default(),
                 inboxes_changed: tokio::sync::Notify::new(),
+                joining: Mutex::default(),
+                quest_queue,
+                quest_requests: Mutex::new(Some(quest_requests)),
                 shutdown,
             }),
         }

@@ -111,6 +111,11 @@ impl Runtime {
         match report {
             Report::Taken(uuid) => self.mark_taken(live, &uuid).await,
             Report::Asked(request_id) => self.deny_when_unanswered(request_id),
+            // In order, one at a time: a finding before the `stage_done` after it, a claim
+            // before its `job_done`.
+            Report::Request(super::turn::LeadRequest::Quest(request)) => {
+                self.enqueue_quest(request)
+            }
             // Its own task: a request may stop the very process that asked.
             Report::Request(request) => {
                 tokio::spawn(super::requests::handle(self.clone(), request));

@@ -13,6 +13,17 @@ const FORK: &str = include_str!("../../../prompts/fork.md");
 const LEAD: &str = include_str!("../../../prompts/lead.md");
 const AGENT: &str = include_str!("../../../prompts/agent.md");
 const DISTILL: &str = include_str!("../../../prompts/distill.md");
+/// The built-in process templates, by file name.
+const PROCESSES: [(&str, &str); 2] = [
+    (
+        "brainstorm.md",
+        include_str!("../../../prompts/processes/brainstorm.md"),
+    ),
+    (
+        "code_review.md",
+        include_str!("../../../prompts/processes/code_review.md"),
+    ),
+];
 
 /// The names a prompt is filled with.
 #[derive(Clone, Debug)]
@@ -98,6 +109,55 @@ pub fn agent_prompt(data_dir: &Path, names: &Names) -> String {
     )
 }
 
+/// The process templates quests are planned from: the built-in ones (each replaced by a file of
+/// the same name in `{data_dir}/prompts/processes/`), then any other `.md` file there. A
+/// template that cannot be read is an error naming its file and line.
+pub fn process_templates(
+    data_dir: &Path,
+) -> Result<Vec<app::domain::quest::template::ProcessTemplate>, String> {
+    use app::domain::quest::template::parse;
+    let dir = data_dir.join("prompts").join("processes");
+    let mut files: Vec<(String, String)> = PROCESSES
+        .iter()
+        .map(|(name, text)| (format!("prompts/processes/{name}"), text.to_string()))
+        .collect();
+    let mut extra: Vec<std::path::PathBuf> = std::fs::read_dir(&dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "md"))
+                .collect()
+        })
+        .unwrap_or_default();
+    extra.sort();
+    for path in extra {
+        let text =
+            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+        let builtin = PROCESSES
+            .iter()
+            .position(|(b, _)| Some(*b) == name.as_deref());
+        let shown = path.display().to_string();
+        match builtin {
+            Some(i) => files[i] = (shown, text),
+            None => files.push((shown, text)),
+        }
+    }
+    let mut templates: Vec<app::domain::quest::template::ProcessTemplate> = Vec::new();
+    for (file, text) in files {
+        let t = parse(&text).map_err(|e| format!("process template {file}: {e}"))?;
+        if templates.iter().any(|o| o.name == t.name) {
+            return Err(format!(
+                "process template {file}: a second template named {:?}",
+                t.name
+            ));
+        }
+        templates.push(t);
+    }
+    Ok(templates)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -141,5 +201,34 @@ mod tests {
         )
         .unwrap();
         assert_eq!(summon_letter(dir.path(), 2, &names()), "Seat 2 for Marcus");
+    }
+
+    #[test]
+    fn the_built_in_process_templates_are_read_and_a_bad_override_names_its_file_and_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let names: Vec<String> = super::process_templates(dir.path())
+            .unwrap()
+            .into_iter()
+            .map(|t| t.name)
+            .collect();
+        assert_eq!(names, ["brainstorm", "code_review"]);
+        let processes = dir.path().join("prompts/processes");
+        std::fs::create_dir_all(&processes).unwrap();
+        std::fs::write(
+            processes.join("retro.md"),
+            "# retro\nLook back.\n\n## stage: look\ngoal: What happened?\nrole: scribe | You write it down.\n",
+        )
+        .unwrap();
+        assert_eq!(super::process_templates(dir.path()).unwrap().len(), 3);
+        std::fs::write(
+            processes.join("brainstorm.md"),
+            "# brainstorm\n\n## stage: diverge\ngoal: Ideas.\nrole dreamer\n",
+        )
+        .unwrap();
+        let e = super::process_templates(dir.path()).unwrap_err();
+        assert!(
+            e.contains("prompts/processes/brainstorm.md: line 5:"),
+            "{e}"
+        );
     }
 }

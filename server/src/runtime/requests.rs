@@ -74,5 +74,6 @@ async fn handle_inner(rt: &Runtime, request: LeadRequest) {
             }
         }
         LeadRequest::Route { from, to, text } => rt.route(&from, &to, &text).await,
+        LeadRequest::Quest(request) => rt.enqueue_quest(request),
     }
 }

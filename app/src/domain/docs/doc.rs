@@ -9,8 +9,9 @@ use serde_json::Value;
 use super::super::permissions::{PermissionDoc, TYPE_PERMISSION};
 use super::super::Seat;
 use super::{
-    AgentIdentity, ClaudeSessionDoc, LedgerDoc, MessageDoc, SoulDoc, VaultDoc, WorkCommitDoc,
-    TYPE_CLAUDE_SESSION, TYPE_IDENTITY, TYPE_LEDGER, TYPE_MESSAGE, TYPE_SOUL, TYPE_VAULT,
+    AgentIdentity, ArtifactDoc, ClaudeSessionDoc, FindingDoc, JobDoc, LedgerDoc, MessageDoc,
+    QuestDoc, SoulDoc, VaultDoc, WorkCommitDoc, TYPE_ARTIFACT, TYPE_CLAUDE_SESSION, TYPE_FINDING,
+    TYPE_IDENTITY, TYPE_JOB, TYPE_LEDGER, TYPE_MESSAGE, TYPE_QUEST, TYPE_SOUL, TYPE_VAULT,
     TYPE_WORK_COMMIT,
 };
 
@@ -80,6 +81,10 @@ documents! {
     ClaudeSession(ClaudeSessionDoc) = TYPE_CLAUDE_SESSION, as_claude_session;
     Vault(VaultDoc) = TYPE_VAULT, as_vault;
     WorkCommit(WorkCommitDoc) = TYPE_WORK_COMMIT, as_work_commit;
+    Quest(QuestDoc) = TYPE_QUEST, as_quest;
+    Finding(FindingDoc) = TYPE_FINDING, as_finding;
+    Artifact(ArtifactDoc) = TYPE_ARTIFACT, as_artifact;
+    Job(JobDoc) = TYPE_JOB, as_job;
 }
 
 impl Doc {

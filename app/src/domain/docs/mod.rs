@@ -12,6 +12,7 @@ mod doc;
 mod identity;
 mod knowledge;
 mod ledger;
+mod quest;
 
 pub use doc::{commit, Doc, DocWrite, Docs};
 pub use identity::{identity_id, AgentIdentity, Problem, TYPE_IDENTITY};
@@ -22,6 +23,11 @@ pub use knowledge::{
 pub use ledger::{
     claude_session_doc_id, ledger_id, micro_usd, ClaudeSessionDoc, LedgerDoc, TYPE_CLAUDE_SESSION,
     TYPE_LEDGER,
+};
+pub use quest::{
+    artifact_doc_id, finding_doc_id, job_doc_id, quest_doc_id, ArtifactDoc, ArtifactKind, Comment,
+    FindingDoc, JobDoc, JobStatus, QuestDoc, QuestStatus, Severity, StageAgent, StageDoc,
+    TYPE_ARTIFACT, TYPE_FINDING, TYPE_JOB, TYPE_QUEST,
 };
 
 pub const TYPE_MESSAGE: &str = "message";

@@ -9,6 +9,7 @@ mod hall;
 mod knowledge;
 mod ledger;
 mod process;
+mod quest;
 mod seat;
 mod writes;
 
@@ -291,6 +292,18 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
                 w.put_identity(d);
             }
         }
+        EventKind::QuestStarted { .. }
+        | EventKind::QuestPlanned { .. }
+        | EventKind::QuestMoved { .. }
+        | EventKind::StageJoined { .. }
+        | EventKind::StageAgentDone { .. }
+        | EventKind::StageEnded { .. }
+        | EventKind::FindingPosted { .. }
+        | EventKind::FindingMarked { .. }
+        | EventKind::ArtifactWritten { .. }
+        | EventKind::JobPosted { .. }
+        | EventKind::JobClaimed { .. }
+        | EventKind::JobDone { .. } => quest::apply(&mut w, event),
         EventKind::MarkerError { seat: None, .. }
         | EventKind::RuntimeError { seat: None, .. }
         | EventKind::Unknown => {}

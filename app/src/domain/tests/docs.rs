@@ -58,11 +58,11 @@ fn unknown_fields_and_unknown_types_survive_a_round_trip() {
         "status": "alive", "name": "Wren", "favouriteTea": "oolong", "nested": {"a": [1, 2]}
     });
     assert_eq!(Doc::from_value(v.clone()).unwrap().to_value(), v);
-    let other = json!({"_id": "job:1", "type": "job", "title": "x"});
+    let other = json!({"_id": "omen:1", "type": "omen", "title": "x"});
     let doc = Doc::from_value(other.clone()).unwrap();
     assert!(matches!(doc, Doc::Other(_)));
     assert_eq!(doc.to_value(), other);
-    assert_eq!(doc.id(), Some("job:1"));
+    assert_eq!(doc.id(), Some("omen:1"));
 }
 
 #[test]

@@ -39,6 +39,32 @@ fn every_action_kind_parses() {
             r#"[ACTION] {"action":"state","state":"deep_work"}"#,
             "state",
         ),
+        (
+            r#"[ACTION] {"action":"quest_plan","template":"brainstorm","stages":[{"agents":["A","B"]},{"agents":["C"]}]}"#,
+            "quest_plan",
+        ),
+        (
+            r#"[ACTION] {"action":"stage_next","summon":["critic"]}"#,
+            "stage_next",
+        ),
+        (
+            r#"[ACTION] {"action":"report","title":"T","body":"B"}"#,
+            "report",
+        ),
+        (
+            r#"[ACTION] {"action":"finding","title":"T","body":"B","severity":"major"}"#,
+            "finding",
+        ),
+        (r#"[ACTION] {"action":"stage_done"}"#, "stage_done"),
+        (
+            r#"[ACTION] {"action":"job","title":"T","text":"do it"}"#,
+            "job",
+        ),
+        (r#"[ACTION] {"action":"claim","job":"j1"}"#, "claim"),
+        (
+            r#"[ACTION] {"action":"job_done","job":"j1","result":"done"}"#,
+            "job_done",
+        ),
     ];
     for (line, kind) in cases {
         let m = parse_line(line)
@@ -54,6 +80,18 @@ fn every_action_kind_parses() {
             (Marker::Dismiss { name }, "dismiss") => name == "A",
             (Marker::Route { to, text }, "route") => to == "A" && text == "hello",
             (Marker::State { state, .. }, "state") => state == "deep_work",
+            (Marker::QuestPlan { template, stages }, "quest_plan") => {
+                template == "brainstorm" && stages.len() == 2 && stages[0].agents == ["A", "B"]
+            }
+            (Marker::StageNext { summon, dismiss }, "stage_next") => {
+                summon == &["critic"] && dismiss.is_empty()
+            }
+            (Marker::Report { title, .. }, "report") => title == "T",
+            (Marker::Finding { severity, .. }, "finding") => severity.as_deref() == Some("major"),
+            (Marker::StageDone {}, "stage_done") => true,
+            (Marker::Job { title, .. }, "job") => title == "T",
+            (Marker::Claim { job }, "claim") => job == "j1",
+            (Marker::JobDone { job, result }, "job_done") => job == "j1" && result == "done",
             _ => false,
         };
         assert!(ok, "{kind}: {m:?}");

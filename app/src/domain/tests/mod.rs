@@ -10,6 +10,7 @@ mod names;
 mod permissions;
 mod props;
 mod provenance;
+mod quest;
 mod reducer;
 mod reducer_process;
 mod state_file;

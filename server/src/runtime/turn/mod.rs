@@ -2,15 +2,17 @@
 //! stripped), what it is doing, when a turn starts and ends, and the identity a newborn agent
 //! registers. No I/O here: the process supervisor feeds lines in and appends what comes out.
 
-use app::domain::docs::{seat_named, taken_names, Docs};
+use app::domain::docs::Docs;
 use app::domain::events::{EventKind, TurnUsage};
-use app::domain::markers::{parse_block, Marker};
-use app::domain::names::{choose, NameError};
+use app::domain::markers::parse_block;
+use app::domain::names::NameError;
 use app::domain::process::ProcessState;
-use app::domain::work_cycle::{self, WorkState};
+use app::domain::work_cycle::WorkState;
 use app::domain::{Seat, LEAD_SEAT};
 
 use super::protocol::{self, CliLine, ContentBlock, ControlRequest};
+
+mod markers;
 
 /// A request the lead made with a marker that the runtime carries out.
 #[derive(Clone, Debug, PartialEq)]
@@ -39,6 +41,8 @@ pub enum LeadRequest {
         to: String,
         text: String,
     },
+    /// Quests and jobs (the lead's plan, moves and report; anyone's findings and claims).
+    Quest(crate::runtime::quest::QuestRequest),
 }
 
 /// What a turn's `result` says it used, as the ledger counts it.
@@ -336,127 +340,6 @@ impl Translator {
             );
             let uuid = uuid::Uuid::new_v4().to_string();
             out.replies.push(protocol::user_message(&text, &uuid));
-        }
-    }
-
-    /// A work state the agent reports (by marker, or in a commit of its own, named by `line`):
-    /// validated against its cycle, recorded as a transition or as an error, never applied
-    /// when invalid.
-    pub fn report_state(&mut self, state: &str, summary: &str, line: String, out: &mut Output) {
-        let Some(to) = WorkState::parse(state) else {
-            return out.events.push(EventKind::MarkerError {
-                seat: Some(self.seat),
-                line,
-                error: format!("unknown work state {state:?}"),
-            });
-        };
-        match work_cycle::transition(self.work_state, to) {
-            Ok(next) => {
-                self.work_state = Some(next);
-                out.events.push(EventKind::WorkState {
-                    seat: self.seat,
-                    state: next,
-                });
-                out.transitions.push(Transition {
-                    state: next,
-                    summary: summary.to_string(),
-                });
-            }
-            Err(e) => out.events.push(EventKind::MarkerError {
-                seat: Some(self.seat),
-                line,
-                error: e.to_string(),
-            }),
-        }
-    }
-
-    /// The work state reached so far in this process.
-    pub fn work_state(&self) -> Option<WorkState> {
-        self.work_state
-    }
-
-    fn on_marker(&mut self, marker: Marker, docs: &Docs, out: &mut Output) {
-        match marker {
-            Marker::Register {
-                name,
-                color_name,
-                soul,
-                ..
-            } => {
-                if !self.summoning {
-                    out.events.push(EventKind::MarkerError {
-                        seat: Some(self.seat),
-                        line: format!("register {name}"),
-                        error: "only a newborn agent registers a name".into(),
-                    });
-                    return;
-                }
-                let taken = taken_names(docs, self.seat, &self.lead_name, &self.human_name);
-                let (name, inbox) = match choose(&name, &taken) {
-                    Ok(chosen) => chosen,
-                    Err(e) => return self.refuse_name(&name, &e, out),
-                };
-                self.summoning = false;
-                self.name = Some(name.clone());
-                let soul = soul
-                    .filter(|s| !s.trim().is_empty())
-                    .unwrap_or_else(|| self.turn_text.clone());
-                out.events.push(EventKind::AgentRegistered {
-                    seat: self.seat,
-                    name,
-                    color_name,
-                    soul: Some(soul),
-                    claude_session_id: None,
-                    inbox: Some(inbox),
-                });
-            }
-            Marker::Status { agents } if self.is_lead() => {
-                let seats = agents
-                    .iter()
-                    .filter(|a| a.is_alive())
-                    .filter_map(|a| seat_named(docs, a.name()))
-                    .collect();
-                out.events.push(EventKind::AgentStatus { seats });
-            }
-            Marker::State { state, summary } => {
-                self.report_state(&state, &summary, format!("[STATE:{state}]"), out)
-            }
-            Marker::Summon { .. } if self.is_lead() => out.requests.push(LeadRequest::Summon),
-            Marker::Dismiss { name } if self.is_lead() => {
-                out.requests.push(LeadRequest::Dismiss { name })
-            }
-            Marker::Kill { name, .. } if self.is_lead() => {
-                out.requests.push(LeadRequest::Kill { name })
-            }
-            Marker::Recall { name } if self.is_lead() => {
-                out.requests.push(LeadRequest::Recall { name })
-            }
-            Marker::Fork { prompt } => out.requests.push(LeadRequest::Fork {
-                seat: self.seat,
-                from: self.speaker(),
-                prompt,
-            }),
-            Marker::Soul { text } if self.name.is_some() && !self.summoning => {
-                out.events.push(EventKind::SoulRevised {
-                    seat: self.seat,
-                    text,
-                })
-            }
-            Marker::Soul { .. } => out.events.push(EventKind::MarkerError {
-                seat: Some(self.seat),
-                line: "soul".into(),
-                error: "only an agent with a name rewrites its soul".into(),
-            }),
-            Marker::Route { to, text } => out.requests.push(LeadRequest::Route {
-                from: self.speaker(),
-                to,
-                text,
-            }),
-            other => out.events.push(EventKind::MarkerError {
-                seat: Some(self.seat),
-                line: format!("{other:?}"),
-                error: "only the lead may use this action".into(),
-            }),
         }
     }
 }

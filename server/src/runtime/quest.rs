@@ -1,0 +1,519 @@
+//! Quests on the runtime: the human's problem goes to the lead with the process templates; the
+//! lead's plan starts the stages; each stage's agents are woken (or newcomers summoned for the
+//! names the team does not have) and given their stage prompt; findings and `stage_done` come
+//! back as markers; a stage ends when its agents are done, when the lead moves on, or with no
+//! progress for `--stage-timeout`, and the lead reviews it; the lead's report ends the quest.
+//! The quest is in the store: after a restart it goes on from where it was.
+
+use app::domain::docs::{
+    identity, seat_named, ArtifactKind, QuestStatus, Severity, StageAgent, StageDoc,
+};
+use app::domain::events::EventKind;
+use app::domain::quest::prompts::{brief, review, stage_artifact, stage_prompt, Member};
+use app::domain::quest::{findings_of, latest_artifacts, quest, running_quest, stage_of};
+use app::domain::{agent_seats, Seat, LEAD_SEAT};
+
+use super::{uuid22, Outgoing, Runtime};
+use crate::store::StoreError;
+
+/// What an agent asks of a quest or the job board with a marker.
+#[derive(Clone, Debug, PartialEq)]
+pub enum QuestRequest {
+    /// The lead's plan: a template, and per stage the agents by name.
+    Plan {
+        template: String,
+        stages: Vec<Vec<String>>,
+    },
+    StageNext {
+        summon: Vec<String>,
+        dismiss: Vec<String>,
+    },
+    Report {
+        title: String,
+        body: String,
+    },
+    Finding {
+        seat: Seat,
+        from: String,
+        title: String,
+        body: String,
+        severity: Option<String>,
+    },
+    StageDone {
+        seat: Seat,
+        from: String,
+    },
+    PostJob {
+        title: String,
+        text: String,
+    },
+    Claim {
+        seat: Seat,
+        from: String,
+        job: String,
+    },
+    JobDone {
+        seat: Seat,
+        from: String,
+        job: String,
+        result: String,
+    },
+}
+
+/// Why a quest cannot be started.
+#[derive(Debug, thiserror::Error)]
+pub enum QuestStartError {
+    #[error("the problem is empty")]
+    Empty,
+    #[error("a quest is under way ({0:.80}); one quest runs at a time: wait for its report or abandon it")]
+    Busy(String),
+    #[error("{0} is not a folder this server allows its agents to read (--allow-dir)")]
+    Folder(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl Runtime {
+    /// The human submits a problem (and a folder the agents may read): a new quest, briefed to
+    /// the lead. Returns its id.
+    pub async fn start_quest(
+        &self,
+        problem: &str,
+        folder: Option<&str>,
+    ) -> Result<String, QuestStartError> {
+        if problem.trim().is_empty() {
+            return Err(QuestStartError::Empty);
+        }
+        if let Some(q) = self.store().with_docs(|d| running_quest(d).cloned()) {
+            return Err(QuestStartError::Busy(q.problem));
+        }
+        let folder = match folder.filter(|f| !f.trim().is_empty()) {
+            Some(f) => Some(self.allowed_folder(f)?),
+            None => None,
+        };
+        let id = uuid22();
+        self.recorder()
+            .record(vec![EventKind::QuestStarted {
+                quest_id: id.clone(),
+                problem: problem.trim().to_string(),
+                folder,
+            }])
+            .await?;
+        self.brief_lead(&id).await;
+        Ok(id)
+    }
+
+    /// `folder` as a real path inside one of `--allow-dir`.
+    fn allowed_folder(&self, folder: &str) -> Result<String, QuestStartError> {
+        let refused = || QuestStartError::Folder(folder.to_string());
+        let real = std::fs::canonicalize(folder).map_err(|_| refused())?;
+        let allowed = self
+            .config()
+            .allow_dirs
+            .iter()
+            .any(|a| std::fs::canonicalize(a).is_ok_and(|a| real.starts_with(a)));
+        match allowed && real.is_dir() {
+            true => Ok(real.display().to_string()),
+            false => Err(refused()),
+        }
+    }
+
+    /// The team as the lead and the agents see it.
+    fn roster(&self) -> (Vec<Member>, usize) {
+        self.store().with_docs(|d| {
+            let mut team = Vec::new();
+            let mut empty = 0;
+            for seat in agent_seats() {
+                match identity(d, seat).filter(|i| i.status().is_visible() && i.has_name()) {
+                    Some(i) => team.push(Member {
+                        name: i.name.clone().unwrap_or_default(),
+                        seat,
+                        status: i.status().as_str().to_string(),
+                    }),
+                    None => empty += 1,
+                }
+            }
+            (team, empty)
+        })
+    }
+
+    pub(super) async fn brief_lead(&self, quest_id: &str) {
+        let Some(q) = self.store().with_docs(|d| quest(d, quest_id).cloned()) else {
+            return;
+        };
+        let (team, empty) = self.roster();
+        let text = brief(&q, &self.config().templates, &team, empty);
+        self.deliver(LEAD_SEAT, Outgoing::text(text)).await;
+    }
+
+    /// Tells the lead (a plan or a move it asked for could not be done, and why).
+    pub(super) async fn tell_lead(&self, line: &str, why: &str) {
+        self.lead_marker_error(line, why).await;
+        let text = format!("[message from Soulgrid]\nYour {line} was not done: {why}.");
+        self.deliver(LEAD_SEAT, Outgoing::text(text)).await;
+    }
+
+    /// Carries out a quest or job marker.
+    pub(super) async fn quest_request(&self, r: QuestRequest) {
+        match r {
+            QuestRequest::Plan { template, stages } => self.plan(&template, stages).await,
+            QuestRequest::StageNext { summon, dismiss } => self.stage_next(summon, dismiss).await,
+            QuestRequest::Report { title, body } => self.report(&title, &body).await,
+            QuestRequest::Finding {
+                seat,
+                from,
+                title,
+                body,
+                severity,
+            } => self.finding(seat, &from, title, body, severity).await,
+            QuestRequest::StageDone { seat, from } => self.stage_done(seat, &from).await,
+            QuestRequest::PostJob { title, text } => {
+                let lead = self.names().lead.clone();
+                if let Err(e) = self.post_job(&title, &text, &lead).await {
+                    tracing::warn!(error = %e, "the lead's job could not be posted");
+                }
+            }
+            QuestRequest::Claim { seat, from, job } => self.claim(seat, &from, &job).await,
+            QuestRequest::JobDone {
+                seat,
+                from,
+                job,
+                result,
+            } => self.job_done(seat, &from, &job, &result).await,
+        }
+    }
+
+    async fn plan(&self, template: &str, stages: Vec<Vec<String>>) {
+        let Some(q) = self.store().with_docs(|d| {
+            running_quest(d)
+                .filter(|q| q.status == QuestStatus::Analysing)
+                .cloned()
+        }) else {
+            return self
+                .tell_lead("quest_plan", "no quest is waiting for a plan")
+                .await;
+        };
+        let Some(t) = self.config().templates.iter().find(|t| t.name == template) else {
+            let names: Vec<&str> = self
+                .config()
+                .templates
+                .iter()
+                .map(|t| t.name.as_str())
+                .collect();
+            let why = format!(
+                "there is no process {template:?} (there are {})",
+                names.join(", ")
+            );
+            return self.tell_lead("quest_plan", &why).await;
+        };
+        if stages.len() != t.stages.len() || stages.iter().any(Vec::is_empty) {
+            let why = format!(
+                "{template} has {} stages: name the agents of each, in order",
+                t.stages.len()
+            );
+            return self.tell_lead("quest_plan", &why).await;
+        }
+        let planned: Vec<StageDoc> = t
+            .stages
+            .iter()
+            .zip(stages)
+            .enumerate()
+            .map(|(i, (ts, agents))| StageDoc {
+                index: i as u32,
+                name: ts.name.clone(),
+                goal: ts.goal.clone(),
+                produce: ts.produce.clone(),
+                agents: agents
+                    .into_iter()
+                    .enumerate()
+                    .map(|(j, name)| {
+                        let role = &ts.roles[j % ts.roles.len()];
+                        StageAgent {
+                            name,
+                            role: Some(role.name.clone()),
+                            persona: Some(role.persona.clone()),
+                        }
+                    })
+                    .collect(),
+                done: Vec::new(),
+                started_at: None,
+                ended_at: None,
+                end_reason: None,
+                progress_at: None,
+            })
+            .collect();
+        self.record(vec![EventKind::QuestPlanned {
+            quest_id: q.quest_id.clone(),
+            template: template.to_string(),
+            stages: planned,
+        }])
+        .await;
+        self.begin_stage(&q.quest_id, 0).await;
+    }
+
+    /// Moves the quest to stage `index` and gives each of its agents the stage prompt (woken
+    /// first; a name the team does not have is a newcomer summoned for it).
+    async fn begin_stage(&self, quest_id: &str, index: u32) {
+        self.record(vec![EventKind::QuestMoved {
+            quest_id: quest_id.to_string(),
+            status: QuestStatus::Stage,
+            stage: Some(index),
+            reason: None,
+        }])
+        .await;
+        self.prompt_stage(quest_id, index).await;
+    }
+
+    /// Gives every agent of the running stage that is not done its prompt (after a restart
+    /// too); summons a newcomer for each name the team does not have.
+    pub(super) async fn prompt_stage(&self, quest_id: &str, index: u32) {
+        let Some(stage) = self.store().with_docs(|d| {
+            quest(d, quest_id).and_then(|q| {
+                q.current()
+                    .filter(|s| s.index == index && s.is_running())
+                    .cloned()
+            })
+        }) else {
+            return;
+        };
+        let mut newcomers = Vec::new();
+        for a in stage
+            .agents
+            .iter()
+            .filter(|a| !stage.done.iter().any(|d| d.eq_ignore_ascii_case(&a.name)))
+        {
+            match self.store().with_docs(|d| seat_named(d, &a.name)) {
+                Some(seat) => self.give_stage_prompt(quest_id, index, seat, &a.name).await,
+                None => newcomers.push(a.name.clone()),
+            }
+        }
+        self.summon_for(quest_id, index, newcomers).await;
+    }
+
+    pub(super) async fn give_stage_prompt(
+        &self,
+        quest_id: &str,
+        index: u32,
+        seat: Seat,
+        name: &str,
+    ) {
+        let text = self.store().with_docs(|d| {
+            let q = quest(d, quest_id)?;
+            let stage = q.stages.get(index as usize)?;
+            let prior: Vec<_> = latest_artifacts(d, quest_id)
+                .into_iter()
+                .filter(|a| a.kind == ArtifactKind::Stage && a.stage.is_some_and(|s| s < index))
+                .collect();
+            Some(stage_prompt(q, stage, name, &prior))
+        });
+        let Some(text) = text else { return };
+        if seat != LEAD_SEAT && !self.running().contains(&seat) {
+            self.wake_only(Some(&[seat])).await;
+        }
+        self.deliver(seat, Outgoing::text(text)).await;
+    }
+
+    async fn finding(
+        &self,
+        seat: Seat,
+        from: &str,
+        title: String,
+        body: String,
+        severity: Option<String>,
+    ) {
+        let Some((quest_id, stage)) = self.store().with_docs(|d| stage_of(d, from)) else {
+            return self
+                .marker_error(seat, "finding", "you are in no running quest stage")
+                .await;
+        };
+        let severity = severity.and_then(|s| match s.to_ascii_lowercase().as_str() {
+            "info" => Some(Severity::Info),
+            "minor" => Some(Severity::Minor),
+            "major" => Some(Severity::Major),
+            "critical" => Some(Severity::Critical),
+            _ => None,
+        });
+        self.record(vec![EventKind::FindingPosted {
+            quest_id,
+            finding_id: uuid22(),
+            stage,
+            seat,
+            agent: from.to_string(),
+            title,
+            body,
+            severity,
+        }])
+        .await;
+    }
+
+    async fn stage_done(&self, seat: Seat, from: &str) {
+        let Some((quest_id, stage)) = self.store().with_docs(|d| stage_of(d, from)) else {
+            return self
+                .marker_error(seat, "stage_done", "you are in no running quest stage")
+                .await;
+        };
+        self.record(vec![EventKind::StageAgentDone {
+            quest_id: quest_id.clone(),
+            stage,
+            agent: from.to_string(),
+        }])
+        .await;
+        let all_done = self.store().with_docs(|d| {
+            quest(d, &quest_id)
+                .and_then(|q| {
+                    q.current()
+                        .map(|s| s.index == stage && s.is_running() && s.all_done())
+                })
+                .unwrap_or(false)
+        });
+        if all_done {
+            self.end_stage(&quest_id, stage, "all its agents are done", true)
+                .await;
+        }
+    }
+
+    pub(super) async fn marker_error(&self, seat: Seat, line: &str, why: &str) {
+        self.record(vec![EventKind::MarkerError {
+            seat: Some(seat),
+            line: line.to_string(),
+            error: why.to_string(),
+        }])
+        .await;
+    }
+
+    /// Ends the running stage `index`: its artifact is written from its findings and (with
+    /// `review`) the lead is given them to decide what comes next.
+    pub(super) async fn end_stage(
+        &self,
+        quest_id: &str,
+        index: u32,
+        reason: &str,
+        review_it: bool,
+    ) {
+        self.record(vec![EventKind::StageEnded {
+            quest_id: quest_id.to_string(),
+            stage: index,
+            reason: reason.to_string(),
+        }])
+        .await;
+        let written = self.store().with_docs(|d| {
+            let q = quest(d, quest_id)?;
+            let stage = q.stages.get(index as usize)?;
+            let findings = findings_of(d, quest_id);
+            let of_stage: Vec<_> = findings.into_iter().filter(|f| f.stage == index).collect();
+            Some((
+                stage_artifact(stage, &of_stage),
+                review(q, stage, &of_stage),
+                format!("Stage {}: {}", index + 1, stage.name),
+            ))
+        });
+        let Some((artifact, review_text, title)) = written else {
+            return;
+        };
+        self.record(vec![EventKind::ArtifactWritten {
+            quest_id: quest_id.to_string(),
+            name: format!("stage-{}", index + 1),
+            kind: ArtifactKind::Stage,
+            stage: Some(index),
+            title,
+            text: artifact,
+        }])
+        .await;
+        if review_it {
+            self.deliver(LEAD_SEAT, Outgoing::text(review_text)).await;
+        }
+    }
+
+    async fn stage_next(&self, summon: Vec<String>, dismiss: Vec<String>) {
+        let Some(q) = self.store().with_docs(|d| running_quest(d).cloned()) else {
+            return self.tell_lead("stage_next", "no quest is under way").await;
+        };
+        let Some(current) = q.current().cloned() else {
+            return self
+                .tell_lead("stage_next", "the quest has no stage yet")
+                .await;
+        };
+        let next = current.index + 1;
+        if next as usize >= q.stages.len() {
+            return self
+                .tell_lead(
+                    "stage_next",
+                    "that was the last stage: end the quest with the report",
+                )
+                .await;
+        }
+        if current.is_running() {
+            self.end_stage(&q.quest_id, current.index, "the lead moved on", false)
+                .await;
+        }
+        for name in &dismiss {
+            if let Some(seat) = self.store().with_docs(|d| seat_named(d, name)) {
+                self.sleep(seat, "dismissed by the lead").await;
+            }
+        }
+        self.record(vec![EventKind::QuestMoved {
+            quest_id: q.quest_id.clone(),
+            status: QuestStatus::Stage,
+            stage: Some(next),
+            reason: None,
+        }])
+        .await;
+        // Reinforcements: a place in the stage for each role, filled once a newcomer is named.
+        let places: Vec<String> = summon
+            .iter()
+            .map(|role| format!("a newcomer ({})", role.trim()))
+            .collect();
+        self.record(
+            places
+                .iter()
+                .map(|p| EventKind::StageJoined {
+                    quest_id: q.quest_id.clone(),
+                    stage: next,
+                    agent: p.clone(),
+                    replaces: None,
+                })
+                .collect(),
+        )
+        .await;
+        self.prompt_stage(&q.quest_id, next).await;
+    }
+
+    async fn report(&self, title: &str, body: &str) {
+        let Some(q) = self.store().with_docs(|d| running_quest(d).cloned()) else {
+            return self.tell_lead("report", "no quest is under way").await;
+        };
+        if q.status == QuestStatus::Analysing {
+            return self
+                .tell_lead("report", "the quest has not begun its first stage")
+                .await;
+        }
+        if let Some(s) = q.current().filter(|s| s.is_running()) {
+            self.end_stage(&q.quest_id, s.index, "the lead reported", false)
+                .await;
+        }
+        let id = q.quest_id.clone();
+        self.record(vec![
+            EventKind::QuestMoved {
+                quest_id: id.clone(),
+                status: QuestStatus::Reporting,
+                stage: None,
+                reason: None,
+            },
+            EventKind::ArtifactWritten {
+                quest_id: id.clone(),
+                name: "report".into(),
+                kind: ArtifactKind::Report,
+                stage: None,
+                title: title.to_string(),
+                text: body.to_string(),
+            },
+            EventKind::QuestMoved {
+                quest_id: id,
+                status: QuestStatus::Done,
+                stage: None,
+                reason: Some("reported".into()),
+            },
+        ])
+        .await;
+    }
+}
