@@ -113,6 +113,7 @@ fn Console(snapshot: Snapshot) -> impl IntoView {
     let selected = RwSignal::new(LEAD_SEAT);
     keyboard(live, selected);
     crate::ui::presence::notify_when_hidden(live);
+    crate::ui::quest::provide_shown_quest();
     // What the human has seen, per seat: everything up to the event id when they last looked.
     let seen = RwSignal::new([live.last_event_id.get_untracked(); SEATS as usize]);
     Effect::new(move |_| {
@@ -157,13 +158,17 @@ fn Console(snapshot: Snapshot) -> impl IntoView {
             </header>
             <div class="panes">
                 <div class="side">
+                    <crate::ui::quest::QuestBar/>
                     <Grid docs=live.docs lead_name=lead_name selected=selected unread=unread/>
                     <Hall/>
+                    <crate::ui::quest::QuestList/>
+                    <crate::ui::findings::Jobs/>
                 </div>
                 <div class="conversation">
                     <Thread seat=selected/>
                     <Composer seat=selected/>
                     <AgentDetail seat=selected/>
+                    <crate::ui::findings::Board/>
                 </div>
             </div>
         </main>

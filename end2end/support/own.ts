@@ -3,10 +3,10 @@ import { test } from '@playwright/test';
 import { startServer, RunningServer } from './server';
 
 /// Starts a server before the file's tests and stops it after them; the accessor gives it.
-export function ownServer(): () => RunningServer {
+export function ownServer(opts: Parameters<typeof startServer>[0] = {}): () => RunningServer {
   let server: RunningServer | undefined;
   test.beforeAll(async () => {
-    server = await startServer();
+    server = await startServer(opts);
   });
   test.afterAll(async () => {
     await server?.stop();

@@ -49,3 +49,20 @@ test('desktop and phone screenshots of a summoned team', async ({ page }) => {
   await expect(page.locator('.soul-compare .soul-diff .added')).toContainText('faces the sea');
   await page.screenshot({ path: out('agent-page.png'), fullPage: true });
 });
+
+test('a screenshot of a finished quest: the findings board and the report', async ({ page }) => {
+  await page.setViewportSize({ width: 1280, height: 1000 });
+  await openHydrated(page, server.url);
+  const post = (p: string, body: unknown) =>
+    fetch(`${server.url}${p}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  if ((await page.locator('.cell:not(.lead)[data-status="alive"]').count()) === 0) {
+    await post('/api/agents/summon', {});
+  }
+  await expect(page.locator('.cell:not(.lead)[data-status="alive"]')).toHaveCount(8, { timeout: 20_000 });
+  await post('/api/quests', { problem: 'How should we name the ship that carries the team?' });
+  await expect(page.locator('.board-stage[data-state="done"]')).toHaveCount(3, { timeout: 30_000 });
+  await expect(page.locator('.artifact[data-artifact="report"] .md h1')).toBeVisible();
+  await page.locator('.finding').first().getByRole('button', { name: 'Pin' }).click();
+  await expect(page.locator('.finding').first()).toHaveAttribute('data-pinned', 'true');
+  await page.locator('.board').screenshot({ path: out('quest.png') });
+});

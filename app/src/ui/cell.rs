@@ -26,6 +26,8 @@ pub struct CellView {
     pub asking: usize,
     /// What the lead believes of this agent, where that differs from its process.
     pub belief: Option<(bool, String)>,
+    /// In the running quest stage: its number, and whether this agent is done with it.
+    pub stage: Option<(u32, bool)>,
 }
 
 /// The process state of a seat, in words.
@@ -84,6 +86,7 @@ impl CellView {
             asking,
             belief: visible
                 .and_then(|d| Some((d.believed_otherwise()?, d.belief_text(lead_name)?))),
+            stage: None,
         };
         // The lead always has a seat, even before its first session wrote a document.
         if seat == LEAD_SEAT {
@@ -191,6 +194,12 @@ pub fn Cell(
             <span class="name">{name}</span>
             <span class="activity">{activity}</span>
             {belief.map(|text| view! { <span class="belief">{text}</span> })}
+            {view.stage.map(|(n, done)| view! {
+                <span class="stage-badge" data-done=done.to_string()
+                    title=if done { "done with this quest stage" } else { "in the quest's running stage" }>
+                    {format!("S{}{}", n + 1, if done { " ✓" } else { "" })}
+                </span>
+            })}
         </button>
     }
     .into_any()

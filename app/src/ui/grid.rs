@@ -38,15 +38,23 @@ pub fn Grid(
     let error = RwSignal::new(None::<String>);
     let rows = move || {
         docs.with(|docs| {
+            let stage = crate::domain::quest::running_quest(docs)
+                .and_then(|q| q.current().filter(|s| s.is_running()).cloned());
             (0..SEATS)
                 .map(|seat| {
-                    CellView::new(
+                    let mut cell = CellView::new(
                         seat,
                         identity(docs, seat),
                         &lead_name,
                         unread.get()[seat as usize],
                         pending(docs, seat).len(),
-                    )
+                    );
+                    cell.stage = stage.as_ref().and_then(|s| {
+                        let name = cell.name.as_deref().filter(|n| s.has(n))?;
+                        let done = s.done.iter().any(|d| d.eq_ignore_ascii_case(name));
+                        Some((s.index, done))
+                    });
+                    cell
                 })
                 .collect::<Vec<_>>()
         })

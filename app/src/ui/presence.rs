@@ -50,7 +50,12 @@ pub fn notify_when_hidden(live: Live) {
                             .collect(),
                     )
                 });
-            said.chain(asked).collect()
+            let reports = crate::domain::quest::all_artifacts(d)
+                .filter(|a| {
+                    a.event_id > from && a.kind == crate::domain::docs::ArtifactKind::Report
+                })
+                .map(|a| ("A quest's report is ready".to_string(), a.title.clone()));
+            said.chain(asked).chain(reports).collect()
         });
         #[cfg(feature = "hydrate")]
         {

@@ -161,6 +161,9 @@ pub fn reply_to(last: &str) -> String {
             "I am {name}, named by a fake model and glad of it.\nThe real CLI carried these words.\n\n[ACTION] {{\"action\":\"register\",\"name\":\"{name}\"}}"
         );
     }
+    if let Some(reply) = quest_reply(last) {
+        return reply;
+    }
     if last.contains("You are waking up.") {
         let first = between(last, "<your-soul>\n", "\n").unwrap_or("(no soul)");
         return format!("Hello again. I remember: \"{first}\"");
@@ -263,4 +266,62 @@ async fn messages(State(recorded): State<Recorded>, Json(body): Json<Value>) -> 
         body,
     )
         .into_response()
+}
+
+/// A quest as the fake model plays it: the lead plans the brief's first process with two
+/// agents a stage from the roster, summons a critic after the first stage's review, moves on
+/// after each and reports after the last; an agent given a stage posts a finding and is done.
+fn quest_reply(last: &str) -> Option<String> {
+    if let Some(from) = last.find("[QUEST BRIEF]") {
+        let brief = &last[from..];
+        let template = between(brief, "\n## ", " ").unwrap_or("brainstorm");
+        let section = brief.split("\n## ").nth(1).unwrap_or("");
+        let stages = section
+            .lines()
+            .skip(1)
+            .take_while(|l| !l.starts_with("## "))
+            .filter(|l| l.chars().next().is_some_and(|c| c.is_ascii_digit()))
+            .count()
+            .max(1);
+        let team: Vec<&str> = brief
+            .lines()
+            .filter_map(|l| l.strip_prefix("- ")?.split(" (seat ").next())
+            .collect();
+        let n = team.len().max(1);
+        let plan: Vec<Value> = (0..stages)
+            .map(|i| json!({"agents": [team.get((2 * i) % n).copied().unwrap_or(""), team.get((2 * i + 1) % n).copied().unwrap_or("")]}))
+            .collect();
+        return Some(format!(
+            "A plan, from the fake model.\n[ACTION] {}",
+            json!({"action": "quest_plan", "template": template, "stages": plan})
+        ));
+    }
+    if let Some(from) = last.find("[QUEST REVIEW]") {
+        let review = &last[from..];
+        let first = review.lines().next().unwrap_or("").ends_with(" 1");
+        if review.contains("\nNext in the plan:") {
+            let summon: Vec<&str> = if first { vec!["critic"] } else { vec![] };
+            return Some(format!(
+                "On to the next stage.\n[ACTION] {}",
+                json!({"action": "stage_next", "summon": summon, "dismiss": []})
+            ));
+        }
+        return Some(format!(
+            "The report.\n[ACTION] {}",
+            json!({"action": "report", "title": "What the fake team found", "body": "# Found\n\nThe real CLI carried a quest."})
+        ));
+    }
+    if let Some(from) = last.find("[QUEST STAGE]") {
+        let stage = last[from..]
+            .split_whitespace()
+            .nth(3)
+            .unwrap_or("1")
+            .to_string();
+        return Some(format!(
+            "My part.\n[ACTION] {}\n[ACTION] {}",
+            json!({"action": "finding", "title": format!("A finding of stage {stage}"), "body": "Seen through the real CLI.", "severity": "info"}),
+            json!({"action": "stage_done"})
+        ));
+    }
+    None
 }

@@ -241,6 +241,9 @@ pub struct ArtifactDoc {
     pub version: u32,
     pub text: String,
     pub created_at: Millis,
+    /// The event that wrote it (a tab notifies of reports newer than it has seen).
+    #[serde(default)]
+    pub event_id: u64,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }

@@ -109,6 +109,12 @@ pub fn findings_of<'a>(docs: &'a Docs, quest: &str) -> Vec<&'a FindingDoc> {
     v
 }
 
+/// Every artifact of every quest.
+pub fn all_artifacts(docs: &Docs) -> impl Iterator<Item = &ArtifactDoc> {
+    docs.range(format!("{TYPE_ARTIFACT}:")..format!("{TYPE_ARTIFACT};"))
+        .filter_map(|(_, d)| d.as_artifact())
+}
+
 /// Every version of every artifact of a quest, by name then version.
 pub fn artifacts_of<'a>(docs: &'a Docs, quest: &str) -> Vec<&'a ArtifactDoc> {
     let from = format!("{TYPE_ARTIFACT}:{quest}:");

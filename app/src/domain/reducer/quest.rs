@@ -258,6 +258,7 @@ pub(super) fn apply(w: &mut Writes, event: &Event) {
                     version,
                     text: text.clone(),
                     created_at: ts,
+                    event_id: event.id,
                     extra: Default::default(),
                 }),
             );

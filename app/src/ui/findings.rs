@@ -1,0 +1,221 @@
+//! The findings board of a quest, live in every tab: its findings grouped by stage, each with
+//! its agent's face, which the human can pin, strike or comment on (the lead reads comments at
+//! the next stage boundary); and its artifacts (each stage's output and the report) rendered
+//! with the safe Markdown, each downloadable as `.md`. Then the job board.
+
+use leptos::prelude::*;
+
+use super::action::Action;
+use super::face::Face;
+use super::quest::{shown_quest, ShownQuest};
+use crate::contract::{job_views, Created, FindingMark, NewJob};
+use crate::domain::docs::{identity_by_id, ArtifactKind, Docs, FindingDoc, JobStatus};
+use crate::domain::markdown;
+use crate::domain::palette::seat_style;
+use crate::domain::quest::{findings_of, latest_artifacts};
+use crate::live::use_live;
+
+/// The face a finding is shown with: its agent's, wherever it is now.
+fn face_of(docs: &Docs, f: &FindingDoc) -> (String, String, String) {
+    let who = f
+        .identity_id
+        .as_deref()
+        .and_then(|id| identity_by_id(docs, id));
+    let style = seat_style(f.seat);
+    let face = who.and_then(|w| w.face_variant.clone());
+    (
+        who.and_then(|w| w.color.clone())
+            .or_else(|| style.map(|s| s.color.to_string()))
+            .unwrap_or_default(),
+        face.as_ref()
+            .map(|f| f.eyes.clone())
+            .or_else(|| style.map(|s| s.eyes.to_string()))
+            .unwrap_or_default(),
+        face.map(|f| f.mouth)
+            .or_else(|| style.map(|s| s.mouth.to_string()))
+            .unwrap_or_default(),
+    )
+}
+
+#[component]
+pub fn Board() -> impl IntoView {
+    let live = use_live();
+    let shown = expect_context::<ShownQuest>();
+    let quest = Memo::new(move |_| {
+        let chosen = shown.0.get();
+        live.docs.with(|d| shown_quest(d, chosen.as_deref()))
+    });
+    move || {
+        quest.get().map(|q| {
+            let id = q.quest_id.clone();
+            let stages = q
+                .stages
+                .iter()
+                .map(|s| {
+                    let (id, index) = (id.clone(), s.index);
+                    let findings = move || {
+                        live.docs.with(|d| {
+                            findings_of(d, &id)
+                                .into_iter()
+                                .filter(|f| f.stage == index)
+                                .map(|f| (f.clone(), face_of(d, f)))
+                                .collect::<Vec<_>>()
+                        })
+                    };
+                    let state = match (s.started_at, s.ended_at) {
+                        (_, Some(_)) => "done",
+                        (Some(_), None) => "running",
+                        (None, None) => "pending",
+                    };
+                    view! {
+                        <section class="board-stage" data-stage=s.index data-state=state>
+                            <h3>{format!("Stage {}: {}", s.index + 1, s.name)}<span class="muted">{format!(" · {state}")}</span></h3>
+                            <ul class="findings">
+                                <For each=findings key=|(f, _)| (f.finding_id.clone(), f.pinned, f.struck, f.comments.len()) let:item>
+                                    <Finding f=item.0 face=item.1/>
+                                </For>
+                            </ul>
+                        </section>
+                    }
+                })
+                .collect_view();
+            let artifacts = {
+                let id = id.clone();
+                move || {
+                    live.docs.with(|d| {
+                        latest_artifacts(d, &id)
+                            .into_iter()
+                            .map(|a| {
+                                let href = format!(
+                                    "/api/quests/{}/artifacts/{}.md",
+                                    crate::api::path_segment(&a.quest_id),
+                                    crate::api::path_segment(&a.name)
+                                );
+                                let report = a.kind == ArtifactKind::Report;
+                                view! {
+                                    <details class="artifact" data-artifact=a.name.clone() open=report>
+                                        <summary>{a.title.clone()}<span class="muted">{format!(" · version {}", a.version)}</span></summary>
+                                        <div class="text md" inner_html=markdown::render(&a.text)></div>
+                                        <a class="download" href=href download=format!("{}.md", a.name)>"Download .md"</a>
+                                    </details>
+                                }
+                            })
+                            .collect_view()
+                    })
+                }
+            };
+            view! {
+                <section class="board" aria-label="Findings board" data-quest=id.clone()>
+                    <h2>"Findings board"</h2>
+                    <p class="muted">{q.problem.chars().take(160).collect::<String>()}</p>
+                    {stages}
+                    <h2>"Artifacts"</h2>
+                    <div class="artifacts">{artifacts}</div>
+                </section>
+            }
+        })
+    }
+}
+
+#[component]
+fn Finding(f: FindingDoc, face: (String, String, String)) -> impl IntoView {
+    let action = Action::new();
+    let Action { busy, error } = action;
+    let comment = RwSignal::new(String::new());
+    let path = format!(
+        "/api/quests/{}/findings/{}",
+        crate::api::path_segment(&f.quest_id),
+        crate::api::path_segment(&f.finding_id)
+    );
+    let mark = move |m: FindingMark| {
+        action.post(path.clone(), serde_json::to_value(m).unwrap_or_default());
+    };
+    let (pin, strike, add) = (mark.clone(), mark.clone(), mark);
+    let (pinned, struck) = (f.pinned, f.struck);
+    let severity = f.severity.map(|s| s.as_str());
+    view! {
+        <li class="finding" data-finding=f.finding_id.clone() data-pinned=pinned.to_string()
+            data-struck=struck.to_string() data-severity=severity>
+            <Face color=face.0 eyes_kind=face.1 mouth_kind=face.2/>
+            <div class="finding-body">
+                <p class="finding-title">
+                    <strong>{f.title.clone()}</strong>
+                    {severity.map(|s| view! { <span class="severity">{s}</span> })}
+                    <span class="muted">{format!(" · {}", f.agent)}</span>
+                </p>
+                <div class="text md" inner_html=markdown::render(&f.body)></div>
+                {f.comments.iter().map(|c| view! { <p class="comment">{c.text.clone()}</p> }).collect_view()}
+                <div class="finding-actions">
+                    <button type="button" class="agent-action" disabled=move || busy.get()
+                        on:click=move |_| pin(FindingMark { pinned: Some(!pinned), ..Default::default() })>
+                        {if pinned { "Unpin" } else { "Pin" }}
+                    </button>
+                    <button type="button" class="agent-action" disabled=move || busy.get()
+                        on:click=move |_| strike(FindingMark { struck: Some(!struck), ..Default::default() })>
+                        {if struck { "Unstrike" } else { "Strike" }}
+                    </button>
+                    <label class="sr-only" for=format!("comment-{}", f.finding_id)>"A comment for the lead"</label>
+                    <input id=format!("comment-{}", f.finding_id) type="text" placeholder="A comment for the lead"
+                        prop:value=move || comment.get() on:input=move |ev| comment.set(event_target_value(&ev))/>
+                    <button type="button" class="agent-action" disabled=move || busy.get() || comment.get().trim().is_empty()
+                        on:click=move |_| add(FindingMark { comment: Some(comment.get_untracked()), ..Default::default() })>
+                        "Comment"
+                    </button>
+                </div>
+                {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+            </div>
+        </li>
+    }
+}
+
+/// The job board: what is offered, who took it, what came of it; and a job to post.
+#[component]
+pub fn Jobs() -> impl IntoView {
+    let live = use_live();
+    let jobs = Memo::new(move |_| live.docs.with(job_views));
+    let (title, text) = (RwSignal::new(String::new()), RwSignal::new(String::new()));
+    let error = RwSignal::new(None::<String>);
+    let post = move |_| {
+        let body = NewJob {
+            title: title.get_untracked(),
+            text: text.get_untracked(),
+        };
+        error.set(None);
+        leptos::task::spawn_local(async move {
+            let posted: Result<Created, String> = crate::api::post("/api/jobs", &body).await;
+            match posted {
+                Ok(_) => {
+                    title.set(String::new());
+                    text.set(String::new());
+                }
+                Err(e) => error.set(Some(e)),
+            }
+        });
+    };
+    view! {
+        <details class="jobs">
+            <summary>{move || format!("Jobs ({})", jobs.with(Vec::len))}</summary>
+            <ul>
+                {move || jobs.get().into_iter().map(|j| {
+                    let state = match j.status {
+                        JobStatus::Open => "open".to_string(),
+                        JobStatus::Claimed => format!("taken by {}", j.claimed_by.clone().unwrap_or_default()),
+                        JobStatus::Done => format!("done by {}", j.claimed_by.clone().unwrap_or_default()),
+                    };
+                    view! {
+                        <li data-job=j.id.clone()>
+                            <strong>{j.title.clone()}</strong><span class="muted">{format!(" · {state}")}</span>
+                            {j.result.clone().map(|r| view! { <p class="muted">{r}</p> })}
+                        </li>
+                    }
+                }).collect_view()}
+            </ul>
+            <label for="job-title">"Title"</label>
+            <input id="job-title" type="text" prop:value=move || title.get() on:input=move |ev| title.set(event_target_value(&ev))/>
+            <label for="job-text">"What to do"</label>
+            <textarea id="job-text" rows="2" prop:value=move || text.get() on:input=move |ev| text.set(event_target_value(&ev))></textarea>
+            <button type="button" class="agent-action" disabled=move || title.get().trim().is_empty() on:click=post>"Offer the job"</button>
+            {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+        </details>
+    }
+}

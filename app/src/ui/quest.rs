@@ -1,0 +1,184 @@
+//! The quest bar above the grid: the quest under way (its problem, where it is, each agent of
+//! the running stage and whether it is done, Abandon), or **New quest** (a problem, and a folder
+//! the agents may read) when none runs; and the earlier quests, each one a click away.
+
+use leptos::prelude::*;
+
+use super::action::Action;
+use crate::contract::{status_text, Created, NewQuest};
+use crate::domain::docs::{QuestDoc, QuestStatus};
+use crate::domain::quest::{quests, running_quest};
+use crate::live::use_live;
+
+/// Which quest the board shows: the one chosen, else the one under way, else the newest.
+#[derive(Clone, Copy)]
+pub struct ShownQuest(pub RwSignal<Option<String>>);
+
+pub fn provide_shown_quest() -> ShownQuest {
+    let shown = ShownQuest(RwSignal::new(None));
+    provide_context(shown);
+    shown
+}
+
+/// The quest the board shows now.
+pub fn shown_quest(docs: &crate::domain::docs::Docs, chosen: Option<&str>) -> Option<QuestDoc> {
+    chosen
+        .and_then(|id| crate::domain::quest::quest(docs, id))
+        .or_else(|| running_quest(docs))
+        .or_else(|| quests(docs).into_iter().next())
+        .cloned()
+}
+
+/// Where a quest is, in words for the bar.
+fn where_it_is(q: &QuestDoc) -> String {
+    match (q.status, q.current()) {
+        (QuestStatus::Analysing, _) => "The lead is planning it…".into(),
+        (QuestStatus::Stage, Some(s)) => {
+            let ended = if s.ended_at.is_some() {
+                " — ended, the lead is reviewing it"
+            } else {
+                ""
+            };
+            format!(
+                "Stage {} of {}: {}{ended}",
+                s.index + 1,
+                q.stages.len(),
+                s.name
+            )
+        }
+        (QuestStatus::Reporting, _) => "The lead is writing the report…".into(),
+        (QuestStatus::Done, _) => "Done: the report is ready".into(),
+        (QuestStatus::Abandoned, _) => "Abandoned".into(),
+        (QuestStatus::Stage, None) => "Between stages".into(),
+    }
+}
+
+#[component]
+pub fn QuestBar() -> impl IntoView {
+    let live = use_live();
+    let running = Memo::new(move |_| live.docs.with(|d| running_quest(d).cloned()));
+    move || match running.get() {
+        Some(q) => view! { <Running q=q/> }.into_any(),
+        None => view! { <NewQuestForm/> }.into_any(),
+    }
+}
+
+#[component]
+fn Running(q: QuestDoc) -> impl IntoView {
+    let action = Action::new();
+    let Action { busy, error } = action;
+    let path = format!(
+        "/api/quests/{}/abandon",
+        crate::api::path_segment(&q.quest_id)
+    );
+    let problem: String = q.problem.chars().take(160).collect();
+    let agents =
+        q.current().filter(|s| s.started_at.is_some()).map(|s| {
+            s.agents
+            .iter()
+            .map(|a| {
+                let done = s.done.iter().any(|d| d.eq_ignore_ascii_case(&a.name));
+                let role = a.role.clone().map(|r| format!(" · {r}")).unwrap_or_default();
+                view! {
+                    <li class="quest-agent" data-done=done.to_string()>
+                        {a.name.clone()}<span class="muted">{role}</span>
+                        {done.then(|| view! { <span class="done-mark" title="done">" ✓"</span> })}
+                    </li>
+                }
+            })
+            .collect_view()
+        });
+    view! {
+        <section class="quest-bar" aria-label="The quest" data-quest=q.quest_id.clone()
+            data-quest-status=status_text(&q)>
+            <p class="quest-problem">{problem}</p>
+            <p class="quest-where" role="status">{where_it_is(&q)}</p>
+            {agents.map(|a| view! { <ul class="quest-agents">{a}</ul> })}
+            <button type="button" class="agent-action" disabled=move || busy.get()
+                on:click=move |_| action.post(path.clone(), serde_json::json!({}))>"Abandon the quest"</button>
+            {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+        </section>
+    }
+}
+
+#[component]
+fn NewQuestForm() -> impl IntoView {
+    let problem = RwSignal::new(String::new());
+    let folder = RwSignal::new(String::new());
+    let busy = RwSignal::new(false);
+    let error = RwSignal::new(None::<String>);
+    let start = move |_| {
+        let body = NewQuest {
+            problem: problem.get_untracked(),
+            folder: Some(folder.get_untracked()).filter(|f| !f.trim().is_empty()),
+        };
+        busy.set(true);
+        error.set(None);
+        leptos::task::spawn_local(async move {
+            let started: Result<Created, String> = crate::api::post("/api/quests", &body).await;
+            match started {
+                Ok(_) => problem.set(String::new()),
+                Err(e) => error.set(Some(e)),
+            }
+            busy.set(false);
+        });
+    };
+    view! {
+        <details class="new-quest">
+            <summary>"New quest"</summary>
+            <label for="quest-problem">"The problem"</label>
+            <textarea id="quest-problem" rows="3" placeholder="What should the team work on?"
+                prop:value=move || problem.get() on:input=move |ev| problem.set(event_target_value(&ev))></textarea>
+            <label for="quest-folder">"A folder the agents may read (optional)"</label>
+            <input id="quest-folder" type="text" placeholder="/path/allowed/by/--allow-dir"
+                prop:value=move || folder.get() on:input=move |ev| folder.set(event_target_value(&ev))/>
+            <button type="button" class="agent-action" disabled=move || busy.get() || problem.get().trim().is_empty()
+                on:click=start>"Start the quest"</button>
+            {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+        </details>
+    }
+}
+
+/// The quests so far, newest first: a click shows one on the board.
+#[component]
+pub fn QuestList() -> impl IntoView {
+    let live = use_live();
+    let shown = expect_context::<ShownQuest>();
+    let list = Memo::new(move |_| {
+        live.docs.with(|d| {
+            quests(d)
+                .into_iter()
+                .map(|q| {
+                    (
+                        q.quest_id.clone(),
+                        q.problem.chars().take(60).collect::<String>(),
+                        status_text(q),
+                    )
+                })
+                .collect::<Vec<_>>()
+        })
+    });
+    move || {
+        let list = list.get();
+        (list.len() > 1).then(|| {
+            view! {
+                <details class="quest-list">
+                    <summary>{format!("Quests ({})", list.len())}</summary>
+                    <ul>
+                        {list.into_iter().map(|(id, problem, status)| {
+                            let pick = id.clone();
+                            view! {
+                                <li data-quest=id>
+                                    <button type="button" class="link" on:click=move |_| shown.0.set(Some(pick.clone()))>
+                                        {problem}
+                                    </button>
+                                    <span class="muted">" · " {status}</span>
+                                </li>
+                            }
+                        }).collect_view()}
+                    </ul>
+                </details>
+            }
+        })
+    }
+}
