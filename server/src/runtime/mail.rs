@@ -317,11 +317,15 @@ impl Runtime {
         }
     }
 
-    /// The agent took the message with this uuid: the mail it carried is marked read.
-    pub(super) async fn mark_taken(&self, live: &super::table::Live, uuid: &str) {
+    /// The agent took the message with this uuid: the mail it carried is marked read. Under
+    /// the seat's delivery lock: a delivery reads the inbox and filters what is in flight as
+    /// one step, so it never sees the mail still unread but no longer in flight (and hands it
+    /// over a second time).
+    pub(super) async fn mark_taken(&self, seat: Seat, live: &super::table::Live, uuid: &str) {
         let Some(mail) = live.in_flight.get(uuid) else {
             return;
         };
+        let _delivering = self.inner.delivering[usize::from(seat)].lock().await;
         let mailboxes = self.inner.mailboxes.clone();
         let (inbox, ids) = (mail.inbox.clone(), mail.ids.clone());
         let marked = tokio::task::spawn_blocking(move || mailboxes.mark_read(&inbox, &ids))

@@ -89,13 +89,13 @@ impl Runtime {
         let mut task = tokio::spawn(supervisor.run());
         let exit = loop {
             tokio::select! {
-                Some(report) = reports.recv() => self.on_report(&live, report).await,
+                Some(report) = reports.recv() => self.on_report(seat, &live, report).await,
                 exit = &mut task => break exit,
             }
         };
         // What it reported last, before it ended.
         while let Ok(report) = reports.try_recv() {
-            self.on_report(&live, report).await;
+            self.on_report(seat, &live, report).await;
         }
         exit.unwrap_or_else(|e| {
             tracing::error!(seat, error = %e, "the supervisor of an agent process failed");
@@ -107,9 +107,9 @@ impl Runtime {
         })
     }
 
-    async fn on_report(&self, live: &Live, report: Report) {
+    async fn on_report(&self, seat: app::domain::Seat, live: &Live, report: Report) {
         match report {
-            Report::Taken(uuid) => self.mark_taken(live, &uuid).await,
+            Report::Taken(uuid) => self.mark_taken(seat, live, &uuid).await,
             Report::Asked(request_id) => self.deny_when_unanswered(request_id),
             // In order, one at a time: a finding before the `stage_done` after it, a claim
             // before its `job_done`.
