@@ -119,6 +119,22 @@ async fn the_real_cli_summons_talks_sleeps_and_wakes() {
     let router = soulgrid::http::router(state.clone());
     assert!(all_agents(&state.store.snapshot().0, AgentStatus::Sleeping));
     let before = recorded.0.lock().unwrap().len();
+    // The lead answered before the restart (and its distil turn before it slept): this is its
+    // answer to the `[WAKE AGENTS]` message, one more than it had given then.
+    let lead_answers = |d: &app::domain::docs::Docs| {
+        thread(d, LEAD_SEAT)
+            .iter()
+            .filter(|m| m.text.contains("Real CLI here."))
+            .count()
+    };
+    let answered_before = state.store.with_docs(lead_answers);
+    let asked_to_wake = || {
+        recorded.0.lock().unwrap()[before..]
+            .iter()
+            .any(|r| r.to_string().contains("[WAKE AGENTS]"))
+    };
+    let answered =
+        |d: &app::domain::docs::Docs| asked_to_wake() && lead_answers(d) > answered_before;
     call(&router, post_json("/api/agents/wake", json!({}))).await;
     wait_for_secs(&state, 120, "eight greetings after the restart", |d| {
         agent_seats().all(|s| {
@@ -132,13 +148,6 @@ async fn the_real_cli_summons_talks_sleeps_and_wakes() {
     .await;
     // (Once in a while under load this has not come within the wait: the failure says what
     // the model was asked and what the lead's process did, to find out why.)
-    let answered = |d: &app::domain::docs::Docs| {
-        thread(d, LEAD_SEAT)
-            .iter()
-            .filter(|m| m.text.contains("Real CLI here."))
-            .count()
-            >= 2
-    };
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
     while !state.store.with_docs(answered) {
         if std::time::Instant::now() > deadline {
