@@ -15,6 +15,47 @@ pub async fn put<B: Serialize, R: DeserializeOwned>(path: &str, body: &B) -> Res
     send(Method::Put, path, body, None).await
 }
 
+thread_local! {
+    /// The page shows the past (time travel): nothing is sent.
+    static READ_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether this page may act (not when it shows the past).
+pub fn set_read_only(past: bool) {
+    READ_ONLY.with(|r| r.set(past));
+}
+
+/// POSTs `body` as it is (a file's text) to `path`, as [`post`] does with JSON.
+#[cfg(feature = "hydrate")]
+pub async fn post_text<R: DeserializeOwned>(path: &str, body: String) -> Result<R, String> {
+    use gloo_net::http::Request;
+    if READ_ONLY.with(|r| r.get()) {
+        return Err("This page shows the past: go back to now to act.".into());
+    }
+    let response = Request::post(path)
+        .header("content-type", "application/x-soulgrid-soul")
+        .body(body)
+        .map_err(|e| format!("cannot build a request to {path}: {e}"))?
+        .send()
+        .await
+        .map_err(|_| "the server cannot be reached".to_string())?;
+    answer(response).await
+}
+
+/// The answer of a request: `R`, or the server's `{error}`.
+#[cfg(feature = "hydrate")]
+async fn answer<R: DeserializeOwned>(response: gloo_net::http::Response) -> Result<R, String> {
+    let text = response.text().await.unwrap_or_default();
+    if response.ok() {
+        serde_json::from_str(&text).map_err(|e| format!("an answer this page cannot read: {e}"))
+    } else {
+        let said: Option<crate::contract::ApiError> = serde_json::from_str(&text).ok();
+        Err(said
+            .map(|e| e.error)
+            .unwrap_or_else(|| format!("the server answered {}", response.status())))
+    }
+}
+
 /// The methods the browser sends with a body.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Method {
@@ -57,6 +98,9 @@ async fn send<B: Serialize, R: DeserializeOwned>(
 ) -> Result<R, String> {
     use gloo_net::http::Request;
 
+    if READ_ONLY.with(|r| r.get()) {
+        return Err("This page shows the past: go back to now to act.".into());
+    }
     let mut request = match method {
         Method::Post => Request::post(path),
         Method::Put => Request::put(path),
@@ -70,15 +114,13 @@ async fn send<B: Serialize, R: DeserializeOwned>(
         .send()
         .await
         .map_err(|_| "the server cannot be reached".to_string())?;
-    let text = response.text().await.unwrap_or_default();
-    if response.ok() {
-        serde_json::from_str(&text).map_err(|e| format!("an answer this page cannot read: {e}"))
-    } else {
-        let said: Option<crate::contract::ApiError> = serde_json::from_str(&text).ok();
-        Err(said
-            .map(|e| e.error)
-            .unwrap_or_else(|| format!("the server answered {}", response.status())))
-    }
+    answer(response).await
+}
+
+/// On the server nothing is sent: actions only run in the browser.
+#[cfg(not(feature = "hydrate"))]
+pub async fn post_text<R: DeserializeOwned>(_path: &str, _body: String) -> Result<R, String> {
+    Err("only the browser calls the API".into())
 }
 
 /// On the server nothing is sent: actions only run in the browser.

@@ -7,7 +7,7 @@ use leptos_router::{path, SsrMode};
 
 use crate::domain::docs::{messages, SpeakerType};
 use crate::domain::{LEAD_SEAT, SEATS};
-use crate::functions::{get_snapshot, Snapshot};
+use crate::functions::{get_snapshot, get_snapshot_at, Snapshot};
 use crate::live::provide_live;
 use crate::ui::agent_page::AgentPage;
 use crate::ui::composer::Composer;
@@ -88,7 +88,15 @@ pub fn App() -> impl IntoView {
 /// The console at `/`: loads the snapshot, then runs live.
 #[component]
 fn Home() -> impl IntoView {
-    let snapshot = Resource::new(|| (), |_| get_snapshot());
+    // `/?at=<event or time>`: the team as it was then (time travel, read-only).
+    let query = leptos_router::hooks::use_query_map();
+    let at = move || query.with(|q| q.get("at"));
+    let snapshot = Resource::new(at, |at| async move {
+        match at {
+            Some(at) => get_snapshot_at(at).await,
+            None => get_snapshot().await,
+        }
+    });
     view! {
         <Transition fallback=|| view! { <p class="loading">"Loading the grid…"</p> }>
             <ErrorBoundary fallback=|errors| view! {
@@ -108,6 +116,8 @@ fn Home() -> impl IntoView {
 /// The console once the snapshot is there: the live replica feeds every component.
 #[component]
 fn Console(snapshot: Snapshot) -> impl IntoView {
+    let past = snapshot.at;
+    crate::api::set_read_only(past.is_some());
     let live = provide_live(snapshot);
     let lead_name = live.lead_name.get_value();
     let selected = RwSignal::new(LEAD_SEAT);
@@ -140,13 +150,16 @@ fn Console(snapshot: Snapshot) -> impl IntoView {
     };
     view! {
         <Title text=title/>
-        <main class="console" data-last-event-id=move || live.last_event_id.get().to_string()>
+        <main class="console" class:read-only=past.is_some()
+            data-last-event-id=move || live.last_event_id.get().to_string()>
+            {past.map(|at| view! { <crate::ui::time_travel::PastBar at=at/> })}
             <header class="top">
                 <h1>"Soulgrid"</h1>
                 <span class="team" data-simulated=live.simulated.to_string()>
                     {if live.simulated { "simulated team" } else { "Claude team" }}
                     <small>{live.team_label.get_value()}</small>
                 </span>
+                <crate::ui::time_travel::TimeSlider at=past/>
                 <EndSession/>
                 <span
                     class="live-state"

@@ -46,10 +46,16 @@ impl Live {
 /// Creates the replica from `snapshot`, provides it as context and, in the browser, connects it
 /// to the event stream.
 pub fn provide_live(snapshot: Snapshot) -> Live {
+    // The past (time travel) stays as it was: it does not follow the stream.
+    let past = snapshot.at.is_some();
     let live = Live::new(snapshot);
     provide_context(live);
     #[cfg(feature = "hydrate")]
-    Effect::new(move |_| browser::connect(live));
+    if !past {
+        Effect::new(move |_| browser::connect(live));
+    }
+    #[cfg(not(feature = "hydrate"))]
+    let _ = past;
     live
 }
 

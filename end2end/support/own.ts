@@ -1,5 +1,6 @@
 // A spec file's own server (for specs that change the team), and JSON posts to its API.
-import { test } from '@playwright/test';
+import { test, expect, Page } from '@playwright/test';
+import { openHydrated } from './page';
 import { startServer, RunningServer } from './server';
 
 /// Starts a server before the file's tests and stops it after them; the accessor gives it.
@@ -25,4 +26,13 @@ export async function postJson(server: RunningServer, path: string, body: unknow
     body: JSON.stringify(body),
   });
   return { status: r.status, json: await r.json() };
+}
+
+/// Opens the server's console, hydrated, and summons a team unless one is alive already (an
+/// earlier test of the file may have left one).
+export async function openTeam(page: Page, server: RunningServer) {
+  await openHydrated(page, server.url);
+  if ((await page.locator('.cell:not(.lead)[data-status="alive"]').count()) === 0) {
+    expect((await postJson(server, '/api/agents/summon')).status).toBe(202);
+  }
 }

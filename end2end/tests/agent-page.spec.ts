@@ -1,5 +1,5 @@
-import { test, expect, openHydrated } from '../support/page';
-import { ownServer, postJson } from '../support/own';
+import { test, expect } from '../support/page';
+import { ownServer, postJson, openTeam } from '../support/own';
 
 // Its own server: the team changes.
 const own = ownServer();
@@ -7,10 +7,7 @@ const api = (path: string, body: unknown = {}) => postJson(own(), path, body);
 
 /// Every agent seat alive (a summoned team, or the one an earlier test left).
 async function aTeam(page: import('@playwright/test').Page) {
-  await openHydrated(page, own().url);
-  if ((await page.locator('.cell:not(.lead)[data-status="alive"]').count()) === 0) {
-    expect((await api('/api/agents/summon')).status).toBe(202);
-  }
+  await openTeam(page, own());
   await expect(page.locator('.cell[data-seat="0"]')).toHaveAttribute('data-status', 'alive', { timeout: 20_000 });
 }
 

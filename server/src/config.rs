@@ -4,7 +4,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::Parser;
+use clap::{Parser, Subcommand};
 
 use crate::runtime::PermissionMode;
 
@@ -20,7 +20,12 @@ pub struct Config {
     pub addr: SocketAddr,
 
     /// Where the store, mailboxes and agent scratch space live.
-    #[arg(long, env = "SOULGRID_DATA_DIR", default_value = "./data")]
+    #[arg(
+        long,
+        env = "SOULGRID_DATA_DIR",
+        default_value = "./data",
+        global = true
+    )]
     pub data_dir: PathBuf,
 
     /// The human's name, as agents address them. Defaults to the OS user name, capitalised.
@@ -101,10 +106,46 @@ pub struct Config {
     #[arg(long, env = "SOULGRID_JOB_TIMEOUT", default_value = "30m", value_parser = parse_duration)]
     pub job_timeout: Duration,
 
+    /// Back the store up this often while serving (into `{data-dir}/backups/`); none: never.
+    #[arg(long, env = "SOULGRID_BACKUP_EVERY", value_parser = parse_duration)]
+    pub backup_every: Option<Duration>,
+
+    /// How many of those backups to keep (the oldest go first).
+    #[arg(long, env = "SOULGRID_BACKUP_KEEP", default_value_t = 24)]
+    pub backup_keep: usize,
+
     /// Required to bind anything but loopback; sent as `Authorization: Bearer …` or the
     /// `soulgrid_token` cookie (opening `/?token=…` once sets it).
     #[arg(long, env = "SOULGRID_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
+
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// What the binary does; serving is the default.
+#[derive(Clone, Debug, Subcommand)]
+pub enum Command {
+    /// Serve the console (what `soulgrid` alone does).
+    Serve,
+    /// Write the whole team (the event log and the agents' folders) to one file, also while
+    /// the server runs.
+    Export {
+        /// The file to write (default: standard output).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Restore a team from an export into an empty data directory (`--data-dir`).
+    Import {
+        /// The export to read.
+        file: PathBuf,
+    },
+    /// Copy the store while the server runs (SQLite's online backup), checked, into a new
+    /// data directory DEST: start the server on DEST to restore it.
+    Backup {
+        /// The directory to create the copy in.
+        dest: PathBuf,
+    },
 }
 
 impl Config {

@@ -5,6 +5,7 @@ pub mod data_dir;
 pub mod error;
 pub mod http;
 pub mod mailbox;
+pub mod portable;
 pub mod runtime;
 pub mod session;
 pub mod state;
@@ -100,6 +101,15 @@ pub async fn boot_with_clock(
     runtime.keep_state_files();
     runtime.expire_hatching();
     runtime.watch_quests();
+    store.warm_history();
+    if let Some(every) = config.backup_every {
+        portable::backup::keep_backing_up(
+            config.data_dir.clone(),
+            every,
+            config.backup_keep,
+            shutdown.clone(),
+        );
+    }
     Ok(AppState {
         leptos_options,
         store,
@@ -113,6 +123,7 @@ pub async fn boot_with_clock(
         idempotency: Default::default(),
         sse: Default::default(),
         data_dir_lock,
+        team: config.team.clone().into(),
     })
 }
 

@@ -2,7 +2,7 @@
 
 use clap::Parser;
 use leptos::config::get_configuration;
-use soulgrid::config::Config;
+use soulgrid::config::{Command, Config};
 use tracing_subscriber::EnvFilter;
 
 #[tokio::main]
@@ -14,6 +14,17 @@ async fn main() -> anyhow::Result<()> {
         )
         .init();
     let config = Config::parse();
+    match &config.command {
+        None | Some(Command::Serve) => {}
+        Some(other) => {
+            // One line on failure, and a non-zero exit.
+            if let Err(e) = soulgrid::portable::cli::run(other, &config) {
+                eprintln!("soulgrid: {e}");
+                std::process::exit(1);
+            }
+            return Ok(());
+        }
+    }
     let mut leptos = get_configuration(None)
         .map_err(|e| anyhow::anyhow!("reading the Leptos configuration: {e}"))?
         .leptos_options;

@@ -33,6 +33,8 @@ pub struct AppState {
     pub idempotency: Arc<crate::http::idempotency::Idempotency>,
     /// This server's hold on its data directory (one server per directory).
     pub data_dir_lock: Arc<crate::data_dir::DataDirLock>,
+    /// The team's name (its mailboxes' folder), as exports and bundles carry it.
+    pub team: Arc<str>,
 }
 
 impl AppState {
@@ -45,6 +47,7 @@ impl AppState {
             human_name: self.human_name.to_string(),
             team_label: self.claude_label.to_string(),
             simulated: self.runtime.config().simulated,
+            at: None,
         }
     }
 }
@@ -52,6 +55,46 @@ impl AppState {
 impl SnapshotSource for AppState {
     fn snapshot(&self) -> Snapshot {
         AppState::snapshot(self)
+    }
+
+    fn snapshot_at(
+        &self,
+        at: String,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<Snapshot, String>> + Send>> {
+        let state = self.clone();
+        Box::pin(async move {
+            let now = state.store.last_event_id();
+            let id = state
+                .store
+                .resolve_at(&at)
+                .await
+                .map_err(|e| e.to_string())?
+                .ok_or_else(|| format!("{at:?} is neither an event number nor a time"))?;
+            let (docs, ts) = state.store.docs_at(id).await.map_err(|e| e.to_string())?;
+            Ok(Snapshot {
+                docs,
+                last_event_id: id,
+                at: Some(app::functions::Moment {
+                    event_id: id,
+                    ts,
+                    now,
+                }),
+                ..state.snapshot_meta()
+            })
+        })
+    }
+}
+
+impl AppState {
+    /// A snapshot's names and labels, without documents.
+    fn snapshot_meta(&self) -> Snapshot {
+        Snapshot {
+            lead_name: self.lead_name.to_string(),
+            human_name: self.human_name.to_string(),
+            team_label: self.claude_label.to_string(),
+            simulated: self.runtime.config().simulated,
+            ..Snapshot::default()
+        }
     }
 }
 

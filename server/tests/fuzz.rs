@@ -184,4 +184,23 @@ proptest! {
         std::fs::write(&file, &bytes).unwrap();
         let _ = soulgrid::mailbox::file::unread(&file, LockTiming::default());
     }
+
+    /// Any bytes as a team export: checked and refused (or, if by chance valid, read), never a
+    /// panic; so is any text as a soul bundle.
+    #[test]
+    fn any_file_is_checked_as_an_export_or_a_bundle_without_a_panic(
+        bytes in prop_oneof![
+            prop::collection::vec(any::<u8>(), 0..400),
+            ("\\PC{0,40}", 0u64..4, "\\PC{0,80}").prop_map(|(team, n, rest)| format!(
+                "{{\"soulgridExport\":1,\"soulgrid\":\"0.1.0\",\"team\":{},\"exportedAt\":\"x\",\"upTo\":{n},\"parts\":[{{\"name\":\"events\",\"lines\":{n},\"sha256\":\"00\"}},{{\"name\":\"files\",\"lines\":1,\"sha256\":\"00\"}}]}}\n{{\"event\":{{\"id\":1,\"ts\":0,\"sessionId\":\"s\",\"type\":\"session_start\"}}}}\n{rest}\n",
+                serde_json::Value::String(team)
+            ).into_bytes()),
+        ],
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("x.export");
+        std::fs::write(&file, &bytes).unwrap();
+        let _ = soulgrid::portable::team::verify(&file, &mut |_| {});
+        let _ = soulgrid::portable::bundle::read(&String::from_utf8_lossy(&bytes));
+    }
 }

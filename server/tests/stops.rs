@@ -195,7 +195,13 @@ while true; do sleep 1; done"#
             t.elapsed()
         );
         assert!(!alive(pid), "{how}: the CLI is gone");
-        assert!(!alive(job), "{how}: its background job is gone");
+        // The group was sent SIGKILL; the kernel ends its job a moment later (under load, not
+        // always before the stop returns): gone within the bound all the same.
+        common::wait_until(&format!("{how}: its background job gone"), || !alive(job)).await;
+        assert!(
+            t.elapsed() < DISTIL + GRACE + SLACK,
+            "{how}: the job outlived the bound"
+        );
         assert_eq!(
             group_members(pid),
             Vec::<u32>::new(),

@@ -74,3 +74,17 @@ pub struct ForkRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seat: Option<Seat>,
 }
+
+/// What bringing a bundle in did.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Brought {
+    pub id: String,
+    /// Its name here.
+    pub name: String,
+    /// Its own name, when someone seated here has it (it got a suffix).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub renamed_from: Option<String>,
+    /// It was here already: nothing changed.
+    pub already_here: bool,
+}

@@ -316,6 +316,8 @@ pub enum EventKind {
         by: String,
         result: String,
     },
+    /// An identity brought from another team (a soul bundle) enters the Hall.
+    AgentImported(Box<super::imported::ImportedAgent>),
     /// A retired identity is seated again (sleeping, until it is woken).
     AgentRecalled {
         identity_id: String,
@@ -363,6 +365,7 @@ impl EventKind {
             EventKind::JobPosted { .. } => "job_posted",
             EventKind::JobClaimed { .. } => "job_claimed",
             EventKind::JobDone { .. } => "job_done",
+            EventKind::AgentImported(_) => "agent_imported",
             EventKind::WorkCommitted { .. } => "work_committed",
             EventKind::Unknown => "unknown",
         }

@@ -47,6 +47,35 @@ pub fn clock(ms: Millis) -> String {
     format!("{h:02}:{mi:02}")
 }
 
+/// Milliseconds since the epoch of a UTC time written `2026-11-22T10:26:44.890Z`, or shorter
+/// (`2026-11-22T10:26`, `2026-11-22 10:26 UTC`, `2026-11-22`); `None` for anything else.
+pub fn parse_iso(s: &str) -> Option<Millis> {
+    let s = s.trim().trim_end_matches(" UTC").trim_end_matches('Z');
+    let (date, clock) = s.split_once(['T', ' ']).unwrap_or((s, "00:00"));
+    let mut d = date.split('-').map(|p| p.parse::<i64>().ok());
+    let (y, mo, da) = (d.next()??, d.next()??, d.next()??);
+    if d.next().is_some() || !(1..=12).contains(&mo) || !(1..=31).contains(&da) {
+        return None;
+    }
+    let (hm, frac) = clock.split_once('.').unwrap_or((clock, "0"));
+    let mut t = hm.split(':').map(|p| p.parse::<i64>().ok());
+    let (h, mi) = (t.next()??, t.next()??);
+    let sec = t.next().unwrap_or(Some(0))?;
+    if t.next().is_some() || h > 23 || mi > 59 || sec > 60 {
+        return None;
+    }
+    let milli: i64 = format!("{frac:0<3}").get(..3)?.parse().ok()?;
+    // Days from the civil date (the inverse of `parts`).
+    let yy = if mo <= 2 { y - 1 } else { y };
+    let era = yy.div_euclid(400);
+    let yoe = yy.rem_euclid(400);
+    let mp = (mo + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + da - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(((days * 86_400 + h * 3600 + mi * 60 + sec) * 1000) + milli)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -59,5 +88,25 @@ mod tests {
         assert_eq!(human(1_795_343_398_123), "2026-11-22 10:29 UTC");
         assert_eq!(clock(1_795_343_398_123), "10:29");
         assert_eq!(iso(-1), "1969-12-31T23:59:59.999Z");
+    }
+
+    #[test]
+    fn times_read_back() {
+        for ms in [0, 951_782_400_000, 1_795_343_398_123, -1, 4_102_444_800_000] {
+            assert_eq!(parse_iso(&iso(ms)), Some(ms), "{}", iso(ms));
+        }
+        assert_eq!(parse_iso("2026-11-22 10:29 UTC"), Some(1_795_343_340_000));
+        assert_eq!(parse_iso("2026-11-22T10:29"), Some(1_795_343_340_000));
+        assert_eq!(parse_iso("2026-11-22"), Some(1_795_305_600_000));
+        for bad in [
+            "",
+            "yesterday",
+            "2026-13-01",
+            "2026-11-22T25:00",
+            "2026-11-22T10",
+            "1-2-3-4",
+        ] {
+            assert_eq!(parse_iso(bad), None, "{bad}");
+        }
     }
 }

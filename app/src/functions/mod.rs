@@ -4,4 +4,4 @@ mod snapshot;
 
 #[cfg(feature = "ssr")]
 pub use snapshot::SnapshotSource;
-pub use snapshot::{get_snapshot, Snapshot};
+pub use snapshot::{get_snapshot, get_snapshot_at, Moment, Snapshot};

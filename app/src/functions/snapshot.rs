@@ -18,12 +18,30 @@ pub struct Snapshot {
     pub team_label: String,
     /// The team is `soulgrid-sim`, not Claude: the UI says so.
     pub simulated: bool,
+    /// Time travel: the moment these documents are from (read-only, not live).
+    #[serde(default)]
+    pub at: Option<Moment>,
+}
+
+/// A moment of the past: after which event, when that was, and the last event there is now.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Moment {
+    pub event_id: u64,
+    pub ts: crate::domain::Millis,
+    pub now: u64,
 }
 
 /// Where the server takes snapshots from; provided as a context by the server binary.
 #[cfg(feature = "ssr")]
 pub trait SnapshotSource: Send + Sync + 'static {
     fn snapshot(&self) -> Snapshot;
+
+    /// The documents as they were at `at` (an event id or a time), read-only.
+    fn snapshot_at(
+        &self,
+        at: String,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<Snapshot, String>> + Send>>;
 }
 
 #[server]
@@ -32,4 +50,13 @@ pub async fn get_snapshot() -> Result<Snapshot, ServerFnError> {
     let source = use_context::<Arc<dyn SnapshotSource>>()
         .ok_or_else(|| ServerFnError::new("the server provided no snapshot source"))?;
     Ok(source.snapshot())
+}
+
+/// The documents as they were at `at`: an event id, or a time (the last event then).
+#[server]
+pub async fn get_snapshot_at(at: String) -> Result<Snapshot, ServerFnError> {
+    use std::sync::Arc;
+    let source = use_context::<Arc<dyn SnapshotSource>>()
+        .ok_or_else(|| ServerFnError::new("the server provided no snapshot source"))?;
+    source.snapshot_at(at).await.map_err(ServerFnError::new)
 }

@@ -48,12 +48,10 @@ pub fn Hall() -> impl IntoView {
             v
         })
     });
-    move || {
+    let list = move || {
         let entries = entries.get();
         (!entries.is_empty()).then(|| {
             view! {
-                <section class="hall" aria-label="The Hall">
-                    <h2>"The Hall"</h2>
                     <ul>
                         {entries
                             .into_iter()
@@ -83,8 +81,84 @@ pub fn Hall() -> impl IntoView {
                             })
                             .collect_view()}
                     </ul>
-                </section>
             }
         })
+    };
+    view! {
+        <section class="hall" aria-label="The Hall">
+            <h2>"The Hall"</h2>
+            {list}
+            <DropZone/>
+        </section>
     }
+}
+
+/// Bring an agent from another team: its `.soul` file dropped here (or chosen) enters the Hall.
+#[component]
+fn DropZone() -> impl IntoView {
+    let said = RwSignal::new(None::<Result<String, String>>);
+    let bring = move |text: String| {
+        leptos::task::spawn_local(async move {
+            let brought: Result<crate::contract::Brought, String> =
+                crate::api::post_text("/api/import/agent", text).await;
+            said.set(Some(brought.map(|b| {
+                match (b.already_here, b.renamed_from) {
+                    (true, _) => format!("{} is here already: nothing changed.", b.name),
+                    (false, Some(own)) => format!(
+                        "{} joined the Hall as {}: the name {own} is taken here.",
+                        own, b.name
+                    ),
+                    (false, None) => format!("{} joined the Hall.", b.name),
+                }
+            })));
+        });
+    };
+    let bring_drop = bring;
+    view! {
+        <label class="drop-zone"
+            on:dragover=move |ev| ev.prevent_default()
+            on:drop=move |ev| {
+                ev.prevent_default();
+                #[cfg(feature = "hydrate")]
+                if let Some(file) = ev.data_transfer().and_then(|d| d.files()).and_then(|f| f.get(0)) {
+                    read_file(file, bring_drop);
+                }
+                #[cfg(not(feature = "hydrate"))]
+                let _ = (&ev, bring_drop);
+            }>
+            "Bring an agent from another team: drop its .soul file here, or choose it "
+            <input type="file" accept=".soul" class="soul-file"
+                on:change=move |ev| {
+                    #[cfg(feature = "hydrate")]
+                    {
+                        use wasm_bindgen::JsCast;
+                        let input = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok());
+                        let file = input.as_ref().and_then(|i| i.files()).and_then(|f| f.get(0));
+                        if let Some(file) = file {
+                            read_file(file, bring);
+                        }
+                        // Cleared, so that choosing the same file again is a change too.
+                        if let Some(input) = input {
+                            input.set_value("");
+                        }
+                    }
+                    #[cfg(not(feature = "hydrate"))]
+                    let _ = (&ev, bring);
+                }/>
+        </label>
+        {move || said.get().map(|r| match r {
+            Ok(t) => view! { <p class="muted" role="status">{t}</p> }.into_any(),
+            Err(e) => view! { <p class="error" role="alert">{e}</p> }.into_any(),
+        })}
+    }
+}
+
+/// Reads a chosen or dropped file as text, then hands it on.
+#[cfg(feature = "hydrate")]
+fn read_file(file: web_sys::File, then: impl Fn(String) + 'static) {
+    leptos::task::spawn_local(async move {
+        if let Ok(text) = wasm_bindgen_futures::JsFuture::from(file.text()).await {
+            then(text.as_string().unwrap_or_default());
+        }
+    });
 }

@@ -15,3 +15,4 @@ pub mod presence;
 pub mod quest;
 pub mod seat_menu;
 pub mod thread;
+pub mod time_travel;

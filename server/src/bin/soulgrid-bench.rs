@@ -5,7 +5,9 @@
 //! 1. durable appends/s with group commit under 64 concurrent appenders, beside the raw rate of
 //!    batched, fsync'd SQLite inserts on the same disk;
 //! 2. the time a fresh SSE client takes to receive 100,000 events from `after=0`;
-//! 3. 1,000 SSE subscribers at 1,000 events/s: p50/p99 delivery latency and the server's CPU.
+//! 3. 1,000 SSE subscribers at 1,000 events/s: p50/p99 delivery latency and the server's CPU;
+//! 4. time travel: the documents at points of a 100,000-event log;
+//! 5. a team export of a 1 GB store: the exporting process's peak memory beside a small one's.
 //!
 //! The server runs in this process on its own runtime whose threads are named `bench-server`;
 //! its CPU time is read from /proc for those threads and the store writer only.
@@ -149,7 +151,13 @@ async fn sse_client(port: u16, after: u64, mut on_data: impl FnMut(&str) -> bool
 }
 
 fn main() {
-    let quick = std::env::args().any(|a| a == "--quick");
+    let args: Vec<String> = std::env::args().collect();
+    if let [_, flag, dir] = args.as_slice() {
+        if flag == "--export-child" {
+            return export_child(Path::new(dir));
+        }
+    }
+    let quick = args.iter().any(|a| a == "--quick");
     let server_rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .thread_name("bench-server")
@@ -304,6 +312,145 @@ fn main() {
         100.0 * cpu / wall
     );
     soulgrid_stop(&server_rt, &state);
+
+    // 4. Time travel: the documents at any point of a long log.
+    let (cold, warm, slowest, n, kept) = time_travel(&server_rt, &tmp.path().join("past"), total);
+    println!(
+        "4. time travel over {total} events: the first point {cold:.0} ms (no checkpoint yet); once the checkpoints are built ({} kept, every {} events) any point in {warm:.0} ms (median), {slowest:.0} ms (slowest) of {n}",
+        kept.0, kept.1
+    );
+
+    // 5. Exporting a large store: the exporting process's peak memory against a small store's.
+    let (small, large) = if quick { (5, 50) } else { (10, 1024) };
+    let (small_mb, small_rss, _) = export_memory(&tmp.path().join("export-small"), small);
+    let (large_mb, large_rss, secs) = export_memory(&tmp.path().join("export-large"), large);
+    println!(
+        "5. team export: a {small_mb:.0} MB store, peak RSS {small_rss:.0} MB; a {large_mb:.0} MB store, peak RSS {large_rss:.0} MB, exported in {secs:.1} s ({:.0} MB/s)",
+        large_mb / secs
+    );
+}
+
+/// A store of about `mb` megabytes (messages of 2 KB, written straight into its event table),
+/// then exported by a child process (`--export-child`): the store's size, the child's peak
+/// resident memory (MB) and how long the export took.
+fn export_memory(dir: &Path, mb: u64) -> (f64, f64, f64) {
+    drop(Store::open(dir).unwrap()); // the schema
+    let template = serde_json::to_value(app::domain::events::Event {
+        id: 0,
+        ts: 1_700_000_000_000,
+        session_id: "bench".into(),
+        kind: message("x".repeat(2000)),
+    })
+    .unwrap();
+    let rows = mb * 1024 * 1024 / 2200;
+    let mut conn = rusqlite::Connection::open(dir.join("soulgrid.db")).unwrap();
+    for chunk in 0..rows.div_ceil(10_000) {
+        let tx = conn.transaction().unwrap();
+        {
+            let mut insert = tx
+                .prepare("INSERT INTO events (id, ts, session_id, type, seat, body) VALUES (?1, ?2, 'bench', 'user_message', 4, ?3)")
+                .unwrap();
+            for id in chunk * 10_000 + 1..=((chunk + 1) * 10_000).min(rows) {
+                let mut event = template.clone();
+                event["id"] = id.into();
+                event["ts"] = (1_700_000_000_000 + id).into();
+                insert
+                    .execute(rusqlite::params![id as i64, id as i64, event.to_string()])
+                    .unwrap();
+            }
+        }
+        tx.commit().unwrap();
+    }
+    drop(conn);
+    let size = std::fs::metadata(dir.join("soulgrid.db")).unwrap().len() as f64 / 1048576.0;
+    let start = Instant::now();
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .arg("--export-child")
+        .arg(dir)
+        .output()
+        .unwrap();
+    let secs = start.elapsed().as_secs_f64();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rss: f64 = String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .parse()
+        .unwrap_or(f64::NAN);
+    (size, rss / 1024.0, secs)
+}
+
+/// The child of `export_memory`: exports the team in `dir` (to nowhere) and prints its peak
+/// resident memory in kB.
+fn export_child(dir: &Path) {
+    let mut sink = std::io::sink();
+    soulgrid::portable::team::export(dir, "bench", &mut sink, &mut |_| {}).unwrap();
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let hwm = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .unwrap_or(0);
+    println!("{hwm}");
+}
+
+/// A log of `total` events (messages and process reports of eight agents), then the documents
+/// at points spread over it, timed: the first point (cold), then (once the boot's warm-up has
+/// built the checkpoints) the median and slowest of ten points, and the checkpoints kept.
+fn time_travel(
+    rt: &tokio::runtime::Runtime,
+    dir: &Path,
+    total: u64,
+) -> (f64, f64, f64, usize, (usize, u64)) {
+    use app::domain::process::ProcessState;
+    let store = Store::open(dir).unwrap();
+    rt.block_on(async {
+        let kinds: Vec<EventKind> = (0..total)
+            .map(|i| match i % 4 {
+                0 | 1 => message(format!("past {i}")),
+                2 => EventKind::AgentProcess {
+                    seat: (i % 8) as u8,
+                    state: ProcessState::Running,
+                    reason: Some("using Bash".into()),
+                    claude_session_id: None,
+                    context_tokens: None,
+                    cost_usd: None,
+                    tool: Some("Bash".into()),
+                    usage: None,
+                },
+                _ => EventKind::WorkState {
+                    seat: (i % 8) as u8,
+                    state: app::domain::work_cycle::WorkState::Bootstrap,
+                },
+            })
+            .collect();
+        for chunk in kinds.chunks(5000) {
+            store.append_all("bench", chunk.to_vec()).await.unwrap();
+        }
+    });
+    let start = Instant::now();
+    rt.block_on(store.docs_at(total * 7 / 10)).unwrap();
+    let cold = start.elapsed().as_secs_f64() * 1000.0;
+    // What the boot's warm-up does.
+    rt.block_on(store.docs_at(total)).unwrap();
+    let mut took: Vec<f64> = Vec::new();
+    for k in [7u64, 3, 9, 1, 5, 8, 2, 6, 4, 10] {
+        let at = total * k / 10 - k * 37;
+        let start = Instant::now();
+        rt.block_on(store.docs_at(at)).unwrap();
+        took.push(start.elapsed().as_secs_f64() * 1000.0);
+    }
+    let n = took.len();
+    took.sort_by(|a, b| a.total_cmp(b));
+    (
+        cold,
+        took[n / 2],
+        took[n - 1],
+        n,
+        store.history_checkpoints(),
+    )
 }
 
 fn soulgrid_stop(rt: &tokio::runtime::Runtime, state: &AppState) {

@@ -4,6 +4,7 @@ mod api;
 mod hall;
 pub mod idempotency;
 mod knowledge;
+mod portable;
 mod quests;
 pub mod security;
 pub mod sse;
@@ -24,12 +25,20 @@ pub use api::MAX_TEXT_BYTES;
 /// Request bodies larger than this are refused before a handler sees them.
 pub const MAX_BODY_BYTES: usize = 256 * 1024;
 
+/// A soul bundle brought into the Hall may be this large (a long thread, many vault versions).
+pub const MAX_BUNDLE_BYTES: usize = 64 * 1024 * 1024;
+
 pub fn router(state: AppState) -> Router {
     let routes = generate_route_list(app::App);
     let snapshots: Arc<dyn SnapshotSource> = Arc::new(state.clone());
     let shell_options = state.leptos_options.clone();
     let security = state.security.clone();
-    Router::new()
+    // Bundles are larger than any other body: their route has its own limit.
+    let bundles = Router::new()
+        .route("/api/import/agent", post(portable::import_agent))
+        .layer(axum::extract::DefaultBodyLimit::max(MAX_BUNDLE_BYTES))
+        .layer(RequestBodyLimitLayer::new(MAX_BUNDLE_BYTES));
+    let rest = Router::new()
         .route("/healthz", get(api::healthz))
         .route("/api/docs", get(api::docs))
         .route("/api/events", get(sse::events))
@@ -44,6 +53,8 @@ pub fn router(state: AppState) -> Router {
         .route("/api/agents/{id}/knowledge", get(knowledge::knowledge))
         .route("/api/agents/{id}/knowledge/{*path}", put(knowledge::edit))
         .route("/api/agents/{id}/commits", get(knowledge::commits))
+        .route("/api/agents/{id}/bundle", get(portable::download))
+        .route("/api/export", get(portable::export))
         .route("/api/hall", get(hall::hall))
         .route("/api/hall/{id}/recall", post(hall::recall))
         .route("/api/quests", post(quests::start).get(quests::list))
@@ -63,7 +74,9 @@ pub fn router(state: AppState) -> Router {
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(
             app::shell,
         ))
-        .layer(RequestBodyLimitLayer::new(MAX_BODY_BYTES))
+        .layer(RequestBodyLimitLayer::new(MAX_BODY_BYTES));
+    bundles
+        .merge(rest)
         .layer(axum::middleware::from_fn_with_state(
             security,
             security::guard,

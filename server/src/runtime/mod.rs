@@ -375,7 +375,7 @@ impl Runtime {
             .map_err(|_| RuntimeError::NotTakingInput(seat, "its input is full or closed".into()))
     }
 
-    fn names(&self) -> &Names {
+    pub fn names(&self) -> &Names {
         &self.inner.config.names
     }
 

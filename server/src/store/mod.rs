@@ -2,7 +2,9 @@
 //! All appends go through one writer thread that applies the shared reducer in the same
 //! transaction as the event (group commit); reads run on their own connection.
 
+pub mod history;
 mod read;
+pub mod restore;
 mod schema;
 mod writer;
 
@@ -19,6 +21,9 @@ pub use writer::NewEvents;
 /// How many live events a subscriber may fall behind before it re-reads from the store.
 const LIVE_CAPACITY: usize = 4096;
 
+/// Time travel keeps the documents after every this many events (at first; see `History`).
+const HISTORY_SPACING: u64 = 5_000;
+
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error("database error: {0}")]
@@ -34,6 +39,8 @@ pub enum StoreError {
     WriteFailed,
     #[error("the store is shut down")]
     Closed,
+    #[error("{0}")]
+    Import(String),
 }
 
 /// A committed event as subscribers get it: serialized once, shared by every stream.
@@ -59,6 +66,9 @@ pub struct Store {
     reader: Arc<Mutex<Connection>>,
     live: broadcast::Sender<Arc<Committed>>,
     path: PathBuf,
+    /// Time travel: its own connection (a long replay holds nothing else up) and checkpoints.
+    past: Arc<Mutex<Connection>>,
+    history: Arc<history::History>,
 }
 
 impl Store {
@@ -90,11 +100,14 @@ impl Store {
             .name("store-writer".into())
             .spawn(move || writer.run(rx))
             .expect("spawning the store writer thread");
+        let past = schema::open(&path)?;
         Ok(Store {
             tx,
             shared,
             reader: Arc::new(Mutex::new(reader)),
             live,
+            past: Arc::new(Mutex::new(past)),
+            history: Arc::new(history::History::new(HISTORY_SPACING)),
             path,
         })
     }
@@ -170,6 +183,61 @@ impl Store {
     /// The last `session_start` or `session_end` in the log.
     pub async fn last_session_event(&self) -> Result<Option<Event>, StoreError> {
         self.with_reader(read::last_session_event).await
+    }
+
+    /// The documents after event `at` and that event's time (0: before the first event).
+    pub async fn docs_at(&self, at: u64) -> Result<(Docs, i64), StoreError> {
+        let (past, history) = (self.past.clone(), self.history.clone());
+        tokio::task::spawn_blocking(move || {
+            let conn = past.lock().unwrap_or_else(|p| p.into_inner());
+            let docs = history.docs_at(&conn, at)?;
+            let ts: i64 = conn.query_row(
+                "SELECT COALESCE(MAX(ts), 0) FROM events WHERE id <= ?1",
+                [at as i64],
+                |r| r.get(0),
+            )?;
+            Ok((docs, ts))
+        })
+        .await
+        .map_err(|_| StoreError::Closed)?
+    }
+
+    /// The event a moment names (`history::resolve`), clamped to the log.
+    pub async fn resolve_at(&self, at: &str) -> Result<Option<u64>, StoreError> {
+        let (past, at) = (self.past.clone(), at.to_string());
+        let last = self.last_event_id();
+        tokio::task::spawn_blocking(move || {
+            let conn = past.lock().unwrap_or_else(|p| p.into_inner());
+            history::resolve(&conn, &at, last).map(|id| id.map(|id| id.min(last)))
+        })
+        .await
+        .map_err(|_| StoreError::Closed)?
+    }
+
+    /// Builds time travel's checkpoints over the whole log, in the background (a boot does
+    /// not wait for it): afterwards any point is replayed from a checkpoint near it.
+    pub fn warm_history(&self) {
+        let (past, history, last) = (
+            self.past.clone(),
+            self.history.clone(),
+            self.last_event_id(),
+        );
+        std::thread::Builder::new()
+            .name("history-warmup".into())
+            .spawn(move || {
+                let start = std::time::Instant::now();
+                let conn = past.lock().unwrap_or_else(|p| p.into_inner());
+                match history.docs_at(&conn, last) {
+                    Ok(_) => tracing::debug!(events = last, took = ?start.elapsed(), "time travel checkpoints ready"),
+                    Err(e) => tracing::warn!(error = %e, "time travel checkpoints could not be built"),
+                }
+            })
+            .ok();
+    }
+
+    /// Time travel's checkpoints: how many, and how far apart (for the bench).
+    pub fn history_checkpoints(&self) -> (usize, u64) {
+        self.history.checkpoints()
     }
 
     async fn with_reader<T: Send + 'static>(

@@ -194,6 +194,17 @@ fn is_busy(e: &StoreError) -> bool {
 /// Inserts the event; returns its JSON.
 fn insert_event(tx: &rusqlite::Transaction<'_>, e: &Event) -> Result<String, StoreError> {
     let body = serde_json::to_string(e)?;
+    insert_raw(tx, e, &body)?;
+    Ok(body)
+}
+
+/// Inserts the event `e` whose stored JSON is `body` (as it was written: an import keeps it
+/// byte for byte).
+pub(super) fn insert_raw(
+    tx: &rusqlite::Transaction<'_>,
+    e: &Event,
+    body: &str,
+) -> Result<(), StoreError> {
     tx.prepare_cached(
         "INSERT INTO events (id, ts, session_id, type, seat, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     )?
@@ -205,10 +216,10 @@ fn insert_event(tx: &rusqlite::Transaction<'_>, e: &Event) -> Result<String, Sto
         e.kind.seat().map(i64::from),
         body
     ])?;
-    Ok(body)
+    Ok(())
 }
 
-fn upsert_doc(
+pub(super) fn upsert_doc(
     tx: &rusqlite::Transaction<'_>,
     id: &str,
     doc: &app::domain::docs::Doc,

@@ -151,3 +151,74 @@ fn unowned_souls(docs: &Docs, seat: Seat) -> Vec<&SoulDoc> {
         .filter(|s| s.seat == seat && s.identity_id.is_none())
         .collect()
 }
+
+/// An identity from another team enters the Hall with everything it was; one whose id is here
+/// already (seated or in the Hall) is not brought twice.
+pub(super) fn import(w: &mut Writes, event: &Event, a: &super::super::imported::ImportedAgent) {
+    use super::super::docs::{
+        claude_session_doc_id, identity_by_id, identity_soul_id, ledger_id, vault_doc_id,
+        work_commit_id,
+    };
+    let id = a.identity.stable_id();
+    if identity_by_id(w.docs, &id).is_some()
+        || w.docs.contains_key(&hall_id(&id))
+        || a.lived.contradiction(&id).is_some()
+    {
+        return;
+    }
+    let mut h = a.identity.clone();
+    h.id = hall_id(&id);
+    h.identity_id = Some(id.clone());
+    h.name = Some(a.name.clone());
+    h.inbox = Some(a.inbox.clone());
+    h.retired_at = Some(event.ts);
+    h.retired_reason = Some(match &a.from_team {
+        Some(team) => format!("brought from the team {team}"),
+        None => "brought from another team".to_string(),
+    });
+    h.recalled_at = None;
+    h.set_status(AgentStatus::Sleeping);
+    (h.process_state, h.process_reason, h.work_state) = (None, None, None);
+    (h.lead_belief, h.last_problem) = (None, None);
+    w.put(h.id.clone(), Doc::Identity(h));
+    let mut put_new = |key: String, doc: Doc| {
+        if !w.docs.contains_key(&key) {
+            w.put(key, doc);
+        }
+    };
+    for s in &a.lived.souls {
+        let mut s = s.clone();
+        s.identity_id = Some(id.clone());
+        s.id = identity_soul_id(&id, s.version);
+        put_new(s.id.clone(), Doc::Soul(s));
+    }
+    for m in &a.lived.messages {
+        let mut m = m.clone();
+        m.identity_id = Some(id.clone());
+        put_new(m.id.clone(), Doc::Message(m));
+    }
+    for v in &a.lived.vault {
+        let mut v = v.clone();
+        v.identity_id = id.clone();
+        v.id = vault_doc_id(&id, v.version);
+        put_new(v.id.clone(), Doc::Vault(v));
+    }
+    for c in &a.lived.commits {
+        let mut c = c.clone();
+        c.identity_id = id.clone();
+        c.id = work_commit_id(&c.sha);
+        put_new(c.id.clone(), Doc::WorkCommit(c));
+    }
+    if let Some(l) = &a.lived.ledger {
+        let mut l = l.clone();
+        l.identity_id = id.clone();
+        l.id = ledger_id(&id);
+        put_new(l.id.clone(), Doc::Ledger(l));
+    }
+    for s in &a.lived.sessions {
+        let mut s = s.clone();
+        s.identity_id = id.clone();
+        s.id = claude_session_doc_id(&s.claude_session_id);
+        put_new(s.id.clone(), Doc::ClaudeSession(s));
+    }
+}

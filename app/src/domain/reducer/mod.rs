@@ -283,6 +283,7 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
                 by_agent: *by_agent,
             },
         ),
+        EventKind::AgentImported(agent) => hall::import(&mut w, event, agent),
         EventKind::SoulRevised { seat, text } => {
             if let Some(mut d) = w
                 .current(*seat)

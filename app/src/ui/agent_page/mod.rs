@@ -180,11 +180,16 @@ fn Actions(who: Memo<Option<AgentIdentity>>) -> impl IntoView {
     });
     move || {
         facts.get().map(|(id, name, seat, retired, status, running)| {
+            let soul = format!("/api/agents/{}/bundle", crate::api::path_segment(&id));
+            let download = view! {
+                <a class="download-soul" href=soul download>"Download soul"</a>
+            };
             if retired {
                 let path = format!("/api/hall/{}/recall", crate::api::path_segment(&id));
                 return view! {
                     <div class="agent-actions">
                         <PostButton label=format!("Recall {name}") path=path/>
+                        {download}
                     </div>
                 }
                 .into_any();
@@ -210,7 +215,7 @@ fn Actions(who: Memo<Option<AgentIdentity>>) -> impl IntoView {
                     </details>
                 }
             });
-            view! { <div class="agent-actions">{wake}{fork_form}{retire}</div> }.into_any()
+            view! { <div class="agent-actions">{wake}{fork_form}{retire}{download}</div> }.into_any()
         })
     }
 }

@@ -1,0 +1,140 @@
+//! An identity brought from another team (a soul bundle): everything it was, seated nowhere,
+//! put in the Hall under the name and inbox it has here. Its id is kept; one already here is
+//! not brought twice.
+
+use serde::{Deserialize, Serialize};
+
+use super::docs::{
+    AgentIdentity, ClaudeSessionDoc, LedgerDoc, MessageDoc, SoulDoc, VaultDoc, WorkCommitDoc,
+};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImportedAgent {
+    /// Its identity document as the other team had it.
+    pub identity: AgentIdentity,
+    /// Its name here: its own, or with a suffix when someone seated here has it.
+    pub name: String,
+    /// Its inbox here.
+    pub inbox: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from_team: Option<String>,
+    #[serde(flatten)]
+    pub lived: Lived,
+}
+
+/// What an identity lived, as it is carried from one team to another (in a soul bundle and in
+/// the event that brings it).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Lived {
+    /// Every soul version.
+    #[serde(default)]
+    pub souls: Vec<SoulDoc>,
+    /// Its thread.
+    #[serde(default)]
+    pub messages: Vec<MessageDoc>,
+    /// Every version of its knowledge vault.
+    #[serde(default)]
+    pub vault: Vec<VaultDoc>,
+    /// Its work commits.
+    #[serde(default)]
+    pub commits: Vec<WorkCommitDoc>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ledger: Option<LedgerDoc>,
+    /// The Claude sessions it lived in.
+    #[serde(default)]
+    pub sessions: Vec<ClaudeSessionDoc>,
+}
+
+impl Lived {
+    /// What in it contradicts itself for the identity `id` (a part that names another
+    /// identity, a version, message, commit or session given twice), or `None` when it holds
+    /// together. Such an agent is not brought.
+    pub fn contradiction(&self, id: &str) -> Option<String> {
+        let parts = (self.souls.iter())
+            .map(|s| {
+                (
+                    "soul version",
+                    s.identity_id.as_deref(),
+                    s.version.to_string(),
+                )
+            })
+            .chain(
+                self.messages
+                    .iter()
+                    .map(|m| ("message", m.identity_id.as_deref(), m.id.clone())),
+            )
+            .chain(self.vault.iter().map(|v| {
+                (
+                    "vault version",
+                    Some(v.identity_id.as_str()),
+                    v.version.to_string(),
+                )
+            }))
+            .chain(
+                self.commits
+                    .iter()
+                    .map(|c| ("work commit", Some(c.identity_id.as_str()), c.sha.clone())),
+            )
+            .chain(self.sessions.iter().map(|s| {
+                (
+                    "Claude session",
+                    Some(s.identity_id.as_str()),
+                    s.claude_session_id.clone(),
+                )
+            }))
+            .chain(
+                self.ledger
+                    .iter()
+                    .map(|l| ("ledger", Some(l.identity_id.as_str()), String::new())),
+            );
+        let mut seen = std::collections::HashSet::new();
+        for (part, of, key) in parts {
+            let what = format!("{part} {key}");
+            if let Some(of) = of.filter(|of| *of != id) {
+                return Some(format!(
+                    "its {} belongs to {of}, not to {id}",
+                    what.trim_end()
+                ));
+            }
+            if !seen.insert((part, key)) {
+                return Some(format!("its {what} is given twice"));
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn soul(version: u32, of: &str) -> SoulDoc {
+        serde_json::from_value(json!({
+            "_id": format!("soul:{of}:{version}"), "seat": 1, "version": version,
+            "text": "I am", "createdAt": 1, "identityId": of
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_life_that_names_another_or_repeats_itself_contradicts_itself() {
+        let mut lived = Lived {
+            souls: vec![soul(1, "me"), soul(2, "me")],
+            ..Lived::default()
+        };
+        assert_eq!(lived.contradiction("me"), None);
+        lived.souls.push(soul(2, "me"));
+        assert_eq!(
+            lived.contradiction("me").as_deref(),
+            Some("its soul version 2 is given twice")
+        );
+        lived.souls = vec![soul(1, "me"), soul(2, "you")];
+        assert_eq!(
+            lived.contradiction("me").as_deref(),
+            Some("its soul version 2 belongs to you, not to me")
+        );
+    }
+}

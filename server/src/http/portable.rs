@@ -1,0 +1,120 @@
+//! Portable history over HTTP: the whole team as one file (streamed), one agent as a soul
+//! bundle, and a bundle brought into the Hall.
+
+use axum::body::{Body, Bytes};
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Path, State};
+use axum::http::header;
+use axum::response::IntoResponse;
+use axum::Json;
+
+use crate::error::AppError;
+use crate::portable::bundle::{bring, bundle, Brought};
+use crate::portable::PortableError;
+use crate::state::AppState;
+
+impl From<PortableError> for AppError {
+    fn from(e: PortableError) -> Self {
+        match e {
+            PortableError::Store(s) => AppError::Store(s),
+            PortableError::Io(_) => AppError::Unavailable(e.to_string()),
+            other => AppError::BadRequest(other.to_string()),
+        }
+    }
+}
+
+/// Bytes written to a channel, for a response body read as a stream (memory stays flat: at
+/// most a few chunks are in flight).
+struct ChannelWriter(tokio::sync::mpsc::Sender<Result<Bytes, std::io::Error>>);
+
+impl std::io::Write for ChannelWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0
+            .blocking_send(Ok(Bytes::copy_from_slice(buf)))
+            .map_err(|_| {
+                std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the download was closed")
+            })?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// `GET /api/export`: the whole team as one file, streamed while it is written (a consistent
+/// cut of the log at the moment it starts).
+pub async fn export(State(state): State<AppState>) -> impl IntoResponse {
+    let (tx, rx) = tokio::sync::mpsc::channel(8);
+    let data_dir = state.runtime.config().data_dir.clone();
+    let team = state.team.to_string();
+    tokio::task::spawn_blocking(move || {
+        let errors = tx.clone();
+        let mut out = std::io::BufWriter::with_capacity(64 * 1024, ChannelWriter(tx));
+        if let Err(e) = crate::portable::team::export(&data_dir, &team, &mut out, &mut |_| {}) {
+            tracing::warn!(error = %e, "an export over HTTP failed");
+            let _ = errors.blocking_send(Err(std::io::Error::other(e.to_string())));
+        }
+    });
+    let name = format!("soulgrid-{}.export", safe_name(&state.team));
+    (
+        [
+            (header::CONTENT_TYPE, "application/x-ndjson".to_string()),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"{name}\""),
+            ),
+        ],
+        Body::from_stream(tokio_stream::wrappers::ReceiverStream::new(rx)),
+    )
+}
+
+fn safe_name(s: &str) -> String {
+    let kept: String = s
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_'))
+        .collect();
+    if kept.is_empty() {
+        "soul".into()
+    } else {
+        kept
+    }
+}
+
+/// `GET /api/agents/{id}/bundle`: the identity as a `.soul` file.
+pub async fn download(
+    State(state): State<AppState>,
+    id: Result<Path<String>, PathRejection>,
+) -> Result<impl IntoResponse, AppError> {
+    let Path(id) = id?;
+    let (bytes, name) = state
+        .store
+        .with_docs(|d| {
+            let name = app::domain::docs::identity_by_id(d, &id)?.name.clone();
+            Some((bundle(d, &id, &state.team)?, name))
+        })
+        .ok_or_else(|| AppError::NoSuch("no agent has this id".into()))?;
+    let file = format!("{}.soul", safe_name(&name.unwrap_or_default()));
+    Ok((
+        [
+            (
+                header::CONTENT_TYPE,
+                "application/x-soulgrid-soul".to_string(),
+            ),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"{file}\""),
+            ),
+        ],
+        bytes,
+    ))
+}
+
+/// `POST /api/import/agent` (the bundle as the body): the identity enters the Hall; bringing
+/// the same bundle again changes nothing.
+pub async fn import_agent(
+    State(state): State<AppState>,
+    body: String,
+) -> Result<Json<Brought>, AppError> {
+    Ok(Json(bring(&state.runtime, &body).await?))
+}

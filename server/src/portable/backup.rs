@@ -1,0 +1,102 @@
+//! Backups while the server runs: SQLite's online backup API copies the store page by page
+//! beside the running writer, the copy is checked (`PRAGMA integrity_check`) and only then
+//! given its name. A backup is a data directory: start the server on it to restore.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::backup::{Backup, StepResult};
+use rusqlite::Connection;
+
+use super::PortableError;
+use crate::store::restore::open_read_only;
+
+/// Copies the store of `data_dir` into `dest/soulgrid.db` (a new data directory), checked;
+/// `progress` hears how many pages are left.
+pub fn backup(
+    data_dir: &Path,
+    dest: &Path,
+    progress: &mut dyn FnMut(&str),
+) -> Result<PathBuf, PortableError> {
+    let source = open_read_only(data_dir)?;
+    std::fs::create_dir_all(dest)?;
+    let target = dest.join("soulgrid.db");
+    if target.exists() {
+        return Err(PortableError::Exists(dest.display().to_string()));
+    }
+    let partial = dest.join(".soulgrid.db.partial");
+    let _ = std::fs::remove_file(&partial);
+    {
+        let mut copy = Connection::open(&partial).map_err(crate::store::StoreError::from)?;
+        let b = Backup::new(&source, &mut copy).map_err(crate::store::StoreError::from)?;
+        loop {
+            match b.step(512).map_err(crate::store::StoreError::from)? {
+                StepResult::Done => break,
+                StepResult::More => {
+                    let p = b.progress();
+                    progress(&format!("{} of {} pages left", p.remaining, p.pagecount));
+                }
+                // Busy or locked (the server is writing): a moment, then on.
+                _ => std::thread::sleep(Duration::from_millis(5)),
+            }
+        }
+        drop(b);
+        let check: String = copy
+            .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+            .map_err(crate::store::StoreError::from)?;
+        if check != "ok" {
+            let _ = std::fs::remove_file(&partial);
+            return Err(PortableError::Integrity(check));
+        }
+        // A backup stands on its own: no write-ahead log beside it.
+        copy.pragma_update(None, "journal_mode", "DELETE")
+            .map_err(crate::store::StoreError::from)?;
+    }
+    std::fs::rename(&partial, &target)?;
+    Ok(target)
+}
+
+/// `--backup-every`: a checked backup of the store into `{data_dir}/backups/{time}/` at that
+/// pace while the server runs, the newest `keep` kept.
+pub fn keep_backing_up(
+    data_dir: PathBuf,
+    every: Duration,
+    keep: usize,
+    shutdown: tokio_util::sync::CancellationToken,
+) {
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(every);
+        tick.tick().await;
+        loop {
+            tokio::select! {
+                _ = shutdown.cancelled() => return,
+                _ = tick.tick() => {}
+            }
+            let dir = data_dir.clone();
+            let done = tokio::task::spawn_blocking(move || backup_now(&dir, keep)).await;
+            match done {
+                Ok(Ok(target)) => tracing::info!(backup = %target.display(), "backed up the store"),
+                Ok(Err(e)) => tracing::error!(error = %e, "a backup failed"),
+                Err(e) => tracing::error!(error = %e, "a backup failed"),
+            }
+        }
+    });
+}
+
+/// One backup into `{data_dir}/backups/{time}/`, then the oldest beyond `keep` removed.
+pub fn backup_now(data_dir: &Path, keep: usize) -> Result<PathBuf, PortableError> {
+    let root = data_dir.join("backups");
+    let stamp = app::domain::time::iso(crate::now_ms()).replace([':', '.'], "-");
+    let target = backup(data_dir, &root.join(stamp), &mut |_| {})?;
+    let mut all: Vec<PathBuf> = std::fs::read_dir(&root)?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("soulgrid.db").is_file())
+        .collect();
+    all.sort();
+    let excess = all.len().saturating_sub(keep.max(1));
+    for old in &all[..excess] {
+        std::fs::remove_dir_all(old)?;
+    }
+    Ok(target)
+}

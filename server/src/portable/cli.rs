@@ -1,0 +1,65 @@
+//! `soulgrid export|import|backup`: each prints its progress on standard error and fails
+//! with one line saying why.
+
+use std::io::Write;
+
+use super::PortableError;
+use crate::config::{Command, Config};
+
+/// Runs a subcommand other than `serve`.
+pub fn run(command: &Command, config: &Config) -> Result<(), PortableError> {
+    let data_dir = &config.data_dir;
+    let mut said = String::new();
+    // Progress on one line, rewritten (the last word stays when the work is done).
+    let mut progress = |what: &str| {
+        if what != said {
+            eprint!("\r{what}\x1b[K");
+            said = what.to_string();
+        }
+    };
+    let result = match command {
+        Command::Serve => Ok(()),
+        Command::Export { out } => {
+            let header = match out {
+                Some(path) => {
+                    let mut file = std::io::BufWriter::new(std::fs::File::create(path)?);
+                    let header =
+                        super::team::export(data_dir, &config.team, &mut file, &mut progress)?;
+                    file.flush()?;
+                    header
+                }
+                None => {
+                    let stdout = std::io::stdout();
+                    let mut lock = std::io::BufWriter::new(stdout.lock());
+                    super::team::export(data_dir, &config.team, &mut lock, &mut progress)?
+                }
+            };
+            eprintln!(
+                "\rexported {} events and {} files of the team {}\x1b[K",
+                header.parts[0].lines, header.parts[1].lines, header.team
+            );
+            Ok(())
+        }
+        Command::Import { file } => {
+            let done = super::team::import(file, data_dir, &mut progress)?;
+            eprintln!(
+                "\rimported {} events and {} files of the team {} into {}\x1b[K",
+                done.events,
+                done.files,
+                done.header.team,
+                data_dir.display()
+            );
+            Ok(())
+        }
+        Command::Backup { dest } => {
+            let target = super::backup::backup(data_dir, dest, &mut progress)?;
+            eprintln!(
+                "\rbacked up and checked: {} (start the server with --data-dir {} to restore it)\x1b[K",
+                target.display(),
+                dest.display()
+            );
+            Ok(())
+        }
+    };
+    result
+}

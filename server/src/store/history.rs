@@ -1,0 +1,115 @@
+//! Time travel: the documents as they were after any event, computed by the same reducer over
+//! a prefix of the log. Checkpoints (the documents after every `spacing`-th event) are kept as
+//! they are met, so a point is replayed from the nearest one below it; when there are too many,
+//! every other one goes and the spacing doubles, so memory stays bounded as the log grows.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use app::domain::docs::{commit, Docs};
+use app::domain::events::Event;
+use app::domain::reducer::apply;
+use rusqlite::{params, Connection};
+
+use super::StoreError;
+
+/// The most checkpoints kept (each is a copy of the documents: memory grows with it).
+pub const MOST: usize = 8;
+
+pub struct History {
+    checkpoints: Mutex<Checkpoints>,
+}
+
+struct Checkpoints {
+    spacing: u64,
+    at: BTreeMap<u64, Arc<Docs>>,
+}
+
+impl History {
+    pub fn new(spacing: u64) -> Self {
+        History {
+            checkpoints: Mutex::new(Checkpoints {
+                spacing: spacing.max(1),
+                at: BTreeMap::new(),
+            }),
+        }
+    }
+
+    /// The documents after event `upto` (0: before the first), read from `conn`.
+    pub fn docs_at(&self, conn: &Connection, upto: u64) -> Result<Docs, StoreError> {
+        let (from, base) = {
+            let c = self.checkpoints.lock().unwrap_or_else(|p| p.into_inner());
+            c.at.range(..=upto)
+                .next_back()
+                .map(|(id, docs)| (*id, docs.clone()))
+                .unwrap_or((0, Arc::new(Docs::new())))
+        };
+        let mut docs = Arc::unwrap_or_clone(base);
+        let mut stmt = conn.prepare_cached(
+            "SELECT body FROM events WHERE id > ?1 AND id <= ?2 ORDER BY id LIMIT 5000",
+        )?;
+        let mut after = from;
+        while after < upto {
+            let page: Vec<String> = stmt
+                .query_map(params![after as i64, upto as i64], |r| r.get(0))?
+                .collect::<Result<_, _>>()?;
+            if page.is_empty() {
+                break;
+            }
+            for body in page {
+                let event: Event = serde_json::from_str(&body)?;
+                let writes = apply(&docs, &event);
+                commit(&mut docs, writes);
+                after = event.id;
+                self.keep(after, &docs);
+            }
+        }
+        Ok(docs)
+    }
+
+    /// Keeps the documents after event `id` when it is a checkpoint not kept yet.
+    fn keep(&self, id: u64, docs: &Docs) {
+        let mut c = self.checkpoints.lock().unwrap_or_else(|p| p.into_inner());
+        if !id.is_multiple_of(c.spacing) || c.at.contains_key(&id) {
+            return;
+        }
+        c.at.insert(id, Arc::new(docs.clone()));
+        if c.at.len() > MOST {
+            c.spacing *= 2;
+            let spacing = c.spacing;
+            c.at.retain(|k, _| k % spacing == 0);
+        }
+    }
+
+    /// How many checkpoints are kept, and their spacing (for the bench).
+    pub fn checkpoints(&self) -> (usize, u64) {
+        let c = self.checkpoints.lock().unwrap_or_else(|p| p.into_inner());
+        (c.at.len(), c.spacing)
+    }
+}
+
+/// The event a moment names: an event id (clamped to the log), or a time (RFC 3339 or
+/// milliseconds since the epoch: the last event at or before it). `None` for a moment that is
+/// neither.
+pub fn resolve(conn: &Connection, at: &str, last: u64) -> Result<Option<u64>, StoreError> {
+    let at = at.trim();
+    if let Ok(id) = at.parse::<u64>() {
+        // A number past any id is milliseconds.
+        if id <= last {
+            return Ok(Some(id));
+        }
+        return ts_to_id(conn, id as i64).map(Some);
+    }
+    match app::domain::time::parse_iso(at) {
+        Some(ms) => ts_to_id(conn, ms).map(Some),
+        None => Ok(None),
+    }
+}
+
+fn ts_to_id(conn: &Connection, ms: i64) -> Result<u64, StoreError> {
+    Ok(conn.query_row(
+        "SELECT COALESCE(MAX(id), 0) FROM events WHERE ts <= ?1",
+        params![ms],
+        |r| r.get::<_, i64>(0),
+    )? as u64)
+}
