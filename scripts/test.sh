@@ -51,7 +51,13 @@ real_cli() {
     npx playwright test tests/real-cli.spec.ts)
 }
 
+# Every figure of `make bench`, small, on the debug build: it catches breakage, never timing.
+bench_smoke() {
+  (leptos_env && "$(target_dir)/debug/soulgrid-bench" --quick --site-root "$ROOT/$(site_root)")
+}
+
 tier "tier 1+2: cargo test (domain, server)" cargo_tests
+tier "bench smoke: soulgrid-bench --quick" bench_smoke
 tier "tier 3: playwright (Chromium against a running server)" playwright
 tier "tier 4: the real Claude Code CLI against a fake Messages API" real_cli
 

@@ -101,7 +101,7 @@ pub async fn boot_with_clock(
     runtime.keep_state_files();
     runtime.expire_hatching();
     runtime.watch_quests();
-    store.warm_history();
+    forget_idle_history(&store, &shutdown);
     if let Some(every) = config.backup_every {
         portable::backup::keep_backing_up(
             config.data_dir.clone(),
@@ -144,4 +144,21 @@ pub async fn shut_down(state: &AppState) {
     }
     state.shutdown.cancel();
     state.data_dir_lock.release();
+}
+
+/// Time travel's checkpoints are let go after this long without a look back.
+const HISTORY_IDLE: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// Checks now and then whether time travel's checkpoints can go, until shutdown.
+fn forget_idle_history(store: &store::Store, shutdown: &tokio_util::sync::CancellationToken) {
+    let (store, shutdown) = (store.clone(), shutdown.clone());
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(HISTORY_IDLE / 4);
+        loop {
+            tokio::select! {
+                _ = shutdown.cancelled() => return,
+                _ = tick.tick() => store.forget_idle_history(HISTORY_IDLE),
+            }
+        }
+    });
 }

@@ -33,12 +33,21 @@ async fn append(state: &AppState, n: usize) {
 }
 
 /// Reads an SSE response until `want` events with ids arrived (or a reset), then drops it.
-async fn read_events(state: &AppState, req: Request<Body>, want: usize, slow: bool) -> Vec<Sse> {
+async fn read_events(state: &AppState, req: Request<Body>, want: usize) -> Vec<Sse> {
+    read_from(&mut open(state, req).await, want).await
+}
+
+/// The response to `req`: the stream has subscribed, nothing is read yet.
+async fn open(state: &AppState, req: Request<Body>) -> Body {
     let router = soulgrid::http::router(state.clone());
     let res = router.oneshot(req).await.unwrap();
     assert_eq!(res.status(), 200);
     assert_eq!(res.headers()["content-type"], "text/event-stream");
-    let mut body = res.into_body();
+    res.into_body()
+}
+
+/// Reads `want` events (or up to a reset) from the stream.
+async fn read_from(body: &mut Body, want: usize) -> Vec<Sse> {
     let mut buf = String::new();
     let mut got = Vec::new();
     let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
@@ -59,10 +68,6 @@ async fn read_events(state: &AppState, req: Request<Body>, want: usize, slow: bo
                     return got;
                 }
             }
-        }
-        // A slow reader: the writer gets thousands of events ahead, past the live buffer.
-        if slow && got.len() % 5 == 0 {
-            tokio::time::sleep(Duration::from_millis(1)).await;
         }
     }
     got
@@ -88,7 +93,7 @@ async fn after_n_replays_n_plus_one_onwards_then_live() {
         tokio::time::sleep(Duration::from_millis(200)).await;
         append(&live_state, 5).await; // 11..=15, after the replay
     });
-    let events = read_events(&state, req, 11, false).await;
+    let events = read_events(&state, req, 11).await;
     live.await.unwrap();
     assert_eq!(ids(&events), (5..=15).collect::<Vec<_>>());
     let last: Event = serde_json::from_str(&events.last().unwrap().data).unwrap();
@@ -105,7 +110,7 @@ async fn last_event_id_header_resumes_like_after() {
         .header("last-event-id", "3")
         .body(Body::empty())
         .unwrap();
-    let events = read_events(&state, req, 3, false).await;
+    let events = read_events(&state, req, 3).await;
     assert_eq!(
         ids(&events),
         [4, 5, 6],
@@ -120,22 +125,21 @@ async fn a_slow_client_gets_every_event_even_past_the_live_buffer() {
     let req = Request::get("/api/events?after=1")
         .body(Body::empty())
         .unwrap();
-    let writer_state = state.clone();
-    // More than the live channel holds, appended while the client reads slowly.
+    // The client has what there is and is waiting; then it reads nothing while more than the
+    // live channel holds is appended.
+    let mut body = open(&state, req).await;
+    append(&state, 1).await; // 2
+    assert_eq!(ids(&read_from(&mut body, 1).await), [2]);
     let total = 6000;
-    let writer = tokio::spawn(async move {
-        let kinds: Vec<_> = (0..total).map(message).collect();
-        for chunk in kinds.chunks(500) {
-            writer_state
-                .store
-                .append_all(&writer_state.session.id(), chunk.to_vec())
-                .await
-                .unwrap();
-        }
-    });
-    let events = read_events(&state, req, total, true).await;
-    writer.await.unwrap();
-    assert_eq!(ids(&events), (2..2 + total as u64).collect::<Vec<_>>());
+    let kinds: Vec<_> = (0..total).map(message).collect();
+    for chunk in kinds.chunks(500) {
+        (state.store)
+            .append_all(&state.session.id(), chunk.to_vec())
+            .await
+            .unwrap();
+    }
+    let events = read_from(&mut body, total).await;
+    assert_eq!(ids(&events), (3..3 + total as u64).collect::<Vec<_>>());
     let caught_up = state
         .sse
         .caught_up
@@ -153,7 +157,7 @@ async fn a_client_ahead_of_the_store_gets_a_reset() {
     let req = Request::get("/api/events?after=999")
         .body(Body::empty())
         .unwrap();
-    let events = read_events(&state, req, 1, false).await;
+    let events = read_events(&state, req, 1).await;
     assert_eq!(events.len(), 1);
     assert_eq!(events[0].event.as_deref(), Some("reset"));
     let data: serde_json::Value = serde_json::from_str(&events[0].data).unwrap();

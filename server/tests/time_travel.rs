@@ -122,3 +122,30 @@ async fn checkpoints_are_kept_as_points_are_asked_for_and_thinned_out() {
     );
     soulgrid::shut_down(&state).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn checkpoints_are_made_by_a_look_back_and_let_go_when_nobody_looks() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = soulgrid::store::Store::open(dir.path()).unwrap();
+    let kinds: Vec<_> = (0..12_000)
+        .map(|i| app::domain::events::EventKind::UserMessage {
+            message_id: format!("m{i}"),
+            speaker_name: "Marcus".into(),
+            seat: 4,
+            text: format!("line {i}"),
+            target_agent: None,
+        })
+        .collect();
+    for chunk in kinds.chunks(2000) {
+        store.append_all("s", chunk.to_vec()).await.unwrap();
+    }
+    assert_eq!(store.history_checkpoints().0, 0, "none before a look back");
+    let (middle, _) = store.docs_at(7_777).await.unwrap();
+    store.docs_at(12_000).await.unwrap();
+    assert!(store.history_checkpoints().0 > 0);
+    store.forget_idle_history(std::time::Duration::from_secs(3600));
+    assert!(store.history_checkpoints().0 > 0, "looked back just now");
+    store.forget_idle_history(std::time::Duration::ZERO);
+    assert_eq!(store.history_checkpoints().0, 0);
+    assert_eq!(store.docs_at(7_777).await.unwrap().0, middle);
+}

@@ -2,9 +2,12 @@
 //! a prefix of the log. Checkpoints (the documents after every `spacing`-th event) are kept as
 //! they are met, so a point is replayed from the nearest one below it; when there are too many,
 //! every other one goes and the spacing doubles, so memory stays bounded as the log grows.
+//! They are built by the first look back (not at startup) and let go when nobody has looked
+//! back for a while.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use app::domain::docs::{commit, Docs};
 use app::domain::events::Event;
@@ -21,24 +24,44 @@ pub struct History {
 }
 
 struct Checkpoints {
+    /// The spacing a new history starts with.
+    first_spacing: u64,
     spacing: u64,
     at: BTreeMap<u64, Arc<Docs>>,
+    /// When time travel was last asked for.
+    used: Instant,
 }
 
 impl History {
     pub fn new(spacing: u64) -> Self {
         History {
             checkpoints: Mutex::new(Checkpoints {
+                first_spacing: spacing.max(1),
                 spacing: spacing.max(1),
                 at: BTreeMap::new(),
+                used: Instant::now(),
             }),
         }
+    }
+
+    /// Lets the checkpoints go when time travel has not been asked for in `idle` (they are
+    /// copies of the documents: memory the server does not need while nobody looks back);
+    /// whether there were any.
+    pub fn forget_if_idle(&self, idle: Duration) -> bool {
+        let mut c = self.checkpoints.lock().unwrap_or_else(|p| p.into_inner());
+        if c.at.is_empty() || c.used.elapsed() < idle {
+            return false;
+        }
+        c.at.clear();
+        c.spacing = c.first_spacing;
+        true
     }
 
     /// The documents after event `upto` (0: before the first), read from `conn`.
     pub fn docs_at(&self, conn: &Connection, upto: u64) -> Result<Docs, StoreError> {
         let (from, base) = {
-            let c = self.checkpoints.lock().unwrap_or_else(|p| p.into_inner());
+            let mut c = self.checkpoints.lock().unwrap_or_else(|p| p.into_inner());
+            c.used = Instant::now();
             c.at.range(..=upto)
                 .next_back()
                 .map(|(id, docs)| (*id, docs.clone()))

@@ -49,6 +49,9 @@ pub struct Committed {
     pub event: Event,
     /// The event's JSON, exactly as stored.
     pub json: String,
+    /// The event as an event-stream frame, built by the first stream that sends it and shared
+    /// by the others.
+    pub frame: std::sync::OnceLock<bytes::Bytes>,
 }
 
 /// The documents and the id of the last event applied to them, always updated together.
@@ -89,12 +92,14 @@ impl Store {
         let reader = schema::open(&path)?;
         let (live, _) = broadcast::channel(LIVE_CAPACITY);
         let shared = Arc::new(RwLock::new(Shared::default()));
-        let writer = writer::Writer::new(write_conn, shared.clone(), live.clone(), clock)?;
+        // Read once: the writer keeps its own copy (cloning is cheaper than parsing again).
+        let docs = read::load_docs(&reader)?;
         {
             let mut s = shared.write().unwrap_or_else(|p| p.into_inner());
-            s.docs = read::load_docs(&reader)?;
+            s.docs = docs.clone();
             s.last_event_id = read::last_event(&reader)?.map_or(0, |e| e.id);
         }
+        let writer = writer::Writer::new(write_conn, docs, shared.clone(), live.clone(), clock)?;
         let (tx, rx) = mpsc::channel(8192);
         std::thread::Builder::new()
             .name("store-writer".into())
@@ -214,25 +219,11 @@ impl Store {
         .map_err(|_| StoreError::Closed)?
     }
 
-    /// Builds time travel's checkpoints over the whole log, in the background (a boot does
-    /// not wait for it): afterwards any point is replayed from a checkpoint near it.
-    pub fn warm_history(&self) {
-        let (past, history, last) = (
-            self.past.clone(),
-            self.history.clone(),
-            self.last_event_id(),
-        );
-        std::thread::Builder::new()
-            .name("history-warmup".into())
-            .spawn(move || {
-                let start = std::time::Instant::now();
-                let conn = past.lock().unwrap_or_else(|p| p.into_inner());
-                match history.docs_at(&conn, last) {
-                    Ok(_) => tracing::debug!(events = last, took = ?start.elapsed(), "time travel checkpoints ready"),
-                    Err(e) => tracing::warn!(error = %e, "time travel checkpoints could not be built"),
-                }
-            })
-            .ok();
+    /// Lets time travel's checkpoints go when nobody has looked back in `idle`.
+    pub fn forget_idle_history(&self, idle: std::time::Duration) {
+        if self.history.forget_if_idle(idle) {
+            tracing::debug!(?idle, "time travel checkpoints let go");
+        }
     }
 
     /// Time travel's checkpoints: how many, and how far apart (for the bench).

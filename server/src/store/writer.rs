@@ -1,10 +1,11 @@
 //! The single writer: every append goes through one thread that commits in batches
 //! (group commit). A caller is answered only after the batch holding its events is durable.
 
+use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
-use app::domain::docs::{commit, Docs};
+use app::domain::docs::{commit, DocWrite, Docs};
 use app::domain::events::{Event, EventKind};
 use app::domain::reducer::apply;
 use rusqlite::{params, Connection};
@@ -37,13 +38,14 @@ pub struct Writer {
 }
 
 impl Writer {
+    /// A writer on `conn`, whose documents are `docs` (as the database holds them).
     pub fn new(
         conn: Connection,
+        docs: Docs,
         shared: Arc<RwLock<Shared>>,
         live: broadcast::Sender<Arc<Committed>>,
         clock: fn() -> i64,
     ) -> Result<Self, StoreError> {
-        let docs = read::load_docs(&conn)?;
         let last = read::last_event(&conn)?;
         Ok(Writer {
             conn,
@@ -114,6 +116,9 @@ impl Writer {
     fn attempt(&mut self, batch: &[Request]) -> Result<Attempt, StoreError> {
         let (start_id, start_ts) = (self.last_id, self.last_ts);
         let mut done = Attempt::default();
+        // The documents the batch changed, and the event that changed each last: each is
+        // written once per batch, however many of its events touched it.
+        let mut changed: HashMap<String, u64> = HashMap::new();
         let outcome = (|| -> Result<(), StoreError> {
             let tx = self.conn.transaction()?;
             for req in batch {
@@ -131,17 +136,26 @@ impl Writer {
                     let writes = apply(&self.docs, &event);
                     let json = insert_event(&tx, &event)?;
                     for w in &writes {
-                        upsert_doc(&tx, &w.id, &w.doc, event.id)?;
+                        changed.insert(w.id.clone(), event.id);
                     }
-                    commit(&mut self.docs, writes.clone());
-                    done.writes.extend(writes);
+                    commit(&mut self.docs, writes);
                     done.committed.push(Arc::new(Committed {
                         event: event.clone(),
                         json,
+                        frame: Default::default(),
                     }));
                     appended.push(event);
                 }
                 done.results.push(appended);
+            }
+            for (id, event_id) in &changed {
+                if let Some(doc) = self.docs.get(id) {
+                    upsert_doc(&tx, id, doc, *event_id)?;
+                    done.writes.push(DocWrite {
+                        id: id.clone(),
+                        doc: doc.clone(),
+                    });
+                }
             }
             tx.commit()?;
             Ok(())
@@ -160,7 +174,7 @@ impl Writer {
     }
 
     /// Makes a commit visible: the shared documents, then the live stream.
-    fn publish(&self, writes: Vec<app::domain::docs::DocWrite>, committed: Vec<Arc<Committed>>) {
+    fn publish(&self, writes: Vec<DocWrite>, committed: Vec<Arc<Committed>>) {
         {
             let mut shared = self.shared.write().unwrap_or_else(|p| p.into_inner());
             commit(&mut shared.docs, writes);
@@ -176,7 +190,8 @@ impl Writer {
 /// What one committed transaction produced.
 #[derive(Default)]
 struct Attempt {
-    writes: Vec<app::domain::docs::DocWrite>,
+    /// Each document the batch changed, as it is after the batch.
+    writes: Vec<DocWrite>,
     committed: Vec<Arc<Committed>>,
     /// The events of each request, in the batch's order.
     results: Vec<Vec<Event>>,

@@ -1,0 +1,67 @@
+//! P1, P2 and P6's time to hydrated are measured in Chromium by `end2end/tests/perf.spec.ts`
+//! (`make bench` runs it against the release build first); it writes its samples to a JSON
+//! file, `{"p1": [ms…], "p2": [ms…], "hydrated": [ms…], "build": "release"}`, read here.
+
+use std::path::Path;
+
+use serde::Deserialize;
+
+use crate::table::{Row, Spread};
+
+#[derive(Debug, Default, Deserialize)]
+struct Samples {
+    #[serde(default)]
+    p1: Vec<f64>,
+    #[serde(default)]
+    p2: Vec<f64>,
+    #[serde(default)]
+    hydrated: Vec<f64>,
+    #[serde(default)]
+    build: String,
+}
+
+pub fn rows(file: Option<&Path>) -> Vec<Row> {
+    let p1 = Row::new(
+        "P1",
+        "a marker line on a simulated agent's stdout → the seat's state changed in Chromium",
+        "p95 ≤ 16 ms (one frame)",
+    );
+    let p2 = Row::new(
+        "P2",
+        "a reply appended to the human's inbox file (with the lock protocol) → rendered in Chromium",
+        "p95 ≤ 25 ms",
+    );
+    let p6 = Row::new(
+        "P6c",
+        "the page's time to hydrated in Chromium (navigation start → data-hydrated)",
+        "p95 ≤ 300 ms",
+    );
+    let samples = match file.map(std::fs::read_to_string) {
+        None => {
+            let why = "no browser figures (make bench runs Chromium first)";
+            return vec![p1.not_run(why), p2.not_run(why), p6.not_run(why)];
+        }
+        Some(Err(e)) => {
+            let why = format!("the browser figures cannot be read: {e}");
+            return vec![p1.not_run(&why), p2.not_run(&why), p6.not_run(&why)];
+        }
+        Some(Ok(text)) => serde_json::from_str::<Samples>(&text).unwrap_or_default(),
+    };
+    let build = if samples.build.is_empty() {
+        "?".to_string()
+    } else {
+        samples.build.clone()
+    };
+    let row = |row: Row, values: Vec<f64>, limit: f64, p95: bool| match Spread::of(values) {
+        None => row.not_run("no samples"),
+        Some(s) => {
+            let at = if p95 { s.p95 } else { s.p50 };
+            row.measured(format!("{} ({build} build)", s.show()), at <= limit)
+        }
+    };
+    vec![
+        row(p1, samples.p1, 16.0, true),
+        row(p2, samples.p2, 25.0, true),
+        row(p6, samples.hydrated, 300.0, true),
+    ]
+}

@@ -1,0 +1,166 @@
+//! P5: many SSE subscribers at a steady rate. The subscribers are another process (this
+//! program with `--fan-out-child`), pinned to one core and single-threaded, so what they cost
+//! is not counted as the server's and the server's CPU is its own: the threads of its runtime
+//! and the store writer.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::serve::{message, now_micros, serve, sse_client, stop, thread_cpu};
+use crate::table::{Row, Spread};
+
+pub fn fan_out(rt: &tokio::runtime::Runtime, dir: &Path, quick: bool) -> Row {
+    let (subscribers, rate, seconds) = if quick {
+        (100, 200u64, 2u64)
+    } else {
+        (1000, 1000u64, 5u64)
+    };
+    eprintln!("P5: {subscribers} subscribers in another process, {rate} events/s for {seconds} s…");
+    let row = Row::new(
+        "P5",
+        &format!("{subscribers} SSE subscribers at {rate} events/s for {seconds} s, the subscribers in another process pinned to one core: delivery latency; server CPU"),
+        "p99 ≤ 50 ms, server ≤ 1 core",
+    );
+    let (state, port) = rt.block_on(serve(dir, &[]));
+    let after = state.store.last_event_id();
+    let expected = rate * seconds;
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args(["--fan-out-child", &port.to_string(), &after.to_string()])
+        .args([subscribers.to_string(), expected.to_string()])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    // The child says when every subscriber's stream is open.
+    if lines.next().and_then(Result::ok).as_deref() != Some("ready") {
+        let _ = child.kill();
+        let _ = child.wait();
+        stop(rt, &state);
+        return row.not_run("the subscribers did not connect");
+    }
+    let cpu_before = thread_cpu(&["bench-server", "store-writer"]);
+    let wall = Instant::now();
+    rt.block_on(async {
+        let mut tick = tokio::time::interval(Duration::from_micros(1_000_000 / rate));
+        for _ in 0..expected {
+            tick.tick().await;
+            let text = format!("t={}", now_micros());
+            state
+                .store
+                .append(&state.session.id(), message(text))
+                .await
+                .unwrap();
+        }
+    });
+    let wall = wall.elapsed().as_secs_f64();
+    let result = lines.next().and_then(Result::ok).unwrap_or_default();
+    let cpu = thread_cpu(&["bench-server", "store-writer"]) - cpu_before;
+    let _ = child.wait();
+    stop(rt, &state);
+    let (delivered, latencies) = result.split_once(';').unwrap_or(("0", ""));
+    let delivered: u64 = delivered.parse().unwrap_or(0);
+    let latencies: Vec<f64> = latencies
+        .split(',')
+        .filter_map(|v| v.parse::<f64>().ok())
+        .collect();
+    let Some(spread) = Spread::of(latencies) else {
+        return row.not_run("nothing was delivered");
+    };
+    let cores = cpu / wall;
+    row.measured(
+        format!(
+            "{}; {delivered} of {} delivered; server CPU {cpu:.2} s over {wall:.2} s ({:.0} % of one core)",
+            spread.show(),
+            subscribers as u64 * expected,
+            cores * 100.0
+        ),
+        spread.p99 <= 50.0 && cores <= 1.0 && delivered == subscribers as u64 * expected,
+    )
+}
+
+/// The subscribers' process: pinned to the last core, one thread; says `ready` once every
+/// stream is open, then, once all are in or a minute has passed, `DELIVERED;l1,l2,…`: how many
+/// events arrived in all, and latencies in ms (every subscriber's every tenth event).
+pub fn child(args: &[String]) -> i32 {
+    let [port, after, subscribers, expected] = args else {
+        eprintln!("--fan-out-child PORT AFTER SUBSCRIBERS EXPECTED");
+        return 2;
+    };
+    let (port, after): (u16, u64) = (port.parse().unwrap(), after.parse().unwrap());
+    let (subscribers, expected): (usize, usize) =
+        (subscribers.parse().unwrap(), expected.parse().unwrap());
+    pin_to_last_core();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let samples = rt.block_on(async move {
+        let (open_tx, mut open_rx) = tokio::sync::mpsc::channel::<()>(subscribers);
+        let mut clients = Vec::new();
+        for _ in 0..subscribers {
+            let open = open_tx.clone();
+            clients.push(tokio::spawn(async move {
+                let mut mine = Vec::with_capacity(expected / 10 + 1);
+                let (mut seen, mut first) = (0usize, true);
+                sse_client(port, after, |chunk| {
+                    if first {
+                        let _ = open.try_send(());
+                        first = false;
+                    }
+                    let now = now_micros();
+                    for part in chunk.split("\"text\":\"t=").skip(1) {
+                        seen += 1;
+                        if seen % 10 == 0 {
+                            if let Some(sent) =
+                                part.split('"').next().and_then(|v| v.parse::<u64>().ok())
+                            {
+                                mine.push(now.saturating_sub(sent) as f64 / 1000.0);
+                            }
+                        }
+                    }
+                    seen < expected
+                })
+                .await;
+                (seen, mine)
+            }));
+        }
+        for _ in 0..subscribers {
+            if tokio::time::timeout(Duration::from_secs(30), open_rx.recv())
+                .await
+                .is_err()
+            {
+                return None;
+            }
+        }
+        println!("ready");
+        let (mut seen, mut all) = (0, Vec::new());
+        for c in clients {
+            if let Ok(Ok((theirs, mine))) = tokio::time::timeout(Duration::from_secs(60), c).await {
+                seen += theirs;
+                all.extend(mine);
+            }
+        }
+        Some((seen, all))
+    });
+    match samples {
+        Some((seen, all)) => {
+            let text: Vec<String> = all.iter().map(|v| format!("{v:.3}")).collect();
+            println!("{seen};{}", text.join(","));
+            0
+        }
+        None => 1,
+    }
+}
+
+fn pin_to_last_core() {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // SAFETY: a zeroed cpu_set_t is a valid empty set; CPU_SET writes inside it; the call only
+    // reads it and applies to this process.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cores - 1, &mut set);
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
+    }
+}

@@ -1,0 +1,142 @@
+//! Every performance figure of the README in one run, each against its target, printed as one
+//! table (`make bench` runs it on the release build after the browser figures). It asserts
+//! nothing: a figure short of its target is a `FAIL` row, never a failed command.
+//!
+//!     soulgrid-bench [--quick] [--only P3,P5] [--browser FILE] [--site-root DIR]
+//!
+//! `--quick` runs every figure small (the smoke `make test` runs); `--browser` reads the
+//! samples `end2end/tests/perf.spec.ts` wrote; `--site-root` (or `LEPTOS_SITE_ROOT`) is where
+//! the built wasm is. The servers run in this process on a runtime whose threads are named
+//! `bench-server` (their CPU time is read from /proc), except for P7, which runs the `soulgrid`
+//! binary beside this one; `soulgrid-sim` beside it is the simulated CLI.
+
+mod browser;
+mod fanout;
+mod history;
+mod page;
+mod process;
+mod serve;
+mod store;
+mod table;
+
+use std::path::PathBuf;
+
+struct Opts {
+    quick: bool,
+    /// Only these figures (`--only P3,P5`; a prefix names several: `P6`).
+    only: Vec<String>,
+    browser: Option<PathBuf>,
+    site_root: Option<PathBuf>,
+}
+
+impl Opts {
+    fn parse(args: &[String]) -> Result<Opts, String> {
+        let mut opts = Opts {
+            quick: false,
+            only: Vec::new(),
+            browser: None,
+            site_root: std::env::var_os("LEPTOS_SITE_ROOT").map(PathBuf::from),
+        };
+        let mut it = args.iter().skip(1);
+        while let Some(arg) = it.next() {
+            let mut value = || {
+                it.next()
+                    .map(PathBuf::from)
+                    .ok_or(format!("{arg} needs a value"))
+            };
+            match arg.as_str() {
+                "--quick" => opts.quick = true,
+                "--only" => {
+                    let list = value()?.display().to_string();
+                    opts.only = list.split(',').map(|s| s.trim().to_uppercase()).collect();
+                }
+                "--browser" => opts.browser = Some(value()?),
+                "--site-root" => opts.site_root = Some(value()?),
+                other => return Err(format!("unknown argument {other:?}")),
+            }
+        }
+        Ok(opts)
+    }
+
+    fn wants(&self, id: &str) -> bool {
+        self.only.is_empty() || self.only.iter().any(|o| id.starts_with(o.as_str()))
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    // The children this program starts to measure from outside.
+    match args.get(1).map(String::as_str) {
+        Some("--export-child") if args.len() == 3 => {
+            std::process::exit(history::export_child(std::path::Path::new(&args[2])))
+        }
+        Some("--fan-out-child") => std::process::exit(fanout::child(&args[2..])),
+        _ => {}
+    }
+    let opts = match Opts::parse(&args) {
+        Ok(opts) => opts,
+        Err(e) => {
+            eprintln!("soulgrid-bench: {e}");
+            std::process::exit(2);
+        }
+    };
+    let server = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("bench-server")
+        .enable_all()
+        .build()
+        .unwrap();
+    let client = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("bench-client")
+        .enable_all()
+        .build()
+        .unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = |name: &str| tmp.path().join(name);
+    let q = opts.quick;
+    let started = std::time::Instant::now();
+    let mut rows = browser::rows(opts.browser.as_deref());
+    rows.retain(|r| opts.wants(r.id));
+    let figures: [(&str, &dyn Fn() -> table::Row); 10] = [
+        ("P3", &|| store::group_commit(&server, &dir("p3"), q)),
+        ("P4", &|| store::catch_up(&server, &client, &dir("p4"), q)),
+        ("P5", &|| fanout::fan_out(&server, &dir("p5"), q)),
+        ("P6a", &|| page::ssr(&server, &dir("p6"), q)),
+        ("P6b", &|| page::wasm_size(opts.site_root.as_deref())),
+        ("P7a", &|| process::memory(&server, &dir("p7a"), q)),
+        ("P7b", &|| process::cold_start(&server, &dir("p7b"), q)),
+        ("P8", &|| {
+            process::message_path(&server, &client, &dir("p8"), q)
+        }),
+        ("H1", &|| history::time_travel(&server, &dir("h1"), q)),
+        ("H2", &|| history::export_memory(&dir("h2"), q)),
+    ];
+    for (id, measure) in figures {
+        if opts.wants(id) {
+            rows.push(measure());
+        }
+    }
+    println!(
+        "soulgrid-bench{}: {} cores, {} GiB, {} (in {:.0} s)\n",
+        if q {
+            " --quick (small figures: a smoke, not the targets' sizes)"
+        } else {
+            ""
+        },
+        std::thread::available_parallelism().map_or(0, |n| n.get()),
+        memory_gib(),
+        app::domain::time::iso(soulgrid::now_ms()),
+        started.elapsed().as_secs_f64()
+    );
+    print!("{}", table::render(&rows));
+}
+
+fn memory_gib() -> u64 {
+    std::fs::read_to_string("/proc/meminfo")
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map_or(0, |kb| (kb + 512 * 1024) / 1024 / 1024)
+}

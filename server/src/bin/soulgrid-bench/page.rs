@@ -1,0 +1,117 @@
+//! P6: the page. Server-side rendering of a full team with long threads, and the size of the
+//! wasm the browser downloads (its time to hydrate is measured in Chromium: `browser.rs`).
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use app::domain::events::EventKind;
+
+use crate::serve::{request, serve, stop, until};
+use crate::table::{thousands, Row, Spread};
+
+/// The simulated CLI beside this program.
+pub fn sim() -> PathBuf {
+    std::env::current_exe()
+        .unwrap()
+        .with_file_name("soulgrid-sim")
+}
+
+/// Nine agents (a summoned team and its lead), `per` messages in each one's thread, then
+/// `GET /` timed, whole response read, on a fresh connection each time.
+pub fn ssr(rt: &tokio::runtime::Runtime, dir: &Path, quick: bool) -> Row {
+    let per = if quick { 100 } else { 1000 };
+    eprintln!("P6: server-side rendering with 9 agents and {per} messages each…");
+    let row = Row::new(
+        "P6a",
+        &format!("server-side rendering of the page (GET /, whole response) with 9 agents and {} messages each", thousands(per as f64)),
+        "≤ 2 ms",
+    );
+    let sim = sim().display().to_string();
+    let (state, port) = rt.block_on(serve(
+        dir,
+        &["--claude-cmd", &sim, "--distill-timeout", "0s"],
+    ));
+    let named = rt.block_on(async {
+        request(port, "POST", "/api/agents/summon", Some("{}")).await;
+        until(Duration::from_secs(60), async || {
+            state.store.with_docs(|d| {
+                (0..9u8)
+                    .filter(|s| *s != 4)
+                    .all(|s| app::domain::docs::identity(d, s).is_some_and(|i| i.name.is_some()))
+            })
+        })
+        .await
+    });
+    if !named {
+        stop(rt, &state);
+        return row.not_run("the simulated team did not register its names");
+    }
+    rt.block_on(async {
+        let kinds: Vec<EventKind> = (0..per * 9)
+            .map(|i| EventKind::UserMessage {
+                message_id: uuid::Uuid::new_v4().simple().to_string(),
+                speaker_name: "Bench".into(),
+                seat: (i % 9) as u8,
+                text: format!(
+                    "message {i}: a line of the thread, about as long as people write them"
+                ),
+                target_agent: None,
+            })
+            .collect();
+        for chunk in kinds.chunks(2000) {
+            state
+                .store
+                .append_all("bench", chunk.to_vec())
+                .await
+                .unwrap();
+        }
+    });
+    let runs = if quick { 10 } else { 50 };
+    let mut took = Vec::new();
+    let mut bytes = 0;
+    rt.block_on(async {
+        request(port, "GET", "/", None).await; // warm-up
+        for _ in 0..runs {
+            let start = Instant::now();
+            let (status, body) = request(port, "GET", "/", None).await;
+            took.push(start.elapsed().as_secs_f64() * 1000.0);
+            assert_eq!(status, 200, "GET / answered {status}");
+            bytes = body.len();
+        }
+    });
+    stop(rt, &state);
+    let spread = Spread::of(took).unwrap();
+    row.measured(
+        format!("{} ({} KB of HTML)", spread.show(), bytes / 1024),
+        spread.p95 <= 2.0,
+    )
+}
+
+/// The wasm in the site's `pkg/`, gzipped as a server would send it.
+pub fn wasm_size(site_root: Option<&Path>) -> Row {
+    let row = Row::new("P6b", "the page's wasm, gzip -9", "≤ 300 KB");
+    let Some(root) = site_root else {
+        return row.not_run("no site root (--site-root or LEPTOS_SITE_ROOT)");
+    };
+    let wasm = std::fs::read_dir(root.join("pkg")).ok().and_then(|d| {
+        d.flatten()
+            .map(|e| e.path())
+            .find(|p| p.extension().is_some_and(|x| x == "wasm"))
+    });
+    let Some(wasm) = wasm else {
+        return row.not_run(&format!("no .wasm in {}/pkg", root.display()));
+    };
+    let raw = std::fs::metadata(&wasm).map_or(0, |m| m.len());
+    let gz = std::process::Command::new("gzip")
+        .arg("-9c")
+        .arg(&wasm)
+        .output()
+        .map(|o| o.stdout.len() as u64);
+    match gz {
+        Ok(gz) => row.measured(
+            format!("{} KB ({} KB before gzip)", gz / 1024, raw / 1024),
+            gz <= 300 * 1024,
+        ),
+        Err(e) => row.not_run(&format!("gzip: {e}")),
+    }
+}

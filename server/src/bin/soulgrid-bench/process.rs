@@ -1,0 +1,286 @@
+//! P7, the server as a process of its own (`soulgrid` beside this program): its resident memory
+//! with a team at work on a long log, and how fast it answers after a start on a very long one.
+//! P8, what the server adds to one message.
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use app::domain::events::{Event, EventKind};
+
+use crate::page::sim;
+use crate::serve::{now_micros, request, serve, sse_client, stop, until};
+use crate::table::{thousands, Row, Spread};
+
+/// A free port on loopback (free when asked: the server binds it right after).
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// The server binary beside this program, on `dir` and `port`, with the simulated CLI.
+fn spawn_server(dir: &Path, port: u16) -> std::io::Result<Child> {
+    Command::new(std::env::current_exe()?.with_file_name("soulgrid"))
+        .args(["--addr", &format!("127.0.0.1:{port}")])
+        .arg("--data-dir")
+        .arg(dir)
+        .arg("--claude-cmd")
+        .arg(sim())
+        .args(["--human-name", "Bench", "--distill-timeout", "0s"])
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+}
+
+/// Stops the server as a user would (SIGTERM: its agents are stopped with it).
+fn terminate(mut child: Child) {
+    // SAFETY: signals only the child this program started.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGTERM);
+    }
+    let _ = child.wait();
+}
+
+fn rss_kb(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// `count` stored events, as the store writes them, into the empty `dir` (through the import's
+/// restore: documents and all).
+fn a_log(dir: &Path, count: u64) {
+    let lines = (1..=count).map(|id| {
+        let seat = (id % 9) as u8;
+        let kind = if id % 2 == 0 {
+            EventKind::UserMessage {
+                message_id: format!("u{id}"),
+                speaker_name: "Bench".into(),
+                seat,
+                text: format!("message {id}"),
+                target_agent: None,
+            }
+        } else {
+            EventKind::AgentMessage {
+                message_id: format!("a{id}"),
+                seat,
+                speaker_name: format!("Agent {seat}"),
+                text: format!("answer {id}"),
+                target_agent: None,
+            }
+        };
+        let event = Event {
+            id,
+            ts: 1_700_000_000_000 + id as i64,
+            session_id: "bench".into(),
+            kind,
+        };
+        serde_json::to_string(&event).map_err(|e| e.to_string())
+    });
+    soulgrid::store::restore::restore(dir, lines, |_| {}).unwrap();
+}
+
+async fn health(port: u16) -> Option<serde_json::Value> {
+    let (status, body) = request(port, "GET", "/healthz", None).await;
+    (status == 200)
+        .then(|| serde_json::from_str(&body).ok())
+        .flatten()
+}
+
+pub fn memory(rt: &tokio::runtime::Runtime, dir: &Path, quick: bool) -> Row {
+    let events = if quick { 10_000 } else { 100_000 };
+    eprintln!("P7: the server's memory with 9 simulated agents and {events} events…");
+    let row = Row::new(
+        "P7a",
+        &format!(
+            "server resident memory (VmRSS) with 9 simulated agents at work and {} events",
+            thousands(events as f64)
+        ),
+        "≤ 40 MB",
+    );
+    a_log(dir, events);
+    let port = free_port();
+    let Ok(child) = spawn_server(dir, port) else {
+        return row.not_run("no soulgrid server beside the bench");
+    };
+    let pid = child.id();
+    let ready = rt.block_on(async {
+        if !until(Duration::from_secs(30), async || {
+            health(port).await.is_some()
+        })
+        .await
+        {
+            return false;
+        }
+        request(port, "POST", "/api/agents/summon", Some("{}")).await;
+        request(port, "POST", "/api/send", Some(r#"{"text":"hello"}"#)).await;
+        let running = async || {
+            health(port)
+                .await
+                .and_then(|h| h["running"].as_array().map(|r| r.len()))
+                .unwrap_or(0)
+        };
+        if !until(Duration::from_secs(60), async || running().await == 9).await {
+            return false;
+        }
+        // At work: a message for each, answered.
+        for seat in 0..9 {
+            let body = format!(r#"{{"text":"how are you?","seat":{seat}}}"#);
+            request(port, "POST", "/api/send", Some(&body)).await;
+        }
+        // Settled: no event for half a second.
+        let last = async || {
+            health(port)
+                .await
+                .map_or(0, |h| h["lastEventId"].as_u64().unwrap_or(0))
+        };
+        let mut seen = last().await;
+        until(Duration::from_secs(30), async || {
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            let now = last().await;
+            std::mem::replace(&mut seen, now) == now
+        })
+        .await
+    });
+    let rss = rss_kb(pid) as f64 / 1024.0;
+    terminate(child);
+    if !ready {
+        return row.not_run("the simulated team did not come up");
+    }
+    row.measured(format!("{rss:.1} MB"), rss <= 40.0)
+}
+
+pub fn cold_start(rt: &tokio::runtime::Runtime, dir: &Path, quick: bool) -> Row {
+    let events = if quick { 20_000 } else { 1_000_000 };
+    eprintln!("P7: a cold start on {events} events…");
+    let row = Row::new(
+        "P7b",
+        &format!(
+            "cold start on {} events: the process started → /healthz answering",
+            thousands(events as f64)
+        ),
+        "≤ 500 ms (1,000,000 events)",
+    );
+    let made = Instant::now();
+    a_log(dir, events);
+    eprintln!(
+        "    (the log made in {:.1} s)",
+        made.elapsed().as_secs_f64()
+    );
+    let port = free_port();
+    let start = Instant::now();
+    let Ok(child) = spawn_server(dir, port) else {
+        return row.not_run("no soulgrid server beside the bench");
+    };
+    let up = rt.block_on(async {
+        loop {
+            if health(port).await.is_some() {
+                return true;
+            }
+            if start.elapsed() > Duration::from_secs(120) {
+                return false;
+            }
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+    });
+    let took = start.elapsed().as_secs_f64() * 1000.0;
+    terminate(child);
+    if !up {
+        return row.not_run("the server did not answer in two minutes");
+    }
+    row.measured(
+        format!("{took:.0} ms"),
+        took <= 500.0 * events as f64 / 1_000_000.0,
+    )
+}
+
+/// Messages to the lead, sent over HTTP one after another: the time from each message's
+/// event on the stream to its reply's (the stdin write, the instant simulated CLI, the stdout
+/// line, the reply stored and sent), and from the POST to the reply.
+pub fn message_path(
+    rt: &tokio::runtime::Runtime,
+    client: &tokio::runtime::Runtime,
+    dir: &Path,
+    quick: bool,
+) -> Row {
+    let rounds = if quick { 20 } else { 200 };
+    eprintln!("P8: {rounds} messages through the server and the instant simulated CLI…");
+    let row = Row::new(
+        "P8",
+        "what the server adds to one message: the message's event on SSE (recorded; its stdin write follows) → its reply from the instant simulated CLI on SSE (stdout line read, translated, stored and fsync'd, sent)",
+        "p95 ≤ 1 ms",
+    );
+    let sim = sim().display().to_string();
+    let (state, port) = rt.block_on(serve(
+        dir,
+        &["--claude-cmd", &sim, "--distill-timeout", "0s"],
+    ));
+    let after = state.store.last_event_id();
+    // What the stream shows, as (kind, when): the human's message, or the lead's reply.
+    let (seen_tx, mut seen_rx) = tokio::sync::mpsc::unbounded_channel::<(bool, u64)>();
+    let watcher = client.spawn(async move {
+        sse_client(port, after, |chunk| {
+            let now = now_micros();
+            for line in chunk.lines().filter_map(|l| l.strip_prefix("data: ")) {
+                let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+                    continue;
+                };
+                match v["type"].as_str() {
+                    Some("user_message") => drop(seen_tx.send((false, now))),
+                    Some("lead_text") => drop(seen_tx.send((true, now))),
+                    _ => {}
+                }
+            }
+            !seen_tx.is_closed()
+        })
+        .await;
+    });
+    // From the message's event on the stream (recorded: its stdin write follows at once) to
+    // its reply's; and from the POST (filing it in the inbox, recording it) to the reply.
+    let mut reply = Vec::new();
+    let mut whole = Vec::new();
+    let done = client.block_on(async {
+        for i in 0..rounds + 3 {
+            while seen_rx.try_recv().is_ok() {} // what the last round left
+            let start = now_micros();
+            let body = format!(r#"{{"text":"p8 {i}"}}"#);
+            let (status, _) = request(port, "POST", "/api/send", Some(&body)).await;
+            if status != 202 {
+                return false;
+            }
+            let (mut got_message, mut got_reply) = (None, None);
+            while got_message.is_none() || got_reply.is_none() {
+                match tokio::time::timeout(Duration::from_secs(30), seen_rx.recv()).await {
+                    Ok(Some((true, at))) => got_reply = Some(at),
+                    Ok(Some((false, at))) => got_message = Some(at),
+                    _ => return false,
+                }
+            }
+            // The first messages start the lead's process: not what is measured.
+            if i >= 3 {
+                let (message, answer) = (got_message.unwrap(), got_reply.unwrap());
+                whole.push(answer.saturating_sub(start) as f64 / 1000.0);
+                reply.push(answer.saturating_sub(message) as f64 / 1000.0);
+            }
+        }
+        true
+    });
+    drop(seen_rx);
+    watcher.abort();
+    stop(rt, &state);
+    if !done {
+        return row.not_run("a message or its reply did not come");
+    }
+    let (reply, whole) = (Spread::of(reply).unwrap(), Spread::of(whole).unwrap());
+    row.measured(reply.show(), reply.p95 <= 1.0).ratio(format!(
+        "POST /api/send (filed in the inbox, recorded) → the reply on SSE: {}",
+        whole.show()
+    ))
+}

@@ -1,0 +1,150 @@
+//! What the figures share: a server in this process on a free port, a plain SSE client, the
+//! events they append, and the CPU time of named threads.
+
+use std::path::Path;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use app::domain::events::EventKind;
+use leptos::prelude::LeptosOptions;
+use soulgrid::state::AppState;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// A message from the human to the lead.
+pub fn message(text: String) -> EventKind {
+    EventKind::UserMessage {
+        message_id: uuid::Uuid::new_v4().simple().to_string(),
+        speaker_name: "Bench".into(),
+        seat: 4,
+        text,
+        target_agent: None,
+    }
+}
+
+/// Microseconds since the epoch: a clock two processes on this machine share.
+pub fn now_micros() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_micros() as u64
+}
+
+/// CPU seconds used so far by this process's threads whose name starts with one of `prefixes`.
+pub fn thread_cpu(prefixes: &[&str]) -> f64 {
+    let ticks = 100.0; // USER_HZ on Linux
+    let mut total = 0u64;
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return f64::NAN;
+    };
+    for task in tasks.flatten() {
+        let comm = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
+        if !prefixes.iter().any(|p| comm.trim().starts_with(p)) {
+            continue;
+        }
+        let stat = std::fs::read_to_string(task.path().join("stat")).unwrap_or_default();
+        // Fields after the ")" that ends the name: utime is the 12th, stime the 13th.
+        if let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) {
+            let f: Vec<&str> = rest.split_whitespace().collect();
+            total += f.get(11).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+            total += f.get(12).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+        }
+    }
+    total as f64 / ticks
+}
+
+/// A server on a free port in this process, on `data_dir`, with `extra` flags.
+pub async fn serve(data_dir: &Path, extra: &[&str]) -> (AppState, u16) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (addr, dir) = (format!("127.0.0.1:{port}"), data_dir.display().to_string());
+    let mut args = vec![
+        "soulgrid",
+        "--addr",
+        &addr,
+        "--data-dir",
+        &dir,
+        "--human-name",
+        "Bench",
+    ];
+    args.extend_from_slice(extra);
+    let config = <soulgrid::config::Config as clap::Parser>::try_parse_from(args).unwrap();
+    let state = soulgrid::boot(
+        &config,
+        LeptosOptions::builder().output_name("soulgrid").build(),
+    )
+    .await
+    .unwrap();
+    let router = soulgrid::http::router(state.clone());
+    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+    (state, port)
+}
+
+pub fn stop(rt: &tokio::runtime::Runtime, state: &AppState) {
+    rt.block_on(soulgrid::shut_down(state));
+}
+
+/// Opens `GET /api/events?after=N` and calls `on_data` with each run of whole lines of the
+/// body until it returns false (or the stream ends).
+pub async fn sse_client(port: u16, after: u64, mut on_data: impl FnMut(&str) -> bool) {
+    let mut s = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .unwrap();
+    // HTTP/1.0: the body is not chunked, so it can be scanned as plain SSE text.
+    let req = format!("GET /api/events?after={after} HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\n\r\n");
+    s.write_all(req.as_bytes()).await.unwrap();
+    let mut buf = vec![0u8; 256 * 1024];
+    let mut carry = String::new();
+    loop {
+        let n = s.read(&mut buf).await.unwrap_or(0);
+        if n == 0 {
+            return;
+        }
+        carry.push_str(&String::from_utf8_lossy(&buf[..n]));
+        // Hand over whole lines only.
+        if let Some(end) = carry.rfind('\n') {
+            let done: String = carry.drain(..=end).collect();
+            if !on_data(&done) {
+                return;
+            }
+        }
+    }
+}
+
+/// A plain HTTP/1.1 request on a fresh connection: the status and the body (status 0: nobody
+/// answered).
+pub async fn request(port: u16, method: &str, path: &str, body: Option<&str>) -> (u16, String) {
+    let Ok(mut s) = tokio::net::TcpStream::connect(("127.0.0.1", port)).await else {
+        return (0, String::new());
+    };
+    let body = body.unwrap_or("");
+    let req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let mut out = Vec::new();
+    if s.write_all(req.as_bytes()).await.is_err() || s.read_to_end(&mut out).await.is_err() {
+        return (0, String::new());
+    }
+    let text = String::from_utf8_lossy(&out).into_owned();
+    let status = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let body = text
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
+    (status, body)
+}
+
+/// Waits until `ready` holds, checking every 20 ms, at most `limit`; false if it never did.
+pub async fn until(limit: Duration, mut ready: impl AsyncFnMut() -> bool) -> bool {
+    let deadline = tokio::time::Instant::now() + limit;
+    while tokio::time::Instant::now() < deadline {
+        if ready().await {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    false
+}
