@@ -122,79 +122,98 @@ impl CellView {
     }
 }
 
+/// One seat, kept for the page's life (the grid keys cells by seat): what it shows changes in
+/// place as `view` does, so an activity line that changes leaves the button, its focus and its
+/// face as they are. Only a seat becoming empty or taken changes which element it is.
 #[component]
 pub fn Cell(
-    view: CellView,
+    view: Memo<CellView>,
     #[prop(into)] selected: Signal<bool>,
     on_select: Callback<Seat>,
 ) -> impl IntoView {
-    let class = if view.seat == LEAD_SEAT {
+    let seat = view.with_untracked(|v| v.seat);
+    let empty = Memo::new(move |_| seat != LEAD_SEAT && view.with(|v| v.status.is_none()));
+    let color = move || view.with(|v| v.color.clone());
+    let status = move || view.with(CellView::status_name);
+    move || {
+        if empty.get() {
+            // An empty seat is not a conversation: it offers what can come to it.
+            return view! {
+                <div class="cell empty" data-seat=seat data-status=status style:--seat-color=color>
+                    <super::seat_menu::SeatMenu seat=seat/>
+                    <span class="name"></span>
+                </div>
+            }
+            .into_any();
+        }
+        seated(seat, view, selected, on_select).into_any()
+    }
+}
+
+/// A seat with someone in it (or the lead's): a button that opens its thread.
+fn seated(
+    seat: Seat,
+    view: Memo<CellView>,
+    selected: Signal<bool>,
+    on_select: Callback<Seat>,
+) -> impl IntoView {
+    let class = if seat == LEAD_SEAT {
         "cell lead"
     } else {
         "cell"
     };
-    let seat = view.seat;
-    let empty = view.status.is_none();
-    let status = view.status_name();
-    let label = view.label();
-    let body = match view.status {
-        None => view! { <span class="empty-seat" aria-hidden="true"></span> }.into_any(),
-        Some(AgentStatus::Hatching) => view! { <Egg color=view.color.clone()/> }.into_any(),
-        Some(_) => view! {
-            <Face color=view.color.clone() eyes_kind=view.eyes.clone() mouth_kind=view.mouth.clone()/>
-        }
-        .into_any(),
-    };
-    let name = view.name.clone().unwrap_or_default();
-    let activity = view.activity.clone();
-    let unread = view.unread;
-    let asking = view.asking;
-    let believed = view
-        .belief
-        .as_ref()
-        .map(|(alive, _)| if *alive { "awake" } else { "asleep" });
-    let belief = view.belief.clone().map(|(_, text)| text);
-    if empty && seat != LEAD_SEAT {
-        // An empty seat is not a conversation: it offers what can come to it.
-        return view! {
-            <div
-                class="cell empty"
-                data-seat=seat
-                data-status=status
-                style:--seat-color=view.color.clone()
-            >
-                <super::seat_menu::SeatMenu seat=seat/>
-                <span class="name"></span>
-            </div>
-        }
-        .into_any();
-    }
+    // The figure changes only when what it draws does.
+    let figure = Memo::new(move |_| {
+        view.with(|v| {
+            let hatching = v.status == Some(AgentStatus::Hatching);
+            (
+                v.status.is_none(),
+                hatching,
+                v.color.clone(),
+                v.eyes.clone(),
+                v.mouth.clone(),
+            )
+        })
+    });
+    let unread = move || view.with(|v| v.unread);
+    let asking = move || view.with(|v| v.asking);
     view! {
         <button
             type="button"
             class=class
-            data-seat=view.seat
-            data-status=status
-            data-asking=(asking > 0).then_some("true")
-            data-believed=believed
-            aria-label=label
+            data-seat=seat
+            data-status=move || view.with(CellView::status_name)
+            data-asking=move || (asking() > 0).then_some("true")
+            data-believed=move || {
+                view.with(|v| v.belief.as_ref().map(|(alive, _)| if *alive { "awake" } else { "asleep" }))
+            }
+            aria-label=move || view.with(CellView::label)
             aria-pressed=move || selected.get().to_string()
-            disabled=empty
-            style:--seat-color=view.color.clone()
+            disabled=move || view.with(|v| v.status.is_none())
+            style:--seat-color=move || view.with(|v| v.color.clone())
             on:click=move |_| on_select.run(seat)
         >
             <span class="dot" aria-hidden="true"></span>
-            {(unread > 0).then(|| view! {
-                <span class="badge" title="unread replies">{unread}</span>
+            {move || (unread() > 0).then(|| view! {
+                <span class="badge" title="unread replies">{unread()}</span>
             })}
-            {(asking > 0).then(|| view! {
+            {move || (asking() > 0).then(|| view! {
                 <span class="asking" title="waiting for your approval">"approve?"</span>
             })}
-            {body}
-            <span class="name">{name}</span>
-            <span class="activity">{activity}</span>
-            {belief.map(|text| view! { <span class="belief">{text}</span> })}
-            {view.stage.map(|(n, done)| view! {
+            {move || {
+                let (empty, hatching, color, eyes, mouth) = figure.get();
+                if empty {
+                    view! { <span class="empty-seat" aria-hidden="true"></span> }.into_any()
+                } else if hatching {
+                    view! { <Egg color=color/> }.into_any()
+                } else {
+                    view! { <Face color=color eyes_kind=eyes mouth_kind=mouth/> }.into_any()
+                }
+            }}
+            <span class="name">{move || view.with(|v| v.name.clone().unwrap_or_default())}</span>
+            <span class="activity">{move || view.with(|v| v.activity.clone())}</span>
+            {move || view.with(|v| v.belief.clone()).map(|(_, text)| view! { <span class="belief">{text}</span> })}
+            {move || view.with(|v| v.stage).map(|(n, done)| view! {
                 <span class="stage-badge" data-done=done.to_string()
                     title=if done { "done with this quest stage" } else { "in the quest's running stage" }>
                     {format!("S{}{}", n + 1, if done { " ✓" } else { "" })}
@@ -202,5 +221,4 @@ pub fn Cell(
             })}
         </button>
     }
-    .into_any()
 }

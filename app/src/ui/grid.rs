@@ -36,27 +36,28 @@ pub fn Grid(
 ) -> impl IntoView {
     let in_flight = RwSignal::new(false);
     let error = RwSignal::new(None::<String>);
-    let rows = move || {
-        docs.with(|docs| {
-            let stage = crate::domain::quest::running_quest(docs)
-                .and_then(|q| q.current().filter(|s| s.is_running()).cloned());
-            (0..SEATS)
-                .map(|seat| {
-                    let mut cell = CellView::new(
-                        seat,
-                        identity(docs, seat),
-                        &lead_name,
-                        unread.get()[seat as usize],
-                        pending(docs, seat).len(),
-                    );
-                    cell.stage = stage.as_ref().and_then(|s| {
+    // One memo per seat: an event recomputes each cell's view, but a cell changes only when
+    // its own view does.
+    let cell = move |seat: Seat| {
+        let lead_name = lead_name.clone();
+        Memo::new(move |_| {
+            docs.with(|docs| {
+                let mut cell = CellView::new(
+                    seat,
+                    identity(docs, seat),
+                    &lead_name,
+                    unread.get()[seat as usize],
+                    pending(docs, seat).len(),
+                );
+                cell.stage = crate::domain::quest::running_quest(docs)
+                    .and_then(|q| q.current().filter(|s| s.is_running()))
+                    .and_then(|s| {
                         let name = cell.name.as_deref().filter(|n| s.has(n))?;
                         let done = s.done.iter().any(|d| d.eq_ignore_ascii_case(name));
                         Some((s.index, done))
                     });
-                    cell
-                })
-                .collect::<Vec<_>>()
+                cell
+            })
         })
     };
     let button = move || docs.with(|d| grid_button(d, in_flight.get() || starting(d)));
@@ -81,14 +82,14 @@ pub fn Grid(
     view! {
         <section class="grid-panel" aria-label="Agents">
             <div class="grid">
+                // Keyed by seat: a cell stays the same element for the page's life.
                 <For
-                    each=rows
-                    key=|cell| cell.clone()
-                    children=move |cell| {
-                        let seat = cell.seat;
+                    each=|| 0..SEATS
+                    key=|seat| *seat
+                    children=move |seat| {
                         view! {
                             <Cell
-                                view=cell
+                                view=cell(seat)
                                 selected=Signal::derive(move || selected.get() == seat)
                                 on_select=Callback::new(move |s| selected.set(s))
                             />
