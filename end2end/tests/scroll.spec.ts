@@ -1,4 +1,5 @@
 import { test, expect, openHydrated } from '../support/page';
+import { startServer } from '../support/server';
 
 async function send(baseURL: string, text: string) {
   const res = await fetch(`${baseURL}/api/send`, {
@@ -33,4 +34,35 @@ test('the thread stays at the bottom as messages arrive, unless the human scroll
   await send(baseURL!, 'and the last one');
   await expect(page.locator('.thread .msg[data-speaker-type="lead"]', { hasText: 'and the last one' })).toHaveCount(1);
   await expect.poll(() => panel.evaluate(gap)).toBeLessThan(80);
+});
+
+test('a long thread shows its newest hundred entries, and older ones on request, where the reader was', async ({ page }) => {
+  // Its own server: the lead's thread is filled.
+  const own = await startServer();
+  try {
+    await openHydrated(page, own.url);
+    // 70 messages to the lead and its 70 answers: 140 entries.
+    for (let i = 0; i < 70; i++) await send(own.url, `long thread ${i}`);
+    await expect(page.locator('.thread .msg[data-speaker-type="lead"]', { hasText: 'long thread 69' })).toHaveCount(1, { timeout: 20_000 });
+    const messages = page.locator('.thread .msg');
+    await expect(messages).toHaveCount(100);
+    const older = page.getByRole('button', { name: /Show older \(\d+ more\)/ });
+    await expect(older).toBeVisible();
+    await expect(messages.first()).not.toContainText('long thread 0');
+    // The reader stays where they were as the older entries come in above.
+    const panel = page.locator('.thread-panel');
+    const first = messages.first();
+    // Where the reader is when they press it (the button is at the top of the thread).
+    await older.scrollIntoViewIfNeeded();
+    const before = await first.evaluate((el) => el.getBoundingClientRect().top);
+    await older.click();
+    await expect(messages.first()).toContainText('long thread 0');
+    await expect(older).toHaveCount(0);
+    expect(await messages.count()).toBeGreaterThan(100);
+    const after = await page.locator('.thread .msg').nth((await messages.count()) - 100).evaluate((el) => el.getBoundingClientRect().top);
+    expect(Math.abs(after - before)).toBeLessThan(5);
+    expect(await panel.evaluate((el) => el.scrollTop)).toBeGreaterThan(0);
+  } finally {
+    await own.stop();
+  }
 });

@@ -52,6 +52,9 @@ impl Item {
     }
 }
 
+/// Entries of a thread shown at first, and added by each "Show older".
+const PAGE: usize = 100;
+
 #[component]
 pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
     let live = use_live();
@@ -108,6 +111,22 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
             items.into_iter().map(|(_, item)| item).collect::<Vec<_>>()
         })
     });
+    // A long thread shows its newest entries; older ones a page at a time, on request.
+    // How many are shown, for which seat (another seat starts again at one page).
+    let more = RwSignal::new((seat.get_untracked(), PAGE));
+    let shown = move || {
+        let (of, n) = more.get();
+        if of == seat.get() {
+            n
+        } else {
+            PAGE
+        }
+    };
+    let hidden = move || lines.with(Vec::len).saturating_sub(shown());
+    let visible = move || {
+        let skip = hidden();
+        lines.with(|all| all[skip..].to_vec())
+    };
     let title = move || {
         let s = seat.get();
         live.docs
@@ -158,9 +177,25 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                     })
                 }}
             </div>
+            {move || (hidden() > 0).then(|| view! {
+                <button type="button" class="older" on:click=move |_| {
+                    more.set((seat.get_untracked(), shown() + PAGE));
+                    // Where the reader is, from the bottom: kept as older entries come in above
+                    // (once they are drawn).
+                    if let Some(el) = panel.get_untracked() {
+                        let from_bottom = el.scroll_height() - el.scroll_top();
+                        // They are in the page before the next frame is painted.
+                        request_animation_frame(move || {
+                            el.set_scroll_top(el.scroll_height() - from_bottom);
+                        });
+                    }
+                }>
+                    {format!("Show older ({} more)", hidden())}
+                </button>
+            })}
             <ol class="thread" aria-live="polite">
                 <For
-                    each=move || lines.get()
+                    each=visible
                     key=Item::key
                     children=|item| {
                         let line = match item {
