@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::serve::{message, now_micros, serve, sse_client, stop, thread_cpu};
+use crate::serve::{message, now_micros, process_cpu, serve, sse_bytes, stop, thread_cpu};
 use crate::table::{Row, Spread};
 
 pub fn fan_out(rt: &tokio::runtime::Runtime, dir: &Path, quick: bool) -> Row {
@@ -41,6 +41,7 @@ pub fn fan_out(rt: &tokio::runtime::Runtime, dir: &Path, quick: bool) -> Row {
         return row.not_run("the subscribers did not connect");
     }
     let cpu_before = thread_cpu(&["bench-server", "store-writer"]);
+    let client_before = process_cpu(child.id());
     let wall = Instant::now();
     rt.block_on(async {
         let mut tick = tokio::time::interval(Duration::from_micros(1_000_000 / rate));
@@ -57,6 +58,8 @@ pub fn fan_out(rt: &tokio::runtime::Runtime, dir: &Path, quick: bool) -> Row {
     let wall = wall.elapsed().as_secs_f64();
     let result = lines.next().and_then(Result::ok).unwrap_or_default();
     let cpu = thread_cpu(&["bench-server", "store-writer"]) - cpu_before;
+    // The subscribers' CPU until their last event (read before they exit).
+    let client = process_cpu(child.id()) - client_before;
     let _ = child.wait();
     stop(rt, &state);
     let (delivered, latencies) = result.split_once(';').unwrap_or(("0", ""));
@@ -71,10 +74,11 @@ pub fn fan_out(rt: &tokio::runtime::Runtime, dir: &Path, quick: bool) -> Row {
     let cores = cpu / wall;
     row.measured(
         format!(
-            "{}; {delivered} of {} delivered; server CPU {cpu:.2} s over {wall:.2} s ({:.0} % of one core)",
+            "{}; {delivered} of {} delivered; server CPU {cpu:.2} s over {wall:.2} s ({:.0} % of one core); the subscribers' process {client:.2} s ({:.0} % of its core)",
             spread.show(),
             subscribers as u64 * expected,
-            cores * 100.0
+            cores * 100.0,
+            client / wall * 100.0
         ),
         spread.p99 <= 50.0 && cores <= 1.0 && delivered == subscribers as u64 * expected,
     )
@@ -104,18 +108,22 @@ pub fn child(args: &[String]) -> i32 {
             clients.push(tokio::spawn(async move {
                 let mut mine = Vec::with_capacity(expected / 10 + 1);
                 let (mut seen, mut first) = (0usize, true);
-                sse_client(port, after, |chunk| {
+                let marker = memchr::memmem::Finder::new(b"\"text\":\"t=");
+                sse_bytes(port, after, |chunk| {
                     if first {
                         let _ = open.try_send(());
                         first = false;
                     }
                     let now = now_micros();
-                    for part in chunk.split("\"text\":\"t=").skip(1) {
+                    for at in marker.find_iter(chunk) {
                         seen += 1;
                         if seen % 10 == 0 {
-                            if let Some(sent) =
-                                part.split('"').next().and_then(|v| v.parse::<u64>().ok())
-                            {
+                            let digits = &chunk[at + marker.needle().len()..];
+                            let len = digits.iter().take_while(|b| b.is_ascii_digit()).count();
+                            let sent = std::str::from_utf8(&digits[..len])
+                                .ok()
+                                .and_then(|v| v.parse::<u64>().ok());
+                            if let Some(sent) = sent {
                                 mine.push(now.saturating_sub(sent) as f64 / 1000.0);
                             }
                         }

@@ -85,28 +85,54 @@ pub fn stop(rt: &tokio::runtime::Runtime, state: &AppState) {
 /// Opens `GET /api/events?after=N` and calls `on_data` with each run of whole lines of the
 /// body until it returns false (or the stream ends).
 pub async fn sse_client(port: u16, after: u64, mut on_data: impl FnMut(&str) -> bool) {
+    sse_bytes(port, after, |bytes| {
+        on_data(&String::from_utf8_lossy(bytes))
+    })
+    .await
+}
+
+/// [`sse_client`] without the text: whole lines as bytes, copied once (the fan-out's many
+/// subscribers share one core, so what a line costs them is part of what is measured).
+pub async fn sse_bytes(port: u16, after: u64, mut on_data: impl FnMut(&[u8]) -> bool) {
     let mut s = tokio::net::TcpStream::connect(("127.0.0.1", port))
         .await
         .unwrap();
     // HTTP/1.0: the body is not chunked, so it can be scanned as plain SSE text.
     let req = format!("GET /api/events?after={after} HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\n\r\n");
     s.write_all(req.as_bytes()).await.unwrap();
-    let mut buf = vec![0u8; 256 * 1024];
-    let mut carry = String::new();
+    // What has come and is not handed over yet (the part of a line after the last newline).
+    let mut buf: Vec<u8> = Vec::with_capacity(64 * 1024);
     loop {
-        let n = s.read(&mut buf).await.unwrap_or(0);
+        let start = buf.len();
+        if buf.capacity() - start < 16 * 1024 {
+            buf.reserve(64 * 1024);
+        }
+        let n = s.read_buf(&mut buf).await.unwrap_or(0);
         if n == 0 {
             return;
         }
-        carry.push_str(&String::from_utf8_lossy(&buf[..n]));
         // Hand over whole lines only.
-        if let Some(end) = carry.rfind('\n') {
-            let done: String = carry.drain(..=end).collect();
-            if !on_data(&done) {
+        if let Some(end) = memchr::memrchr(b'\n', &buf[start..]).map(|i| start + i) {
+            if !on_data(&buf[..=end]) {
                 return;
             }
+            buf.drain(..=end);
         }
     }
+}
+
+/// CPU seconds (user and system) that the process `pid` has used.
+pub fn process_cpu(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) else {
+        return f64::NAN;
+    };
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: u64 = [11, 12]
+        .iter()
+        .filter_map(|&i| f.get(i).and_then(|v| v.parse::<u64>().ok()))
+        .sum();
+    ticks as f64 / 100.0 // USER_HZ on Linux
 }
 
 /// A plain HTTP/1.1 request on a fresh connection: the status and the body (status 0: nobody
