@@ -5,11 +5,17 @@
 //! Each event's frame (`id: N\ndata: {json}\n\n`) is built once, by the first stream that
 //! sends it, and shared by every other; a subscriber that finds several events ready sends
 //! them in one write.
+//!
+//! Under load (every subscriber's events together coming faster than [`LOAD`] frames a
+//! second) a stream writes at most once per [`COALESCE`]: a thousand subscribers at a thousand
+//! events a second are then a hundred thousand writes a second instead of a million, each a
+//! little later. A console's few tabs never come near it, so an event there goes out at once.
 
 use std::convert::Infallible;
+use std::sync::atomic::AtomicUsize;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use axum::body::Body;
 use axum::extract::{Query, State};
@@ -29,6 +35,10 @@ use crate::store::{Committed, Store};
 const PAGE: usize = 1000;
 /// Most live events one write carries.
 const BURST: usize = 256;
+/// Frames a second, all subscribers together, from which streams coalesce their writes.
+pub const LOAD: f64 = 100_000.0;
+/// Under load, the least time between two writes of one stream.
+pub const COALESCE: Duration = Duration::from_millis(10);
 /// How often an idle stream sends a comment, so proxies and clients know it is alive.
 pub const HEARTBEAT: Duration = Duration::from_secs(5);
 
@@ -61,6 +71,7 @@ pub async fn events(
         sent: after,
         phase: Phase::Start,
         shutdown: state.shutdown.clone(),
+        pace: Pace::new(state.sse.clone()),
         stats: state.sse.clone(),
     };
     Ok((
@@ -78,6 +89,63 @@ pub async fn events(
 pub struct SseStats {
     /// Times a subscriber fell behind the live stream and was caught up from the store.
     pub caught_up: AtomicU64,
+    /// Live streams now.
+    pub subscribers: AtomicUsize,
+    /// Writes that waited to carry more events, because of the load.
+    pub coalesced: AtomicU64,
+}
+
+/// One stream's view of the load: how many live events it gets a second (counted over windows
+/// of [`WINDOW`]) times how many streams there are, and when it last wrote.
+struct Pace {
+    stats: Arc<SseStats>,
+    window_start: Instant,
+    window_events: u32,
+    /// Live events a second, from the last window that ended.
+    rate: f64,
+    last_write: Option<Instant>,
+}
+
+/// How long the events are counted for a rate.
+const WINDOW: Duration = Duration::from_millis(100);
+
+impl Pace {
+    fn new(stats: Arc<SseStats>) -> Self {
+        stats.subscribers.fetch_add(1, Ordering::Relaxed);
+        Pace {
+            stats,
+            window_start: Instant::now(),
+            window_events: 0,
+            rate: 0.0,
+            last_write: None,
+        }
+    }
+
+    /// A live event arrived now.
+    fn arrived(&mut self, now: Instant) {
+        self.window_events += 1;
+        let elapsed = now.duration_since(self.window_start);
+        if elapsed >= WINDOW {
+            self.rate = f64::from(self.window_events) / elapsed.as_secs_f64();
+            self.window_start = now;
+            self.window_events = 0;
+        }
+    }
+
+    /// When the next write may go: `None` for now; under load, `COALESCE` after the last one.
+    fn next_write(&self, now: Instant) -> Option<Instant> {
+        let subscribers = self.stats.subscribers.load(Ordering::Relaxed) as f64;
+        if subscribers * self.rate < LOAD {
+            return None;
+        }
+        self.last_write.map(|w| w + COALESCE).filter(|at| *at > now)
+    }
+}
+
+impl Drop for Pace {
+    fn drop(&mut self) {
+        self.stats.subscribers.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 /// The frame of one event.
@@ -104,6 +172,7 @@ struct Feed {
     sent: u64,
     phase: Phase,
     shutdown: CancellationToken,
+    pace: Pace,
     stats: Arc<SseStats>,
 }
 
@@ -171,7 +240,21 @@ impl Feed {
                     };
                     match next {
                         Ok(c) if c.event.id <= self.sent => {}
-                        Ok(c) if c.event.id == self.sent + 1 => return Some((self.burst(c), true)),
+                        Ok(c) if c.event.id == self.sent + 1 => {
+                            let now = Instant::now();
+                            self.pace.arrived(now);
+                            if let Some(at) = self.pace.next_write(now) {
+                                // Under load: wait out the pause, then write what came meanwhile.
+                                self.stats.coalesced.fetch_add(1, Ordering::Relaxed);
+                                tokio::select! {
+                                    _ = self.shutdown.cancelled() => return None,
+                                    _ = tokio::time::sleep_until(at.into()) => {}
+                                }
+                            }
+                            let chunk = self.burst(c);
+                            self.pace.last_write = Some(Instant::now());
+                            return Some((chunk, true));
+                        }
                         // A gap (the broadcast dropped events for us): read them from the store.
                         Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {
                             self.stats.caught_up.fetch_add(1, Ordering::Relaxed);
@@ -195,6 +278,7 @@ impl Feed {
                 Ok(c) if c.event.id == self.sent + 1 => {
                     self.sent = c.event.id;
                     frames.push(c);
+                    self.pace.arrived(Instant::now());
                 }
                 // A gap or a lag: what is gathered goes out, then the store fills the rest.
                 Ok(_) | Err(broadcast::error::TryRecvError::Lagged(_)) => {
@@ -213,5 +297,51 @@ impl Feed {
             chunk.extend_from_slice(shared_frame(c));
         }
         Bytes::from(chunk)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `subscribers` streams; this one got an event every `gap` for a second and wrote the last.
+    fn paced(subscribers: usize, gap: Duration) -> (Pace, Instant) {
+        let stats = Arc::new(SseStats::default());
+        stats.subscribers.store(subscribers - 1, Ordering::Relaxed);
+        let mut pace = Pace::new(stats);
+        let start = pace.window_start;
+        let mut now = start;
+        while now < start + Duration::from_secs(1) {
+            now += gap;
+            pace.arrived(now);
+        }
+        pace.last_write = Some(now);
+        (pace, now)
+    }
+
+    #[test]
+    fn a_thousand_streams_at_a_thousand_events_a_second_write_once_per_pause() {
+        let (pace, now) = paced(1000, Duration::from_millis(1));
+        let next = now + Duration::from_millis(1);
+        assert_eq!(pace.next_write(next), Some(now + COALESCE));
+        // Once the pause is over, at once.
+        assert_eq!(pace.next_write(now + COALESCE), None);
+    }
+
+    #[test]
+    fn a_console_s_few_tabs_never_wait() {
+        // Three tabs, and events as fast as a busy team makes them.
+        let (pace, now) = paced(3, Duration::from_micros(200));
+        assert_eq!(pace.next_write(now + Duration::from_micros(200)), None);
+    }
+
+    #[test]
+    fn streams_are_counted_while_open() {
+        let stats = Arc::new(SseStats::default());
+        let a = Pace::new(stats.clone());
+        let b = Pace::new(stats.clone());
+        assert_eq!(stats.subscribers.load(Ordering::Relaxed), 2);
+        drop((a, b));
+        assert_eq!(stats.subscribers.load(Ordering::Relaxed), 0);
     }
 }
