@@ -231,6 +231,14 @@ impl Feed {
                     return Some((Bytes::from(chunk), true));
                 }
                 Phase::Live => {
+                    // Under load, the pause first: what comes meanwhile is then ready at once,
+                    // and the stream is woken once per pause, not once per event.
+                    if let Some(at) = self.pace.next_write(Instant::now()) {
+                        tokio::select! {
+                            _ = self.shutdown.cancelled() => return None,
+                            _ = tokio::time::sleep_until(at.into()) => {}
+                        }
+                    }
                     let next = tokio::select! {
                         _ = self.shutdown.cancelled() => return None,
                         next = self.live.recv() => next,
