@@ -20,7 +20,6 @@ impl Runtime {
     pub fn watch_mail(&self) {
         let mut watcher = crate::mailbox::watch::watch(
             self.inner.mailboxes.dir().to_path_buf(),
-            Duration::from_millis(10),
             Duration::from_secs(30),
             Duration::from_secs(2),
             self.inner.shutdown.clone(),
