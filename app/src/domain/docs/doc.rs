@@ -15,14 +15,11 @@ use super::{
     TYPE_WORK_COMMIT,
 };
 
-/// Declares `Doc` with one variant per known document type: its `type` string, and the
-/// accessor that borrows it.
+/// Declares `Doc` with one variant per known document type (`Box<T> => T` for a boxed one):
+/// its `type` string, and the accessor that borrows it.
 macro_rules! documents {
-    ($($variant:ident($ty:ty) = $type_name:expr, $as:ident;)*) => {
+    ($($variant:ident($ty:ty => $target:ty) = $type_name:expr, $as:ident;)*) => {
         /// Any document of the store. Types this version does not know are kept verbatim.
-        // Documents live in one map, a few hundred at most: boxing the identity would buy
-        // nothing.
-        #[allow(clippy::large_enum_variant)]
         #[derive(Clone, Debug, PartialEq)]
         pub enum Doc {
             $($variant($ty),)*
@@ -40,9 +37,9 @@ macro_rules! documents {
                 }
             }
 
-            $(pub fn $as(&self) -> Option<&$ty> {
+            $(pub fn $as(&self) -> Option<&$target> {
                 match self {
-                    Doc::$variant(d) => Some(d),
+                    Doc::$variant(d) => Some(std::borrow::Borrow::<$target>::borrow(d)),
                     _ => None,
                 }
             })*
@@ -72,19 +69,22 @@ macro_rules! documents {
     };
 }
 
+// Every message is a document (a team has hundreds of thousands) and a variant is as large as
+// the largest: the ones larger than a message (the identity: 640 bytes against a message's 192)
+// are boxed, so a message does not carry their size (`tests/docs.rs` holds `Doc` to it).
 documents! {
-    Identity(AgentIdentity) = TYPE_IDENTITY, as_identity;
-    Message(MessageDoc) = TYPE_MESSAGE, as_message;
-    Soul(SoulDoc) = TYPE_SOUL, as_soul;
-    Permission(PermissionDoc) = TYPE_PERMISSION, as_permission;
-    Ledger(LedgerDoc) = TYPE_LEDGER, as_ledger;
-    ClaudeSession(ClaudeSessionDoc) = TYPE_CLAUDE_SESSION, as_claude_session;
-    Vault(VaultDoc) = TYPE_VAULT, as_vault;
-    WorkCommit(WorkCommitDoc) = TYPE_WORK_COMMIT, as_work_commit;
-    Quest(QuestDoc) = TYPE_QUEST, as_quest;
-    Finding(FindingDoc) = TYPE_FINDING, as_finding;
-    Artifact(ArtifactDoc) = TYPE_ARTIFACT, as_artifact;
-    Job(JobDoc) = TYPE_JOB, as_job;
+    Identity(Box<AgentIdentity> => AgentIdentity) = TYPE_IDENTITY, as_identity;
+    Message(MessageDoc => MessageDoc) = TYPE_MESSAGE, as_message;
+    Soul(SoulDoc => SoulDoc) = TYPE_SOUL, as_soul;
+    Permission(Box<PermissionDoc> => PermissionDoc) = TYPE_PERMISSION, as_permission;
+    Ledger(LedgerDoc => LedgerDoc) = TYPE_LEDGER, as_ledger;
+    ClaudeSession(Box<ClaudeSessionDoc> => ClaudeSessionDoc) = TYPE_CLAUDE_SESSION, as_claude_session;
+    Vault(VaultDoc => VaultDoc) = TYPE_VAULT, as_vault;
+    WorkCommit(WorkCommitDoc => WorkCommitDoc) = TYPE_WORK_COMMIT, as_work_commit;
+    Quest(Box<QuestDoc> => QuestDoc) = TYPE_QUEST, as_quest;
+    Finding(Box<FindingDoc> => FindingDoc) = TYPE_FINDING, as_finding;
+    Artifact(ArtifactDoc => ArtifactDoc) = TYPE_ARTIFACT, as_artifact;
+    Job(Box<JobDoc> => JobDoc) = TYPE_JOB, as_job;
 }
 
 impl Doc {

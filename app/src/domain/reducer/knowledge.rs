@@ -56,7 +56,7 @@ pub(super) fn vault_saved(w: &mut Writes, event: &Event, s: Saved<'_>) {
             extra: Default::default(),
         }),
     );
-    w.put(who.id.clone(), Doc::Identity(who));
+    w.put(who.id.clone(), Doc::Identity(Box::new(who)));
 }
 
 pub(super) struct Committed<'a> {

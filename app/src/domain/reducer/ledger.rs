@@ -139,6 +139,6 @@ fn put_ledger(
     l.last_event_id = event.id;
     w.put(l.id.clone(), Doc::Ledger(l));
     if let Some(s) = session {
-        w.put(s.id.clone(), Doc::ClaudeSession(s));
+        w.put(s.id.clone(), Doc::ClaudeSession(Box::new(s)));
     }
 }

@@ -213,7 +213,7 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
                     identity_id: identity(docs, *seat).map(AgentIdentity::stable_id),
                     extra: Default::default(),
                 };
-                w.put(id, Doc::Permission(doc));
+                w.put(id, Doc::Permission(Box::new(doc)));
             }
         }
         EventKind::PermissionDecision {

@@ -11,7 +11,7 @@ use super::super::quest::{artifacts_of, can_move, quest, report_of};
 use super::writes::Writes;
 
 fn put(w: &mut Writes, q: QuestDoc) {
-    w.put(q.id.clone(), Doc::Quest(q));
+    w.put(q.id.clone(), Doc::Quest(Box::new(q)));
 }
 
 /// Changes the quest `id` if it exists.
@@ -173,7 +173,7 @@ pub(super) fn apply(w: &mut Writes, event: &Event) {
             let identity_id = w.current(*seat).map(|d| d.stable_id());
             w.put(
                 id.clone(),
-                Doc::Finding(FindingDoc {
+                Doc::Finding(Box::new(FindingDoc {
                     id,
                     quest_id: quest_id.clone(),
                     finding_id: finding_id.clone(),
@@ -190,7 +190,7 @@ pub(super) fn apply(w: &mut Writes, event: &Event) {
                     created_at: ts,
                     event_id: event.id,
                     extra: Default::default(),
-                }),
+                })),
             );
             update(w, quest_id, |q| {
                 if let Some(s) = running(q, *stage) {
@@ -223,7 +223,7 @@ pub(super) fn apply(w: &mut Writes, event: &Event) {
                     event_id: event.id,
                 });
             }
-            w.put(id, Doc::Finding(f));
+            w.put(id, Doc::Finding(Box::new(f)));
         }
         EventKind::ArtifactWritten {
             quest_id,
@@ -273,7 +273,7 @@ pub(super) fn apply(w: &mut Writes, event: &Event) {
             if !w.docs.contains_key(&id) {
                 w.put(
                     id.clone(),
-                    Doc::Job(JobDoc {
+                    Doc::Job(Box::new(JobDoc {
                         id,
                         job_id: job_id.clone(),
                         title: title.clone(),
@@ -286,7 +286,7 @@ pub(super) fn apply(w: &mut Writes, event: &Event) {
                         claimed_at: None,
                         done_at: None,
                         extra: Default::default(),
-                    }),
+                    })),
                 );
             }
         }
@@ -325,6 +325,6 @@ fn job(w: &mut Writes, id: &str, f: impl FnOnce(&mut JobDoc)) {
     let mut after = before.clone();
     f(&mut after);
     if after != before {
-        w.put(key, Doc::Job(after));
+        w.put(key, Doc::Job(Box::new(after)));
     }
 }

@@ -46,7 +46,7 @@ impl<'a> Writes<'a> {
     }
 
     pub fn put_identity(&mut self, d: AgentIdentity) {
-        self.put(d.id.clone(), Doc::Identity(d));
+        self.put(d.id.clone(), Doc::Identity(Box::new(d)));
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -95,7 +95,7 @@ impl<'a> Writes<'a> {
         };
         if p.is_pending() {
             f(&mut p);
-            self.put(id, Doc::Permission(p));
+            self.put(id, Doc::Permission(Box::new(p)));
         }
     }
 
@@ -110,7 +110,7 @@ impl<'a> Writes<'a> {
             p.state = PermissionState::Cancelled;
             p.message = Some(why.to_string());
             p.decided_at = Some(event.ts);
-            self.put(p.id.clone(), Doc::Permission(p));
+            self.put(p.id.clone(), Doc::Permission(Box::new(p)));
         }
     }
 }

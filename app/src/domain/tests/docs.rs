@@ -4,7 +4,7 @@ use serde_json::json;
 
 fn identity(v: serde_json::Value) -> super::super::docs::AgentIdentity {
     match Doc::from_value(v).unwrap() {
-        Doc::Identity(d) => d,
+        Doc::Identity(d) => *d,
         other => panic!("not an identity: {other:?}"),
     }
 }
@@ -69,7 +69,7 @@ fn unknown_fields_and_unknown_types_survive_a_round_trip() {
 fn documents_serialize_in_camel_case_with_their_type() {
     let mut d = super::super::docs::AgentIdentity::new(0, AgentStatus::Hatching);
     d.created_at = Some(5);
-    let v = Doc::Identity(d).to_value();
+    let v = Doc::Identity(Box::new(d)).to_value();
     assert_eq!(v["type"], "agent-identity");
     assert_eq!(v["_id"], "agent-identity:0");
     assert_eq!(v["gridPosition"], 0);
@@ -91,4 +91,16 @@ fn a_malformed_known_document_is_an_error_not_a_panic() {
 fn deterministic_ids() {
     assert_eq!(identity_id(4), "agent-identity:4");
     assert_eq!(soul_id(2, 3), "soul:2:3");
+}
+
+#[test]
+fn a_document_is_no_larger_than_a_message_needs() {
+    // Every message is a document, hundreds of thousands of them: a variant larger than a
+    // message is boxed, or every message pays for it (the identity made each one 640 bytes).
+    let message = std::mem::size_of::<super::super::docs::MessageDoc>();
+    assert!(
+        std::mem::size_of::<Doc>() <= message + 8,
+        "a Doc is {} bytes, a message {message}",
+        std::mem::size_of::<Doc>()
+    );
 }

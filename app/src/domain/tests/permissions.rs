@@ -285,7 +285,7 @@ fn always_allowing_remembers_all_suggestions_or_the_one_chosen() {
         "only the chosen one"
     );
     assert_eq!(
-        Doc::Permission(b.clone()).to_value()["remembered"][0]["type"],
+        Doc::Permission(Box::new(b.clone())).to_value()["remembered"][0]["type"],
         "addRules"
     );
     let e = serde_json::to_value(ev(4, 40, chosen)).unwrap();
