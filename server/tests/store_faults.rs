@@ -9,7 +9,7 @@ use app::domain::docs::identity;
 use app::domain::events::EventKind;
 use app::domain::process::ProcessState;
 use app::domain::status::AgentStatus;
-use common::{all_agents, boot_with, call, post_json, wait_for_secs};
+use common::{all_agents, boot_with, call, post_json, wait_for_secs, wait_until};
 use futures::future::join_all;
 use rusqlite::Connection;
 use serde_json::json;
@@ -137,6 +137,10 @@ async fn an_agent_whose_words_cannot_be_stored_is_stopped_and_its_seat_says_so()
         })
     })
     .await;
-    assert!(!state.runtime.running().contains(&0));
+    // The stop is recorded, then the seat is let go.
+    wait_until("seat 0 no longer running", || {
+        !state.runtime.running().contains(&0)
+    })
+    .await;
     soulgrid::shut_down(&state).await;
 }
