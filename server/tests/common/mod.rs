@@ -54,10 +54,22 @@ pub async fn boot(data_dir: &Path) -> AppState {
 }
 
 pub async fn boot_with(data_dir: &Path, extra: &[&str]) -> AppState {
-    let options = LeptosOptions::builder().output_name("soulgrid").build();
-    soulgrid::boot(&config(data_dir, extra), options)
-        .await
-        .unwrap()
+    // A server restarted in this process can find the data directory's lock still held for a
+    // moment: the tests beside it start processes all the time, and a child between its fork
+    // and its exec holds a copy of every descriptor, the lock's too (close-on-exec closes it
+    // only at the exec). A holder that is another process is an error at once.
+    let ours = format!("(pid {})", std::process::id());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let options = LeptosOptions::builder().output_name("soulgrid").build();
+        match soulgrid::boot(&config(data_dir, extra), options).await {
+            Ok(state) => return state,
+            Err(e) if e.to_string().contains(&ours) && std::time::Instant::now() < deadline => {
+                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+            }
+            Err(e) => panic!("booting the server failed: {e:?}"),
+        }
+    }
 }
 
 pub struct Reply {
