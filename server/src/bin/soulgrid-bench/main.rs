@@ -59,6 +59,7 @@ impl Opts {
     }
 
     fn wants(&self, id: &str) -> bool {
+        let id = id.to_uppercase();
         self.only.is_empty() || self.only.iter().any(|o| id.starts_with(o.as_str()))
     }
 }
