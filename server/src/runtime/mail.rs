@@ -107,21 +107,16 @@ impl Runtime {
             .await;
             return;
         };
-        self.record(vec![EventKind::AgentMessage {
-            message_id: uuid::Uuid::new_v4().simple().to_string(),
-            seat,
-            speaker_name: from.to_string(),
-            text: text.to_string(),
-            target_agent: Some(name.clone()),
-        }])
-        .await;
-        let (mailboxes, from_name, body) = (
+        // Filed first, then shown: the thread never shows mail its inbox does not hold (as the
+        // human's own messages).
+        let (mailboxes, from_name, body, to_inbox) = (
             self.inner.mailboxes.clone(),
             from.to_string(),
             text.to_string(),
+            inbox,
         );
         let filed =
-            tokio::task::spawn_blocking(move || mailboxes.send(&from_name, &inbox, &body, None))
+            tokio::task::spawn_blocking(move || mailboxes.send(&from_name, &to_inbox, &body, None))
                 .await;
         if let Ok(Err(e)) = filed {
             self.record(vec![EventKind::RuntimeError {
@@ -131,6 +126,14 @@ impl Runtime {
             .await;
             return;
         }
+        self.record(vec![EventKind::AgentMessage {
+            message_id: uuid::Uuid::new_v4().simple().to_string(),
+            seat,
+            speaker_name: from.to_string(),
+            text: text.to_string(),
+            target_agent: Some(name.clone()),
+        }])
+        .await;
         self.deliver_mail(seat).await;
     }
 
