@@ -91,8 +91,6 @@ pub struct SseStats {
     pub caught_up: AtomicU64,
     /// Live streams now.
     pub subscribers: AtomicUsize,
-    /// Writes that waited to carry more events, because of the load.
-    pub coalesced: AtomicU64,
 }
 
 /// One stream's view of the load: how many live events it gets a second (counted over windows
@@ -233,11 +231,8 @@ impl Feed {
                 Phase::Live => {
                     // Under load, the pause first: what comes meanwhile is then ready at once,
                     // and the stream is woken once per pause, not once per event.
-                    if let Some(at) = self.pace.next_write(Instant::now()) {
-                        tokio::select! {
-                            _ = self.shutdown.cancelled() => return None,
-                            _ = tokio::time::sleep_until(at.into()) => {}
-                        }
+                    if !self.paced().await {
+                        return None;
                     }
                     let next = tokio::select! {
                         _ = self.shutdown.cancelled() => return None,
@@ -249,15 +244,10 @@ impl Feed {
                     match next {
                         Ok(c) if c.event.id <= self.sent => {}
                         Ok(c) if c.event.id == self.sent + 1 => {
-                            let now = Instant::now();
-                            self.pace.arrived(now);
-                            if let Some(at) = self.pace.next_write(now) {
-                                // Under load: wait out the pause, then write what came meanwhile.
-                                self.stats.coalesced.fetch_add(1, Ordering::Relaxed);
-                                tokio::select! {
-                                    _ = self.shutdown.cancelled() => return None,
-                                    _ = tokio::time::sleep_until(at.into()) => {}
-                                }
+                            self.pace.arrived(Instant::now());
+                            // The load may have just begun: what comes meanwhile goes with it.
+                            if !self.paced().await {
+                                return None;
                             }
                             let chunk = self.burst(c);
                             self.pace.last_write = Some(Instant::now());
@@ -272,6 +262,17 @@ impl Feed {
                     }
                 }
             }
+        }
+    }
+
+    /// Waits out the pause the load asks for, if any; false when the server shuts down meanwhile.
+    async fn paced(&self) -> bool {
+        let Some(at) = self.pace.next_write(Instant::now()) else {
+            return true;
+        };
+        tokio::select! {
+            _ = self.shutdown.cancelled() => false,
+            _ = tokio::time::sleep_until(at.into()) => true,
         }
     }
 

@@ -30,25 +30,33 @@ pub fn now_micros() -> u64 {
 
 /// CPU seconds used so far by this process's threads whose name starts with one of `prefixes`.
 pub fn thread_cpu(prefixes: &[&str]) -> f64 {
-    let ticks = 100.0; // USER_HZ on Linux
-    let mut total = 0u64;
     let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
         return f64::NAN;
     };
+    let mut total = 0.0;
     for task in tasks.flatten() {
         let comm = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
-        if !prefixes.iter().any(|p| comm.trim().starts_with(p)) {
-            continue;
-        }
-        let stat = std::fs::read_to_string(task.path().join("stat")).unwrap_or_default();
-        // Fields after the ")" that ends the name: utime is the 12th, stime the 13th.
-        if let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) {
-            let f: Vec<&str> = rest.split_whitespace().collect();
-            total += f.get(11).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
-            total += f.get(12).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+        if prefixes.iter().any(|p| comm.trim().starts_with(p)) {
+            total += cpu_of(&task.path().join("stat"));
         }
     }
-    total as f64 / ticks
+    total
+}
+
+/// CPU seconds (user and system) in a `/proc` `stat` file (a process's or a thread's); NaN
+/// when it cannot be read.
+fn cpu_of(stat: &std::path::Path) -> f64 {
+    let stat = std::fs::read_to_string(stat).unwrap_or_default();
+    // Fields after the ")" that ends the name: utime is the 12th, stime the 13th.
+    let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) else {
+        return f64::NAN;
+    };
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: u64 = [11, 12]
+        .iter()
+        .filter_map(|&i| f.get(i).and_then(|v| v.parse::<u64>().ok()))
+        .sum();
+    ticks as f64 / 100.0 // USER_HZ on Linux
 }
 
 /// A server on a free port in this process, on `data_dir`, with `extra` flags.
@@ -123,16 +131,7 @@ pub async fn sse_bytes(port: u16, after: u64, mut on_data: impl FnMut(&[u8]) -> 
 
 /// CPU seconds (user and system) that the process `pid` has used.
 pub fn process_cpu(pid: u32) -> f64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) else {
-        return f64::NAN;
-    };
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let ticks: u64 = [11, 12]
-        .iter()
-        .filter_map(|&i| f.get(i).and_then(|v| v.parse::<u64>().ok()))
-        .sum();
-    ticks as f64 / 100.0 // USER_HZ on Linux
+    cpu_of(std::path::Path::new(&format!("/proc/{pid}/stat")))
 }
 
 /// A plain HTTP/1.1 request on a fresh connection: the status and the body (status 0: nobody
