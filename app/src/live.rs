@@ -7,13 +7,16 @@
 
 use leptos::prelude::*;
 
-use crate::domain::docs::Docs;
+use crate::domain::docs::page::{oldest_held, Older};
+use crate::domain::docs::{Doc, Docs};
 use crate::functions::Snapshot;
 
 /// The replica's state, shared through context.
 #[derive(Clone, Copy)]
 pub struct Live {
     pub docs: RwSignal<Docs>,
+    /// How many older messages each thread's owner has that `docs` does not hold yet.
+    pub older: RwSignal<Older>,
     pub last_event_id: RwSignal<u64>,
     /// Whether the event stream is open right now.
     pub connected: RwSignal<bool>,
@@ -21,25 +24,67 @@ pub struct Live {
     pub human_name: StoredValue<String>,
     pub team_label: StoredValue<String>,
     pub simulated: bool,
+    /// Time travel: the event these documents are after (they do not follow the stream).
+    pub at: Option<u64>,
 }
 
 impl Live {
     fn new(s: Snapshot) -> Self {
         Live {
             docs: RwSignal::new(s.docs),
+            older: RwSignal::new(s.older),
             last_event_id: RwSignal::new(s.last_event_id),
             connected: RwSignal::new(false),
             lead_name: StoredValue::new(s.lead_name),
             human_name: StoredValue::new(s.human_name),
             team_label: StoredValue::new(s.team_label),
             simulated: s.simulated,
+            at: s.at.map(|m| m.event_id),
         }
     }
 
     /// Replaces everything with a fresh snapshot (after a `reset`).
     pub fn reload(&self, s: Snapshot) {
         self.docs.set(s.docs);
+        self.older.set(s.older);
         self.last_event_id.set(s.last_event_id);
+    }
+
+    /// How many of the messages of `owners` the replica does not hold.
+    pub fn older_of(&self, owners: &[String]) -> usize {
+        self.older
+            .with(|o| owners.iter().filter_map(|w| o.get(w)).sum())
+    }
+
+    /// Fetches the page before the oldest message held of each of `owners` that has older ones,
+    /// and adds it to the documents.
+    pub async fn load_older(self, owners: Vec<String>) -> Result<(), String> {
+        for owner in owners {
+            if self
+                .older
+                .with_untracked(|o| o.get(&owner).copied().unwrap_or(0))
+                == 0
+            {
+                continue;
+            }
+            let before = self.docs.with_untracked(|d| oldest_held(d, &owner));
+            let page = crate::functions::get_older(owner.clone(), before.0, before.1, self.at)
+                .await
+                .map_err(|e| e.to_string())?;
+            self.docs.update(|d| {
+                for m in page.messages {
+                    d.entry(m.id.clone()).or_insert(Doc::Message(m));
+                }
+            });
+            self.older.update(|o| {
+                if page.left == 0 {
+                    o.remove(&owner);
+                } else {
+                    o.insert(owner, page.left);
+                }
+            });
+        }
+        Ok(())
     }
 }
 

@@ -62,6 +62,23 @@ test('a long thread shows its newest hundred entries, and older ones on request,
     const after = await page.locator('.thread .msg').nth((await messages.count()) - 100).evaluate((el) => el.getBoundingClientRect().top);
     expect(Math.abs(after - before)).toBeLessThan(5);
     expect(await panel.evaluate((el) => el.scrollTop)).toBeGreaterThan(0);
+
+    // A page loaded now carries only the newest hundred; the older ones come from the server
+    // when asked for, and the reader still stays where they were.
+    const html = await (await fetch(own.url)).text();
+    expect(html).toContain('long thread 69');
+    expect(html).not.toContain('long thread 0');
+    await openHydrated(page, own.url);
+    await expect(messages).toHaveCount(100);
+    await expect(older).toHaveText('Show older (40 more)');
+    await older.scrollIntoViewIfNeeded();
+    const top = await messages.first().evaluate((el) => el.getBoundingClientRect().top);
+    await older.click();
+    await expect(messages.first()).toContainText('long thread 0');
+    await expect(messages).toHaveCount(140);
+    await expect(older).toHaveCount(0);
+    const kept = await messages.nth(40).evaluate((el) => el.getBoundingClientRect().top);
+    expect(Math.abs(kept - top)).toBeLessThan(5);
   } finally {
     await own.stop();
   }

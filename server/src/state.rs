@@ -2,8 +2,8 @@
 
 use std::sync::Arc;
 
-use app::domain::docs::Docs;
-use app::functions::{Snapshot, SnapshotSource};
+use app::domain::docs::page::{newest_pages, page_before, PAGE};
+use app::functions::{OlderPage, Snapshot, SnapshotSource};
 use axum::extract::FromRef;
 use leptos::prelude::LeptosOptions;
 use tokio_util::sync::CancellationToken;
@@ -38,10 +38,12 @@ pub struct AppState {
 }
 
 impl AppState {
+    /// The page's snapshot: each thread with its newest page of messages.
     pub fn snapshot(&self) -> Snapshot {
-        let (docs, last_event_id): (Docs, u64) = self.store.snapshot();
+        let (docs, older, last_event_id) = self.store.page_snapshot();
         Snapshot {
             docs,
+            older,
             last_event_id,
             lead_name: self.lead_name.to_string(),
             human_name: self.human_name.to_string(),
@@ -71,8 +73,10 @@ impl SnapshotSource for AppState {
                 .map_err(|e| e.to_string())?
                 .ok_or_else(|| format!("{at:?} is neither an event number nor a time"))?;
             let (docs, ts) = state.store.docs_at(id).await.map_err(|e| e.to_string())?;
+            let (docs, older) = newest_pages(&docs, PAGE);
             Ok(Snapshot {
                 docs,
+                older,
                 last_event_id: id,
                 at: Some(app::functions::Moment {
                     event_id: id,
@@ -81,6 +85,28 @@ impl SnapshotSource for AppState {
                 }),
                 ..state.snapshot_meta()
             })
+        })
+    }
+
+    fn older(
+        &self,
+        owner: String,
+        before: (i64, u64),
+        at: Option<u64>,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<OlderPage, String>> + Send>>
+    {
+        let state = self.clone();
+        Box::pin(async move {
+            let (messages, left) = match at {
+                None => state.store.older(owner, before, PAGE).await,
+                Some(at) => state
+                    .store
+                    .docs_at(at)
+                    .await
+                    .map(|(docs, _)| page_before(&docs, &owner, before, PAGE)),
+            }
+            .map_err(|e| e.to_string())?;
+            Ok(OlderPage { messages, left })
         })
     }
 }

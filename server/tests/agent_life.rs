@@ -16,7 +16,7 @@ async fn the_agent_api_tells_its_souls_sessions_ledger_and_lineage() {
     let (_dir, state, router) = common::team().await;
     let lyra = state
         .store
-        .with_docs(|d| identity(d, 0).unwrap().stable_id());
+        .with_all_docs(|d| identity(d, 0).unwrap().stable_id());
     // A turn with a tool call (the sim runs Bash when asked).
     call(
         &router,
@@ -114,7 +114,7 @@ async fn summon_and_wake_fill_only_the_seats_they_name() {
         identity(d, 2).is_some_and(|i| i.status() == AgentStatus::Alive)
     })
     .await;
-    state.store.with_docs(|d| {
+    state.store.with_all_docs(|d| {
         assert!(
             !identity(d, 3).unwrap().status().is_visible(),
             "seat 3 stays empty"
@@ -189,7 +189,7 @@ async fn a_fork_put_to_sleep_wakes_with_what_it_inherited() {
         identity(d, 7).is_some_and(|c| c.status() == AgentStatus::Alive && c.parent_uuid.is_some())
     })
     .await;
-    let (lyra, child) = state.store.with_docs(|d| {
+    let (lyra, child) = state.store.with_all_docs(|d| {
         (
             identity(d, 0).unwrap().stable_id(),
             identity(d, 7).unwrap().stable_id(),

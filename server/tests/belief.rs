@@ -40,7 +40,7 @@ async fn the_leads_status_report_is_shown_as_belief_and_never_applied() {
         identity(d, 2).is_some_and(|i| i.lead_belief.as_ref().is_some_and(|b| b.alive))
     })
     .await;
-    state.store.with_docs(|d| {
+    state.store.with_all_docs(|d| {
         let wren = identity(d, 2).unwrap();
         assert_eq!(
             wren.status(),

@@ -39,7 +39,7 @@ async fn a_retired_agent_waits_in_the_hall_and_is_recalled_into_another_seat() {
     assert_eq!(retired.len(), 1);
     let wren_id = retired[0].as_str().unwrap().to_string();
     assert!(!state.runtime.running().contains(&2), "its process stopped");
-    state.store.with_docs(|d| {
+    state.store.with_all_docs(|d| {
         assert!(
             !identity(d, 2).unwrap().status().is_visible(),
             "the seat is empty"
@@ -101,7 +101,7 @@ async fn a_retired_agent_waits_in_the_hall_and_is_recalled_into_another_seat() {
         },
     )
     .await;
-    state.store.with_docs(|d| {
+    state.store.with_all_docs(|d| {
         assert!(
             thread(d, 5).iter().any(|m| m.text == "remember the window"),
             "her earlier thread came with her"
@@ -176,7 +176,7 @@ async fn a_fork_waits_for_the_parents_turn_then_hatches_from_its_session() {
     call(&router, post_json("/api/agents/1/kill", json!({}))).await;
     let lyra_id = state
         .store
-        .with_docs(|d| identity(d, 0).unwrap().stable_id());
+        .with_all_docs(|d| identity(d, 0).unwrap().stable_id());
     let r = call(
         &router,
         post_json("/api/send", json!({"text": "a long thought", "seat": 0})),
@@ -222,7 +222,7 @@ async fn a_fork_waits_for_the_parents_turn_then_hatches_from_its_session() {
     // The child was started from the parent's Claude session, as a fork, with the letter.
     let parent_session = state
         .store
-        .with_docs(|d| identity(d, 0).unwrap().claude_session_id.clone())
+        .with_all_docs(|d| identity(d, 0).unwrap().claude_session_id.clone())
         .unwrap();
     let from =
         std::fs::read_to_string(dir.path().join("agents/1/.soulgrid-sim/forked-from")).unwrap();
@@ -263,7 +263,7 @@ async fn cascade_retires_a_three_level_branch_deepest_first() {
         identity(d, grandchild).is_some_and(|c| c.status() == AgentStatus::Alive)
     })
     .await;
-    let ids: Vec<String> = state.store.with_docs(|d| {
+    let ids: Vec<String> = state.store.with_all_docs(|d| {
         [grandchild, child, 0]
             .iter()
             .map(|&s| identity(d, s).unwrap().stable_id())
@@ -277,7 +277,7 @@ async fn cascade_retires_a_three_level_branch_deepest_first() {
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     let retired: Vec<String> = serde_json::from_value(r.json()["retired"].clone()).unwrap();
     assert_eq!(retired, ids, "deepest first");
-    state.store.with_docs(|d| {
+    state.store.with_all_docs(|d| {
         for s in [0, child, grandchild] {
             assert!(
                 !identity(d, s).unwrap().status().is_visible(),

@@ -23,7 +23,7 @@ async fn twenty_thousand_messages_keep_the_inbox_and_the_delivery_time_bounded()
     let (dir, state, _router) = common::team().await;
     let name = state
         .store
-        .with_docs(|d| identity(d, 0).and_then(|i| i.name.clone()))
+        .with_all_docs(|d| identity(d, 0).and_then(|i| i.name.clone()))
         .unwrap();
     let inbox = state.runtime.mailboxes().path(&name).unwrap();
     let human = state.runtime.mailboxes().path("Marcus").unwrap();
@@ -57,7 +57,7 @@ async fn twenty_thousand_messages_keep_the_inbox_and_the_delivery_time_bounded()
             let given = std::fs::read_to_string(dir.path().join("agents/0/.soulgrid-sim/received.jsonl"))
                 .unwrap_or_default();
             let given: Vec<String> = given.lines().rev().take(3).map(|l| l.chars().take(120).collect()).collect();
-            let said: Vec<String> = state.store.with_docs(|d| {
+            let said: Vec<String> = state.store.with_all_docs(|d| {
                 app::domain::docs::thread(d, 0)
                     .iter()
                     .rev()
@@ -72,7 +72,7 @@ async fn twenty_thousand_messages_keep_the_inbox_and_the_delivery_time_bounded()
                 kept.len(),
                 state
                     .store
-                    .with_docs(|d| identity(d, 0).map(|i| (i.process_state, i.process_reason.clone(), i.last_problem.clone())))
+                    .with_all_docs(|d| identity(d, 0).map(|i| (i.process_state, i.process_reason.clone(), i.last_problem.clone())))
             )
         });
         took.push(t.elapsed());

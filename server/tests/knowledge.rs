@@ -18,7 +18,7 @@ use serde_json::json;
 fn lyra_id(state: &soulgrid::state::AppState) -> String {
     state
         .store
-        .with_docs(|d| identity(d, 0).unwrap().stable_id())
+        .with_all_docs(|d| identity(d, 0).unwrap().stable_id())
 }
 
 fn received(dir: &Path, seat: u8) -> String {
@@ -61,7 +61,7 @@ async fn a_vault_survives_a_sleep_and_a_folder_deleted_by_hand() {
     // Put to sleep: the distil turn (the sim notes what it last heard), then the capture.
     let r = call(&router, post_json("/api/agents/0/dismiss", json!({}))).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
-    let insights = state.store.with_docs(|d| {
+    let insights = state.store.with_all_docs(|d| {
         let who = identity(d, 0).unwrap();
         assert_eq!(who.status(), AgentStatus::Sleeping);
         app::domain::vault::vault_of(d, &id, who.vault_version)
@@ -178,7 +178,7 @@ async fn every_transition_is_one_commit_holding_its_state_file() {
         );
     }
     assert!(commits[0].files.contains(&"_state.md".to_string()));
-    state.store.with_docs(|d| {
+    state.store.with_all_docs(|d| {
         assert_eq!(
             identity(d, 0).unwrap().work_state,
             Some(WorkState::DeepWork)
@@ -204,7 +204,7 @@ async fn the_agents_own_state_commits_are_validated_like_markers() {
     .await;
     state
         .store
-        .with_docs(|d| assert_eq!(identity(d, 0).unwrap().work_state, None));
+        .with_all_docs(|d| assert_eq!(identity(d, 0).unwrap().work_state, None));
     send(&router, 0, "SIM_COMMIT: bootstrap first things first").await;
     wait_for(&state, "the valid one applied", |d| {
         identity(d, 0).unwrap().work_state == Some(WorkState::Bootstrap)
@@ -313,7 +313,7 @@ async fn a_vault_past_its_limits_is_kept_without_what_does_not_fit_and_the_agent
             .contains("Your knowledge vault was saved without: knowledge/huge.md")
     })
     .await;
-    state.store.with_docs(|d| {
+    state.store.with_all_docs(|d| {
         let who = identity(d, 0).unwrap();
         let v = app::domain::vault::vault_of(d, &id, who.vault_version).unwrap();
         assert!(v.files.contains_key("insights.md"));

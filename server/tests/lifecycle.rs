@@ -194,7 +194,7 @@ async fn after_a_restart_agents_wake_fresh_and_the_lead_resumes_its_session() {
     );
     let problem = state
         .store
-        .with_docs(|d| identity(d, LEAD_SEAT).unwrap().last_problem.clone());
+        .with_all_docs(|d| identity(d, LEAD_SEAT).unwrap().last_problem.clone());
     assert_eq!(problem, None, "a resumed session is no problem");
 
     // A session the CLI no longer has: said so, and the lead starts afresh instead.
@@ -211,7 +211,7 @@ async fn after_a_restart_agents_wake_fresh_and_the_lead_resumes_its_session() {
     .await;
     let problem = state
         .store
-        .with_docs(|d| identity(d, LEAD_SEAT).unwrap().last_problem.clone())
+        .with_all_docs(|d| identity(d, LEAD_SEAT).unwrap().last_problem.clone())
         .unwrap();
     assert_eq!(
         problem.message,

@@ -95,7 +95,7 @@ async fn mail_flows_through_inboxes_both_ways() {
             .any(|m| m.text.contains("You said: Orin 8"))
     })
     .await;
-    let heard = state.store.with_docs(|d| {
+    let heard = state.store.with_all_docs(|d| {
         thread(d, 1)
             .iter()
             .filter(|m| m.text.contains("You said: Orin 7"))

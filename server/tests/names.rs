@@ -21,7 +21,7 @@ fn names(d: &Docs) -> Vec<String> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn eight_newborns_asking_for_one_name_get_it_once_and_each_can_be_written_to() {
     let (_dir, state, router) = common::team_with(&["--claude-args", "--sim-name Zoë"]).await;
-    let all = state.store.with_docs(names);
+    let all = state.store.with_all_docs(names);
     assert_eq!(all.iter().filter(|n| *n == "Zoë").count(), 1, "{all:?}");
     let mut folded: Vec<String> = all.iter().map(|n| fold(n)).collect();
     folded.sort();
@@ -57,7 +57,7 @@ async fn eight_newborns_asking_for_one_name_get_it_once_and_each_can_be_written_
     .await;
     let zoe = state
         .store
-        .with_docs(|d| {
+        .with_all_docs(|d| {
             app::domain::agent_seats()
                 .find(|&s| identity(d, s).and_then(|i| i.name.as_deref()) == Some("Zoë"))
         })
@@ -101,7 +101,7 @@ async fn a_newborn_refused_twice_is_stopped_and_says_why() {
         names(d) == ["Lyra"] && stopped == 7
     })
     .await;
-    let problem = state.store.with_docs(|d| {
+    let problem = state.store.with_all_docs(|d| {
         app::domain::agent_seats()
             .filter_map(|s| identity(d, s)?.last_problem.clone())
             .map(|p| p.message)

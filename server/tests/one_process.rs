@@ -106,7 +106,10 @@ async fn interrupting_an_agent_between_turns_changes_nothing() {
         .filter(|e| e.kind.seat() == Some(0))
         .collect();
     assert!(about_seat0.is_empty(), "nothing recorded: {about_seat0:?}");
-    let seat0 = state.store.with_docs(|d| identity(d, 0).cloned()).unwrap();
+    let seat0 = state
+        .store
+        .with_all_docs(|d| identity(d, 0).cloned())
+        .unwrap();
     assert_eq!(seat0.process_state, Some(ProcessState::Idle));
     // Still an ordinary idle agent: it answers.
     let name = seat0.name.unwrap();

@@ -47,7 +47,7 @@ async fn ask(state: &AppState, router: &axum::Router) -> String {
     .await;
     state
         .store
-        .with_docs(|d| pending(d, LEAD_SEAT)[0].request_id.clone())
+        .with_all_docs(|d| pending(d, LEAD_SEAT)[0].request_id.clone())
 }
 
 fn lead_said(d: &app::domain::docs::Docs, words: &str) -> bool {
@@ -147,7 +147,10 @@ async fn a_denied_tool_call_tells_the_agent_why() {
         lead_said(d, "I was not allowed to run `echo hi`: not on this machine")
     })
     .await;
-    let p = state.store.with_docs(|d| request(d, &id).cloned()).unwrap();
+    let p = state
+        .store
+        .with_all_docs(|d| request(d, &id).cloned())
+        .unwrap();
     assert_eq!(p.outcome(), "denied: not on this machine");
     soulgrid::shut_down(&state).await;
 }
@@ -160,7 +163,10 @@ async fn a_request_nobody_answers_is_denied_after_the_timeout() {
         lead_said(d, "I was not allowed to run `echo hi`: Nobody answered within 400 ms; denied automatically.")
     })
     .await;
-    let p = state.store.with_docs(|d| request(d, &id).cloned()).unwrap();
+    let p = state
+        .store
+        .with_all_docs(|d| request(d, &id).cloned())
+        .unwrap();
     assert_eq!(
         (p.state, p.decided_by),
         (PermissionState::Denied, Some(Decider::Timeout))
@@ -231,7 +237,7 @@ async fn without_ui_permissions_nobody_is_asked() {
         lead_said(d, "it printed: hi")
     })
     .await;
-    assert_eq!(state.store.with_docs(|d| permissions(d).count()), 0);
+    assert_eq!(state.store.with_all_docs(|d| permissions(d).count()), 0);
     soulgrid::shut_down(&state).await;
 }
 
@@ -283,7 +289,10 @@ async fn always_allowing_hands_the_cli_its_suggested_rule_and_it_stops_asking() 
     )
     .await;
     assert_eq!(r.json()["state"], "allowed", "{}", r.body);
-    let p = state.store.with_docs(|d| request(d, &id).cloned()).unwrap();
+    let p = state
+        .store
+        .with_all_docs(|d| request(d, &id).cloned())
+        .unwrap();
     assert_eq!(
         p.outcome(),
         "approved, and from now on: allow Bash(echo hi) (localSettings)"
@@ -304,7 +313,7 @@ async fn always_allowing_hands_the_cli_its_suggested_rule_and_it_stops_asking() 
     })
     .await;
     assert_eq!(
-        state.store.with_docs(|d| permissions(d).count()),
+        state.store.with_all_docs(|d| permissions(d).count()),
         1,
         "asked once"
     );

@@ -185,7 +185,7 @@ async fn a_soul_bundle_brings_an_agent_into_another_teams_hall_once() {
     let (_a, state, router) = lived().await;
     let id = state
         .store
-        .with_docs(|d| identity(d, 0).unwrap().stable_id());
+        .with_all_docs(|d| identity(d, 0).unwrap().stable_id());
     let r = call(&router, get(&format!("/api/agents/{id}/bundle"))).await;
     assert_eq!(r.status, StatusCode::OK);
     assert!(r.headers["content-disposition"]
@@ -241,7 +241,7 @@ async fn a_soul_bundle_brings_an_agent_into_another_teams_hall_once() {
             .any(|m| m.text.starts_with("Hello. I am Lyra 2"))
     })
     .await;
-    other.store.with_docs(|d| {
+    other.store.with_all_docs(|d| {
         let who = identity(d, 3).unwrap();
         assert_eq!(who.stable_id(), id);
         assert!(thread(d, 3)
@@ -310,7 +310,7 @@ async fn a_backup_taken_while_agents_write_is_checked_and_serves_as_a_data_direc
     soulgrid::shut_down(&state).await;
     // Restoring is starting the server on the backup's directory.
     let restored = common::boot(&dest).await;
-    restored.store.with_docs(|d| {
+    restored.store.with_all_docs(|d| {
         assert_eq!(identity(d, 0).unwrap().name.as_deref(), Some("Lyra"));
     });
     soulgrid::shut_down(&restored).await;

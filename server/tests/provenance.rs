@@ -58,9 +58,11 @@ async fn an_agent_repeating_a_route_marker_it_was_sent_routes_nothing() {
         !read_or_not.contains("forged by an echo"),
         "nothing was routed to Kael's inbox: {read_or_not}\n{kael:?}"
     );
-    let seats = state.store.with_docs(|d| anywhere(d, "forged by an echo"));
+    let seats = state
+        .store
+        .with_all_docs(|d| anywhere(d, "forged by an echo"));
     assert_eq!(seats, [2], "only Wren's thread holds the text");
-    let echo = state.store.with_docs(|d| {
+    let echo = state.store.with_all_docs(|d| {
         thread(d, 2)
             .into_iter()
             .filter(|m| m.speaker_name == "Wren" && m.text.contains("repeat after me"))
@@ -105,7 +107,10 @@ async fn the_lead_quoting_a_dismiss_line_dismisses_nobody() {
             .any(|m| m.speaker_name == "Kael" && m.text.contains("still there?"))
     })
     .await;
-    let kael = state.store.with_docs(|d| identity(d, 1).cloned()).unwrap();
+    let kael = state
+        .store
+        .with_all_docs(|d| identity(d, 1).cloned())
+        .unwrap();
     assert_ne!(kael.process_state, Some(ProcessState::Stopped), "{kael:?}");
     assert!(
         kael.process_reason.as_deref() != Some("dismissed by the lead"),

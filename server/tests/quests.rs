@@ -17,7 +17,7 @@ use serde_json::json;
 fn view(state: &soulgrid::state::AppState, id: &str) -> QuestView {
     state
         .store
-        .with_docs(|d| app::contract::quest_view(d, id))
+        .with_all_docs(|d| app::contract::quest_view(d, id))
         .unwrap()
 }
 
@@ -79,7 +79,7 @@ async fn a_quest_runs_from_the_problem_to_the_report() {
     // The reinforcement took its place in stage 2 under the name it chose, and worked.
     let newcomer = state
         .store
-        .with_docs(|d| app::domain::docs::identity(d, 7).and_then(|i| i.name.clone()));
+        .with_all_docs(|d| app::domain::docs::identity(d, 7).and_then(|i| i.name.clone()));
     let newcomer = newcomer.expect("a newcomer in seat 8");
     assert!(v.stages[1].agents.contains(&newcomer), "{:?}", v.stages[1]);
     assert!(!v.stages[1]
@@ -227,7 +227,7 @@ async fn a_restart_in_the_middle_of_a_stage_goes_on_at_that_stage() {
         received(dir.path(), 0).matches("[QUEST STAGE]").count() == 2
     })
     .await;
-    state.store.with_docs(|d| {
+    state.store.with_all_docs(|d| {
         let q = running_quest(d).unwrap();
         assert_eq!(
             (q.quest_id.as_str(), q.status, q.stage),
@@ -242,7 +242,7 @@ async fn a_restart_in_the_middle_of_a_stage_goes_on_at_that_stage() {
     assert_eq!(r.status, StatusCode::NO_CONTENT);
     state
         .store
-        .with_docs(|d| assert!(running_quest(d).is_none()));
+        .with_all_docs(|d| assert!(running_quest(d).is_none()));
     soulgrid::shut_down(&state).await;
 }
 

@@ -106,7 +106,7 @@ async fn the_real_cli_summons_talks_sleeps_and_wakes() {
     let session_of = |seat| {
         state
             .store
-            .with_docs(|d| identity(d, seat).and_then(|i| i.claude_session_id.clone()))
+            .with_all_docs(|d| identity(d, seat).and_then(|i| i.claude_session_id.clone()))
             .unwrap()
     };
     let (cleo_session, lead_session) = (session_of(2), session_of(LEAD_SEAT));
@@ -127,7 +127,7 @@ async fn the_real_cli_summons_talks_sleeps_and_wakes() {
             .filter(|m| m.text.contains("Real CLI here."))
             .count()
     };
-    let answered_before = state.store.with_docs(lead_answers);
+    let answered_before = state.store.with_all_docs(lead_answers);
     let asked_to_wake = || {
         recorded.0.lock().unwrap()[before..]
             .iter()
@@ -149,7 +149,7 @@ async fn the_real_cli_summons_talks_sleeps_and_wakes() {
     // (Once in a while under load this has not come within the wait: the failure says what
     // the model was asked and what the lead's process did, to find out why.)
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
-    while !state.store.with_docs(answered) {
+    while !state.store.with_all_docs(answered) {
         if std::time::Instant::now() > deadline {
             let asked: Vec<String> = recorded.0.lock().unwrap()[before..]
                 .iter()

@@ -26,7 +26,7 @@ async fn a_forked_child_carries_the_parents_conversation_and_names_itself() {
     .await;
     let parent = state
         .store
-        .with_docs(|d| identity(d, 0).and_then(|i| i.name.clone()))
+        .with_all_docs(|d| identity(d, 0).and_then(|i| i.name.clone()))
         .unwrap();
     call(
         &router,
@@ -55,7 +55,7 @@ async fn a_forked_child_carries_the_parents_conversation_and_names_itself() {
     .await;
     let child = state
         .store
-        .with_docs(|d| identity(d, 1).and_then(|i| i.name.clone()))
+        .with_all_docs(|d| identity(d, 1).and_then(|i| i.name.clone()))
         .unwrap();
     assert_ne!(child, parent, "a name of its own");
     let requests = recorded.0.lock().unwrap().clone();

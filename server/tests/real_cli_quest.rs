@@ -41,7 +41,7 @@ async fn a_quest_runs_through_the_real_cli_to_its_report() {
     .await;
     let v = state
         .store
-        .with_docs(|d| app::contract::quest_view(d, &id))
+        .with_all_docs(|d| app::contract::quest_view(d, &id))
         .unwrap();
     assert_eq!(v.status, "done", "{v:#?}");
     assert!(
@@ -58,7 +58,7 @@ async fn a_quest_runs_through_the_real_cli_to_its_report() {
     }
     let newcomer = state
         .store
-        .with_docs(|d| identity(d, 7).and_then(|i| i.name.clone()))
+        .with_all_docs(|d| identity(d, 7).and_then(|i| i.name.clone()))
         .expect("a newcomer in seat 8");
     assert!(v.stages[1].agents.contains(&newcomer), "{:#?}", v.stages[1]);
     assert!(v.findings.iter().any(|f| f.agent == newcomer));

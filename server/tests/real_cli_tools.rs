@@ -126,7 +126,7 @@ async fn the_real_cli_asks_before_a_tool_call_and_stops_a_hung_turn() {
         !pending(d, LEAD_SEAT).is_empty()
     })
     .await;
-    let (id, command) = state.store.with_docs(|d| {
+    let (id, command) = state.store.with_all_docs(|d| {
         let p = pending(d, LEAD_SEAT)[0];
         (p.request_id.clone(), p.input["command"].clone())
     });
@@ -134,7 +134,7 @@ async fn the_real_cli_asks_before_a_tool_call_and_stops_a_hung_turn() {
     // Always allowed: the CLI is handed the rule it suggested.
     let suggested = state
         .store
-        .with_docs(|d| request(d, &id).and_then(|p| p.suggestions.clone()));
+        .with_all_docs(|d| request(d, &id).and_then(|p| p.suggestions.clone()));
     // It suggests the rule for this command and broader ones (a directory, acceptEdits mode):
     // only the rule is kept, or the writes below would no longer be asked for.
     let rule = suggested
@@ -180,7 +180,7 @@ async fn the_real_cli_asks_before_a_tool_call_and_stops_a_hung_turn() {
     })
     .await;
     assert!(made.is_dir(), "it ran again");
-    let asked = state.store.with_docs(|d| {
+    let asked = state.store.with_all_docs(|d| {
         app::domain::docs::permissions(d)
             .filter(|p| p.tool_name == "Bash")
             .count()
@@ -197,7 +197,10 @@ async fn the_real_cli_asks_before_a_tool_call_and_stops_a_hung_turn() {
         )
     })
     .await;
-    let p = state.store.with_docs(|d| request(d, &id).cloned()).unwrap();
+    let p = state
+        .store
+        .with_all_docs(|d| request(d, &id).cloned())
+        .unwrap();
     assert_eq!(
         (p.state, p.decided_by),
         (PermissionState::Denied, Some(Decider::Timeout))
@@ -238,7 +241,7 @@ async fn the_real_cli_asks_before_a_tool_call_and_stops_a_hung_turn() {
     .await;
     let cost = state
         .store
-        .with_docs(|d| identity(d, LEAD_SEAT).and_then(|l| l.cost_usd));
+        .with_all_docs(|d| identity(d, LEAD_SEAT).and_then(|l| l.cost_usd));
     assert!(
         cost.is_some_and(|c| c > 0.0),
         "cost from the CLI's result: {cost:?}"

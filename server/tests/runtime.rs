@@ -259,7 +259,7 @@ async fn a_silent_turn_is_reported_stuck_and_can_be_interrupted() {
     }
     let problem = state
         .store
-        .with_docs(|d| identity(d, LEAD_SEAT).and_then(|l| l.last_problem.clone()));
+        .with_all_docs(|d| identity(d, LEAD_SEAT).and_then(|l| l.last_problem.clone()));
     assert!(
         problem.is_some_and(|p| p.message.starts_with("stuck")),
         "the seat shows it"

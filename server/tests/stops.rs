@@ -124,7 +124,7 @@ done"#
         t.elapsed()
     );
     assert!(!alive(pid), "the process is gone");
-    assert!(state.store.with_docs(|d| lead_stopped(d, "dismissed")));
+    assert!(state.store.with_all_docs(|d| lead_stopped(d, "dismissed")));
 
     // A long or non-UTF-8 stderr line does not end the draining: the last line is still read.
     call(

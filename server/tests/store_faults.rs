@@ -117,7 +117,7 @@ async fn an_agent_whose_words_cannot_be_stored_is_stopped_and_its_seat_says_so()
         .unwrap();
     let name = state
         .store
-        .with_docs(|d| identity(d, 0).and_then(|i| i.name.clone()))
+        .with_all_docs(|d| identity(d, 0).and_then(|i| i.name.clone()))
         .unwrap();
     call(
         &router,

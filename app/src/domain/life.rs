@@ -11,8 +11,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use super::docs::{
-    claude_session_doc_id, hall, identities, ledger_id, permissions, thread_of, AgentIdentity,
-    ClaudeSessionDoc, Doc, Docs, LedgerDoc, SpeakerType, TYPE_CLAUDE_SESSION,
+    claude_session_doc_id, hall, identities, ledger_id, permissions, AgentIdentity,
+    ClaudeSessionDoc, Doc, Docs, LedgerDoc, TYPE_CLAUDE_SESSION,
 };
 use super::permissions::PermissionState;
 use super::{Millis, Seat};
@@ -145,6 +145,8 @@ pub fn ledger_view(docs: &Docs, who: &AgentIdentity) -> LedgerView {
         v.input_tokens = l.input_tokens;
         v.output_tokens = l.output_tokens;
         v.turns = l.turns;
+        v.messages_sent = l.messages_sent;
+        v.messages_received = l.messages_received;
         v.tool_calls = l.tools.clone();
     }
     let seated = who.retired_at.is_none();
@@ -161,15 +163,6 @@ pub fn ledger_view(docs: &Docs, who: &AgentIdentity) -> LedgerView {
             PermissionState::Allowed => v.permissions_approved += 1,
             PermissionState::Denied => v.permissions_denied += 1,
             _ => {}
-        }
-    }
-    for m in thread_of(docs, who) {
-        let own = m.speaker_type != SpeakerType::Human
-            && Some(m.speaker_name.as_str()) == who.name.as_deref();
-        if own {
-            v.messages_sent += 1;
-        } else {
-            v.messages_received += 1;
         }
     }
     v

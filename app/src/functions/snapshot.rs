@@ -3,13 +3,18 @@
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::domain::docs::Docs;
+use crate::domain::docs::page::Older;
+use crate::domain::docs::{Docs, MessageDoc};
 
 /// What SSR renders and what the browser hydrates from.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Snapshot {
+    /// The documents, each thread with its newest page of messages (`docs::page`).
     pub docs: Docs,
+    /// How many older messages each thread's owner has that `docs` leaves out.
+    #[serde(default)]
+    pub older: Older,
     /// The id of the last event applied to `docs`; the live stream resumes after it.
     pub last_event_id: u64,
     pub lead_name: String,
@@ -32,6 +37,14 @@ pub struct Moment {
     pub now: u64,
 }
 
+/// A page of a thread's older messages, oldest first, and how many are older still.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OlderPage {
+    pub messages: Vec<MessageDoc>,
+    pub left: usize,
+}
+
 /// Where the server takes snapshots from; provided as a context by the server binary.
 #[cfg(feature = "ssr")]
 pub trait SnapshotSource: Send + Sync + 'static {
@@ -42,6 +55,15 @@ pub trait SnapshotSource: Send + Sync + 'static {
         &self,
         at: String,
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<Snapshot, String>> + Send>>;
+
+    /// The page of `owner`'s messages just before `before` (`docs::page::page_before`), now or,
+    /// for time travel, as they were after event `at`.
+    fn older(
+        &self,
+        owner: String,
+        before: (i64, u64),
+        at: Option<u64>,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<OlderPage, String>> + Send>>;
 }
 
 #[server]
@@ -59,4 +81,22 @@ pub async fn get_snapshot_at(at: String) -> Result<Snapshot, ServerFnError> {
     let source = use_context::<Arc<dyn SnapshotSource>>()
         .ok_or_else(|| ServerFnError::new("the server provided no snapshot source"))?;
     source.snapshot_at(at).await.map_err(ServerFnError::new)
+}
+
+/// The page of `owner`'s messages before `(before_ts, before_event)`: what "Show older" adds to
+/// a thread whose older messages the page did not carry.
+#[server]
+pub async fn get_older(
+    owner: String,
+    before_ts: i64,
+    before_event: u64,
+    at: Option<u64>,
+) -> Result<OlderPage, ServerFnError> {
+    use std::sync::Arc;
+    let source = use_context::<Arc<dyn SnapshotSource>>()
+        .ok_or_else(|| ServerFnError::new("the server provided no snapshot source"))?;
+    source
+        .older(owner, (before_ts, before_event), at)
+        .await
+        .map_err(ServerFnError::new)
 }

@@ -10,6 +10,7 @@ use super::cell::activity;
 use super::detail::PostButton;
 use super::permission::PermissionCard;
 use crate::domain::docs::of_seat;
+use crate::domain::docs::page::{seat_thread_owners, PAGE};
 use crate::domain::docs::{identity, thread, SpeakerType};
 use crate::domain::permissions::PermissionDoc;
 use crate::domain::process::ProcessState;
@@ -51,9 +52,6 @@ impl Item {
         }
     }
 }
-
-/// Entries of a thread shown at first, and added by each "Show older".
-const PAGE: usize = 100;
 
 #[component]
 pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
@@ -122,11 +120,18 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
             PAGE
         }
     };
-    let hidden = move || lines.with(Vec::len).saturating_sub(shown());
+    // Older messages the page did not carry come from the server when asked for.
+    let owners = Memo::new(move |_| {
+        let s = seat.get();
+        live.docs.with(|d| seat_thread_owners(d, s))
+    });
+    let held_hidden = move || lines.with(Vec::len).saturating_sub(shown());
+    let hidden = move || held_hidden() + owners.with(|o| live.older_of(o));
     let visible = move || {
-        let skip = hidden();
+        let skip = held_hidden();
         lines.with(|all| all[skip..].to_vec())
     };
+    let loading = RwSignal::new(false);
     let title = move || {
         let s = seat.get();
         live.docs
@@ -178,17 +183,33 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                 }}
             </div>
             {move || (hidden() > 0).then(|| view! {
-                <button type="button" class="older" on:click=move |_| {
-                    more.set((seat.get_untracked(), shown() + PAGE));
+                <button type="button" class="older" disabled=move || loading.get() on:click=move |_| {
                     // Where the reader is, from the bottom: kept as older entries come in above
-                    // (once they are drawn).
-                    if let Some(el) = panel.get_untracked() {
-                        let from_bottom = el.scroll_height() - el.scroll_top();
-                        // They are in the page before the next frame is painted.
-                        request_animation_frame(move || {
-                            el.set_scroll_top(el.scroll_height() - from_bottom);
-                        });
+                    // (once they are drawn: they are in the page before the next frame).
+                    let from_bottom = panel
+                        .get_untracked()
+                        .map(|el| el.scroll_height() - el.scroll_top());
+                    let grow = move || {
+                        more.set((seat.get_untracked(), shown() + PAGE));
+                        if let (Some(el), Some(from_bottom)) = (panel.get_untracked(), from_bottom) {
+                            request_animation_frame(move || {
+                                el.set_scroll_top(el.scroll_height() - from_bottom);
+                            });
+                        }
+                    };
+                    if held_hidden() >= PAGE || owners.with_untracked(|o| live.older_of(o)) == 0 {
+                        grow();
+                        return;
                     }
+                    loading.set(true);
+                    let owners = owners.get_untracked();
+                    leptos::task::spawn_local(async move {
+                        if let Err(e) = live.load_older(owners).await {
+                            leptos::logging::warn!("loading older messages failed: {e}");
+                        }
+                        loading.set(false);
+                        grow();
+                    });
                 }>
                     {format!("Show older ({} more)", hidden())}
                 </button>

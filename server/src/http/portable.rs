@@ -87,9 +87,14 @@ pub async fn download(
     id: Result<Path<String>, PathRejection>,
 ) -> Result<impl IntoResponse, AppError> {
     let Path(id) = id?;
+    let owners = state.store.with_docs(|d| {
+        app::domain::docs::identity_by_id(d, &id)
+            .map(app::domain::docs::page::thread_owners)
+            .unwrap_or_default()
+    });
     let (bytes, name) = state
         .store
-        .with_docs(|d| {
+        .with_threads(&owners, |d| {
             let name = app::domain::docs::identity_by_id(d, &id)?.name.clone();
             Some((bundle(d, &id, &state.team)?, name))
         })

@@ -56,7 +56,10 @@ impl Runtime {
         tokio::spawn(async move {
             rt.wait_for_turn_end(parent).await;
             // The parent's session and last message as the turn left them: the fork point.
-            let (session, fork_message_id) = rt.store().with_docs(|d| {
+            let owners = rt
+                .store()
+                .with_docs(|d| app::domain::docs::page::seat_thread_owners(d, parent));
+            let (session, fork_message_id) = rt.store().with_threads(&owners, |d| {
                 (
                     identity(d, parent).and_then(|p| p.claude_session_id.clone()),
                     thread(d, parent).last().map(|m| m.id.clone()),

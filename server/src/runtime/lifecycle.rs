@@ -180,7 +180,10 @@ impl Runtime {
     /// A payload for every sleeping agent, from the store: never from a request (what an
     /// agent wakes to is what it was, not what a page says it was).
     fn wake_payloads(&self) -> Vec<WakePayload> {
-        self.inner.store.with_docs(|docs| {
+        let owners = self.inner.store.with_docs(|docs| {
+            app::domain::docs::page::transcript_owners(docs, &sleeping_seats(docs))
+        });
+        self.inner.store.with_threads(&owners, |docs| {
             sleeping_seats(docs)
                 .into_iter()
                 .filter_map(|seat| wake_payload(docs, seat, &[]))

@@ -6,12 +6,14 @@ pub mod history;
 mod read;
 pub mod restore;
 mod schema;
+pub mod threads;
 mod writer;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 
-use app::domain::docs::Docs;
+use app::domain::docs::page::Older;
+use app::domain::docs::{Doc, Docs};
 use app::domain::events::{Event, EventKind};
 use rusqlite::Connection;
 use tokio::sync::{broadcast, mpsc, oneshot};
@@ -54,10 +56,12 @@ pub struct Committed {
     pub frame: std::sync::OnceLock<bytes::Bytes>,
 }
 
-/// The documents and the id of the last event applied to them, always updated together.
+/// The documents (but the messages) and the id of the last event applied to them, and the
+/// newest page of every thread, always updated together.
 #[derive(Default)]
 pub struct Shared {
     pub docs: Docs,
+    pub threads: threads::Threads,
     pub last_event_id: u64,
 }
 
@@ -97,6 +101,7 @@ impl Store {
         {
             let mut s = shared.write().unwrap_or_else(|p| p.into_inner());
             s.docs = docs.clone();
+            s.threads = threads::Threads::load(&reader)?;
             s.last_event_id = read::last_event(&reader)?.map_or(0, |e| e.id);
         }
         let writer = writer::Writer::new(write_conn, docs, shared.clone(), live.clone(), clock)?;
@@ -147,13 +152,73 @@ impl Store {
         events.pop().ok_or(StoreError::WriteFailed)
     }
 
-    /// The documents and the event id they are current to.
+    /// Every document, messages too, and the event id they are current to. Messages are read
+    /// from the database: for exports of the whole state and for tests, not for hot paths.
     pub fn snapshot(&self) -> (Docs, u64) {
-        let s = self.shared.read().unwrap_or_else(|p| p.into_inner());
-        (s.docs.clone(), s.last_event_id)
+        let (mut docs, last) = {
+            let s = self.shared.read().unwrap_or_else(|p| p.into_inner());
+            (s.docs.clone(), s.last_event_id)
+        };
+        let conn = self.reader.lock().unwrap_or_else(|p| p.into_inner());
+        match threads::messages(&conn, None) {
+            Ok(all) => {
+                for m in all.into_iter().filter(|m| m.event_id <= last) {
+                    docs.insert(m.id.clone(), Doc::Message(m));
+                }
+            }
+            Err(e) => tracing::error!(error = %e, "reading the messages failed"),
+        }
+        (docs, last)
     }
 
-    /// Runs `f` on the current documents without copying them.
+    /// Runs `f` on every document, messages too (a copy: see [`Store::snapshot`]).
+    pub fn with_all_docs<R>(&self, f: impl FnOnce(&Docs) -> R) -> R {
+        f(&self.snapshot().0)
+    }
+
+    /// What a page load carries: the documents with every thread's newest page of messages,
+    /// how many older ones each thread has, and the event id they are current to.
+    pub fn page_snapshot(&self) -> (Docs, Older, u64) {
+        let s = self.shared.read().unwrap_or_else(|p| p.into_inner());
+        let (docs, older) = s.threads.page(&s.docs);
+        (docs, older, s.last_event_id)
+    }
+
+    /// The page of `owner`'s messages just before `before`, and how many are older still.
+    pub async fn older(
+        &self,
+        owner: String,
+        before: (i64, u64),
+        limit: usize,
+    ) -> Result<(Vec<app::domain::docs::MessageDoc>, usize), StoreError> {
+        self.with_reader(move |c| threads::page_before(c, &owner, Some(before), limit))
+            .await
+    }
+
+    /// Runs `f` on the current documents with every message of the threads of `owners`
+    /// (`docs::page`), read from the database.
+    pub fn with_threads<R>(&self, owners: &[String], f: impl FnOnce(&Docs) -> R) -> R {
+        let mut docs = self
+            .shared
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .docs
+            .clone();
+        let conn = self.reader.lock().unwrap_or_else(|p| p.into_inner());
+        match threads::messages(&conn, Some(owners)) {
+            Ok(all) => {
+                for m in all {
+                    docs.insert(m.id.clone(), Doc::Message(m));
+                }
+            }
+            Err(e) => tracing::error!(error = %e, "reading messages failed"),
+        }
+        drop(conn);
+        f(&docs)
+    }
+
+    /// Runs `f` on the current documents (messages are not among them: see [`Store::snapshot`],
+    /// [`Store::with_threads`]) without copying them.
     pub fn with_docs<R>(&self, f: impl FnOnce(&Docs) -> R) -> R {
         f(&self.shared.read().unwrap_or_else(|p| p.into_inner()).docs)
     }

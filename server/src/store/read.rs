@@ -54,8 +54,11 @@ pub fn last_session_event(conn: &Connection) -> Result<Option<Event>, StoreError
     Ok(body.map(|b| serde_json::from_str(&b)).transpose()?)
 }
 
+/// Every document but the messages (`threads` reads those).
 pub fn load_docs(conn: &Connection) -> Result<Docs, StoreError> {
-    let mut stmt = conn.prepare("SELECT id, body FROM docs")?;
+    let mut stmt = conn.prepare(
+        "SELECT id, body FROM docs WHERE type IS NULL OR type < 'message' OR type > 'message'",
+    )?;
     let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
     let mut docs = Docs::new();
     for row in rows {

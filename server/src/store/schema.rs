@@ -28,9 +28,58 @@ pub fn open(path: &Path) -> rusqlite::Result<Connection> {
              type       TEXT,
              seat       INTEGER,
              event_id   INTEGER NOT NULL REFERENCES events(id),
-             body       TEXT NOT NULL
+             body       TEXT NOT NULL,
+             owner      TEXT,
+             created_at INTEGER,
+             origin     INTEGER
          );
          CREATE INDEX IF NOT EXISTS docs_type_seat ON docs(type, seat);",
     )?;
+    threads(&conn)?;
     Ok(conn)
+}
+
+/// Messages are read a thread at a time, newest first, not held in memory: each message row
+/// says whose thread it is in (`owner`: `docs::page::owner`) and where (`created_at`, then
+/// `origin`, the event that wrote it). A database from before these columns gets them here,
+/// filled from the messages' JSON, once.
+fn threads(conn: &Connection) -> rusqlite::Result<()> {
+    let has = |c: &Connection| -> rusqlite::Result<bool> {
+        c.query_row(
+            "SELECT COUNT(*) FROM pragma_table_info('docs') WHERE name = 'owner'",
+            [],
+            |r| r.get::<_, i64>(0),
+        )
+        .map(|n| n > 0)
+    };
+    if !has(conn)? {
+        conn.execute_batch("BEGIN IMMEDIATE")?;
+        // Another connection may have done it while this one waited for the lock.
+        let done = has(conn).and_then(|has| {
+            if !has {
+                conn.execute_batch(
+                    "ALTER TABLE docs ADD COLUMN owner TEXT;
+                     ALTER TABLE docs ADD COLUMN created_at INTEGER;
+                     ALTER TABLE docs ADD COLUMN origin INTEGER;
+                     UPDATE docs SET
+                         owner = COALESCE(json_extract(body, '$.identityId'), 'seat:' || seat),
+                         created_at = json_extract(body, '$.createdAt'),
+                         origin = COALESCE(json_extract(body, '$.eventId'), 0)
+                     WHERE type = 'message';",
+                )?;
+            }
+            Ok(())
+        });
+        match done {
+            Ok(()) => conn.execute_batch("COMMIT")?,
+            Err(e) => {
+                let _ = conn.execute_batch("ROLLBACK");
+                return Err(e);
+            }
+        }
+    }
+    conn.execute_batch(
+        "CREATE INDEX IF NOT EXISTS docs_thread ON docs(owner, created_at, origin)
+         WHERE type = 'message';",
+    )
 }

@@ -1,17 +1,18 @@
 //! The single writer: every append goes through one thread that commits in batches
 //! (group commit). A caller is answered only after the batch holding its events is durable.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
-use app::domain::docs::{commit, DocWrite, Docs};
+use app::domain::docs::page::{owner, seat_owner};
+use app::domain::docs::{commit, Doc, DocWrite, Docs, MessageDoc, TYPE_MESSAGE};
 use app::domain::events::{Event, EventKind};
 use app::domain::reducer::apply;
 use rusqlite::{params, Connection};
 use tokio::sync::{broadcast, mpsc, oneshot};
 
-use super::{read, Committed, Shared, StoreError};
+use super::{read, threads, Committed, Shared, StoreError};
 
 /// Events to append, in order, all in the same server session.
 pub struct NewEvents {
@@ -83,9 +84,10 @@ impl Writer {
         let mut backoff = Duration::from_millis(10);
         let error = loop {
             match self.attempt(batch) {
-                Ok(done) => {
-                    self.publish(done.writes, done.committed);
-                    for (req, events) in batch.drain(..).zip(done.results) {
+                Ok(mut done) => {
+                    let results = std::mem::take(&mut done.results);
+                    self.publish(done);
+                    for (req, events) in batch.drain(..).zip(results) {
                         let _ = req.reply.send(Ok(events));
                     }
                     return;
@@ -119,6 +121,8 @@ impl Writer {
         // The documents the batch changed, and the event that changed each last: each is
         // written once per batch, however many of its events touched it.
         let mut changed: HashMap<String, u64> = HashMap::new();
+        // Messages read in for an event that changes stored ones, and whose they were.
+        let mut preloaded: HashMap<String, String> = HashMap::new();
         let outcome = (|| -> Result<(), StoreError> {
             let tx = self.conn.transaction()?;
             for req in batch {
@@ -133,6 +137,7 @@ impl Writer {
                         session_id: req.events.session_id.clone(),
                         kind: kind.clone(),
                     };
+                    preload(&tx, &event.kind, &mut self.docs, &mut preloaded)?;
                     let writes = apply(&self.docs, &event);
                     let json = insert_event(&tx, &event)?;
                     for w in &writes {
@@ -150,16 +155,31 @@ impl Writer {
             }
             for (id, event_id) in &changed {
                 if let Some(doc) = self.docs.get(id) {
+                    // A message stored already (written again by an event that repeats one)
+                    // is a change to its thread, as one read in for its event is.
+                    let was = match (doc.as_message(), preloaded.get(id)) {
+                        (Some(_), None) => stored_owner(&tx, id)?,
+                        (_, was) => was.cloned(),
+                    };
                     upsert_doc(&tx, id, doc, *event_id)?;
-                    done.writes.push(DocWrite {
-                        id: id.clone(),
-                        doc: doc.clone(),
-                    });
+                    match (doc.as_message(), was) {
+                        (Some(m), None) => done.added.push(m.clone()),
+                        (Some(m), Some(was)) => {
+                            done.reload.insert(was);
+                            done.reload.insert(owner(m));
+                        }
+                        (None, _) => done.writes.push(DocWrite {
+                            id: id.clone(),
+                            doc: doc.clone(),
+                        }),
+                    }
                 }
             }
             tx.commit()?;
             Ok(())
         })();
+        // Messages are not kept: stored, they are read from the database when asked for.
+        evict_messages(&mut self.docs);
         if let Err(e) = outcome {
             self.last_id = start_id;
             self.last_ts = start_ts;
@@ -173,11 +193,26 @@ impl Writer {
         Ok(done)
     }
 
-    /// Makes a commit visible: the shared documents, then the live stream.
-    fn publish(&self, writes: Vec<DocWrite>, committed: Vec<Arc<Committed>>) {
+    /// Makes a commit visible: the shared documents and threads, then the live stream.
+    fn publish(&self, done: Attempt) {
+        let Attempt {
+            writes,
+            committed,
+            added,
+            reload,
+            ..
+        } = done;
         {
             let mut shared = self.shared.write().unwrap_or_else(|p| p.into_inner());
             commit(&mut shared.docs, writes);
+            for m in added {
+                shared.threads.added(m);
+            }
+            for who in &reload {
+                if let Err(e) = shared.threads.reload(&self.conn, who) {
+                    tracing::error!(error = %e, owner = who, "reading a thread again failed");
+                }
+            }
             shared.last_event_id = self.last_id;
         }
         for c in committed {
@@ -195,6 +230,56 @@ struct Attempt {
     committed: Vec<Arc<Committed>>,
     /// The events of each request, in the batch's order.
     results: Vec<Vec<Event>>,
+    /// Messages written for the first time.
+    added: Vec<MessageDoc>,
+    /// Threads whose stored messages changed: read again.
+    reload: BTreeSet<String>,
+}
+
+/// Reads in the stored messages an event may change (the reducer sees them as documents, as
+/// the browser's replica does): a retirement gives the seat's messages without an owner to the
+/// identity leaving it; an import brings messages that may be here already.
+fn preload(
+    conn: &Connection,
+    kind: &EventKind,
+    docs: &mut Docs,
+    preloaded: &mut HashMap<String, String>,
+) -> Result<(), StoreError> {
+    let found = match kind {
+        EventKind::AgentKilled { seat, .. } => threads::messages(conn, Some(&[seat_owner(*seat)]))?,
+        EventKind::AgentImported(a) => {
+            threads::messages_by_id(conn, a.lived.messages.iter().map(|m| m.id.as_str()))?
+        }
+        _ => return Ok(()),
+    };
+    for m in found {
+        if !docs.contains_key(&m.id) {
+            preloaded.insert(m.id.clone(), owner(&m));
+            docs.insert(m.id.clone(), Doc::Message(m));
+        }
+    }
+    Ok(())
+}
+
+/// Whose thread the stored message `id` is in, if it is stored.
+fn stored_owner(conn: &Connection, id: &str) -> Result<Option<String>, StoreError> {
+    use rusqlite::OptionalExtension;
+    Ok(conn
+        .prepare_cached("SELECT owner FROM docs WHERE id = ?1")?
+        .query_row([id], |r| r.get::<_, Option<String>>(0))
+        .optional()?
+        .flatten())
+}
+
+/// Takes every message out of `docs`.
+pub(super) fn evict_messages(docs: &mut Docs) {
+    let ids: Vec<String> = docs
+        .range(format!("{TYPE_MESSAGE}:")..format!("{TYPE_MESSAGE};"))
+        .map(|(k, _)| k.clone())
+        .collect();
+    for id in ids {
+        docs.remove(&id);
+    }
 }
 
 /// How long a batch waits for a database another connection keeps busy.
@@ -249,16 +334,30 @@ pub(super) fn upsert_doc(
         .get("gridPosition")
         .or_else(|| value.get("seat"))
         .and_then(|v| v.as_i64());
+    // A message's thread and place in it (`schema::threads`).
+    let (owner, created_at, origin) = match doc.as_message() {
+        Some(m) => (
+            Some(app::domain::docs::page::owner(m)),
+            Some(m.created_at),
+            Some(m.event_id as i64),
+        ),
+        None => (None, None, None),
+    };
     tx.prepare_cached(
-        "INSERT INTO docs (id, type, seat, event_id, body) VALUES (?1, ?2, ?3, ?4, ?5)
-         ON CONFLICT(id) DO UPDATE SET type = ?2, seat = ?3, event_id = ?4, body = ?5",
+        "INSERT INTO docs (id, type, seat, event_id, body, owner, created_at, origin)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+         ON CONFLICT(id) DO UPDATE SET type = ?2, seat = ?3, event_id = ?4, body = ?5,
+             owner = ?6, created_at = ?7, origin = ?8",
     )?
     .execute(params![
         id,
         ty,
         seat,
         event_id as i64,
-        serde_json::to_string(&value)?
+        serde_json::to_string(&value)?,
+        owner,
+        created_at,
+        origin
     ])?;
     Ok(())
 }

@@ -289,7 +289,7 @@ pub async fn wait_for_secs(
 ) {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
     loop {
-        if state.store.with_docs(|d| check(d)) {
+        if state.store.with_all_docs(|d| check(d)) {
             return;
         }
         if std::time::Instant::now() > deadline {
@@ -345,7 +345,7 @@ pub async fn summon_team(state: &AppState, router: &Router) {
 /// The runtime only ever reports transitions of the process machine (the reducer refuses and
 /// says any other on the seat).
 pub fn assert_no_impossible_transitions(state: &AppState) {
-    state.store.with_docs(|d| {
+    state.store.with_all_docs(|d| {
         for i in app::domain::docs::identities(d) {
             let problem = i.last_problem.as_ref().map(|p| p.message.as_str());
             assert!(

@@ -48,6 +48,11 @@ pub struct LedgerDoc {
     pub output_tokens: u64,
     #[serde(default)]
     pub turns: u64,
+    /// Messages in its thread it wrote, and the others (the human's, the lead's to it).
+    #[serde(default)]
+    pub messages_sent: u64,
+    #[serde(default)]
+    pub messages_received: u64,
     /// Tool calls begun, by tool name.
     #[serde(default)]
     pub tools: BTreeMap<String, u64>,
@@ -73,6 +78,8 @@ impl LedgerDoc {
             input_tokens: 0,
             output_tokens: 0,
             turns: 0,
+            messages_sent: 0,
+            messages_received: 0,
             tools: BTreeMap::new(),
             process_cost_micro_usd: 0,
             current_session: None,

@@ -12,6 +12,7 @@ mod doc;
 mod identity;
 mod knowledge;
 mod ledger;
+pub mod page;
 mod quest;
 
 pub use doc::{commit, Doc, DocWrite, Docs};

@@ -125,6 +125,26 @@ pub(super) fn count(w: &mut Writes, event: &Event, r: Report<'_>) {
     put_ledger(w, event, l, before, session);
 }
 
+/// A message in the thread of `who`: one it wrote (`own`), or one to it. Counted as it is
+/// written, so the ledger knows a thread's length without the thread in memory.
+pub(super) fn count_message(w: &mut Writes, event: &Event, who: &str, own: bool) {
+    let existing = ledger_of(w.docs, who).cloned();
+    if existing
+        .as_ref()
+        .is_some_and(|l| event.id <= l.last_event_id)
+    {
+        return;
+    }
+    let before = existing.unwrap_or_else(|| LedgerDoc::new(who));
+    let mut l = before.clone();
+    if own {
+        l.messages_sent += 1;
+    } else {
+        l.messages_received += 1;
+    }
+    put_ledger(w, event, l, before, None);
+}
+
 /// Writes the ledger (and the session) when something was counted.
 fn put_ledger(
     w: &mut Writes,

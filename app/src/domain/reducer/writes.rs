@@ -74,6 +74,11 @@ impl<'a> Writes<'a> {
             identity_id: identity(self.docs, seat).map(AgentIdentity::stable_id),
             extra: Default::default(),
         };
+        if let Some(who) = &doc.identity_id {
+            let own = speaker_type != SpeakerType::Human
+                && identity(self.docs, seat).and_then(|d| d.name.as_deref()) == Some(speaker_name);
+            super::ledger::count_message(self, event, who, own);
+        }
         self.put(id, Doc::Message(doc));
     }
 

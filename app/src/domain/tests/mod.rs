@@ -7,6 +7,7 @@ mod knowledge;
 mod life;
 mod markers;
 mod names;
+mod page;
 mod permissions;
 mod props;
 mod provenance;

@@ -14,6 +14,7 @@ use leptos_router::hooks::use_params_map;
 use super::detail::{ForkForm, ForkState, PostButton};
 use super::face::Face;
 use crate::contract::agent_view;
+use crate::domain::docs::page::thread_owners;
 use crate::domain::docs::{identity_by_id, thread_of, AgentIdentity, SpeakerType};
 use crate::domain::process::ProcessState;
 use crate::domain::status::AgentStatus;
@@ -248,11 +249,31 @@ fn Thread(who: Memo<Option<AgentIdentity>>) -> impl IntoView {
             (lines, older)
         })
     });
+    // Older messages the page did not carry come from the server when asked for.
+    let owners =
+        Memo::new(move |_| who.with(|w| w.as_ref().map(thread_owners).unwrap_or_default()));
+    let unloaded = move || owners.with(|o| live.older_of(o));
+    let loading = RwSignal::new(false);
+    let show_older = move |_| {
+        if lines.with_untracked(|(_, held)| *held) >= PAGE || unloaded() == 0 {
+            shown.update(|n| *n += PAGE);
+            return;
+        }
+        loading.set(true);
+        let owners = owners.get_untracked();
+        leptos::task::spawn_local(async move {
+            if let Err(e) = live.load_older(owners).await {
+                leptos::logging::warn!("loading older messages failed: {e}");
+            }
+            loading.set(false);
+            shown.update(|n| *n += PAGE);
+        });
+    };
     view! {
         {move || {
-            let older = lines.with(|(_, older)| *older);
+            let older = lines.with(|(_, older)| *older) + unloaded();
             (older > 0).then(|| view! {
-                <button type="button" class="show-older" on:click=move |_| shown.update(|n| *n += PAGE)>
+                <button type="button" class="show-older" disabled=move || loading.get() on:click=show_older>
                     {format!("Show older messages ({older} more)")}
                 </button>
             })

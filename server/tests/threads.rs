@@ -1,0 +1,174 @@
+//! Messages live in the database, not in the server's memory: the store holds each thread's
+//! newest page and its length, reads older pages when asked, and a database from before threads
+//! were indexed gets the index on open.
+
+use app::domain::docs::page::{place, PAGE};
+use app::domain::docs::{messages, Docs};
+use app::domain::events::{Event, EventKind};
+use soulgrid::store::Store;
+
+fn said(seat: u8, i: usize) -> EventKind {
+    EventKind::UserMessage {
+        message_id: format!("m-{seat}-{i:04}"),
+        speaker_name: "Human".into(),
+        seat,
+        text: format!("line {i} to seat {seat}"),
+        target_agent: None,
+    }
+}
+
+fn count(docs: &Docs) -> usize {
+    messages(docs).count()
+}
+
+#[tokio::test]
+async fn messages_are_stored_not_held_and_a_page_carries_each_threads_newest() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    for chunk in (0..250).collect::<Vec<_>>().chunks(40) {
+        let kinds = chunk.iter().map(|&i| said(1, i)).collect();
+        store.append_all("s", kinds).await.unwrap();
+    }
+    store
+        .append_all("s", (0..30).map(|i| said(2, i)).collect())
+        .await
+        .unwrap();
+
+    assert_eq!(store.with_docs(count), 0, "no message is held in memory");
+    let (docs, older, last) = store.page_snapshot();
+    assert_eq!(last, 280);
+    assert_eq!(count(&docs), PAGE + 30);
+    assert_eq!(older.get("seat:1"), Some(&150));
+    assert_eq!(older.get("seat:2"), None);
+    // The page holds seat 1's newest hundred.
+    let mut held: Vec<_> = messages(&docs).filter(|m| m.seat == 1).collect();
+    held.sort_by_key(|m| place(m));
+    assert_eq!(held[0].text, "line 150 to seat 1");
+    assert_eq!(held[PAGE - 1].text, "line 249 to seat 1");
+
+    // The page before it, then the rest.
+    let (page, left) = store
+        .older("seat:1".into(), place(held[0]), PAGE)
+        .await
+        .unwrap();
+    assert_eq!((page.len(), left), (PAGE, 50));
+    assert_eq!(page[0].text, "line 50 to seat 1");
+    assert_eq!(page[PAGE - 1].text, "line 149 to seat 1");
+    let (rest, left) = store
+        .older("seat:1".into(), place(&page[0]), PAGE)
+        .await
+        .unwrap();
+    assert_eq!((rest.len(), left), (50, 0));
+    assert_eq!(rest[0].text, "line 0 to seat 1");
+
+    // Everything, for whoever needs the whole state.
+    assert_eq!(count(&store.snapshot().0), 280);
+
+    // Opened again, the store reads the same pages back.
+    drop(store);
+    let store = Store::open(dir.path()).unwrap();
+    let (again, older_again, _) = store.page_snapshot();
+    assert_eq!(again, docs);
+    assert_eq!(older_again, older);
+    // And goes on from there.
+    store.append("s", said(1, 250)).await.unwrap();
+    let (docs, older, _) = store.page_snapshot();
+    assert_eq!(older.get("seat:1"), Some(&151));
+    assert!(messages(&docs).any(|m| m.text == "line 250 to seat 1"));
+    assert!(!messages(&docs).any(|m| m.text == "line 150 to seat 1"));
+}
+
+/// A database as the store wrote it before threads: no thread columns, no index.
+fn old_store(dir: &std::path::Path) {
+    let conn = rusqlite::Connection::open(dir.join("soulgrid.db")).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE events (id INTEGER PRIMARY KEY, ts INTEGER NOT NULL,
+             session_id TEXT NOT NULL, type TEXT NOT NULL, seat INTEGER, body TEXT NOT NULL);
+         CREATE INDEX events_type ON events(type);
+         CREATE TABLE docs (id TEXT PRIMARY KEY, type TEXT, seat INTEGER,
+             event_id INTEGER NOT NULL REFERENCES events(id), body TEXT NOT NULL);
+         CREATE INDEX docs_type_seat ON docs(type, seat);",
+    )
+    .unwrap();
+    let event = Event {
+        id: 1,
+        ts: 1_700_000_000_000,
+        session_id: "old".into(),
+        kind: said(3, 0),
+    };
+    conn.execute(
+        "INSERT INTO events VALUES (1, ?1, 'old', 'user_message', 3, ?2)",
+        rusqlite::params![event.ts, serde_json::to_string(&event).unwrap()],
+    )
+    .unwrap();
+    // A message from before messages had owners, and the identity in its seat.
+    let message = serde_json::json!({
+        "_id": "message:m-3-0000", "type": "message", "speakerName": "Human",
+        "speakerType": "human", "seat": 3, "text": "line 0 to seat 3",
+        "serverSessionId": "old", "createdAt": event.ts, "eventId": 1
+    });
+    let ada = serde_json::json!({
+        "_id": "agent-identity:3", "type": "agent-identity", "gridPosition": 3,
+        "name": "Ada", "status": "sleeping", "identityId": "ada-id"
+    });
+    for (id, ty, body) in [
+        ("message:m-3-0000", "message", message),
+        ("agent-identity:3", "agent-identity", ada),
+    ] {
+        conn.execute(
+            "INSERT INTO docs VALUES (?1, ?2, 3, 1, ?3)",
+            rusqlite::params![id, ty, body.to_string()],
+        )
+        .unwrap();
+    }
+}
+
+#[tokio::test]
+async fn a_database_from_before_threads_is_indexed_on_open_and_retiring_gives_old_messages_their_owner(
+) {
+    let dir = tempfile::tempdir().unwrap();
+    old_store(dir.path());
+    let store = Store::open(dir.path()).unwrap();
+    assert_eq!(store.with_docs(count), 0);
+    let (docs, _, _) = store.page_snapshot();
+    let old = messages(&docs)
+        .next()
+        .expect("the old message is on the page");
+    assert_eq!(
+        (old.text.as_str(), old.identity_id.as_deref()),
+        ("line 0 to seat 3", None)
+    );
+
+    // Ada leaves for the Hall: the message she had before owners is hers, in the database too.
+    store
+        .append(
+            "s",
+            EventKind::AgentKilled {
+                seat: 3,
+                reason: None,
+            },
+        )
+        .await
+        .unwrap();
+    let (all, _) = store.snapshot();
+    let m = messages(&all).next().unwrap();
+    assert_eq!(m.identity_id.as_deref(), Some("ada-id"));
+    let (page, older, _) = store.page_snapshot();
+    assert!(older.is_empty());
+    assert_eq!(
+        messages(&page)
+            .map(|m| m.identity_id.clone())
+            .collect::<Vec<_>>(),
+        [Some("ada-id".to_string())]
+    );
+    let (hers, left) = store
+        .older("ada-id".into(), (i64::MAX, u64::MAX), PAGE)
+        .await
+        .unwrap();
+    assert_eq!((hers.len(), left), (1, 0));
+    let (seats, _) = store
+        .older("seat:3".into(), (i64::MAX, u64::MAX), PAGE)
+        .await
+        .unwrap();
+    assert!(seats.is_empty());
+}
