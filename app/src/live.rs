@@ -56,6 +56,45 @@ impl Live {
             .with(|o| owners.iter().filter_map(|w| o.get(w)).sum())
     }
 
+    /// Fetches the older pages of `owners` (as [`Live::load_older`]) in the background, with
+    /// `loading` set meanwhile, then runs `then`.
+    pub fn load_older_then(
+        self,
+        owners: Vec<String>,
+        loading: RwSignal<bool>,
+        then: impl FnOnce() + 'static,
+    ) {
+        loading.set(true);
+        leptos::task::spawn_local(async move {
+            if let Err(e) = self.load_older(owners).await {
+                leptos::logging::warn!("loading older messages failed: {e}");
+            }
+            loading.set(false);
+            then();
+        });
+    }
+
+    /// A thread the page did not carry (it carries the lead's) comes when it is looked at: each
+    /// time `owners` changes, the page before is fetched if fewer than `enough` of its messages
+    /// are held (`held`, read untracked) and the server has more.
+    pub fn fill_when_looked_at(
+        self,
+        owners: Memo<Vec<String>>,
+        held: impl Fn() -> usize + 'static,
+        enough: usize,
+        loading: RwSignal<bool>,
+    ) {
+        Effect::new(move |_| {
+            let owners = owners.get();
+            let missing = self
+                .older
+                .with_untracked(|o| owners.iter().filter_map(|w| o.get(w)).sum::<usize>());
+            if missing > 0 && held() < enough && !loading.get_untracked() {
+                self.load_older_then(owners, loading, || {});
+            }
+        });
+    }
+
     /// Fetches the page before the oldest message held of each of `owners` that has older ones,
     /// and adds it to the documents.
     pub async fn load_older(self, owners: Vec<String>) -> Result<(), String> {

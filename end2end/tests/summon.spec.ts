@@ -108,6 +108,15 @@ test('talk to an agent and to the lead from the composer; each reply lands in it
   await page.locator('body').click({ position: { x: 2, y: 2 } });
   await page.keyboard.press('3');
   await expect(page.locator('.thread-title')).toHaveText(wren);
+
+  // A page loaded now carries the lead's thread only; Wren's comes when it is opened.
+  const html = await (await fetch(server.url)).text();
+  expect(html).toContain('hello lead');
+  expect(html).not.toContain('how is the window seat?');
+  await openHydrated(page, server.url);
+  await page.locator('.cell[data-seat="2"]').click();
+  await expect(page.locator('.thread .msg[data-speaker-type="agent"]', { hasText: 'You said: how is the window seat?' })).toHaveCount(1);
+  await expect(page.locator('.thread .older')).toHaveCount(0);
 });
 
 test('unread replies show as a badge and in the title; the detail panel shows the soul', async ({ page }) => {

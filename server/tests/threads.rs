@@ -35,7 +35,7 @@ async fn messages_are_stored_not_held_and_a_page_carries_each_threads_newest() {
         .unwrap();
 
     assert_eq!(store.with_docs(count), 0, "no message is held in memory");
-    let (docs, older, last) = store.page_snapshot();
+    let (docs, older, last) = store.page_snapshot(|_| None);
     assert_eq!(last, 280);
     assert_eq!(count(&docs), PAGE + 30);
     assert_eq!(older.get("seat:1"), Some(&150));
@@ -61,18 +61,23 @@ async fn messages_are_stored_not_held_and_a_page_carries_each_threads_newest() {
     assert_eq!((rest.len(), left), (50, 0));
     assert_eq!(rest[0].text, "line 0 to seat 1");
 
+    // A page that carries seat 2's thread only counts all of seat 1's as older.
+    let (only, counts, _) = store.page_snapshot(|_| Some(vec!["seat:2".into()]));
+    assert_eq!(count(&only), 30);
+    assert_eq!(counts.get("seat:1"), Some(&250));
+
     // Everything, for whoever needs the whole state.
     assert_eq!(count(&store.snapshot().0), 280);
 
     // Opened again, the store reads the same pages back.
     drop(store);
     let store = Store::open(dir.path()).unwrap();
-    let (again, older_again, _) = store.page_snapshot();
+    let (again, older_again, _) = store.page_snapshot(|_| None);
     assert_eq!(again, docs);
     assert_eq!(older_again, older);
     // And goes on from there.
     store.append("s", said(1, 250)).await.unwrap();
-    let (docs, older, _) = store.page_snapshot();
+    let (docs, older, _) = store.page_snapshot(|_| None);
     assert_eq!(older.get("seat:1"), Some(&151));
     assert!(messages(&docs).any(|m| m.text == "line 250 to seat 1"));
     assert!(!messages(&docs).any(|m| m.text == "line 150 to seat 1"));
@@ -130,7 +135,7 @@ async fn a_database_from_before_threads_is_indexed_on_open_and_retiring_gives_ol
     old_store(dir.path());
     let store = Store::open(dir.path()).unwrap();
     assert_eq!(store.with_docs(count), 0);
-    let (docs, _, _) = store.page_snapshot();
+    let (docs, _, _) = store.page_snapshot(|_| None);
     let old = messages(&docs)
         .next()
         .expect("the old message is on the page");
@@ -153,7 +158,7 @@ async fn a_database_from_before_threads_is_indexed_on_open_and_retiring_gives_ol
     let (all, _) = store.snapshot();
     let m = messages(&all).next().unwrap();
     assert_eq!(m.identity_id.as_deref(), Some("ada-id"));
-    let (page, older, _) = store.page_snapshot();
+    let (page, older, _) = store.page_snapshot(|_| None);
     assert!(older.is_empty());
     assert_eq!(
         messages(&page)

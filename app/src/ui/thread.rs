@@ -132,6 +132,14 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
         lines.with(|all| all[skip..].to_vec())
     };
     let loading = RwSignal::new(false);
+    live.fill_when_looked_at(
+        owners,
+        move || {
+            lines.with_untracked(|l| l.iter().filter(|i| matches!(i, Item::Message(_))).count())
+        },
+        PAGE,
+        loading,
+    );
     let title = move || {
         let s = seat.get();
         live.docs
@@ -201,15 +209,7 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                         grow();
                         return;
                     }
-                    loading.set(true);
-                    let owners = owners.get_untracked();
-                    leptos::task::spawn_local(async move {
-                        if let Err(e) = live.load_older(owners).await {
-                            leptos::logging::warn!("loading older messages failed: {e}");
-                        }
-                        loading.set(false);
-                        grow();
-                    });
+                    live.load_older_then(owners.get_untracked(), loading, grow);
                 }>
                     {format!("Show older ({} more)", hidden())}
                 </button>

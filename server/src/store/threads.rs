@@ -79,17 +79,23 @@ impl Threads {
         Ok(())
     }
 
-    /// `docs` (without messages) with every thread's newest page, and how many messages each
-    /// thread has beyond it: what a page load carries.
-    pub fn page(&self, docs: &Docs) -> (Docs, Older) {
+    /// `docs` (without messages) with the newest page of the threads of `carried` (`None`:
+    /// of every thread), and how many messages each thread has beyond what is carried: what a
+    /// page load carries.
+    pub fn page(&self, docs: &Docs, carried: Option<&[String]>) -> (Docs, Older) {
         let mut out = docs.clone();
         let mut older = Older::new();
         for (who, t) in &self.by_owner {
-            for m in &t.newest {
-                out.insert(m.id.clone(), Doc::Message(m.clone()));
-            }
-            if t.total > t.newest.len() {
-                older.insert(who.clone(), t.total - t.newest.len());
+            let held = if carried.is_none_or(|c| c.contains(who)) {
+                for m in &t.newest {
+                    out.insert(m.id.clone(), Doc::Message(m.clone()));
+                }
+                t.newest.len()
+            } else {
+                0
+            };
+            if t.total > held {
+                older.insert(who.clone(), t.total - held);
             }
         }
         (out, older)

@@ -254,19 +254,19 @@ fn Thread(who: Memo<Option<AgentIdentity>>) -> impl IntoView {
         Memo::new(move |_| who.with(|w| w.as_ref().map(thread_owners).unwrap_or_default()));
     let unloaded = move || owners.with(|o| live.older_of(o));
     let loading = RwSignal::new(false);
+    live.fill_when_looked_at(
+        owners,
+        move || lines.with_untracked(|(shown, hidden)| shown.len() + hidden),
+        PAGE,
+        loading,
+    );
     let show_older = move |_| {
         if lines.with_untracked(|(_, held)| *held) >= PAGE || unloaded() == 0 {
             shown.update(|n| *n += PAGE);
             return;
         }
-        loading.set(true);
-        let owners = owners.get_untracked();
-        leptos::task::spawn_local(async move {
-            if let Err(e) = live.load_older(owners).await {
-                leptos::logging::warn!("loading older messages failed: {e}");
-            }
-            loading.set(false);
-            shown.update(|n| *n += PAGE);
+        live.load_older_then(owners.get_untracked(), loading, move || {
+            shown.update(|n| *n += PAGE)
         });
     };
     view! {
