@@ -78,8 +78,11 @@ fn threads(conn: &Connection) -> rusqlite::Result<()> {
             }
         }
     }
+    // Only messages have owners: the index holds them alone, and counting a thread reads the
+    // index only.
     conn.execute_batch(
-        "CREATE INDEX IF NOT EXISTS docs_thread ON docs(owner, created_at, origin)
-         WHERE type = 'message';",
+        "DROP INDEX IF EXISTS docs_thread;
+         CREATE INDEX IF NOT EXISTS docs_threads ON docs(owner, created_at, origin)
+         WHERE owner IS NOT NULL;",
     )
 }

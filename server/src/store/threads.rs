@@ -29,10 +29,7 @@ impl Threads {
     pub fn load(conn: &Connection) -> Result<Threads, StoreError> {
         let mut by_owner = HashMap::new();
         let counts: Vec<(String, i64)> = conn
-            .prepare(
-                "SELECT owner, COUNT(*) FROM docs WHERE type = 'message' AND owner IS NOT NULL
-                 GROUP BY owner",
-            )?
+            .prepare("SELECT owner, COUNT(*) FROM docs WHERE owner IS NOT NULL GROUP BY owner")?
             .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
             .collect::<Result<_, _>>()?;
         for (who, total) in counts {
@@ -59,11 +56,10 @@ impl Threads {
 
     /// Reads `who`'s thread again (after messages in it changed, or moved to another owner).
     pub fn reload(&mut self, conn: &Connection, who: &str) -> Result<(), StoreError> {
-        let total: i64 = conn.query_row(
-            "SELECT COUNT(*) FROM docs WHERE type = 'message' AND owner = ?1",
-            [who],
-            |r| r.get(0),
-        )?;
+        let total: i64 =
+            conn.query_row("SELECT COUNT(*) FROM docs WHERE owner = ?1", [who], |r| {
+                r.get(0)
+            })?;
         if total == 0 {
             self.by_owner.remove(who);
             return Ok(());
@@ -122,8 +118,7 @@ pub fn page_before(
     let (ts, ev) = before.unwrap_or((i64::MAX, u64::MAX));
     let ev = ev.min(i64::MAX as u64) as i64;
     let mut stmt = conn.prepare_cached(
-        "SELECT body FROM docs WHERE type = 'message' AND owner = ?1
-             AND (created_at, origin) < (?2, ?3)
+        "SELECT body FROM docs WHERE owner = ?1 AND (created_at, origin) < (?2, ?3)
          ORDER BY created_at DESC, origin DESC LIMIT ?4",
     )?;
     let mut page: Vec<MessageDoc> = stmt
@@ -138,8 +133,7 @@ pub fn page_before(
         Some(first) => {
             let (ts, ev) = place(first);
             conn.prepare_cached(
-                "SELECT COUNT(*) FROM docs WHERE type = 'message' AND owner = ?1
-                     AND (created_at, origin) < (?2, ?3)",
+                "SELECT COUNT(*) FROM docs WHERE owner = ?1 AND (created_at, origin) < (?2, ?3)",
             )?
             .query_row(params![who, ts, ev as i64], |r| r.get::<_, i64>(0))? as usize
         }
@@ -158,8 +152,7 @@ pub fn messages(
             .query_map([], |r| r.get(0))?
             .collect::<Result<_, _>>()?,
         Some(owners) => {
-            let mut stmt =
-                conn.prepare_cached("SELECT body FROM docs WHERE type = 'message' AND owner = ?1")?;
+            let mut stmt = conn.prepare_cached("SELECT body FROM docs WHERE owner = ?1")?;
             let mut all = Vec::new();
             for who in owners {
                 all.extend(
