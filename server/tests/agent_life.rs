@@ -212,7 +212,31 @@ async fn a_fork_put_to_sleep_wakes_with_what_it_inherited() {
     )
     .unwrap();
     assert_eq!(c.parent_id.as_deref(), Some(lyra.as_str()));
-    assert!(c.fork_point.is_some_and(|p| p.message_id.is_some()));
+    // The fork point is the last message of Lyra's thread before the fork.
+    let point = c
+        .fork_point
+        .and_then(|p| p.message_id)
+        .expect("a fork point");
+    let forked = state
+        .store
+        .events_after(0, 100_000)
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|e| matches!(e.kind, app::domain::events::EventKind::AgentForked { .. }))
+        .expect("the fork's event")
+        .id;
+    let before: Vec<String> = state.store.with_all_docs(|d| {
+        let seat = app::domain::docs::identity_by_id(d, &lyra)
+            .unwrap()
+            .grid_position;
+        app::domain::docs::thread(d, seat)
+            .iter()
+            .filter(|m| m.event_id < forked)
+            .map(|m| m.id.clone())
+            .collect()
+    });
+    assert_eq!(before.last(), Some(&point));
     assert_eq!(c.sessions.len(), 1);
     assert_ne!(
         c.sessions[0].claude_session_id,

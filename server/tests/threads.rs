@@ -81,6 +81,17 @@ async fn messages_are_stored_not_held_and_a_page_carries_each_threads_newest() {
     assert_eq!(older.get("seat:1"), Some(&151));
     assert!(messages(&docs).any(|m| m.text == "line 250 to seat 1"));
     assert!(!messages(&docs).any(|m| m.text == "line 150 to seat 1"));
+    // The newest message of threads, from memory (a fork's point).
+    let newest = |owners: &[&str]| {
+        let owners: Vec<String> = owners.iter().map(|o| o.to_string()).collect();
+        store.with_newest(|_, t| t.newest(&owners).map(|m| m.text.clone()))
+    };
+    assert_eq!(
+        newest(&["seat:2", "seat:1"]).as_deref(),
+        Some("line 250 to seat 1")
+    );
+    assert_eq!(newest(&["seat:2"]).as_deref(), Some("line 29 to seat 2"));
+    assert_eq!(newest(&["nobody"]), None);
 }
 
 /// A database as the store wrote it before threads: no thread columns, no index.

@@ -5,7 +5,8 @@
 
 use std::time::Duration;
 
-use app::domain::docs::{identity, thread};
+use app::domain::docs::identity;
+use app::domain::docs::page::seat_thread_owners;
 use app::domain::events::EventKind;
 use app::domain::process::ProcessState;
 use app::domain::provenance;
@@ -56,13 +57,12 @@ impl Runtime {
         tokio::spawn(async move {
             rt.wait_for_turn_end(parent).await;
             // The parent's session and last message as the turn left them: the fork point.
-            let owners = rt
-                .store()
-                .with_docs(|d| app::domain::docs::page::seat_thread_owners(d, parent));
-            let (session, fork_message_id) = rt.store().with_threads(&owners, |d| {
+            let (session, fork_message_id) = rt.store().with_newest(|d, threads| {
                 (
                     identity(d, parent).and_then(|p| p.claude_session_id.clone()),
-                    thread(d, parent).last().map(|m| m.id.clone()),
+                    threads
+                        .newest(&seat_thread_owners(d, parent))
+                        .map(|m| m.id.clone()),
                 )
             });
             let uuid = uuid22();

@@ -222,6 +222,12 @@ impl Store {
         f(&docs)
     }
 
+    /// Runs `f` on the current documents and the threads' newest pages, both from memory.
+    pub fn with_newest<R>(&self, f: impl FnOnce(&Docs, &threads::Threads) -> R) -> R {
+        let s = self.shared.read().unwrap_or_else(|p| p.into_inner());
+        f(&s.docs, &s.threads)
+    }
+
     /// Runs `f` on the current documents (messages are not among them: see [`Store::snapshot`],
     /// [`Store::with_threads`]) without copying them.
     pub fn with_docs<R>(&self, f: impl FnOnce(&Docs) -> R) -> R {

@@ -75,6 +75,14 @@ impl Threads {
         Ok(())
     }
 
+    /// The newest message of the threads of `owners`.
+    pub fn newest(&self, owners: &[String]) -> Option<&MessageDoc> {
+        owners
+            .iter()
+            .filter_map(|w| self.by_owner.get(w)?.newest.last())
+            .max_by_key(|m| place(m))
+    }
+
     /// `docs` (without messages) with the newest page of the threads of `carried` (`None`:
     /// of every thread), and how many messages each thread has beyond what is carried: what a
     /// page load carries.
