@@ -7,7 +7,7 @@
 
 use leptos::prelude::*;
 
-use crate::domain::docs::page::{oldest_held, Older};
+use crate::domain::docs::page::{missing, oldest_held, Older};
 use crate::domain::docs::{Doc, Docs};
 use crate::functions::Snapshot;
 
@@ -52,8 +52,7 @@ impl Live {
 
     /// How many of the messages of `owners` the replica does not hold.
     pub fn older_of(&self, owners: &[String]) -> usize {
-        self.older
-            .with(|o| owners.iter().filter_map(|w| o.get(w)).sum())
+        self.older.with(|o| missing(o, owners))
     }
 
     /// Fetches the older pages of `owners` (as [`Live::load_older`]) in the background, with
@@ -86,9 +85,7 @@ impl Live {
     ) {
         Effect::new(move |_| {
             let owners = owners.get();
-            let missing = self
-                .older
-                .with_untracked(|o| owners.iter().filter_map(|w| o.get(w)).sum::<usize>());
+            let missing = self.older.with_untracked(|o| missing(o, &owners));
             if missing > 0 && held() < enough && !loading.get_untracked() {
                 self.load_older_then(owners, loading, || {});
             }

@@ -94,6 +94,39 @@ async fn messages_are_stored_not_held_and_a_page_carries_each_threads_newest() {
     assert_eq!(newest(&["nobody"]), None);
 }
 
+#[tokio::test]
+async fn a_message_written_again_is_counted_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    store.append("s", said(1, 0)).await.unwrap();
+    // The same message again, alone and in a batch with a new one.
+    store.append("s", said(1, 0)).await.unwrap();
+    store
+        .append_all("s", vec![said(1, 0), said(1, 1)])
+        .await
+        .unwrap();
+    let (docs, older, _) = store.page_snapshot(|_| None);
+    assert_eq!(count(&docs), 2);
+    assert!(older.is_empty());
+    let (page, left) = store
+        .older("seat:1".into(), (i64::MAX, u64::MAX), PAGE)
+        .await
+        .unwrap();
+    assert_eq!((page.len(), left), (2, 0));
+    // A page's worth more: one message of the thread is left out, not three.
+    store
+        .append_all("s", (2..=PAGE).map(|i| said(1, i)).collect())
+        .await
+        .unwrap();
+    let (docs, older, _) = store.page_snapshot(|_| None);
+    assert_eq!(count(&docs), PAGE);
+    assert_eq!(older.get("seat:1"), Some(&1));
+    // Opened again, the counts read from the database agree.
+    drop(store);
+    let store = Store::open(dir.path()).unwrap();
+    assert_eq!(store.page_snapshot(|_| None).1, older);
+}
+
 /// A database as the store wrote it before threads: no thread columns, no index.
 fn old_store(dir: &std::path::Path) {
     let conn = rusqlite::Connection::open(dir.join("soulgrid.db")).unwrap();

@@ -15,6 +15,11 @@ pub const PAGE: usize = 100;
 /// How many messages each owner has that a replica does not hold.
 pub type Older = BTreeMap<String, usize>;
 
+/// How many messages of the threads of `owners` a replica does not hold.
+pub fn missing(older: &Older, owners: &[String]) -> usize {
+    owners.iter().filter_map(|w| older.get(w)).sum()
+}
+
 /// Whose thread a message is in: its identity's, or (written before messages had owners) its
 /// seat's, as `seat:{n}`.
 pub fn owner(m: &MessageDoc) -> String {
