@@ -96,7 +96,7 @@ pub async fn boot_with_clock(
         session.clone(),
         shutdown.clone(),
     );
-    runtime.watch_mail();
+    runtime.watch_mail().await;
     runtime.file_replies();
     runtime.keep_state_files();
     runtime.expire_hatching();

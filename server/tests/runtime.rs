@@ -156,6 +156,30 @@ async fn the_lead_starts_on_the_first_message_and_answers_in_its_thread() {
     soulgrid::shut_down(&state).await;
 }
 
+/// Mail that waited in the lead's inbox while no server ran is handed over before the server
+/// answers anyone: the lead is running when `boot` returns. (It was handed over by a task the
+/// boot spawned, which a message sent at once raced: that message's send could be answered
+/// `delivered` for the lead the task had just started with it.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mail_that_waited_for_the_lead_is_handed_over_before_the_server_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let inboxes = dir.path().join("teams/soulgrid/inboxes");
+    std::fs::create_dir_all(&inboxes).unwrap();
+    common::external_append_text(&inboxes.join("ada.json"), "Wren", "while no server ran");
+    let state = boot_with(dir.path(), &["--lead-name", "Ada"]).await;
+    assert!(
+        state.runtime.running().contains(&LEAD_SEAT),
+        "the lead runs with its waiting mail when boot returns"
+    );
+    wait_for(&state, "the lead's answer to the waiting mail", |d| {
+        thread(d, LEAD_SEAT)
+            .iter()
+            .any(|m| m.text.contains("while no server ran") && m.speaker_type == SpeakerType::Lead)
+    })
+    .await;
+    soulgrid::shut_down(&state).await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_crashing_agent_leaves_the_others_running_and_sleeps_with_a_reason() {
     let (_dir, state, router) = common::team().await;

@@ -17,21 +17,23 @@ use crate::mailbox::MailboxError;
 impl Runtime {
     /// Delivers mail that anyone appends to an awake agent's inbox, as the inbox directory
     /// changes: only the inboxes that changed are read (a slow poll looks at all of them).
-    pub fn watch_mail(&self) {
+    pub async fn watch_mail(&self) {
         let mut watcher = crate::mailbox::watch::watch(
             self.inner.mailboxes.dir().to_path_buf(),
             Duration::from_secs(30),
             Duration::from_secs(2),
             self.inner.shutdown.clone(),
         );
+        // Inboxes moved aside before this server started were reported by an earlier one.
+        let since = crate::now_ms();
+        // Mail that waited for the lead while no server ran (or that its last process did not
+        // take) is handed over before the server answers anyone: a message sent at once is
+        // then the lead's next (it would otherwise race this start, and a first message could
+        // be answered `delivered` for a lead this start began with it).
+        self.deliver_mail(LEAD_SEAT).await;
         let rt = self.clone();
         tokio::spawn(async move {
-            // Inboxes moved aside before this server started were reported by an earlier one.
-            let since = crate::now_ms();
             let mut reported = std::collections::HashSet::new();
-            // Mail that waited for the lead while no server ran (or that its last process did
-            // not take) is handed over now.
-            rt.deliver_mail(LEAD_SEAT).await;
             while let Some(changes) = watcher.next().await {
                 rt.on_inbox_changes(changes, since, &mut reported).await;
                 rt.inner.inboxes_changed.notify_one();
