@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use app::domain::docs::page::{newest_pages, page_before, seat_thread_owners, PAGE};
+use app::domain::docs::page::{newest_pages, page_before, seat_thread_owners, FIRST, PAGE};
 use app::functions::{OlderPage, Snapshot, SnapshotSource};
 use axum::extract::FromRef;
 use leptos::prelude::LeptosOptions;
@@ -38,12 +38,13 @@ pub struct AppState {
 }
 
 impl AppState {
-    /// The page's snapshot: the lead's thread (the one a page opens on) with its newest page of
-    /// messages; the others' come when they are looked at.
+    /// The page's snapshot: the lead's thread (the one a page opens on) with its newest
+    /// [`FIRST`] messages; older ones, and the others' threads, come when they are looked at.
     pub fn snapshot(&self) -> Snapshot {
-        let (docs, older, last_event_id) = self
-            .store
-            .page_snapshot(|d| Some(seat_thread_owners(d, app::domain::LEAD_SEAT)));
+        let (docs, older, last_event_id) = self.store.page_snapshot(
+            |d| Some(seat_thread_owners(d, app::domain::LEAD_SEAT)),
+            FIRST,
+        );
         Snapshot {
             docs,
             older,

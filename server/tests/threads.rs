@@ -2,7 +2,7 @@
 //! newest page and its length, reads older pages when asked, and a database from before threads
 //! were indexed gets the index on open.
 
-use app::domain::docs::page::{place, PAGE};
+use app::domain::docs::page::{place, FIRST, PAGE};
 use app::domain::docs::{messages, Docs};
 use app::domain::events::{Event, EventKind};
 use soulgrid::store::Store;
@@ -35,7 +35,7 @@ async fn messages_are_stored_not_held_and_a_page_carries_each_threads_newest() {
         .unwrap();
 
     assert_eq!(store.with_docs(count), 0, "no message is held in memory");
-    let (docs, older, last) = store.page_snapshot(|_| None);
+    let (docs, older, last) = store.page_snapshot(|_| None, PAGE);
     assert_eq!(last, 280);
     assert_eq!(count(&docs), PAGE + 30);
     assert_eq!(older.get("seat:1"), Some(&150));
@@ -62,9 +62,26 @@ async fn messages_are_stored_not_held_and_a_page_carries_each_threads_newest() {
     assert_eq!(rest[0].text, "line 0 to seat 1");
 
     // A page that carries seat 2's thread only counts all of seat 1's as older.
-    let (only, counts, _) = store.page_snapshot(|_| Some(vec!["seat:2".into()]));
+    let (only, counts, _) = store.page_snapshot(|_| Some(vec!["seat:2".into()]), PAGE);
     assert_eq!(count(&only), 30);
     assert_eq!(counts.get("seat:1"), Some(&250));
+
+    // A page load carries fewer than a page (`FIRST`): the newest of each thread it carries,
+    // the rest counted as older.
+    let (first, counts, _) = store.page_snapshot(|_| None, FIRST);
+    assert_eq!(count(&first), 2 * FIRST);
+    assert_eq!(counts.get("seat:1"), Some(&(250 - FIRST)));
+    assert_eq!(
+        counts.get("seat:2"),
+        Some(&(30 - FIRST)).filter(|n| **n > 0)
+    );
+    let newest = messages(&first)
+        .filter(|m| m.seat == 1)
+        .min_by_key(|m| place(m));
+    assert_eq!(
+        newest.unwrap().text,
+        format!("line {} to seat 1", 250 - FIRST)
+    );
 
     // Everything, for whoever needs the whole state.
     assert_eq!(count(&store.snapshot().0), 280);
@@ -72,12 +89,12 @@ async fn messages_are_stored_not_held_and_a_page_carries_each_threads_newest() {
     // Opened again, the store reads the same pages back.
     drop(store);
     let store = Store::open(dir.path()).unwrap();
-    let (again, older_again, _) = store.page_snapshot(|_| None);
+    let (again, older_again, _) = store.page_snapshot(|_| None, PAGE);
     assert_eq!(again, docs);
     assert_eq!(older_again, older);
     // And goes on from there.
     store.append("s", said(1, 250)).await.unwrap();
-    let (docs, older, _) = store.page_snapshot(|_| None);
+    let (docs, older, _) = store.page_snapshot(|_| None, PAGE);
     assert_eq!(older.get("seat:1"), Some(&151));
     assert!(messages(&docs).any(|m| m.text == "line 250 to seat 1"));
     assert!(!messages(&docs).any(|m| m.text == "line 150 to seat 1"));
@@ -105,7 +122,7 @@ async fn a_message_written_again_is_counted_once() {
         .append_all("s", vec![said(1, 0), said(1, 1)])
         .await
         .unwrap();
-    let (docs, older, _) = store.page_snapshot(|_| None);
+    let (docs, older, _) = store.page_snapshot(|_| None, PAGE);
     assert_eq!(count(&docs), 2);
     assert!(older.is_empty());
     let (page, left) = store
@@ -118,13 +135,13 @@ async fn a_message_written_again_is_counted_once() {
         .append_all("s", (2..=PAGE).map(|i| said(1, i)).collect())
         .await
         .unwrap();
-    let (docs, older, _) = store.page_snapshot(|_| None);
+    let (docs, older, _) = store.page_snapshot(|_| None, PAGE);
     assert_eq!(count(&docs), PAGE);
     assert_eq!(older.get("seat:1"), Some(&1));
     // Opened again, the counts read from the database agree.
     drop(store);
     let store = Store::open(dir.path()).unwrap();
-    assert_eq!(store.page_snapshot(|_| None).1, older);
+    assert_eq!(store.page_snapshot(|_| None, PAGE).1, older);
 }
 
 /// A database as the store wrote it before threads: no thread columns, no index.
@@ -179,7 +196,7 @@ async fn a_database_from_before_threads_is_indexed_on_open_and_retiring_gives_ol
     old_store(dir.path());
     let store = Store::open(dir.path()).unwrap();
     assert_eq!(store.with_docs(count), 0);
-    let (docs, _, _) = store.page_snapshot(|_| None);
+    let (docs, _, _) = store.page_snapshot(|_| None, PAGE);
     let old = messages(&docs)
         .next()
         .expect("the old message is on the page");
@@ -202,7 +219,7 @@ async fn a_database_from_before_threads_is_indexed_on_open_and_retiring_gives_ol
     let (all, _) = store.snapshot();
     let m = messages(&all).next().unwrap();
     assert_eq!(m.identity_id.as_deref(), Some("ada-id"));
-    let (page, older, _) = store.page_snapshot(|_| None);
+    let (page, older, _) = store.page_snapshot(|_| None, PAGE);
     assert!(older.is_empty());
     assert_eq!(
         messages(&page)

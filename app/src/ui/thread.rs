@@ -10,7 +10,7 @@ use super::cell::activity;
 use super::detail::PostButton;
 use super::permission::PermissionCard;
 use crate::domain::docs::of_seat;
-use crate::domain::docs::page::{seat_thread_owners, PAGE};
+use crate::domain::docs::page::{seat_thread_owners, FIRST, PAGE};
 use crate::domain::docs::{identity, thread, SpeakerType};
 use crate::domain::permissions::PermissionDoc;
 use crate::domain::process::ProcessState;
@@ -137,7 +137,8 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
         move || {
             lines.with_untracked(|l| l.iter().filter(|i| matches!(i, Item::Message(_))).count())
         },
-        PAGE,
+        // The open thread's first messages came with the page: its older ones wait to be asked for.
+        FIRST,
         loading,
     );
     let title = move || {

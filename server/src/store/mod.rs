@@ -176,16 +176,17 @@ impl Store {
         f(&self.snapshot().0)
     }
 
-    /// What a page load carries: the documents with the newest page of the threads `carried`
-    /// names (`None`: every thread's), how many older messages each thread has, and the event
-    /// id they are current to.
+    /// What a page load carries: the documents with the newest `limit` messages (at most a
+    /// page) of the threads `carried` names (`None`: every thread's), how many older messages
+    /// each thread has, and the event id they are current to.
     pub fn page_snapshot(
         &self,
         carried: impl FnOnce(&Docs) -> Option<Vec<String>>,
+        limit: usize,
     ) -> (Docs, Older, u64) {
         let s = self.shared.read().unwrap_or_else(|p| p.into_inner());
         let carried = carried(&s.docs);
-        let (docs, older) = s.threads.page(&s.docs, carried.as_deref());
+        let (docs, older) = s.threads.page(&s.docs, carried.as_deref(), limit);
         (docs, older, s.last_event_id)
     }
 

@@ -83,18 +83,19 @@ impl Threads {
             .max_by_key(|m| place(m))
     }
 
-    /// `docs` (without messages) with the newest page of the threads of `carried` (`None`:
-    /// of every thread), and how many messages each thread has beyond what is carried: what a
-    /// page load carries.
-    pub fn page(&self, docs: &Docs, carried: Option<&[String]>) -> (Docs, Older) {
+    /// `docs` (without messages) with the newest `limit` messages (at most a page) of the
+    /// threads of `carried` (`None`: of every thread), and how many messages each thread has
+    /// beyond what is carried: what a page load carries.
+    pub fn page(&self, docs: &Docs, carried: Option<&[String]>, limit: usize) -> (Docs, Older) {
         let mut out = docs.clone();
         let mut older = Older::new();
         for (who, t) in &self.by_owner {
             let held = if carried.is_none_or(|c| c.contains(who)) {
-                for m in &t.newest {
+                let skip = t.newest.len().saturating_sub(limit);
+                for m in &t.newest[skip..] {
                     out.insert(m.id.clone(), Doc::Message(m.clone()));
                 }
-                t.newest.len()
+                t.newest.len() - skip
             } else {
                 0
             };

@@ -9,8 +9,14 @@ use std::collections::{BTreeMap, HashMap};
 use super::{identity, identity_by_id, messages, AgentIdentity, Doc, Docs, MessageDoc};
 use crate::domain::Seat;
 
-/// Messages of a thread shown at first, sent with the page and added by each "Show older".
+/// Messages of a thread fetched at a time: a thread opened after the page loaded, and each
+/// "Show older".
 pub const PAGE: usize = 100;
+
+/// Messages of the open thread a page load carries: a screenful and more (the rest come with
+/// "Show older"). Each one is rendered on the server, walked again for hydration and sent twice
+/// (as HTML and in the page's data): about 70 µs of the server's time apiece (`make bench`, P6a).
+pub const FIRST: usize = 30;
 
 /// How many messages each owner has that a replica does not hold.
 pub type Older = BTreeMap<String, usize>;
