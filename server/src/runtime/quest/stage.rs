@@ -1,0 +1,240 @@
+//! A quest's stages on the runtime: a stage begins and its agents get their prompts (woken, or
+//! summoned as newcomers), findings and `stage_done` come back, a stage ends and the lead
+//! reviews it, and the lead's next step starts the following one.
+
+use app::domain::docs::{seat_named, ArtifactKind, QuestStatus, Severity};
+use app::domain::events::EventKind;
+use app::domain::quest::prompts::{review, stage_artifact, stage_prompt};
+use app::domain::quest::{findings_of, latest_artifacts, quest, running_quest, stage_of};
+use app::domain::{Seat, LEAD_SEAT};
+
+use super::super::{uuid22, Outgoing, Runtime};
+
+impl Runtime {
+    /// Moves the quest to stage `index` and gives each of its agents the stage prompt (woken
+    /// first; a name the team does not have is a newcomer summoned for it).
+    pub(super) async fn begin_stage(&self, quest_id: &str, index: u32) {
+        self.record(vec![EventKind::QuestMoved {
+            quest_id: quest_id.to_string(),
+            status: QuestStatus::Stage,
+            stage: Some(index),
+            reason: None,
+        }])
+        .await;
+        self.prompt_stage(quest_id, index).await;
+    }
+
+    /// Gives every agent of the running stage that is not done its prompt (after a restart
+    /// too); summons a newcomer for each name the team does not have.
+    pub(in crate::runtime) async fn prompt_stage(&self, quest_id: &str, index: u32) {
+        let Some(stage) = self.store().with_docs(|d| {
+            quest(d, quest_id).and_then(|q| {
+                q.current()
+                    .filter(|s| s.index == index && s.is_running())
+                    .cloned()
+            })
+        }) else {
+            return;
+        };
+        let mut newcomers = Vec::new();
+        for a in stage
+            .agents
+            .iter()
+            .filter(|a| !stage.done.iter().any(|d| d.eq_ignore_ascii_case(&a.name)))
+        {
+            match self.store().with_docs(|d| seat_named(d, &a.name)) {
+                Some(seat) => self.give_stage_prompt(quest_id, index, seat, &a.name).await,
+                None => newcomers.push(a.name.clone()),
+            }
+        }
+        self.summon_for(quest_id, index, newcomers).await;
+    }
+
+    pub(in crate::runtime) async fn give_stage_prompt(
+        &self,
+        quest_id: &str,
+        index: u32,
+        seat: Seat,
+        name: &str,
+    ) {
+        let text = self.store().with_docs(|d| {
+            let q = quest(d, quest_id)?;
+            let stage = q.stages.get(index as usize)?;
+            let prior: Vec<_> = latest_artifacts(d, quest_id)
+                .into_iter()
+                .filter(|a| a.kind == ArtifactKind::Stage && a.stage.is_some_and(|s| s < index))
+                .collect();
+            Some(stage_prompt(q, stage, name, &prior))
+        });
+        let Some(text) = text else { return };
+        if seat != LEAD_SEAT && !self.running().contains(&seat) {
+            self.wake_only(Some(&[seat])).await;
+        }
+        self.deliver(seat, Outgoing::text(text)).await;
+    }
+
+    pub(super) async fn finding(
+        &self,
+        seat: Seat,
+        from: &str,
+        title: String,
+        body: String,
+        severity: Option<String>,
+    ) {
+        let Some((quest_id, stage)) = self.store().with_docs(|d| stage_of(d, from)) else {
+            return self
+                .marker_error(seat, "finding", "you are in no running quest stage")
+                .await;
+        };
+        let severity = severity.and_then(|s| match s.to_ascii_lowercase().as_str() {
+            "info" => Some(Severity::Info),
+            "minor" => Some(Severity::Minor),
+            "major" => Some(Severity::Major),
+            "critical" => Some(Severity::Critical),
+            _ => None,
+        });
+        self.record(vec![EventKind::FindingPosted {
+            quest_id,
+            finding_id: uuid22(),
+            stage,
+            seat,
+            agent: from.to_string(),
+            title,
+            body,
+            severity,
+        }])
+        .await;
+    }
+
+    pub(super) async fn stage_done(&self, seat: Seat, from: &str) {
+        let Some((quest_id, stage)) = self.store().with_docs(|d| stage_of(d, from)) else {
+            return self
+                .marker_error(seat, "stage_done", "you are in no running quest stage")
+                .await;
+        };
+        self.record(vec![EventKind::StageAgentDone {
+            quest_id: quest_id.clone(),
+            stage,
+            agent: from.to_string(),
+        }])
+        .await;
+        let all_done = self.store().with_docs(|d| {
+            quest(d, &quest_id)
+                .and_then(|q| {
+                    q.current()
+                        .map(|s| s.index == stage && s.is_running() && s.all_done())
+                })
+                .unwrap_or(false)
+        });
+        if all_done {
+            self.end_stage(&quest_id, stage, "all its agents are done", true)
+                .await;
+        }
+    }
+
+    pub(in crate::runtime) async fn marker_error(&self, seat: Seat, line: &str, why: &str) {
+        self.record(vec![EventKind::MarkerError {
+            seat: Some(seat),
+            line: line.to_string(),
+            error: why.to_string(),
+        }])
+        .await;
+    }
+
+    /// Ends the running stage `index`: its artifact is written from its findings and (with
+    /// `review`) the lead is given them to decide what comes next.
+    pub(in crate::runtime) async fn end_stage(
+        &self,
+        quest_id: &str,
+        index: u32,
+        reason: &str,
+        review_it: bool,
+    ) {
+        self.record(vec![EventKind::StageEnded {
+            quest_id: quest_id.to_string(),
+            stage: index,
+            reason: reason.to_string(),
+        }])
+        .await;
+        let written = self.store().with_docs(|d| {
+            let q = quest(d, quest_id)?;
+            let stage = q.stages.get(index as usize)?;
+            let findings = findings_of(d, quest_id);
+            let of_stage: Vec<_> = findings.into_iter().filter(|f| f.stage == index).collect();
+            Some((
+                stage_artifact(stage, &of_stage),
+                review(q, stage, &of_stage),
+                format!("Stage {}: {}", index + 1, stage.name),
+            ))
+        });
+        let Some((artifact, review_text, title)) = written else {
+            return;
+        };
+        self.record(vec![EventKind::ArtifactWritten {
+            quest_id: quest_id.to_string(),
+            name: format!("stage-{}", index + 1),
+            kind: ArtifactKind::Stage,
+            stage: Some(index),
+            title,
+            text: artifact,
+        }])
+        .await;
+        if review_it {
+            self.deliver(LEAD_SEAT, Outgoing::text(review_text)).await;
+        }
+    }
+
+    pub(super) async fn stage_next(&self, summon: Vec<String>, dismiss: Vec<String>) {
+        let Some(q) = self.store().with_docs(|d| running_quest(d).cloned()) else {
+            return self.tell_lead("stage_next", "no quest is under way").await;
+        };
+        let Some(current) = q.current().cloned() else {
+            return self
+                .tell_lead("stage_next", "the quest has no stage yet")
+                .await;
+        };
+        let next = current.index + 1;
+        if next as usize >= q.stages.len() {
+            return self
+                .tell_lead(
+                    "stage_next",
+                    "that was the last stage: end the quest with the report",
+                )
+                .await;
+        }
+        if current.is_running() {
+            self.end_stage(&q.quest_id, current.index, "the lead moved on", false)
+                .await;
+        }
+        for name in &dismiss {
+            if let Some(seat) = self.store().with_docs(|d| seat_named(d, name)) {
+                self.sleep(seat, "dismissed by the lead").await;
+            }
+        }
+        self.record(vec![EventKind::QuestMoved {
+            quest_id: q.quest_id.clone(),
+            status: QuestStatus::Stage,
+            stage: Some(next),
+            reason: None,
+        }])
+        .await;
+        // Reinforcements: a place in the stage for each role, filled once a newcomer is named.
+        let places: Vec<String> = summon
+            .iter()
+            .map(|role| format!("a newcomer ({})", role.trim()))
+            .collect();
+        self.record(
+            places
+                .iter()
+                .map(|p| EventKind::StageJoined {
+                    quest_id: q.quest_id.clone(),
+                    stage: next,
+                    agent: p.clone(),
+                    replaces: None,
+                })
+                .collect(),
+        )
+        .await;
+        self.prompt_stage(&q.quest_id, next).await;
+    }
+}
