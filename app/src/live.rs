@@ -11,6 +11,29 @@ use crate::domain::docs::page::{missing, oldest_held, Older};
 use crate::domain::docs::{Doc, Docs};
 use crate::functions::Snapshot;
 
+/// A thread's fetching of older messages: whether one is under way, and why the last one
+/// failed (shown beside "Show older", which tries again).
+#[derive(Clone, Copy)]
+pub struct OlderLoad {
+    pub loading: RwSignal<bool>,
+    pub failed: RwSignal<Option<String>>,
+}
+
+impl OlderLoad {
+    pub fn new() -> Self {
+        OlderLoad {
+            loading: RwSignal::new(false),
+            failed: RwSignal::new(None),
+        }
+    }
+}
+
+impl Default for OlderLoad {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 /// The replica's state, shared through context.
 #[derive(Clone, Copy)]
 pub struct Live {
@@ -56,19 +79,21 @@ impl Live {
     }
 
     /// Fetches the older pages of `owners` (as [`Live::load_older`]) in the background, with
-    /// `loading` set meanwhile, then runs `then`.
+    /// `load.loading` set meanwhile, then runs `then`; a failure is kept in `load.failed`.
     pub fn load_older_then(
         self,
         owners: Vec<String>,
-        loading: RwSignal<bool>,
+        load: OlderLoad,
         then: impl FnOnce() + 'static,
     ) {
-        loading.set(true);
+        load.loading.set(true);
+        load.failed.set(None);
         leptos::task::spawn_local(async move {
             if let Err(e) = self.load_older(owners).await {
                 leptos::logging::warn!("loading older messages failed: {e}");
+                load.failed.set(Some(e));
             }
-            loading.set(false);
+            load.loading.set(false);
             then();
         });
     }
@@ -81,13 +106,13 @@ impl Live {
         owners: Memo<Vec<String>>,
         held: impl Fn() -> usize + 'static,
         enough: usize,
-        loading: RwSignal<bool>,
+        load: OlderLoad,
     ) {
         Effect::new(move |_| {
             let owners = owners.get();
             let missing = self.older.with_untracked(|o| missing(o, &owners));
-            if missing > 0 && held() < enough && !loading.get_untracked() {
-                self.load_older_then(owners, loading, || {});
+            if missing > 0 && held() < enough && !load.loading.get_untracked() {
+                self.load_older_then(owners, load, || {});
             }
         });
     }

@@ -89,3 +89,37 @@ test('a long thread shows its newest hundred entries (a page loaded, its newest 
     await own.stop();
   }
 });
+
+test('older messages that cannot be loaded say so, and Show older tries again', async ({ page, problems }) => {
+  const own = await startServer();
+  try {
+    // 20 messages to the lead and its 20 answers: 40 entries, of which a page carries 30.
+    for (let i = 0; i < 20; i++) await send(own.url, `short thread ${i}`);
+    await expect
+      .poll(async () => (await (await fetch(`${own.url}/api/docs`)).text()).includes('You said: short thread 19'))
+      .toBe(true);
+    await openHydrated(page, own.url);
+    const messages = page.locator('.thread .msg');
+    await expect(messages).toHaveCount(30);
+    const older = page.getByRole('button', { name: 'Show older (10 more)' });
+
+    // The server's answer fails: the reader is told, nothing is lost, the button stays.
+    await page.route('**/api/get_older*', (route) => route.fulfill({ status: 500, body: 'the store is busy' }));
+    await older.click();
+    const alert = page.getByRole('alert').filter({ hasText: 'Older messages could not be loaded' });
+    await expect(alert).toBeVisible();
+    await expect(messages).toHaveCount(30);
+    await expect(older).toBeEnabled();
+    // The browser reports the failed request itself; it is the one expected.
+    expect(problems.splice(0).every((p) => p.includes('500'))).toBe(true);
+
+    // Once the server answers, the same button brings them and the note goes.
+    await page.unroute('**/api/get_older*');
+    await older.click();
+    await expect(messages).toHaveCount(40);
+    await expect(messages.first()).toContainText('short thread 0');
+    await expect(alert).toHaveCount(0);
+  } finally {
+    await own.stop();
+  }
+});

@@ -16,7 +16,7 @@ use crate::domain::permissions::PermissionDoc;
 use crate::domain::process::ProcessState;
 use crate::domain::status::AgentStatus;
 use crate::domain::{markdown, time, Seat};
-use crate::live::use_live;
+use crate::live::{use_live, OlderLoad};
 
 #[derive(Clone, PartialEq)]
 struct Line {
@@ -131,7 +131,7 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
         let skip = held_hidden();
         lines.with(|all| all[skip..].to_vec())
     };
-    let loading = RwSignal::new(false);
+    let load = OlderLoad::new();
     live.fill_when_looked_at(
         owners,
         move || {
@@ -139,7 +139,7 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
         },
         // The open thread's first messages came with the page: its older ones wait to be asked for.
         FIRST,
-        loading,
+        load,
     );
     let title = move || {
         let s = seat.get();
@@ -192,7 +192,7 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                 }}
             </div>
             {move || (hidden() > 0).then(|| view! {
-                <button type="button" class="older" disabled=move || loading.get() on:click=move |_| {
+                <button type="button" class="older" disabled=move || load.loading.get() on:click=move |_| {
                     // Where the reader is, from the bottom: kept as older entries come in above
                     // (once they are drawn: they are in the page before the next frame).
                     let from_bottom = panel
@@ -210,11 +210,12 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                         grow();
                         return;
                     }
-                    live.load_older_then(owners.get_untracked(), loading, grow);
+                    live.load_older_then(owners.get_untracked(), load, grow);
                 }>
                     {format!("Show older ({} more)", hidden())}
                 </button>
             })}
+            <OlderFailed load/>
             <ol class="thread" aria-live="polite">
                 <For
                     each=visible
@@ -272,5 +273,19 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                 />
             </ol>
         </section>
+    }
+}
+
+/// Why the last fetch of older messages failed, if it did; "Show older" tries again.
+#[component]
+pub fn OlderFailed(load: OlderLoad) -> impl IntoView {
+    move || {
+        load.failed.get().map(|why| {
+            view! {
+                <p class="older-failed" role="alert">
+                    "Older messages could not be loaded: " {why} ". Show older tries again."
+                </p>
+            }
+        })
     }
 }

@@ -253,19 +253,19 @@ fn Thread(who: Memo<Option<AgentIdentity>>) -> impl IntoView {
     let owners =
         Memo::new(move |_| who.with(|w| w.as_ref().map(thread_owners).unwrap_or_default()));
     let unloaded = move || owners.with(|o| live.older_of(o));
-    let loading = RwSignal::new(false);
+    let load = crate::live::OlderLoad::new();
     live.fill_when_looked_at(
         owners,
         move || lines.with_untracked(|(shown, hidden)| shown.len() + hidden),
         PAGE,
-        loading,
+        load,
     );
     let show_older = move |_| {
         if lines.with_untracked(|(_, held)| *held) >= PAGE || unloaded() == 0 {
             shown.update(|n| *n += PAGE);
             return;
         }
-        live.load_older_then(owners.get_untracked(), loading, move || {
+        live.load_older_then(owners.get_untracked(), load, move || {
             shown.update(|n| *n += PAGE)
         });
     };
@@ -273,11 +273,12 @@ fn Thread(who: Memo<Option<AgentIdentity>>) -> impl IntoView {
         {move || {
             let older = lines.with(|(_, older)| *older) + unloaded();
             (older > 0).then(|| view! {
-                <button type="button" class="show-older" disabled=move || loading.get() on:click=show_older>
+                <button type="button" class="show-older" disabled=move || load.loading.get() on:click=show_older>
                     {format!("Show older messages ({older} more)")}
                 </button>
             })
         }}
+        <crate::ui::thread::OlderFailed load/>
         <ol class="thread">
             <For each=move || lines.get().0 key=|(id, ..)| id.clone() let:line>
                 {
