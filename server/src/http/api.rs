@@ -44,12 +44,12 @@ pub async fn healthz(
 }
 
 /// `{docs, lastEventId}`: the snapshot SSR renders from.
-pub async fn docs(State(state): State<AppState>) -> Json<DocsResponse> {
-    let (docs, last_event_id) = state.store.snapshot();
-    Json(DocsResponse {
+pub async fn docs(State(state): State<AppState>) -> Result<Json<DocsResponse>, AppError> {
+    let (docs, last_event_id) = state.store.docs_with_threads(None).await?;
+    Ok(Json(DocsResponse {
         docs,
         last_event_id,
-    })
+    }))
 }
 
 use app::contract::SendRequest as SendBody;

@@ -92,12 +92,9 @@ pub async fn download(
             .map(app::domain::docs::page::thread_owners)
             .unwrap_or_default()
     });
-    let (bytes, name) = state
-        .store
-        .with_threads(&owners, |d| {
-            let name = app::domain::docs::identity_by_id(d, &id)?.name.clone();
-            Some((bundle(d, &id, &state.team)?, name))
-        })
+    let (d, _) = state.store.docs_with_threads(Some(owners)).await?;
+    let (bytes, name) = app::domain::docs::identity_by_id(&d, &id)
+        .and_then(|i| Some((bundle(&d, &id, &state.team)?, i.name.clone())))
         .ok_or_else(|| AppError::NoSuch("no agent has this id".into()))?;
     let file = format!("{}.soul", safe_name(&name.unwrap_or_default()));
     Ok((

@@ -134,11 +134,24 @@ impl Runtime {
 
     /// WAKE of the sleeping agents among `seats` (all of them when `None`).
     pub async fn wake_only(&self, seats: Option<&[Seat]>) -> Vec<Seat> {
-        let waking: Vec<(Reservation, WakePayload)> = self
-            .wake_payloads()
+        // Reserved before anything is awaited (the transcripts are read after): a WAKE at the
+        // same time takes none of these seats.
+        let reserved: Vec<Reservation> = self
+            .inner
+            .store
+            .with_docs(sleeping_seats)
             .into_iter()
-            .filter(|p| seats.is_none_or(|s| s.contains(&p.seat)))
-            .filter_map(|p| Some((self.reserve(p.seat).ok()?, p)))
+            .filter(|s| seats.is_none_or(|only| only.contains(s)))
+            .filter_map(|s| self.reserve(s).ok())
+            .collect();
+        let mut payloads = self.wake_payloads(&reserved).await;
+        // A reservation without a payload is dropped here: its seat is free again.
+        let waking: Vec<(Reservation, WakePayload)> = reserved
+            .into_iter()
+            .filter_map(|r| {
+                let at = payloads.iter().position(|p| p.seat == r.seat())?;
+                Some((r, payloads.swap_remove(at)))
+            })
             .collect();
         let mut woken = Vec::new();
         let mut payloads = Vec::new();
@@ -177,18 +190,34 @@ impl Runtime {
         woken
     }
 
-    /// A payload for every sleeping agent, from the store: never from a request (what an
-    /// agent wakes to is what it was, not what a page says it was).
-    fn wake_payloads(&self) -> Vec<WakePayload> {
-        let owners = self.inner.store.with_docs(|docs| {
-            app::domain::docs::page::transcript_owners(docs, &sleeping_seats(docs))
-        });
-        self.inner.store.with_threads(&owners, |docs| {
-            sleeping_seats(docs)
+    /// A payload for each reserved seat whose agent sleeps, from the store: never from a
+    /// request (what an agent wakes to is what it was, not what a page says it was). Without
+    /// its transcript nobody is woken: the failed read is said on the seats.
+    async fn wake_payloads(&self, reserved: &[Reservation]) -> Vec<WakePayload> {
+        let seats: Vec<Seat> = reserved.iter().map(Reservation::seat).collect();
+        let owners = self
+            .inner
+            .store
+            .with_docs(|docs| app::domain::docs::page::transcript_owners(docs, &seats));
+        match self.inner.store.docs_with_threads(Some(owners)).await {
+            Ok((docs, _)) => seats
                 .into_iter()
-                .filter_map(|seat| wake_payload(docs, seat, &[]))
-                .collect()
-        })
+                .filter(|s| sleeping_seats(&docs).contains(s))
+                .filter_map(|seat| wake_payload(&docs, seat, &[]))
+                .collect(),
+            Err(e) => {
+                tracing::error!(error = %e, "reading the transcripts to wake from failed");
+                let events = seats
+                    .into_iter()
+                    .map(|seat| EventKind::RuntimeError {
+                        seat: Some(seat),
+                        message: format!("not woken: its transcript could not be read ({e})"),
+                    })
+                    .collect();
+                self.record(events).await;
+                Vec::new()
+            }
+        }
     }
 
     /// Puts the mail that waited for `p`'s agent into its payload; returns it as the mail the

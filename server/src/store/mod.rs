@@ -152,8 +152,8 @@ impl Store {
         events.pop().ok_or(StoreError::WriteFailed)
     }
 
-    /// Every document, messages too, and the event id they are current to. Messages are read
-    /// from the database: for exports of the whole state and for tests, not for hot paths.
+    /// Every document, messages too, and the event id they are current to, read on the calling
+    /// thread (tests and tools; the server uses [`Store::docs_with_threads`]).
     pub fn snapshot(&self) -> (Docs, u64) {
         let (mut docs, last) = {
             let s = self.shared.read().unwrap_or_else(|p| p.into_inner());
@@ -201,26 +201,26 @@ impl Store {
             .await
     }
 
-    /// Runs `f` on the current documents with every message of the threads of `owners`
-    /// (`docs::page`), read from the database.
-    pub fn with_threads<R>(&self, owners: &[String], f: impl FnOnce(&Docs) -> R) -> R {
-        let mut docs = self
-            .shared
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .docs
-            .clone();
-        let conn = self.reader.lock().unwrap_or_else(|p| p.into_inner());
-        match threads::messages(&conn, Some(owners)) {
-            Ok(all) => {
-                for m in all {
-                    docs.insert(m.id.clone(), Doc::Message(m));
-                }
-            }
-            Err(e) => tracing::error!(error = %e, "reading messages failed"),
+    /// The current documents with every message of the threads of `owners` (`None`: of every
+    /// thread; `docs::page`), and the event id they are current to. The messages are read from
+    /// the database on a blocking thread, never on the runtime's; a read that fails is an
+    /// error, not documents without their messages.
+    pub async fn docs_with_threads(
+        &self,
+        owners: Option<Vec<String>>,
+    ) -> Result<(Docs, u64), StoreError> {
+        let (mut docs, last) = {
+            let s = self.shared.read().unwrap_or_else(|p| p.into_inner());
+            (s.docs.clone(), s.last_event_id)
+        };
+        let all = self
+            .with_reader(move |c| threads::messages(c, owners.as_deref()))
+            .await?;
+        // Written after the copy was taken: not part of these documents.
+        for m in all.into_iter().filter(|m| m.event_id <= last) {
+            docs.insert(m.id.clone(), Doc::Message(m));
         }
-        drop(conn);
-        f(&docs)
+        Ok((docs, last))
     }
 
     /// Runs `f` on the current documents and the threads' newest pages, both from memory.
