@@ -34,3 +34,13 @@ pub fn out_lines(dir: &str, name: &str) -> Vec<CliLine> {
         .map(|(_, l)| parse_line(&l).unwrap_or_else(|e| panic!("{name}: {e}: {l:.300}")))
         .collect()
 }
+
+/// An assistant line with `text`, as the CLI prints one.
+pub fn text_line(text: &str) -> CliLine {
+    parse_line(
+        &serde_json::json!({"type": "assistant", "message": {"id": "m", "content": [{"type": "text", "text": text}]},
+            "parent_tool_use_id": null, "session_id": "s"})
+        .to_string(),
+    )
+    .unwrap()
+}
