@@ -1,0 +1,80 @@
+//! Small helpers of the simulated agent: its vault and git, ids, and reading messages.
+
+use std::io::Write;
+
+use serde_json::Value;
+
+/// Appends a line to `knowledge/{file}` in its folder, as an agent writes its vault.
+pub(crate) fn append_vault(file: &str, line: &str) {
+    let _ = std::fs::create_dir_all("knowledge");
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(std::path::Path::new("knowledge").join(file))
+    {
+        let _ = writeln!(f, "{line}");
+    }
+}
+
+/// Commits everything in its folder with `message`, as an agent does with its own tools.
+pub(crate) fn git_commit(name: &str, message: &str) -> Result<(), String> {
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args([
+                "-c",
+                &format!("user.name={name}"),
+                "-c",
+                "user.email=sim@soulgrid.invalid",
+            ])
+            .args([
+                "-c",
+                "core.hooksPath=/dev/null",
+                "-c",
+                "commit.gpgSign=false",
+            ])
+            .args(args)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .output()
+            .map_err(|e| e.to_string())
+            .and_then(|o| match o.status.success() {
+                true => Ok(()),
+                false => Err(String::from_utf8_lossy(&o.stderr).trim().to_string()),
+            })
+    };
+    git(&["add", "-A"])?;
+    git(&["commit", "-q", "--allow-empty", "-m", message])
+}
+
+/// A session id for a fork, distinct per process.
+pub(crate) fn uuid_like(n: u32) -> String {
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!("{:08x}-0000-4000-8000-{:012x}", n, t & 0xffff_ffff_ffff)
+}
+
+pub(crate) fn between<'a>(s: &'a str, start: &str, end: &str) -> Option<&'a str> {
+    let from = s.find(start)? + start.len();
+    let len = s[from..].find(end)?;
+    Some(&s[from..from + len])
+}
+
+pub(crate) fn position(s: &str) -> Option<usize> {
+    let rest = &s[s.find("position ")? + "position ".len()..];
+    rest.chars().next()?.to_digit(10).map(|d| d as usize)
+}
+
+pub(crate) fn user_text(v: &Value) -> Option<String> {
+    match &v["message"]["content"] {
+        Value::String(s) => Some(s.clone()),
+        Value::Array(parts) => Some(
+            parts
+                .iter()
+                .filter_map(|p| p["text"].as_str())
+                .collect::<Vec<_>>()
+                .join("\n"),
+        ),
+        _ => None,
+    }
+}

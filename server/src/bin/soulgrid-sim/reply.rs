@@ -1,0 +1,188 @@
+//! What a simulated agent says to a message: its scripted replies (see the crate's docs).
+
+use std::io::Write;
+
+use serde_json::{json, Value};
+
+use super::files::{append_vault, between, git_commit, position};
+use super::{Sim, NAMES};
+
+impl Sim {
+    pub(crate) fn reply(&mut self, input: &str) -> String {
+        if input.contains("\"action\":\"register\"") {
+            // The letter names the seat; a second chance (its name was refused) does not.
+            let again = input.contains("cannot be yours");
+            let seat = match again {
+                true => self.seat.unwrap_or(0),
+                false => position(input).unwrap_or(0),
+            };
+            self.seat = Some(seat);
+            // The seat's folder remembers the newborns before: the next one is `Wren 2`, …
+            let born = std::path::Path::new(".soulgrid-sim").join("registered");
+            let before = std::fs::read_to_string(&born).map_or(0, |b| b.lines().count());
+            let own = match (before, again) {
+                (0, _) | (_, true) => NAMES[seat % NAMES.len()].to_string(),
+                (n, false) => format!("{} {}", NAMES[seat % NAMES.len()], n + 1),
+            };
+            let name = match (&self.first_name, again && !self.stubborn) {
+                (Some(first), false) => first.clone(),
+                _ => own,
+            };
+            if !again {
+                if let Ok(mut f) = std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(&born)
+                {
+                    let _ = writeln!(f, "{name}");
+                }
+            }
+            self.name = Some(name.clone());
+            // Blocks are separated by two blank lines: each becomes its own assistant line.
+            return format!(
+                "I am {name}, and the name is mine because I chose it.\n\
+                 Position {seat} of the grid feels like a window seat.\n\n\n\
+                 [ACTION] {{\"action\":\"register\",\"name\":\"{name}\"}}"
+            );
+        }
+        if input.starts_with("You are waking up.") {
+            let name = between(input, "Your name is ", ".")
+                .unwrap_or("someone")
+                .to_string();
+            self.name = Some(name.clone());
+            let first = between(input, "<your-soul>\n", "\n").unwrap_or("(no soul was given)");
+            let letters = between(input, "<mail-while-you-slept>\n", "</mail-while-you-slept>")
+                .map_or(0, |m| m.lines().filter(|l| !l.trim().is_empty()).count());
+            let mail = if letters > 0 {
+                let last = between(input, "<mail-while-you-slept>\n", "</mail-while-you-slept>")
+                    .and_then(|m| m.lines().rfind(|l| !l.trim().is_empty()))
+                    .unwrap_or("");
+                format!(" {letters} letters waited for me; the last: {last}")
+            } else {
+                String::new()
+            };
+            return format!("Hello. I am {name}. I remember writing: \"{first}\"{mail}");
+        }
+        if let Some(reply) = self.quest_reply(input) {
+            return reply;
+        }
+        if self.lead {
+            if let Some((to, text)) = input
+                .split("route:")
+                .nth(1)
+                .and_then(|r| r.lines().next())
+                .and_then(|r| r.split_once(':'))
+            {
+                return format!(
+                    "I will pass that on.\n[ACTION] {}",
+                    json!({"action": "route", "to": to.trim(), "text": text.trim()})
+                );
+            }
+            for action in ["kill", "recall"] {
+                if let Some(name) = input
+                    .split(&format!("{action}:"))
+                    .nth(1)
+                    .and_then(|r| r.lines().next())
+                {
+                    return format!(
+                        "As you wish.\n[ACTION] {}",
+                        json!({"action": action, "name": name.trim()})
+                    );
+                }
+            }
+            if let Some(list) = input.split("status:").nth(1) {
+                let agents: Vec<Value> = list
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|n| !n.is_empty())
+                    .map(|n| json!({"name": n, "status": "alive"}))
+                    .collect();
+                return format!(
+                    "Here is the team as I see it.\n[ACTION] {}",
+                    json!({"action": "status", "agents": agents})
+                );
+            }
+        }
+        if input.starts_with("Before you sleep.") {
+            let heard = self.heard.clone().unwrap_or_else(|| "nothing yet".into());
+            append_vault(
+                "insights.md",
+                &format!("- Before sleeping I noted: {heard}"),
+            );
+            return "I wrote down what I learned.".into();
+        }
+        let arg = |knob: &str| {
+            input
+                .split(knob)
+                .nth(1)
+                .and_then(|r| r.lines().next())
+                .map(|r| r.trim().to_string())
+        };
+        if let Some(text) = arg("SIM_LEARN:") {
+            append_vault("insights.md", &format!("- {text}"));
+            return format!("Noted in my vault: {text}");
+        }
+        if input.contains("SIM_BIG_VAULT") {
+            let _ = std::fs::create_dir_all("knowledge");
+            let _ = std::fs::write("knowledge/huge.md", "x".repeat(100 * 1024));
+            return "I wrote a lot down.".into();
+        }
+        if let Some(list) = arg("SIM_STATE:") {
+            let markers: Vec<String> = list
+                .split(';')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(|item| {
+                    let (state, summary) = item.split_once(' ').unwrap_or((item, ""));
+                    format!("[STATE:{state}] {summary}").trim_end().to_string()
+                })
+                .collect();
+            return format!("Moving on.\n{}", markers.join("\n"));
+        }
+        if let Some(report) = arg("SIM_COMMIT:") {
+            let (state, summary) = report.split_once(' ').unwrap_or((report.as_str(), ""));
+            let name = self.name.clone().unwrap_or_else(|| "someone".into());
+            let message = format!("@{name}: [STATE:{state}] {summary}");
+            return match git_commit(&name, &message) {
+                Ok(()) => format!("I committed: {message}"),
+                Err(e) => format!("My commit failed: {e}"),
+            };
+        }
+        // `SIM_SOUL: <text>`: the agent rewrites its soul (its first line, then the text).
+        if let Some(text) = input
+            .split("SIM_SOUL:")
+            .nth(1)
+            .and_then(|r| r.lines().next())
+        {
+            let name = self.name.clone().unwrap_or_else(|| "someone".into());
+            let soul = format!(
+                "I am {name}, and the name is mine because I chose it.\n{}",
+                text.trim()
+            );
+            return format!(
+                "Something has shifted; I wrote it down.\n[ACTION] {}",
+                json!({"action": "soul", "text": soul})
+            );
+        }
+        let who = self.name.clone().unwrap_or_else(|| {
+            if self.lead {
+                "the lead".into()
+            } else {
+                "an agent".into()
+            }
+        });
+        // The words, not the server's header line naming their sender (the first message's).
+        let words = match input.split_once('\n') {
+            Some((first, rest)) if first.starts_with("[message from ") && first.ends_with(']') => {
+                rest
+            }
+            _ => input,
+        };
+        let quoted: String = words.chars().take(400).collect();
+        self.heard = words.lines().next().map(str::to_owned);
+        format!("{who} here. You said: {quoted}")
+    }
+}
