@@ -6,6 +6,7 @@ mod common;
 
 use app::contract::AgentView;
 use app::domain::docs::{identity, thread};
+use app::domain::process::ProcessState;
 use app::domain::status::AgentStatus;
 use axum::http::StatusCode;
 use common::{call, get, post_json, wait_for};
@@ -23,10 +24,12 @@ async fn the_agent_api_tells_its_souls_sessions_ledger_and_lineage() {
         post_json("/api/send", json!({"text": "SIM_TOOL please", "seat": 0})),
     )
     .await;
-    wait_for(&state, "Lyra ran the tool", |d| {
+    // Its words come before the turn's end (the `result` line, which the ledger counts).
+    wait_for(&state, "Lyra ran the tool and her turn ended", |d| {
         thread(d, 0)
             .iter()
             .any(|m| m.text.contains("I ran `echo hi`"))
+            && identity(d, 0).is_some_and(|i| i.process_state == Some(ProcessState::Idle))
     })
     .await;
     let r = call(&router, get(&format!("/api/agents/{lyra}"))).await;
