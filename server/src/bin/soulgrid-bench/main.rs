@@ -13,6 +13,7 @@
 mod browser;
 mod fanout;
 mod history;
+mod inbox;
 mod page;
 mod process;
 mod serve;
@@ -99,6 +100,12 @@ fn main() {
     let started = std::time::Instant::now();
     let mut rows = browser::rows(opts.browser.as_deref());
     rows.retain(|r| opts.wants(r.id));
+    // P2's reference, measured here: the server's part of it.
+    if let Some(p2) = rows.iter_mut().find(|r| r.id == "P2") {
+        if let Some(share) = inbox::server_share(&server, &client, &dir("p2"), q) {
+            p2.ratio = Some(share);
+        }
+    }
     let figures: [(&str, &dyn Fn() -> table::Row); 10] = [
         ("P3", &|| store::group_commit(&server, &dir("p3"), q)),
         ("P4", &|| store::catch_up(&server, &client, &dir("p4"), q)),
