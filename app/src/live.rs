@@ -11,29 +11,6 @@ use crate::domain::docs::page::{missing, oldest_held, Older};
 use crate::domain::docs::{Doc, Docs};
 use crate::functions::Snapshot;
 
-/// A thread's fetching of older messages: whether one is under way, and why the last one
-/// failed (shown beside "Show older", which tries again).
-#[derive(Clone, Copy)]
-pub struct OlderLoad {
-    pub loading: RwSignal<bool>,
-    pub failed: RwSignal<Option<String>>,
-}
-
-impl OlderLoad {
-    pub fn new() -> Self {
-        OlderLoad {
-            loading: RwSignal::new(false),
-            failed: RwSignal::new(None),
-        }
-    }
-}
-
-impl Default for OlderLoad {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 /// The replica's state, shared through context.
 #[derive(Clone, Copy)]
 pub struct Live {
@@ -76,45 +53,6 @@ impl Live {
     /// How many of the messages of `owners` the replica does not hold.
     pub fn older_of(&self, owners: &[String]) -> usize {
         self.older.with(|o| missing(o, owners))
-    }
-
-    /// Fetches the older pages of `owners` (as [`Live::load_older`]) in the background, with
-    /// `load.loading` set meanwhile, then runs `then`; a failure is kept in `load.failed`.
-    pub fn load_older_then(
-        self,
-        owners: Vec<String>,
-        load: OlderLoad,
-        then: impl FnOnce() + 'static,
-    ) {
-        load.loading.set(true);
-        load.failed.set(None);
-        leptos::task::spawn_local(async move {
-            if let Err(e) = self.load_older(owners).await {
-                leptos::logging::warn!("loading older messages failed: {e}");
-                load.failed.set(Some(e));
-            }
-            load.loading.set(false);
-            then();
-        });
-    }
-
-    /// A thread the page did not carry (it carries the lead's) comes when it is looked at: each
-    /// time `owners` changes, the page before is fetched if fewer than `enough` of its messages
-    /// are held (`held`, read untracked) and the server has more.
-    pub fn fill_when_looked_at(
-        self,
-        owners: Memo<Vec<String>>,
-        held: impl Fn() -> usize + 'static,
-        enough: usize,
-        load: OlderLoad,
-    ) {
-        Effect::new(move |_| {
-            let owners = owners.get();
-            let missing = self.older.with_untracked(|o| missing(o, &owners));
-            if missing > 0 && held() < enough && !load.loading.get_untracked() {
-                self.load_older_then(owners, load, || {});
-            }
-        });
     }
 
     /// Fetches the page before the oldest message held of each of `owners` that has older ones,

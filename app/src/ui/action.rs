@@ -1,5 +1,5 @@
-//! A button's POST to the API, as components hold it: whether it is under way, and what the
-//! server said went wrong. What it changed arrives through the live stream.
+//! A button's work, as components hold it (a POST to the API, or a fetch): whether it is under
+//! way, and what went wrong. What a POST changed arrives through the live stream.
 
 use leptos::prelude::*;
 
@@ -19,14 +19,30 @@ impl Action {
 
     /// POSTs `body` to `path`; busy until the answer, and the server's error kept if any.
     pub fn post(self, path: String, body: serde_json::Value) {
+        self.run(
+            async move {
+                crate::api::post::<_, serde_json::Value>(&path, &body)
+                    .await
+                    .map(drop)
+            },
+            || {},
+        );
+    }
+
+    /// Runs `work` in the background: busy until it ends, its error kept if any; then `then`.
+    pub fn run(
+        self,
+        work: impl std::future::Future<Output = Result<(), String>> + 'static,
+        then: impl FnOnce() + 'static,
+    ) {
         self.busy.set(true);
         self.error.set(None);
         leptos::task::spawn_local(async move {
-            let done: Result<serde_json::Value, String> = crate::api::post(&path, &body).await;
-            if let Err(e) = done {
+            if let Err(e) = work.await {
                 self.error.set(Some(e));
             }
             self.busy.set(false);
+            then();
         });
     }
 }

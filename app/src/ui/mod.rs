@@ -10,6 +10,7 @@ pub mod face;
 pub mod findings;
 pub mod grid;
 pub mod hall;
+pub mod older;
 pub mod permission;
 pub mod presence;
 pub mod quest;

@@ -6,8 +6,10 @@
 use leptos::html::Section;
 use leptos::prelude::*;
 
+use super::action::Action;
 use super::cell::activity;
 use super::detail::PostButton;
+use super::older::{fill_when_looked_at, load_older, OlderFailed};
 use super::permission::PermissionCard;
 use crate::domain::docs::of_seat;
 use crate::domain::docs::page::{seat_thread_owners, FIRST, PAGE};
@@ -16,7 +18,7 @@ use crate::domain::permissions::PermissionDoc;
 use crate::domain::process::ProcessState;
 use crate::domain::status::AgentStatus;
 use crate::domain::{markdown, time, Seat};
-use crate::live::{use_live, OlderLoad};
+use crate::live::use_live;
 
 #[derive(Clone, PartialEq)]
 struct Line {
@@ -131,8 +133,9 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
         let skip = held_hidden();
         lines.with(|all| all[skip..].to_vec())
     };
-    let load = OlderLoad::new();
-    live.fill_when_looked_at(
+    let load = Action::new();
+    fill_when_looked_at(
+        live,
         owners,
         move || {
             lines.with_untracked(|l| l.iter().filter(|i| matches!(i, Item::Message(_))).count())
@@ -192,7 +195,7 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                 }}
             </div>
             {move || (hidden() > 0).then(|| view! {
-                <button type="button" class="older" disabled=move || load.loading.get() on:click=move |_| {
+                <button type="button" class="older" disabled=move || load.busy.get() on:click=move |_| {
                     // Where the reader is, from the bottom: kept as older entries come in above
                     // (once they are drawn: they are in the page before the next frame).
                     let from_bottom = panel
@@ -210,7 +213,7 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                         grow();
                         return;
                     }
-                    live.load_older_then(owners.get_untracked(), load, grow);
+                    load_older(live, owners.get_untracked(), load, grow);
                 }>
                     {format!("Show older ({} more)", hidden())}
                 </button>
@@ -273,19 +276,5 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                 />
             </ol>
         </section>
-    }
-}
-
-/// Why the last fetch of older messages failed, if it did; "Show older" tries again.
-#[component]
-pub fn OlderFailed(load: OlderLoad) -> impl IntoView {
-    move || {
-        load.failed.get().map(|why| {
-            view! {
-                <p class="older-failed" role="alert">
-                    "Older messages could not be loaded: " {why} ". Show older tries again."
-                </p>
-            }
-        })
     }
 }

@@ -253,8 +253,9 @@ fn Thread(who: Memo<Option<AgentIdentity>>) -> impl IntoView {
     let owners =
         Memo::new(move |_| who.with(|w| w.as_ref().map(thread_owners).unwrap_or_default()));
     let unloaded = move || owners.with(|o| live.older_of(o));
-    let load = crate::live::OlderLoad::new();
-    live.fill_when_looked_at(
+    let load = crate::ui::action::Action::new();
+    crate::ui::older::fill_when_looked_at(
+        live,
         owners,
         move || lines.with_untracked(|(shown, hidden)| shown.len() + hidden),
         PAGE,
@@ -265,7 +266,7 @@ fn Thread(who: Memo<Option<AgentIdentity>>) -> impl IntoView {
             shown.update(|n| *n += PAGE);
             return;
         }
-        live.load_older_then(owners.get_untracked(), load, move || {
+        crate::ui::older::load_older(live, owners.get_untracked(), load, move || {
             shown.update(|n| *n += PAGE)
         });
     };
@@ -273,12 +274,12 @@ fn Thread(who: Memo<Option<AgentIdentity>>) -> impl IntoView {
         {move || {
             let older = lines.with(|(_, older)| *older) + unloaded();
             (older > 0).then(|| view! {
-                <button type="button" class="show-older" disabled=move || load.loading.get() on:click=show_older>
+                <button type="button" class="show-older" disabled=move || load.busy.get() on:click=show_older>
                     {format!("Show older messages ({older} more)")}
                 </button>
             })
         }}
-        <crate::ui::thread::OlderFailed load/>
+        <crate::ui::older::OlderFailed load/>
         <ol class="thread">
             <For each=move || lines.get().0 key=|(id, ..)| id.clone() let:line>
                 {
