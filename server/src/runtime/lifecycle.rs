@@ -200,11 +200,16 @@ impl Runtime {
             .store
             .with_docs(|docs| app::domain::docs::page::transcript_owners(docs, &seats));
         match self.inner.store.docs_with_threads(Some(owners)).await {
-            Ok((docs, _)) => seats
-                .into_iter()
-                .filter(|s| sleeping_seats(&docs).contains(s))
-                .filter_map(|seat| wake_payload(&docs, seat, &[]))
-                .collect(),
+            Ok((docs, _)) => {
+                // Still asleep now the transcripts are read (a retirement meanwhile takes an
+                // agent out of its seat; the reservation only keeps other starts away).
+                let sleeping = sleeping_seats(&docs);
+                seats
+                    .into_iter()
+                    .filter(|s| sleeping.contains(s))
+                    .filter_map(|seat| wake_payload(&docs, seat, &[]))
+                    .collect()
+            }
             Err(e) => {
                 tracing::error!(error = %e, "reading the transcripts to wake from failed");
                 let events = seats

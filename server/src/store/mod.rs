@@ -155,20 +155,19 @@ impl Store {
     /// Every document, messages too, and the event id they are current to, read on the calling
     /// thread (tests and tools; the server uses [`Store::docs_with_threads`]).
     pub fn snapshot(&self) -> (Docs, u64) {
-        let (mut docs, last) = {
-            let s = self.shared.read().unwrap_or_else(|p| p.into_inner());
-            (s.docs.clone(), s.last_event_id)
-        };
+        let (docs, last) = self.docs_now();
         let conn = self.reader.lock().unwrap_or_else(|p| p.into_inner());
-        match threads::messages(&conn, None) {
-            Ok(all) => {
-                for m in all.into_iter().filter(|m| m.event_id <= last) {
-                    docs.insert(m.id.clone(), Doc::Message(m));
-                }
-            }
-            Err(e) => tracing::error!(error = %e, "reading the messages failed"),
-        }
-        (docs, last)
+        let all = threads::messages(&conn, None).unwrap_or_else(|e| {
+            tracing::error!(error = %e, "reading the messages failed");
+            Vec::new()
+        });
+        (with_messages(docs, last, all), last)
+    }
+
+    /// A copy of the documents (without messages) and the event id they are current to.
+    fn docs_now(&self) -> (Docs, u64) {
+        let s = self.shared.read().unwrap_or_else(|p| p.into_inner());
+        (s.docs.clone(), s.last_event_id)
     }
 
     /// Runs `f` on every document, messages too (a copy: see [`Store::snapshot`]).
@@ -209,18 +208,11 @@ impl Store {
         &self,
         owners: Option<Vec<String>>,
     ) -> Result<(Docs, u64), StoreError> {
-        let (mut docs, last) = {
-            let s = self.shared.read().unwrap_or_else(|p| p.into_inner());
-            (s.docs.clone(), s.last_event_id)
-        };
+        let (docs, last) = self.docs_now();
         let all = self
             .with_reader(move |c| threads::messages(c, owners.as_deref()))
             .await?;
-        // Written after the copy was taken: not part of these documents.
-        for m in all.into_iter().filter(|m| m.event_id <= last) {
-            docs.insert(m.id.clone(), Doc::Message(m));
-        }
-        Ok((docs, last))
+        Ok((with_messages(docs, last, all), last))
     }
 
     /// Runs `f` on the current documents and the threads' newest pages, both from memory.
@@ -320,4 +312,13 @@ impl Store {
         .await
         .map_err(|_| StoreError::Closed)?
     }
+}
+
+/// `docs` (current to event `last`) with the messages `all` read for them, but those written
+/// after `last` (after the copy was taken: not part of these documents).
+fn with_messages(mut docs: Docs, last: u64, all: Vec<app::domain::docs::MessageDoc>) -> Docs {
+    for m in all.into_iter().filter(|m| m.event_id <= last) {
+        docs.insert(m.id.clone(), Doc::Message(m));
+    }
+    docs
 }
