@@ -130,11 +130,14 @@ fn Console(snapshot: Snapshot) -> impl IntoView {
         let (seat, last) = (selected.get(), live.last_event_id.get());
         seen.update(|s| s[seat as usize] = last);
     });
+    // The open seat's replies are read as they come: not counted even before the effect above
+    // has moved its mark (else the title and its badge would flash once per reply).
     let unread = Memo::new(move |_| {
-        let seen = seen.get();
+        let (seen, open) = (seen.get(), selected.get());
         let mut counts = [0usize; SEATS as usize];
         live.docs.with(|d| {
-            for m in messages(d).filter(|m| m.speaker_type != SpeakerType::Human) {
+            for m in messages(d).filter(|m| m.speaker_type != SpeakerType::Human && m.seat != open)
+            {
                 if let Some(c) = counts.get_mut(m.seat as usize) {
                     if m.event_id > seen[m.seat as usize] {
                         *c += 1;
@@ -193,11 +196,12 @@ fn Console(snapshot: Snapshot) -> impl IntoView {
 fn EndSession() -> impl IntoView {
     let live = crate::live::use_live();
     let busy = RwSignal::new(false);
-    let anyone_awake = move || {
+    // A memo: the button is drawn again when someone wakes or the last one sleeps, not per event.
+    let anyone_awake = Memo::new(move |_| {
         live.docs.with(|d| {
             crate::domain::docs::identities(d).any(|i| i.process_state.is_some_and(|p| p.is_live()))
         })
-    };
+    });
     let press = move |_| {
         busy.set(true);
         leptos::task::spawn_local(async move {
@@ -207,7 +211,7 @@ fn EndSession() -> impl IntoView {
         });
     };
     move || {
-        anyone_awake().then(|| view! {
+        anyone_awake.get().then(|| view! {
             <button type="button" class="end-session" disabled=move || busy.get() on:click=press>
                 "End session"
             </button>

@@ -142,6 +142,29 @@ test('unread replies show as a badge and in the title; the detail panel shows th
   await expect(page.locator('.cell[data-seat="2"] .badge')).toHaveCount(0);
   await expect(page).toHaveTitle('Soulgrid');
 
+  // A reply in the thread that is open is read as it comes: neither the title nor her cell
+  // counts it, not even for a moment (every title set and every badge drawn is noted).
+  await page.evaluate(() => {
+    const w = window as any;
+    w.titles = [];
+    w.badges = 0;
+    new MutationObserver(() => w.titles.push(document.title)).observe(document.head, { subtree: true, childList: true, characterData: true });
+    new MutationObserver((records) => {
+      for (const r of records) r.addedNodes.forEach((n) => (w.badges += (n as Element).classList?.contains('badge') ? 1 : 0));
+    }).observe(document.querySelector('.cell[data-seat="2"]')!, { subtree: true, childList: true });
+  });
+  const again = await fetch(`${server.url}/api/send`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ text: 'and one more', targetAgent: wren }),
+  });
+  expect(again.status).toBe(202);
+  await expect(page.locator('.thread .msg[data-speaker-type="agent"]', { hasText: 'You said: and one more' })).toHaveCount(1, { timeout: 10_000 });
+  const seen: { titles: string[]; badges: number } = await page.evaluate(() => ({ titles: (window as any).titles, badges: (window as any).badges }));
+  expect(seen.titles.filter((t) => t !== 'Soulgrid'), 'titles set while her reply came in').toEqual([]);
+  expect(seen.badges, 'badges drawn on her cell').toBe(0);
+  await expect(page).toHaveTitle('Soulgrid');
+
   const detail = page.locator('.agent-detail');
   await detail.locator('summary').first().click();
   await expect(detail).toContainText(`About ${wren}`);
