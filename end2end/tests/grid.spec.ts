@@ -15,6 +15,55 @@ test('the grid hydrates with nine cells and the lead in the centre', async ({ pa
   await expect(page.getByRole('button', { name: 'SUMMON' })).toBeVisible();
 });
 
+async function sendToLead(text: string) {
+  const res = await fetch(`${test.info().project.use.baseURL}/api/send`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ text }),
+  });
+  expect(res.status).toBe(202);
+}
+
+test('a message and its reply redraw their lines and what they change, nothing else on the page', async ({ page }) => {
+  await openHydrated(page);
+  await expect(page.getByRole('button', { name: 'SUMMON' })).toBeVisible();
+  // The lead is started first (its seat, the End session button): what is left is one turn.
+  await sendToLead('wake up check');
+  await expect(page.locator('.thread .msg[data-speaker-type="lead"]', { hasText: 'wake up check' })).toHaveCount(1);
+  await expect(page.locator('.cell.lead .activity')).toHaveText(/idle/);
+  // Every change to the page from now on, by where it happened.
+  await page.evaluate(() => {
+    const w = window as any;
+    w.changes = [];
+    const where = (n: Node) => {
+      const el = (n.nodeType === 1 ? n : n.parentElement) as Element;
+      return `${el.tagName.toLowerCase()}.${el.className}`;
+    };
+    new MutationObserver((records) => {
+      for (const r of records) {
+        // Text changed in place is what a change should cost; so is a line added to the thread.
+        if (r.type === 'characterData') continue;
+        if (r.type !== 'childList' || !(r.target as Element).matches?.('ol.thread')) {
+          w.changes.push(`${r.type} ${where(r.target)} ${r.attributeName ?? ''}`.trim());
+        }
+      }
+    }).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+  });
+  await sendToLead('redraw check');
+  await expect(page.locator('.thread .msg[data-speaker-type="lead"]', { hasText: 'redraw check' })).toHaveCount(1);
+  const changes: string[] = await page.evaluate(() => (window as any).changes);
+  // Besides the two lines and the texts that changed (the activity, the detail's fields): the
+  // last event's id, the time slider, and the Interrupt button coming and going with the turn.
+  // Nothing drawn again with the same content (the grid's button, End session, the detail panel).
+  const expected = new Set([
+    'attributes main.console data-last-event-id',
+    'attributes input. max',
+    'attributes input. aria-valuetext',
+    'childList div.thread-head',
+  ]);
+  expect(changes.filter((c) => !expected.has(c))).toEqual([]);
+});
+
 test("a cell stays the same element while its agent works: its focus and its face are kept", async ({ page }) => {
   // Its own server: the team changes. Slow answers, to see the agent at work.
   const own = await startServer({ env: { SOULGRID_SIM_LATENCY_MS: '400' } });

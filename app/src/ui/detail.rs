@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::domain::docs::{identity, souls};
+use crate::domain::docs::{identity, souls, AgentIdentity};
 use crate::domain::{time, Seat};
 
 use crate::live::use_live;
@@ -10,49 +10,73 @@ use crate::live::use_live;
 #[component]
 pub fn AgentDetail(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
     let live = use_live();
-    // The fork form's state lives outside the drawing (the panel is drawn again as the agent's
-    // document changes), for one seat at a time.
+    // The fork form's state lives outside the drawing (the panel is drawn again when its shape
+    // changes), for one seat at a time.
     let fork = ForkState::default();
     let detail = Memo::new(move |_| {
         let seat = seat.get();
-        live.docs.with(|docs| {
-            let d = identity(docs, seat)?.clone();
-            let versions: Vec<(u32, String, String)> = souls(docs, seat)
-                .into_iter()
-                .map(|s| (s.version, time::human(s.created_at), s.text.clone()))
-                .collect();
-            Some((d, versions))
+        live.docs.with(|docs| identity(docs, seat).cloned())
+    });
+    // What decides the panel's elements: it is drawn again only when one of these changes. The
+    // fields (status, process, tokens, cost, …) follow the document in place.
+    let shape = Memo::new(move |_| {
+        let seat = seat.get();
+        detail.with(|d| {
+            let d = d.as_ref()?;
+            let versions: Vec<(u32, String, String)> = live.docs.with(|docs| {
+                souls(docs, seat)
+                    .into_iter()
+                    .map(|s| (s.version, time::human(s.created_at), s.text.clone()))
+                    .collect()
+            });
+            Some(Shape {
+                seat: d.grid_position,
+                name: d.name.clone(),
+                page: d.stable_id(),
+                can_sleep: d.process_state.is_some_and(|p| {
+                    p.is_live() || p == crate::domain::process::ProcessState::Starting
+                }),
+                can_fork: d.has_name() && d.status().is_visible(),
+                can_retire: d.grid_position != crate::domain::LEAD_SEAT && d.status().is_visible(),
+                versions,
+                soul_version: d.soul_version,
+            })
         })
     });
     let lead_name = live.lead_name.get_value();
+    let belief =
+        Memo::new(move |_| detail.with(|d| d.as_ref().and_then(|d| d.belief_text(&lead_name))));
+    // One field of the document, as text ("—" when it has none).
+    let field = move |f: fn(&AgentIdentity) -> Option<String>| {
+        move || {
+            detail
+                .with(|d| d.as_ref().and_then(f))
+                .unwrap_or_else(|| "—".into())
+        }
+    };
+    let row = move |label: &'static str, f: fn(&AgentIdentity) -> Option<String>| {
+        view! {
+            <dt>{label}</dt>
+            <dd>{field(f)}</dd>
+        }
+    };
     let panel = move || {
-        let lead_name = lead_name.clone();
-        detail.get().map(|(d, versions)| {
-            let row = |label: &'static str, value: Option<String>| {
-                view! {
-                    <dt>{label}</dt>
-                    <dd>{value.unwrap_or_else(|| "—".into())}</dd>
-                }
-            };
-            let belief = d.belief_text(&lead_name);
-            let process = d.process_state.map(|p| match &d.process_reason {
-                Some(r) => format!("{} ({r})", p.as_str()),
-                None => p.as_str().to_string(),
-            });
+        shape.get().map(|d| {
+            let name = d.name.clone();
             view! {
-                <details class="agent-detail" data-detail-seat=d.grid_position>
-                    <summary>"About " {d.name.clone().unwrap_or_else(|| "this seat".into())}</summary>
-                    {d.process_state.is_some_and(|p| p.is_live() || p == crate::domain::process::ProcessState::Starting).then(|| {
-                        let label = format!("Put {} to sleep", d.name.clone().unwrap_or_default());
-                        let path = format!("/api/agents/{}/dismiss", d.grid_position);
+                <details class="agent-detail" data-detail-seat=d.seat>
+                    <summary>"About " {name.clone().unwrap_or_else(|| "this seat".into())}</summary>
+                    {d.can_sleep.then(|| {
+                        let label = format!("Put {} to sleep", name.clone().unwrap_or_default());
+                        let path = format!("/api/agents/{}/dismiss", d.seat);
                         view! { <PostButton label=label path=path/> }
                     })}
-                    {(d.has_name() && d.status().is_visible()).then(|| {
-                        view! { <ForkForm seat=d.grid_position name=d.name.clone().unwrap_or_default() state=fork/> }
+                    {d.can_fork.then(|| {
+                        view! { <ForkForm seat=d.seat name=name.clone().unwrap_or_default() state=fork/> }
                     })}
-                    {(d.grid_position != crate::domain::LEAD_SEAT && d.status().is_visible()).then(|| {
-                        let name = d.name.clone().unwrap_or_else(|| "this agent".into());
-                        let path = format!("/api/agents/{}/kill", d.grid_position);
+                    {d.can_retire.then(|| {
+                        let name = name.clone().unwrap_or_else(|| "this agent".into());
+                        let path = format!("/api/agents/{}/kill", d.seat);
                         view! {
                             <details class="retire">
                                 <summary>"Retire…"</summary>
@@ -67,28 +91,31 @@ pub fn AgentDetail(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                             </details>
                         }
                     })}
-                    <p><a class="agent-page-link" href=format!("/agents/{}", d.stable_id())>
-                        {format!("{}'s page", d.name.clone().unwrap_or_else(|| "This agent".into()))}
+                    <p><a class="agent-page-link" href=format!("/agents/{}", d.page)>
+                        {format!("{}'s page", name.clone().unwrap_or_else(|| "This agent".into()))}
                     </a></p>
                     <dl>
-                        {row("Status", Some(d.status().as_str().to_string()))}
-                        {belief.map(|text| view! { <dt>"The lead's belief"</dt><dd class="belief">{text}</dd> })}
-                        {row("Colour", d.color_name.clone().map(|c| format!("{c} ({})", d.color.clone().unwrap_or_default())))}
-                        {row("Created", d.created_at.map(time::human))}
-                        {row("Last alive", d.last_alive_at.map(time::human))}
-                        {row("Server session", d.last_session_id.clone())}
-                        {row("Claude session", d.claude_session_id.clone())}
-                        {row("Process", process)}
-                        {row("Work cycle", d.work_state.map(|w| w.as_str().to_string()))}
-                        {row("Context", d.context_tokens.map(|t| format!("{t} tokens")))}
-                        {row("Cost", d.cost_usd.map(|c| format!("${c:.4}")))}
-                        {row("Last problem", d.last_problem.as_ref().map(|p| format!("{} ({})", p.message, time::human(p.at))))}
+                        {row("Status", |d| Some(d.status().as_str().to_string()))}
+                        {move || belief.get().map(|text| view! { <dt>"The lead's belief"</dt><dd class="belief">{text}</dd> })}
+                        {row("Colour", |d| d.color_name.clone().map(|c| format!("{c} ({})", d.color.clone().unwrap_or_default())))}
+                        {row("Created", |d| d.created_at.map(time::human))}
+                        {row("Last alive", |d| d.last_alive_at.map(time::human))}
+                        {row("Server session", |d| d.last_session_id.clone())}
+                        {row("Claude session", |d| d.claude_session_id.clone())}
+                        {row("Process", |d| d.process_state.map(|p| match &d.process_reason {
+                            Some(r) => format!("{} ({r})", p.as_str()),
+                            None => p.as_str().to_string(),
+                        }))}
+                        {row("Work cycle", |d| d.work_state.map(|w| w.as_str().to_string()))}
+                        {row("Context", |d| d.context_tokens.map(|t| format!("{t} tokens")))}
+                        {row("Cost", |d| d.cost_usd.map(|c| format!("${c:.4}")))}
+                        {row("Last problem", |d| d.last_problem.as_ref().map(|p| format!("{} ({})", p.message, time::human(p.at))))}
                     </dl>
-                    <h3>"Soul" {(versions.len() > 1).then(|| format!(" ({} versions)", versions.len()))}</h3>
-                    {if versions.is_empty() {
+                    <h3>"Soul" {(d.versions.len() > 1).then(|| format!(" ({} versions)", d.versions.len()))}</h3>
+                    {if d.versions.is_empty() {
                         view! { <p class="muted">"No soul written yet."</p> }.into_any()
                     } else {
-                        versions
+                        d.versions
                             .into_iter()
                             .rev()
                             .map(|(v, at, text)| view! {
@@ -108,9 +135,24 @@ pub fn AgentDetail(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
     // from the last one); the same agent's panel is updated in place as its document changes.
     view! {
         <For each=move || std::iter::once(seat.get()) key=|s| *s let:_seat>
-            {panel.clone()}
+            {panel}
         </For>
     }
+}
+
+/// What the detail panel's elements are drawn from (see [`AgentDetail`]).
+#[derive(Clone, PartialEq)]
+struct Shape {
+    seat: Seat,
+    name: Option<String>,
+    /// The agent page's id.
+    page: String,
+    can_sleep: bool,
+    can_fork: bool,
+    can_retire: bool,
+    /// Every soul version: number, when, text.
+    versions: Vec<(u32, String, String)>,
+    soul_version: u32,
 }
 
 /// A button that POSTs `body` (default `{}`) to the API and shows the server's error, if any.

@@ -60,9 +60,10 @@ pub fn Grid(
             })
         })
     };
-    let button = move || docs.with(|d| grid_button(d, in_flight.get() || starting(d)));
+    // A memo: the button is drawn again when it changes, not with every event.
+    let button = Memo::new(move |_| docs.with(|d| grid_button(d, in_flight.get() || starting(d))));
     let press = move |_| {
-        let Some(path) = request(button()) else {
+        let Some(path) = request(button.get_untracked()) else {
             return;
         };
         super::presence::ask_permission();
@@ -97,7 +98,7 @@ pub fn Grid(
                     }
                 />
             </div>
-            {move || match button() {
+            {move || match button.get() {
                 GridButton::None => None,
                 b => Some(view! {
                     <button

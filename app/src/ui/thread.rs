@@ -129,6 +129,9 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
     });
     let held_hidden = move || lines.with(Vec::len).saturating_sub(shown());
     let hidden = move || held_hidden() + owners.with(|o| live.older_of(o));
+    // Whether there is anything older: the button is drawn again only when that changes, not
+    // with every new line (its count follows on its own).
+    let any_hidden = Memo::new(move |_| hidden() > 0);
     let visible = move || {
         let skip = held_hidden();
         lines.with(|all| all[skip..].to_vec())
@@ -162,6 +165,9 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
             })
         })
     });
+    // Whether it can be interrupted: the button comes and goes with the turn, and is not drawn
+    // again as the activity beside it changes.
+    let running = Memo::new(move |_| working.with(|w| w.as_ref().is_some_and(|(_, r)| *r)));
     let panel = NodeRef::<Section>::new();
     let stick = RwSignal::new(true);
     Effect::new(move |_| {
@@ -188,13 +194,13 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                 <h2 class="thread-title">{title}</h2>
                 <span class="thread-activity">{move || working.get().map(|(a, _)| a)}</span>
                 {move || {
-                    working.get().filter(|(_, running)| *running).map(|_| {
+                    running.get().then(|| {
                         let path = format!("/api/agents/{}/interrupt", seat.get_untracked());
                         view! { <PostButton label="Interrupt".to_string() path=path/> }
                     })
                 }}
             </div>
-            {move || (hidden() > 0).then(|| view! {
+            {move || any_hidden.get().then(|| view! {
                 <button type="button" class="older" disabled=move || load.busy.get() on:click=move |_| {
                     // Where the reader is, from the bottom: kept as older entries come in above
                     // (once they are drawn: they are in the page before the next frame).
@@ -215,7 +221,7 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                     }
                     load_older(live, owners.get_untracked(), load, grow);
                 }>
-                    {format!("Show older ({} more)", hidden())}
+                    {move || format!("Show older ({} more)", hidden())}
                 </button>
             })}
             <OlderFailed load/>

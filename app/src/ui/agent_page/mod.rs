@@ -270,15 +270,15 @@ fn Thread(who: Memo<Option<AgentIdentity>>) -> impl IntoView {
             shown.update(|n| *n += PAGE)
         });
     };
+    let older = move || lines.with(|(_, older)| *older) + unloaded();
+    // Drawn again only when there comes to be (or stops being) anything older, not per line.
+    let any_older = Memo::new(move |_| older() > 0);
     view! {
-        {move || {
-            let older = lines.with(|(_, older)| *older) + unloaded();
-            (older > 0).then(|| view! {
-                <button type="button" class="show-older" disabled=move || load.busy.get() on:click=show_older>
-                    {format!("Show older messages ({older} more)")}
-                </button>
-            })
-        }}
+        {move || any_older.get().then(|| view! {
+            <button type="button" class="show-older" disabled=move || load.busy.get() on:click=show_older>
+                {move || format!("Show older messages ({} more)", older())}
+            </button>
+        })}
         <crate::ui::older::OlderFailed load/>
         <ol class="thread">
             <For each=move || lines.get().0 key=|(id, ..)| id.clone() let:line>
