@@ -7,6 +7,10 @@ import * as path from 'node:path';
 // stdout; the server records `agent_status` as the lead's belief (its `ts` becomes the seat's
 // leadBelief.at) and the page shows where it differs from the process. Latency = when the cell's
 // data-believed changed in the page − that ts. Both clocks are this machine's.
+// No trace: recording one snapshots the page's DOM on its main thread at every step, inside the
+// windows measured here (a Chromium profile of P2 found a quarter of the page's time in it).
+test.use({ trace: 'off' });
+
 let server: RunningServer;
 test.beforeAll(async () => {
   server = await startServer();
@@ -100,35 +104,75 @@ function appendToInbox(file: string, message: object) {
 }
 
 test('a reply appended to the human\'s inbox file → the message rendered: p50/p95', async ({ page }) => {
+  // When each ping's event reaches the page: every `message` listener on an EventSource is
+  // wrapped to note the first event that carries it, before the page's own code sees it.
+  await page.addInitScript(() => {
+    const w = window as any;
+    w.arrived = {};
+    const add = EventSource.prototype.addEventListener;
+    EventSource.prototype.addEventListener = function (this: EventSource, type: string, listener: any, options?: any) {
+      if (type !== 'message') return add.call(this, type, listener, options);
+      const noted = function (this: EventSource, ev: MessageEvent) {
+        const m = typeof ev.data === 'string' ? ev.data.match(/inbox ping (\d+)/) : null;
+        if (m && !(m[1] in w.arrived)) w.arrived[m[1]] = performance.timeOrigin + performance.now();
+        return typeof listener === 'function' ? listener.call(this, ev) : listener.handleEvent(ev);
+      };
+      return add.call(this, type, noted, options);
+    } as any;
+  });
   await openHydrated(page, server.url);
   await page.locator('.cell[data-seat="4"]').click();
   await page.evaluate(() => {
-    (window as any).rendered = {};
+    const w = window as any;
+    w.rendered = {};
+    w.waiting = {};
     new MutationObserver((records) => {
       for (const r of records) {
         r.addedNodes.forEach((n) => {
           const el = n as HTMLElement;
           const text = el.textContent ?? '';
           const m = text.match(/inbox ping (\d+)/);
-          if (m) (window as any).rendered[m[1]] = Date.now();
+          if (m) {
+            w.rendered[m[1]] = performance.timeOrigin + performance.now();
+            w.waiting[m[1]]?.();
+          }
         });
       }
     }).observe(document.querySelector('.thread')!, { childList: true });
   });
+  // Waits for ping `i` to be drawn without polling the page (a locator polled during the
+  // window would search the thread's text on the page's main thread again and again).
+  const drawn = (i: number) =>
+    page.evaluate(
+      (i) =>
+        new Promise<void>((resolve) => {
+          const w = window as any;
+          if (w.rendered[i]) resolve();
+          else w.waiting[i] = resolve;
+        }),
+      String(i),
+    );
   const inbox = path.join(server.dataDir, 'teams', 'soulgrid', 'inboxes', 'tester.json');
   fs.mkdirSync(path.dirname(inbox), { recursive: true });
   const latencies: number[] = [];
+  const inPage: number[] = [];
+  const round = (ms: number) => Math.round(ms * 10) / 10;
   for (let i = 0; i < SAMPLES; i++) {
-    const sent = Date.now();
+    const sent = performance.timeOrigin + performance.now();
     appendToInbox(inbox, { from: 'Julian', text: `inbox ping ${i}`, timestamp: new Date().toISOString(), read: false });
+    await drawn(i);
     await expect(page.locator('.thread .msg[data-speaker-type="lead"]', { hasText: `inbox ping ${i}` })).toHaveCount(1);
-    const rendered: Record<string, number> = await page.evaluate(() => (window as any).rendered);
+    const [rendered, arrived]: Record<string, number>[] = await page.evaluate(() => [(window as any).rendered, (window as any).arrived]);
     expect(rendered[String(i)], 'the render was observed').toBeTruthy();
-    latencies.push(rendered[String(i)] - sent);
+    expect(arrived[String(i)], 'the event was seen arriving').toBeTruthy();
+    latencies.push(round(rendered[String(i)] - sent));
+    inPage.push(round(rendered[String(i)] - arrived[String(i)]));
   }
   latencies.sort((a, b) => a - b);
+  inPage.sort((a, b) => a - b);
   record('p2', latencies);
-  console.log(`[perf] reply appended to the human's inbox file → rendered: n=${SAMPLES} p50=${pct(latencies, 0.5)} ms p95=${pct(latencies, 0.95)} ms (target p95 < 25 ms)`);
+  record('p2_in_page', inPage);
+  console.log(`[perf] reply appended to the human's inbox file → rendered: n=${SAMPLES} p50=${pct(latencies, 0.5)} ms p95=${pct(latencies, 0.95)} ms (target p95 < 25 ms); its event arrived in the page → rendered: p50=${pct(inPage, 0.5)} ms p95=${pct(inPage, 0.95)} ms`);
 });
 
 test('the page hydrated: navigation start → data-hydrated on the body', async ({ page }) => {
