@@ -170,12 +170,21 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
     let running = Memo::new(move |_| working.with(|w| w.as_ref().is_some_and(|(_, r)| *r)));
     let panel = NodeRef::<Section>::new();
     let stick = RwSignal::new(true);
+    // Where the view last put the reader (the bottom, then). Its scroll event comes a frame
+    // later, when more lines may be in: a position at or below it is the view's own scroll, or
+    // the reader back at the bottom, never the reader leaving it.
+    let put = StoredValue::new(None::<i32>);
     Effect::new(move |_| {
         let _ = lines.with(Vec::len);
         let _ = seat.get();
         if stick.get_untracked() {
             if let Some(el) = panel.get_untracked() {
-                el.set_scroll_top(el.scroll_height());
+                // Measured in the next frame, once every change of this event is in the page:
+                // one layout for the frame, not one forced here and another for the paint.
+                request_animation_frame(move || {
+                    el.set_scroll_top(el.scroll_height());
+                    put.set_value(Some(el.scroll_top()));
+                });
             }
         }
     });
@@ -186,7 +195,9 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
             node_ref=panel
             on:scroll=move |_| {
                 if let Some(el) = panel.get_untracked() {
-                    stick.set(el.scroll_height() - el.scroll_top() - el.client_height() < 80);
+                    let top = el.scroll_top();
+                    let ours = put.get_value().is_some_and(|at| top >= at - 1);
+                    stick.set(ours || el.scroll_height() - top - el.client_height() < 80);
                 }
             }
         >
