@@ -1,4 +1,5 @@
 import { test, expect, openHydrated } from '../support/page';
+import type { Page } from '@playwright/test';
 import { startServer, RunningServer } from '../support/server';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -45,7 +46,37 @@ function record(key: string, samples: number[]) {
   fs.writeFileSync(out, JSON.stringify(all));
 }
 
+/// When something happened in the page: by the wall clock (`Date.now()`, whole ms), to compare
+/// with the server's and the test's clocks; and by the page's own clock (`performance.now()`),
+/// for spans within the page (the two need not agree by a few ms).
+type At = { wall: number; mono: number };
+
+/// Notes when each event the page receives reaches it: every `message` listener on an
+/// EventSource is wrapped to note, before the page's own code sees it, the first event whose data
+/// matches `pattern` under the pattern's first group (in `window.arrived`, as an `At`).
+async function noteArrivals(page: Page, pattern: string) {
+  await page.addInitScript((pattern) => {
+    const w = window as any;
+    const re = new RegExp(pattern);
+    w.arrived = {};
+    const add = EventSource.prototype.addEventListener;
+    EventSource.prototype.addEventListener = function (this: EventSource, type: string, listener: any, options?: any) {
+      if (type !== 'message') return add.call(this, type, listener, options);
+      const noted = function (this: EventSource, ev: MessageEvent) {
+        const m = typeof ev.data === 'string' ? ev.data.match(re) : null;
+        if (m && !(m[1] in w.arrived)) w.arrived[m[1]] = { wall: Date.now(), mono: performance.now() };
+        return typeof listener === 'function' ? listener.call(this, ev) : listener.handleEvent(ev);
+      };
+      return add.call(this, type, noted, options);
+    } as any;
+  }, pattern);
+}
+
+const round = (ms: number) => Math.round(ms * 10) / 10;
+
 test('status marker on the lead\'s stdout → the cell shows the belief: p50/p95', async ({ page }) => {
+  // The lead's status report is an `agent_status` event; its `ts` is the belief's `at`.
+  await noteArrivals(page, '"ts":(\\d+)[\\s\\S]*"type":"agent_status"');
   await openHydrated(page, server.url);
   await page.getByRole('button', { name: 'SUMMON' }).click();
   await expect(page.locator('.cell:not(.lead)[data-status="alive"]')).toHaveCount(8, { timeout: 20_000 });
@@ -57,11 +88,12 @@ test('status marker on the lead\'s stdout → the cell shows the belief: p50/p95
     const cell = document.querySelector('.cell[data-seat="0"]')!;
     (window as any).beliefChanges = [];
     new MutationObserver(() => {
-      (window as any).beliefChanges.push({ at: Date.now(), believed: document.querySelector('.cell[data-seat="0"]')!.getAttribute('data-believed') });
+      (window as any).beliefChanges.push({ at: { wall: Date.now(), mono: performance.now() }, believed: document.querySelector('.cell[data-seat="0"]')!.getAttribute('data-believed') });
     }).observe(cell.parentElement!, { attributes: true, subtree: true, childList: true, attributeFilter: ['data-believed'] });
   });
 
   const latencies: number[] = [];
+  const inPage: number[] = [];
   for (let i = 0; i < SAMPLES; i++) {
     await send(`status: ${name}`); // seat 0 listed: the belief matches, nothing shown
     await expect(cell).not.toHaveAttribute('data-believed', /.+/);
@@ -71,14 +103,19 @@ test('status marker on the lead\'s stdout → the cell shows the belief: p50/p95
     await expect(cell).toHaveAttribute('data-status', 'alive');
     const docs = await (await fetch(`${server.url}/api/docs`)).json();
     const ts: number = docs.docs['agent-identity:0'].leadBelief.at;
-    const changes: { at: number; believed: string | null }[] = await page.evaluate(() => (window as any).beliefChanges);
+    const changes: { at: At; believed: string | null }[] = await page.evaluate(() => (window as any).beliefChanges);
     const shown = changes.find((c) => c.believed === 'asleep');
     expect(shown, 'the change was observed').toBeTruthy();
-    latencies.push(shown!.at - ts);
+    const arrived: At | undefined = await page.evaluate((ts) => (window as any).arrived[ts], String(ts));
+    expect(arrived, 'the event was seen arriving').toBeTruthy();
+    latencies.push(shown!.at.wall - ts);
+    inPage.push(round(shown!.at.mono - arrived!.mono));
   }
   latencies.sort((a, b) => a - b);
+  inPage.sort((a, b) => a - b);
   record('p1', latencies);
-  console.log(`[perf] status marker → belief shown in the cell: n=${SAMPLES} p50=${pct(latencies, 0.5)} ms p95=${pct(latencies, 0.95)} ms (target p95 < 16 ms)`);
+  record('p1_in_page', inPage);
+  console.log(`[perf] status marker → belief shown in the cell: n=${SAMPLES} p50=${pct(latencies, 0.5)} ms p95=${pct(latencies, 0.95)} ms (target p95 < 16 ms); its event arrived in the page → shown: p50=${pct(inPage, 0.5)} ms p95=${pct(inPage, 0.95)} ms`);
 });
 
 /// Appends to an inbox file as Claude Code does: lock directory, temp file, rename.
@@ -104,22 +141,7 @@ function appendToInbox(file: string, message: object) {
 }
 
 test('a reply appended to the human\'s inbox file → the message rendered: p50/p95', async ({ page }) => {
-  // When each ping's event reaches the page: every `message` listener on an EventSource is
-  // wrapped to note the first event that carries it, before the page's own code sees it.
-  await page.addInitScript(() => {
-    const w = window as any;
-    w.arrived = {};
-    const add = EventSource.prototype.addEventListener;
-    EventSource.prototype.addEventListener = function (this: EventSource, type: string, listener: any, options?: any) {
-      if (type !== 'message') return add.call(this, type, listener, options);
-      const noted = function (this: EventSource, ev: MessageEvent) {
-        const m = typeof ev.data === 'string' ? ev.data.match(/inbox ping (\d+)/) : null;
-        if (m && !(m[1] in w.arrived)) w.arrived[m[1]] = performance.timeOrigin + performance.now();
-        return typeof listener === 'function' ? listener.call(this, ev) : listener.handleEvent(ev);
-      };
-      return add.call(this, type, noted, options);
-    } as any;
-  });
+  await noteArrivals(page, 'inbox ping (\\d+)');
   await openHydrated(page, server.url);
   await page.locator('.cell[data-seat="4"]').click();
   await page.evaluate(() => {
@@ -133,7 +155,7 @@ test('a reply appended to the human\'s inbox file → the message rendered: p50/
           const text = el.textContent ?? '';
           const m = text.match(/inbox ping (\d+)/);
           if (m) {
-            w.rendered[m[1]] = performance.timeOrigin + performance.now();
+            w.rendered[m[1]] = { wall: Date.now(), mono: performance.now() };
             w.waiting[m[1]]?.();
           }
         });
@@ -156,17 +178,16 @@ test('a reply appended to the human\'s inbox file → the message rendered: p50/
   fs.mkdirSync(path.dirname(inbox), { recursive: true });
   const latencies: number[] = [];
   const inPage: number[] = [];
-  const round = (ms: number) => Math.round(ms * 10) / 10;
   for (let i = 0; i < SAMPLES; i++) {
-    const sent = performance.timeOrigin + performance.now();
+    const sent = Date.now();
     appendToInbox(inbox, { from: 'Julian', text: `inbox ping ${i}`, timestamp: new Date().toISOString(), read: false });
     await drawn(i);
     await expect(page.locator('.thread .msg[data-speaker-type="lead"]', { hasText: `inbox ping ${i}` })).toHaveCount(1);
-    const [rendered, arrived]: Record<string, number>[] = await page.evaluate(() => [(window as any).rendered, (window as any).arrived]);
+    const [rendered, arrived]: Record<string, At>[] = await page.evaluate(() => [(window as any).rendered, (window as any).arrived]);
     expect(rendered[String(i)], 'the render was observed').toBeTruthy();
     expect(arrived[String(i)], 'the event was seen arriving').toBeTruthy();
-    latencies.push(round(rendered[String(i)] - sent));
-    inPage.push(round(rendered[String(i)] - arrived[String(i)]));
+    latencies.push(rendered[String(i)].wall - sent);
+    inPage.push(round(rendered[String(i)].mono - arrived[String(i)].mono));
   }
   latencies.sort((a, b) => a - b);
   inPage.sort((a, b) => a - b);
