@@ -50,6 +50,9 @@ impl Runtime {
                     seat: Some(seat),
                     message,
                 }));
+                // The process is gone: no longer running, though the seat stays held until its
+                // stop is recorded (whoever sees the seat asleep finds it not running).
+                reservation.uninstall();
                 self.record(events).await;
                 // The event first, then the seat is free: whoever awaited the stop finds the
                 // seat asleep in the documents.
