@@ -336,6 +336,40 @@ async fn every_response_forbids_framing_and_the_page_runs_only_its_own_scripts()
     }
 }
 
+/// The page's own files (wasm, JS, CSS) are checked with the server before each use: a browser
+/// never runs a wasm cached from an older build against a newer page (which cannot hydrate).
+/// The check is cheap: unchanged, it is a 304 without the body.
+#[tokio::test]
+async fn the_pages_files_are_checked_before_each_use() {
+    let _serial = SERIAL.lock().await;
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    std::fs::create_dir_all(site.join("pkg")).unwrap();
+    std::fs::write(site.join("pkg/soulgrid.wasm"), b"\0asm\x01\0\0\0").unwrap();
+    let options = leptos::prelude::LeptosOptions::builder()
+        .output_name("soulgrid")
+        .site_root(site.display().to_string())
+        .build();
+    let state = soulgrid::boot(&common::config(&dir.path().join("data"), &[]), options)
+        .await
+        .unwrap();
+    let router = soulgrid::http::router(state.clone());
+    let first = call(&router, get("/pkg/soulgrid.wasm")).await;
+    assert_eq!(first.status, StatusCode::OK);
+    assert_eq!(first.headers["cache-control"], "no-cache");
+    let modified = first.headers["last-modified"].to_str().unwrap().to_string();
+    let again = call(
+        &router,
+        get_with("/pkg/soulgrid.wasm", "if-modified-since", &modified),
+    )
+    .await;
+    assert_eq!(again.status, StatusCode::NOT_MODIFIED);
+    // Only the page's files: the API says what it says itself.
+    let docs = call(&router, get("/api/docs")).await;
+    assert!(docs.headers.get("cache-control").is_none());
+    soulgrid::shut_down(&state).await;
+}
+
 /// With a token configured, `/healthz` without it says that the server is up and nothing else
 /// (no CLI path, no session id); with it, everything.
 #[tokio::test]

@@ -38,7 +38,17 @@ pub fn router(state: AppState) -> Router {
         .route("/api/import/agent", post(portable::import_agent))
         .layer(axum::extract::DefaultBodyLimit::max(MAX_BUNDLE_BYTES))
         .layer(RequestBodyLimitLayer::new(MAX_BUNDLE_BYTES));
+    // The page's own files, served with conditional requests (an unchanged file is a 304):
+    // leptos's fallback file handler drops `If-Modified-Since`.
+    let options = &state.leptos_options;
+    let pkg = format!("/{}", options.site_pkg_dir);
+    let files = tower_http::services::ServeDir::new(
+        std::path::Path::new(&*options.site_root).join(&*options.site_pkg_dir),
+    )
+    .precompressed_gzip()
+    .precompressed_br();
     let rest = Router::new()
+        .nest_service(&pkg, files)
         .route("/healthz", get(api::healthz))
         .route("/api/docs", get(api::docs))
         .route("/api/events", get(sse::events))

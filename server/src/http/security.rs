@@ -188,14 +188,22 @@ pub async fn guard(State(sec): State<Arc<Security>>, mut req: Request, next: Nex
 }
 
 /// What any response may do in a browser, unless the page set its own policy: nothing framed,
-/// nothing sniffed, no referrer; a response that is not the page runs nothing at all.
+/// nothing sniffed, no referrer; a response that is not the page runs nothing at all. The
+/// page's own files (`/pkg/`) are checked with the server before each use (`no-cache`; an
+/// unchanged file is a 304): a wasm cached from an older build never meets a newer page.
 pub async fn headers(req: Request, next: Next) -> Response {
     use axum::http::header::{
-        CONTENT_SECURITY_POLICY, REFERRER_POLICY, X_CONTENT_TYPE_OPTIONS, X_FRAME_OPTIONS,
+        CACHE_CONTROL, CONTENT_SECURITY_POLICY, REFERRER_POLICY, X_CONTENT_TYPE_OPTIONS,
+        X_FRAME_OPTIONS,
     };
     use axum::http::HeaderValue;
+    let site_file = req.uri().path().starts_with("/pkg/");
     let mut res = next.run(req).await;
     let h = res.headers_mut();
+    if site_file {
+        h.entry(CACHE_CONTROL)
+            .or_insert(HeaderValue::from_static("no-cache"));
+    }
     h.entry(CONTENT_SECURITY_POLICY)
         .or_insert(HeaderValue::from_static(
             "default-src 'none'; frame-ancestors 'none'; base-uri 'none'",
