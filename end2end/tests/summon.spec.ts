@@ -206,6 +206,24 @@ test('a working agent can be interrupted from its thread', async ({ page }) => {
   await page.getByLabel('Message').press('Enter');
   await expect(page.locator('.cell[data-seat="0"] .activity')).toHaveText('thinking…');
   await expect(page.locator('.thread-activity')).toHaveText('thinking…');
+
+  // Another agent at work too: its thread's Interrupt stops its turn, not the one shown before.
+  await expect(page.locator('.cell[data-seat="3"] .activity')).toHaveText('idle', { timeout: 20_000 });
+  const other = (await page.locator('.cell[data-seat="3"] .name').textContent())!;
+  const hang = await fetch(`${server.url}/api/send`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ text: 'SIM_HANG you too', targetAgent: other }),
+  });
+  expect(hang.status).toBe(202);
+  await expect(page.locator('.cell[data-seat="3"] .activity')).toHaveText('thinking…');
+  await page.locator('.cell[data-seat="3"]').click();
+  await expect(page.locator('.thread-title')).toHaveText(other);
+  await page.locator('.thread-head').getByRole('button', { name: 'Interrupt' }).click();
+  await expect(page.locator('.cell[data-seat="3"] .activity')).toHaveText('idle (interrupted)', { timeout: 10_000 });
+  await expect(page.locator('.cell[data-seat="0"] .activity')).toHaveText('thinking…');
+
+  await page.locator('.cell[data-seat="0"]').click();
   await page.locator('.thread-head').getByRole('button', { name: 'Interrupt' }).click();
   await expect(page.locator('.cell[data-seat="0"] .activity')).toHaveText('idle (interrupted)', { timeout: 10_000 });
   await expect(page.getByRole('button', { name: 'Interrupt' })).toHaveCount(0);

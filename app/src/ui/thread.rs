@@ -165,9 +165,14 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
             })
         })
     });
-    // Whether it can be interrupted: the button comes and goes with the turn, and is not drawn
-    // again as the activity beside it changes.
-    let running = Memo::new(move |_| working.with(|w| w.as_ref().is_some_and(|(_, r)| *r)));
+    // The seat shown, while it can be interrupted: the button comes and goes with the turn and
+    // with the seat (its request names the seat), not drawn again as the activity changes.
+    let running = Memo::new(move |_| {
+        let s = seat.get();
+        working
+            .with(|w| w.as_ref().is_some_and(|(_, r)| *r))
+            .then_some(s)
+    });
     let panel = NodeRef::<Section>::new();
     let stick = RwSignal::new(true);
     // Where the view last put the reader (the bottom, then). Its scroll event comes a frame
@@ -205,8 +210,8 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                 <h2 class="thread-title">{title}</h2>
                 <span class="thread-activity">{move || working.get().map(|(a, _)| a)}</span>
                 {move || {
-                    running.get().then(|| {
-                        let path = format!("/api/agents/{}/interrupt", seat.get_untracked());
+                    running.get().map(|s| {
+                        let path = format!("/api/agents/{s}/interrupt");
                         view! { <PostButton label="Interrupt".to_string() path=path/> }
                     })
                 }}
