@@ -1,0 +1,86 @@
+//! The router driven with `oneshot`: no socket, no browser. One test binary, a module per
+//! concern: the page and health here, then the API's requests, who may ask, the headers every
+//! response carries, and the settings the server refuses to start with.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod access;
+mod headers;
+mod send;
+mod startup;
+
+use axum::http::StatusCode;
+use common::{boot, call, get};
+
+/// The tests here run one at a time: the 404 page, rendered by leptos_axum while another test's
+/// Tokio runtime renders concurrently, hung about one run in sixty (each `#[tokio::test]` has
+/// its own runtime; the real server has one). Serialising them costs nothing: they take ms.
+static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+#[tokio::test]
+async fn healthz_answers_ok() {
+    let _serial = SERIAL.lock().await;
+    let dir = tempfile::tempdir().unwrap();
+    let router = soulgrid::http::router(boot(dir.path()).await);
+    let r = call(&router, get("/healthz")).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert_eq!(r.json()["ok"], true);
+}
+
+#[tokio::test]
+async fn docs_returns_the_snapshot_with_its_event_id() {
+    let _serial = SERIAL.lock().await;
+    let dir = tempfile::tempdir().unwrap();
+    let router = soulgrid::http::router(boot(dir.path()).await);
+    let v = call(&router, get("/api/docs")).await.json();
+    assert_eq!(v["lastEventId"], 1, "session_start is the first event");
+    let lead = &v["docs"]["agent-identity:4"];
+    assert_eq!(lead["name"], "Julian");
+    assert_eq!(lead["color"], "#FFD600");
+    assert_eq!(lead["type"], "agent-identity");
+}
+
+#[tokio::test]
+async fn the_page_is_server_rendered_with_nine_cells_and_the_lead_in_the_centre() {
+    let _serial = SERIAL.lock().await;
+    let dir = tempfile::tempdir().unwrap();
+    let router = soulgrid::http::router(boot(dir.path()).await);
+    let r = call(&router, get("/")).await;
+    assert_eq!(r.status, StatusCode::OK);
+    let html = r.body;
+    assert!(
+        html.starts_with("<!DOCTYPE html>"),
+        "{}",
+        &html[..html.len().min(200)]
+    );
+    assert_eq!(html.matches("data-seat=\"").count(), 9, "{html}");
+    let centre = html.find("data-seat=\"4\"").expect("the lead's cell");
+    let after = &html[centre..];
+    assert!(after.find("Julian").unwrap() < after.find("data-seat=\"5\"").unwrap());
+    assert!(html.contains("class=\"cell lead\""));
+    assert!(
+        html.contains("data-button=\"SUMMON\""),
+        "no agent yet: SUMMON"
+    );
+    // In the HTML itself, not swapped in by a script after a fallback (JavaScript may be off).
+    assert!(
+        !html.contains("Loading the grid"),
+        "the fallback was sent: {html}"
+    );
+    assert!(
+        html.contains("<link rel=\"icon\" href=\"data:,\">"),
+        "no favicon request"
+    );
+}
+
+#[tokio::test]
+async fn an_unknown_path_is_a_404() {
+    let _serial = SERIAL.lock().await;
+    let dir = tempfile::tempdir().unwrap();
+    let router = soulgrid::http::router(boot(dir.path()).await);
+    assert_eq!(
+        call(&router, get("/no/such/page")).await.status,
+        StatusCode::NOT_FOUND
+    );
+}
