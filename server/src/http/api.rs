@@ -132,7 +132,7 @@ async fn send_once(
         .append(
             &state.session.id(),
             EventKind::UserMessage {
-                message_id: uuid::Uuid::new_v4().simple().to_string(),
+                message_id: crate::store::new_message_id(),
                 speaker_name: state.human_name.to_string(),
                 seat,
                 text: text.to_string(),

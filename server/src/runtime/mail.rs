@@ -129,7 +129,7 @@ impl Runtime {
             return;
         }
         self.record(vec![EventKind::AgentMessage {
-            message_id: uuid::Uuid::new_v4().simple().to_string(),
+            message_id: crate::store::new_message_id(),
             seat,
             speaker_name: from.to_string(),
             text: text.to_string(),

@@ -215,7 +215,7 @@ impl Runtime {
         }
         let target = self.seat_name(seat);
         self.record(vec![EventKind::UserMessage {
-            message_id: uuid::Uuid::new_v4().simple().to_string(),
+            message_id: crate::store::new_message_id(),
             speaker_name: self.names().human.clone(),
             seat,
             text: text.to_string(),

@@ -20,6 +20,13 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 
 pub use writer::NewEvents;
 
+/// A new message's id (the `{uuid}` of `message:{uuid}`): time-ordered (UUIDv7, in its simple
+/// form), so a new message's row goes at the end of the documents' index on their ids, not on
+/// a random page of it: a batch of new messages writes a few of the index's pages, not one each.
+pub fn new_message_id() -> String {
+    uuid::Uuid::now_v7().simple().to_string()
+}
+
 /// How many live events a subscriber may fall behind before it re-reads from the store.
 const LIVE_CAPACITY: usize = 4096;
 
@@ -321,4 +328,18 @@ fn with_messages(mut docs: Docs, last: u64, all: Vec<app::domain::docs::MessageD
         docs.insert(m.id.clone(), Doc::Message(m));
     }
     docs
+}
+
+#[cfg(test)]
+mod tests {
+    /// New messages' ids sort as they were made, so their rows are appended to the id index.
+    #[test]
+    fn new_message_ids_sort_in_the_order_they_were_made() {
+        let ids: Vec<String> = (0..1000).map(|_| super::new_message_id()).collect();
+        assert!(ids.windows(2).all(|w| w[0] < w[1]), "{ids:?}");
+        assert!(
+            ids.iter().all(|id| id.len() == 32),
+            "the simple form of a UUID"
+        );
+    }
 }

@@ -41,24 +41,25 @@ pub fn last_event(conn: &Connection) -> Result<Option<Event>, StoreError> {
     Ok(body.map(|b| serde_json::from_str(&b)).transpose()?)
 }
 
+/// Searches `events_sessions` (`schema::open`), which holds these events alone.
+const LAST_SESSION_EVENT: &str = "SELECT body FROM events
+    WHERE type IN ('session_start', 'session_end') ORDER BY id DESC LIMIT 1";
+
+/// Messages, and only they, have an owner (`schema::threads`): searches `docs_rest`, which
+/// holds the other documents alone.
+const DOCS_BUT_MESSAGES: &str = "SELECT id, body FROM docs WHERE owner IS NULL";
+
 /// The last `session_start` or `session_end`, to tell whether the previous run ended cleanly.
 pub fn last_session_event(conn: &Connection) -> Result<Option<Event>, StoreError> {
     let body: Option<String> = conn
-        .query_row(
-            "SELECT body FROM events WHERE type IN ('session_start', 'session_end')
-             ORDER BY id DESC LIMIT 1",
-            [],
-            |r| r.get(0),
-        )
+        .query_row(LAST_SESSION_EVENT, [], |r| r.get(0))
         .optional()?;
     Ok(body.map(|b| serde_json::from_str(&b)).transpose()?)
 }
 
 /// Every document but the messages (`threads` reads those).
 pub fn load_docs(conn: &Connection) -> Result<Docs, StoreError> {
-    let mut stmt = conn.prepare(
-        "SELECT id, body FROM docs WHERE type IS NULL OR type < 'message' OR type > 'message'",
-    )?;
+    let mut stmt = conn.prepare(DOCS_BUT_MESSAGES)?;
     let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
     let mut docs = Docs::new();
     for row in rows {
@@ -67,4 +68,28 @@ pub fn load_docs(conn: &Connection) -> Result<Docs, StoreError> {
         docs.insert(id, Doc::from_value(value)?);
     }
     Ok(docs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(conn: &Connection, sql: &str) -> String {
+        let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+        let rows = stmt.query_map([], |r| r.get::<_, String>(3)).unwrap();
+        rows.map(Result::unwrap).collect::<Vec<_>>().join("; ")
+    }
+
+    /// A start reads the documents but the messages and the last session event: each from an
+    /// index that holds those rows alone (which appending a message does not touch), not by
+    /// reading the whole table.
+    #[test]
+    fn a_start_reads_through_indexes_that_hold_only_what_it_reads() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = super::super::schema::open(&dir.path().join("s.db")).unwrap();
+        let docs = plan(&conn, DOCS_BUT_MESSAGES);
+        assert!(docs.contains("USING INDEX docs_rest"), "{docs}");
+        let session = plan(&conn, LAST_SESSION_EVENT);
+        assert!(session.contains("USING INDEX events_sessions"), "{session}");
+    }
 }

@@ -22,7 +22,7 @@ pub fn open(path: &Path) -> rusqlite::Result<Connection> {
              seat       INTEGER,
              body       TEXT NOT NULL
          );
-         CREATE INDEX IF NOT EXISTS events_type ON events(type);
+         DROP INDEX IF EXISTS events_type;
          CREATE TABLE IF NOT EXISTS docs (
              id         TEXT PRIMARY KEY,
              type       TEXT,
@@ -33,9 +33,16 @@ pub fn open(path: &Path) -> rusqlite::Result<Connection> {
              created_at INTEGER,
              origin     INTEGER
          );
-         CREATE INDEX IF NOT EXISTS docs_type_seat ON docs(type, seat);",
+         DROP INDEX IF EXISTS docs_type_seat;",
     )?;
     threads(&conn)?;
+    // What an append writes besides its rows is an index entry each: the indexes hold only the
+    // few rows they are read for, so an event (most are messages) touches none of them.
+    conn.execute_batch(
+        "CREATE INDEX IF NOT EXISTS events_sessions ON events(type)
+         WHERE type IN ('session_start', 'session_end');
+         CREATE INDEX IF NOT EXISTS docs_rest ON docs(type, seat) WHERE owner IS NULL;",
+    )?;
     Ok(conn)
 }
 

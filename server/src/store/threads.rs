@@ -3,7 +3,7 @@
 //! read a page at a time when asked for. Each message row carries its thread and place in it
 //! (`schema::threads`), indexed.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 use app::domain::docs::page::{owner, place, Older, PAGE};
 use app::domain::docs::{Doc, Docs, MessageDoc};
@@ -19,8 +19,9 @@ pub struct Threads {
 
 #[derive(Default)]
 struct Thread {
-    /// Oldest first, at most [`PAGE`].
-    newest: Vec<MessageDoc>,
+    /// Oldest first, at most [`PAGE`]: a new message goes on the end and the oldest comes off
+    /// the front, neither moving the others.
+    newest: VecDeque<MessageDoc>,
     total: usize,
 }
 
@@ -35,7 +36,13 @@ impl Threads {
         for (who, total) in counts {
             let (newest, _) = page_before(conn, &who, None, PAGE)?;
             let total = total as usize;
-            by_owner.insert(who, Thread { newest, total });
+            by_owner.insert(
+                who,
+                Thread {
+                    newest: newest.into(),
+                    total,
+                },
+            );
         }
         Ok(Threads { by_owner })
     }
@@ -50,7 +57,7 @@ impl Threads {
         }
         t.newest.insert(at, m);
         if t.newest.len() > PAGE {
-            t.newest.remove(0);
+            t.newest.pop_front();
         }
     }
 
@@ -68,7 +75,7 @@ impl Threads {
         self.by_owner.insert(
             who.to_string(),
             Thread {
-                newest,
+                newest: newest.into(),
                 total: total as usize,
             },
         );
@@ -79,7 +86,7 @@ impl Threads {
     pub fn newest(&self, owners: &[String]) -> Option<&MessageDoc> {
         owners
             .iter()
-            .filter_map(|w| self.by_owner.get(w)?.newest.last())
+            .filter_map(|w| self.by_owner.get(w)?.newest.back())
             .max_by_key(|m| place(m))
     }
 
@@ -92,7 +99,7 @@ impl Threads {
         for (who, t) in &self.by_owner {
             let held = if carried.is_none_or(|c| c.contains(who)) {
                 let skip = t.newest.len().saturating_sub(limit);
-                for m in &t.newest[skip..] {
+                for m in t.newest.range(skip..) {
                     out.insert(m.id.clone(), Doc::Message(m.clone()));
                 }
                 t.newest.len() - skip
@@ -157,7 +164,7 @@ pub fn messages(
 ) -> Result<Vec<MessageDoc>, StoreError> {
     let bodies: Vec<String> = match owners {
         None => conn
-            .prepare_cached("SELECT body FROM docs WHERE type = 'message'")?
+            .prepare_cached("SELECT body FROM docs WHERE owner IS NOT NULL")?
             .query_map([], |r| r.get(0))?
             .collect::<Result<_, _>>()?,
         Some(owners) => {

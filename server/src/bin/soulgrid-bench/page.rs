@@ -49,7 +49,7 @@ pub fn ssr(rt: &tokio::runtime::Runtime, dir: &Path, quick: bool) -> Row {
     rt.block_on(async {
         let kinds: Vec<EventKind> = (0..per * 9)
             .map(|i| EventKind::UserMessage {
-                message_id: uuid::Uuid::new_v4().simple().to_string(),
+                message_id: soulgrid::store::new_message_id(),
                 speaker_name: "Bench".into(),
                 seat: (i % 9) as u8,
                 text: format!(

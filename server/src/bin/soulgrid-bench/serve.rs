@@ -12,7 +12,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 /// A message from the human to the lead.
 pub fn message(text: String) -> EventKind {
     EventKind::UserMessage {
-        message_id: uuid::Uuid::new_v4().simple().to_string(),
+        message_id: soulgrid::store::new_message_id(),
         speaker_name: "Bench".into(),
         seat: 4,
         text,

@@ -296,7 +296,7 @@ impl Translator {
     /// Shows the words held back so far.
     fn flush(&mut self, out: &mut Output) {
         for text in std::mem::take(&mut self.pending) {
-            let id = uuid::Uuid::new_v4().simple().to_string();
+            let id = crate::store::new_message_id();
             out.events.push(if self.is_lead() {
                 EventKind::LeadText {
                     message_id: id,
