@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::page::sim;
-use crate::serve::{now_micros, serve, sse_client, stop};
+use crate::serve::{now_micros, serve, stop, watch};
 use crate::table::Spread;
 
 /// Appends `text` from the lead to the inbox `file` with the lock protocol.
@@ -47,23 +47,11 @@ pub fn server_share(
     ));
     let inbox = dir.join("teams/soulgrid/inboxes/bench.json");
     let after = state.store.last_event_id();
-    let (seen_tx, mut seen_rx) = tokio::sync::mpsc::unbounded_channel::<(usize, u64)>();
-    let watcher = client.spawn(async move {
-        sse_client(port, after, |chunk| {
-            let now = now_micros();
-            for line in chunk.lines().filter(|l| l.starts_with("data: ")) {
-                if let Some(i) = line
-                    .split("bench inbox ")
-                    .nth(1)
-                    .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
-                    .and_then(|n| n.parse().ok())
-                {
-                    let _ = seen_tx.send((i, now));
-                }
-            }
-            !seen_tx.is_closed()
-        })
-        .await;
+    let (watcher, mut seen_rx) = watch(client, port, after, |data| {
+        data.split("bench inbox ")
+            .nth(1)
+            .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
+            .and_then(|n| n.parse::<usize>().ok())
     });
     let took = client.block_on(async {
         let mut took = Vec::new();

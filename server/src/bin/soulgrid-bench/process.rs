@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use app::domain::events::{Event, EventKind};
 
 use crate::page::sim;
-use crate::serve::{now_micros, request, serve, sse_client, stop, until};
+use crate::serve::{now_micros, request, serve, stop, until, watch};
 use crate::table::{thousands, Row, Spread};
 
 /// A free port on loopback (free when asked: the server binds it right after).
@@ -224,23 +224,14 @@ pub fn message_path(
     ));
     let after = state.store.last_event_id();
     // What the stream shows, as (kind, when): the human's message, or the lead's reply.
-    let (seen_tx, mut seen_rx) = tokio::sync::mpsc::unbounded_channel::<(bool, u64)>();
-    let watcher = client.spawn(async move {
-        sse_client(port, after, |chunk| {
-            let now = now_micros();
-            for line in chunk.lines().filter_map(|l| l.strip_prefix("data: ")) {
-                let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
-                    continue;
-                };
-                match v["type"].as_str() {
-                    Some("user_message") => drop(seen_tx.send((false, now))),
-                    Some("lead_text") => drop(seen_tx.send((true, now))),
-                    _ => {}
-                }
-            }
-            !seen_tx.is_closed()
-        })
-        .await;
+    // What the stream shows: the human's message (false), or the lead's reply (true).
+    let (watcher, mut seen_rx) = watch(client, port, after, |data| {
+        let v = serde_json::from_str::<serde_json::Value>(data).ok()?;
+        match v["type"].as_str()? {
+            "user_message" => Some(false),
+            "lead_text" => Some(true),
+            _ => None,
+        }
     });
     // From the message's event on the stream (recorded: its stdin write follows at once) to
     // its reply's; and from the POST (filing it in the inbox, recording it) to the reply.

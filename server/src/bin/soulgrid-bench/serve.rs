@@ -92,6 +92,34 @@ pub fn stop(rt: &tokio::runtime::Runtime, state: &AppState) {
 
 /// Opens `GET /api/events?after=N` and calls `on_data` with each run of whole lines of the
 /// body until it returns false (or the stream ends).
+/// Watches the stream from after `after` on `client`: each event's data line that `pick` finds
+/// something in comes out of the receiver with when it was read (microseconds since the epoch).
+/// The watch ends when the receiver is dropped (at its next chunk) or aborted.
+pub fn watch<T: Send + 'static>(
+    client: &tokio::runtime::Runtime,
+    port: u16,
+    after: u64,
+    mut pick: impl FnMut(&str) -> Option<T> + Send + 'static,
+) -> (
+    tokio::task::JoinHandle<()>,
+    tokio::sync::mpsc::UnboundedReceiver<(T, u64)>,
+) {
+    let (seen_tx, seen_rx) = tokio::sync::mpsc::unbounded_channel();
+    let watcher = client.spawn(async move {
+        sse_client(port, after, |chunk| {
+            let now = now_micros();
+            for data in chunk.lines().filter_map(|l| l.strip_prefix("data: ")) {
+                if let Some(found) = pick(data) {
+                    let _ = seen_tx.send((found, now));
+                }
+            }
+            !seen_tx.is_closed()
+        })
+        .await;
+    });
+    (watcher, seen_rx)
+}
+
 pub async fn sse_client(port: u16, after: u64, mut on_data: impl FnMut(&str) -> bool) {
     sse_bytes(port, after, |bytes| {
         on_data(&String::from_utf8_lossy(bytes))
