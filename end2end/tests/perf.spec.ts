@@ -163,14 +163,19 @@ test('a reply appended to the human\'s inbox file → the message rendered: p50/
     }).observe(document.querySelector('.thread')!, { childList: true });
   });
   // Waits for ping `i` to be drawn without polling the page (a locator polled during the
-  // window would search the thread's text on the page's main thread again and again).
+  // window would search the thread's text on the page's main thread again and again); one not
+  // drawn in 10 s fails the test saying so.
   const drawn = (i: number) =>
     page.evaluate(
       (i) =>
-        new Promise<void>((resolve) => {
+        new Promise<void>((resolve, reject) => {
           const w = window as any;
-          if (w.rendered[i]) resolve();
-          else w.waiting[i] = resolve;
+          if (w.rendered[i]) return resolve();
+          const late = setTimeout(() => reject(new Error(`inbox ping ${i} was not drawn within 10 s`)), 10_000);
+          w.waiting[i] = () => {
+            clearTimeout(late);
+            resolve();
+          };
         }),
       String(i),
     );
