@@ -196,6 +196,16 @@ async fn a_database_from_before_threads_is_indexed_on_open_and_retiring_gives_ol
     old_store(dir.path());
     let store = Store::open(dir.path()).unwrap();
     assert_eq!(store.with_docs(count), 0);
+    // Its indexes on every event and every document are replaced by the partial ones.
+    let conn = rusqlite::Connection::open(dir.path().join("soulgrid.db")).unwrap();
+    let indexes: Vec<String> = conn
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(indexes, ["docs_rest", "docs_threads", "events_sessions"]);
     let (docs, _, _) = store.page_snapshot(|_| None, PAGE);
     let old = messages(&docs)
         .next()
