@@ -90,8 +90,6 @@ pub fn stop(rt: &tokio::runtime::Runtime, state: &AppState) {
     rt.block_on(soulgrid::shut_down(state));
 }
 
-/// Opens `GET /api/events?after=N` and calls `on_data` with each run of whole lines of the
-/// body until it returns false (or the stream ends).
 /// Watches the stream from after `after` on `client`: each event's data line that `pick` finds
 /// something in comes out of the receiver with when it was read (microseconds since the epoch).
 /// The watch ends when the receiver is dropped (at its next chunk) or aborted.
@@ -120,6 +118,8 @@ pub fn watch<T: Send + 'static>(
     (watcher, seen_rx)
 }
 
+/// Opens `GET /api/events?after=N` and calls `on_data` with each run of whole lines of the
+/// body until it returns false (or the stream ends).
 pub async fn sse_client(port: u16, after: u64, mut on_data: impl FnMut(&str) -> bool) {
     sse_bytes(port, after, |bytes| {
         on_data(&String::from_utf8_lossy(bytes))
