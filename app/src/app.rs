@@ -91,6 +91,18 @@ fn Home() -> impl IntoView {
     // `/?at=<event or time>`: the team as it was then (time travel, read-only).
     let query = leptos_router::hooks::use_query_map();
     let at = move || query.with(|q| q.get("at"));
+    // The live page is rendered from the snapshot at once, and carries it for the browser to
+    // hydrate from: no resource, so no `Suspense` walking the tree before it is rendered and
+    // no JSON escaped into a JavaScript string (a quarter of the page's server time).
+    if query.with_untracked(|q| q.get("at").is_none()) {
+        if let Some((snapshot, json)) = given_snapshot() {
+            return view! {
+                <script type="application/json" id=SNAPSHOT_ID nonce=leptos::nonce::use_nonce() inner_html=json></script>
+                <Console snapshot/>
+            }
+            .into_any();
+        }
+    }
     let snapshot = Resource::new(at, |at| async move {
         match at {
             Some(at) => get_snapshot_at(at).await,
@@ -111,6 +123,47 @@ fn Home() -> impl IntoView {
             </ErrorBoundary>
         </Transition>
     }
+    .into_any()
+}
+
+/// The element the live page's snapshot is carried in.
+const SNAPSHOT_ID: &str = "snapshot";
+
+/// The live documents and their JSON as the page carries them, from the server's source.
+#[cfg(feature = "ssr")]
+fn given_snapshot() -> Option<(Snapshot, String)> {
+    let source = use_context::<std::sync::Arc<dyn crate::functions::SnapshotSource>>()?;
+    let snapshot = source.snapshot();
+    // In a script element only `</script>` (any `<`, here) could end it early; outside JSON's
+    // strings there is none, and inside them it is written as its escape.
+    let json = serde_json::to_string(&snapshot)
+        .ok()?
+        .replace('<', "\\u003c");
+    Some((snapshot, json))
+}
+
+/// The snapshot the server's page carries, read once: when hydrating that page. The page
+/// rendered again later (navigating back to it) loads its snapshot as time travel does.
+#[cfg(feature = "hydrate")]
+fn given_snapshot() -> Option<(Snapshot, String)> {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static READ: AtomicBool = AtomicBool::new(false);
+    if READ.swap(true, Ordering::Relaxed) {
+        return None;
+    }
+    let json = document().get_element_by_id(SNAPSHOT_ID)?.text_content()?;
+    match serde_json::from_str(&json) {
+        Ok(snapshot) => Some((snapshot, json)),
+        Err(e) => {
+            leptos::logging::error!("the page's snapshot is unreadable: {e}");
+            None
+        }
+    }
+}
+
+#[cfg(not(any(feature = "ssr", feature = "hydrate")))]
+fn given_snapshot() -> Option<(Snapshot, String)> {
+    None
 }
 
 /// The console once the snapshot is there: the live replica feeds every component.

@@ -84,3 +84,44 @@ async fn an_unknown_path_is_a_404() {
         StatusCode::NOT_FOUND
     );
 }
+
+/// The live page is rendered from the snapshot at once and carries it in the document as JSON
+/// (what the browser hydrates from), not as a resource's data escaped into a script: a `<`
+/// in a message is written as its JSON escape, so no text can end the element early.
+#[tokio::test]
+async fn the_page_carries_its_snapshot_as_json_that_no_message_can_break_out_of() {
+    let _serial = SERIAL.lock().await;
+    let dir = tempfile::tempdir().unwrap();
+    let state = boot(dir.path()).await;
+    let text = "see </script><script>alert(1)</script> & more";
+    state
+        .store
+        .append(
+            &state.session.id(),
+            app::domain::events::EventKind::UserMessage {
+                message_id: soulgrid::store::new_message_id(),
+                speaker_name: "Ada".into(),
+                seat: 4,
+                text: text.into(),
+                target_agent: None,
+            },
+        )
+        .await
+        .unwrap();
+    let router = soulgrid::http::router(state);
+    let html = call(&router, get("/")).await.body;
+    assert!(!html.contains("__RESOLVED_RESOURCES["), "no resource data");
+    let open = "<script type=\"application/json\" id=\"snapshot\"";
+    let start = html.find(open).expect("the snapshot's script") + open.len();
+    let body = &html[start..];
+    let json = &body[body.find('>').unwrap() + 1..body.find("</script>").unwrap()];
+    let snapshot: app::functions::Snapshot = serde_json::from_str(json).unwrap();
+    assert_eq!(snapshot.last_event_id, 2);
+    let said: Vec<_> = snapshot
+        .docs
+        .values()
+        .filter_map(|d| d.as_message())
+        .map(|m| m.text.as_str())
+        .collect();
+    assert_eq!(said, [text]);
+}
