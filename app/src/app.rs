@@ -98,7 +98,7 @@ fn Home() -> impl IntoView {
         if let Some((snapshot, json)) = given_snapshot() {
             return view! {
                 <script type="application/json" id=SNAPSHOT_ID nonce=leptos::nonce::use_nonce() inner_html=json></script>
-                <Console snapshot/>
+                {console(snapshot)}
             }
             .into_any();
         }
@@ -117,13 +117,17 @@ fn Home() -> impl IntoView {
                     {move || errors.get().into_iter().map(|(_, e)| e.to_string()).collect::<Vec<_>>().join("; ")}
                 </p>
             }>
-                {move || Suspend::new(async move {
-                    snapshot.await.map(|s| view! { <Console snapshot=s/> })
-                })}
+                {move || Suspend::new(async move { snapshot.await.map(console) })}
             </ErrorBoundary>
         </Transition>
     }
     .into_any()
+}
+
+/// The console, its view's type erased here once for both ways the page gets its snapshot (each
+/// way naming `Console` itself compiled the whole console's view twice into the wasm).
+fn console(snapshot: Snapshot) -> AnyView {
+    view! { <Console snapshot/> }.into_any()
 }
 
 /// The element the live page's snapshot is carried in.
