@@ -37,7 +37,9 @@ pub fn AgentPage() -> impl IntoView {
                 </p>
             }>
                 {move || Suspend::new(async move {
-                    snapshot.await.map(|s| view! { <Lives snapshot=s/> })
+                    // Erased here: the page's view compiled once, not for each way Suspend
+                    // renders, hydrates and rebuilds it (app::console).
+                    snapshot.await.map(|s| view! { <Lives snapshot=s/> }.into_any())
                 })}
             </ErrorBoundary>
         </Transition>
