@@ -131,15 +131,42 @@ impl Repo {
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     }
 
-    /// Makes the folder a repository if it is not one (`.git` must be a real folder).
+    /// Makes the folder a repository if it is not one (`.git` must be a real folder), and one
+    /// whose commits leave out the server's half-written files (below).
     pub async fn ensure(&self) -> Result<(), GitError> {
         match std::fs::symlink_metadata(self.dir.join(".git")) {
-            Ok(m) if m.is_dir() => Ok(()),
-            Ok(_) => Err(GitError::Folder(format!(
-                "{}/.git is not a folder",
-                self.dir.display()
-            ))),
-            Err(_) => self.run(&["init", "-q"], &[], None).await.map(drop),
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => {
+                return Err(GitError::Folder(format!(
+                    "{}/.git is not a folder",
+                    self.dir.display()
+                )))
+            }
+            Err(_) => self.run(&["init", "-q"], &[], None).await.map(drop)?,
+        }
+        self.exclude_half_written();
+        Ok(())
+    }
+
+    /// The server replaces a file in the folder by writing `.<name>.<id>.tmp` and renaming it
+    /// (`agent_fs::write_file`). An agent's own `git add -A` that lists such a file and then
+    /// finds it renamed fails ("unable to stat"): git is told to leave them out.
+    fn exclude_half_written(&self) {
+        const PATTERN: &str = ".*.tmp";
+        let info = self.dir.join(".git/info");
+        let file = info.join("exclude");
+        let had = std::fs::read_to_string(&file).unwrap_or_default();
+        if had.lines().any(|l| l.trim() == PATTERN) {
+            return;
+        }
+        let mut text = had;
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str(PATTERN);
+        text.push('\n');
+        if let Err(e) = std::fs::create_dir_all(&info).and_then(|()| std::fs::write(&file, text)) {
+            tracing::warn!(folder = %self.dir.display(), error = %e, "git's exclude file could not be written");
         }
     }
 
@@ -353,5 +380,30 @@ impl Repo {
             .collect();
         entries.reverse();
         Ok(entries)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file the server is writing (before its rename) is not something an agent's own
+    /// `git add -A` takes: it could be gone by the time git reads it.
+    #[tokio::test]
+    async fn an_agents_own_add_leaves_out_files_being_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = Repo::new(dir.path());
+        repo.ensure().await.unwrap();
+        repo.ensure().await.unwrap(); // once is enough: the pattern is not added twice
+        std::fs::write(dir.path().join("._state.md.0123.tmp"), "half").unwrap();
+        std::fs::write(dir.path().join("notes.md"), "mine").unwrap();
+        let status = std::process::Command::new("git")
+            .args(["status", "--porcelain", "--untracked-files=all"])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&status.stdout), "?? notes.md\n");
+        let exclude = std::fs::read_to_string(dir.path().join(".git/info/exclude")).unwrap();
+        assert_eq!(exclude.matches(".*.tmp").count(), 1, "{exclude}");
     }
 }
