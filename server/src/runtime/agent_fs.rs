@@ -40,6 +40,9 @@ pub fn real_folder(dir: &Path, rel: &Path) -> std::io::Result<PathBuf> {
     Ok(at)
 }
 
+/// What [`write_file`]'s files are while being written, as a git pattern: `.<name>.<id>.tmp`.
+pub const HALF_WRITTEN: &str = ".*.tmp";
+
 /// Replaces `dir/rel` with `bytes` (file mode `mode`) in one rename; its folders are made as
 /// real folders inside `dir`.
 pub fn write_file(dir: &Path, rel: &str, bytes: &[u8], mode: u32) -> std::io::Result<()> {

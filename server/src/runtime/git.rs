@@ -151,21 +151,27 @@ impl Repo {
     /// The server replaces a file in the folder by writing `.<name>.<id>.tmp` and renaming it
     /// (`agent_fs::write_file`). An agent's own `git add -A` that lists such a file and then
     /// finds it renamed fails ("unable to stat"): git is told to leave them out.
+    /// The folder is the agent's: the file is read and replaced without following a link.
     fn exclude_half_written(&self) {
-        const PATTERN: &str = ".*.tmp";
-        let info = self.dir.join(".git/info");
-        let file = info.join("exclude");
-        let had = std::fs::read_to_string(&file).unwrap_or_default();
-        if had.lines().any(|l| l.trim() == PATTERN) {
+        use super::agent_fs::{read_regular, write_file, HALF_WRITTEN};
+        const EXCLUDE: &str = ".git/info/exclude";
+        let had = match read_regular(&self.dir.join(EXCLUDE), 64 * 1024) {
+            Ok(had) => String::from_utf8_lossy(&had.unwrap_or_default()).into_owned(),
+            Err(e) => {
+                tracing::warn!(folder = %self.dir.display(), error = %e, "git's exclude file could not be read");
+                return;
+            }
+        };
+        if had.lines().any(|l| l.trim() == HALF_WRITTEN) {
             return;
         }
         let mut text = had;
         if !text.is_empty() && !text.ends_with('\n') {
             text.push('\n');
         }
-        text.push_str(PATTERN);
+        text.push_str(HALF_WRITTEN);
         text.push('\n');
-        if let Err(e) = std::fs::create_dir_all(&info).and_then(|()| std::fs::write(&file, text)) {
+        if let Err(e) = write_file(&self.dir, EXCLUDE, text.as_bytes(), 0o644) {
             tracing::warn!(folder = %self.dir.display(), error = %e, "git's exclude file could not be written");
         }
     }
@@ -219,6 +225,7 @@ impl Repo {
                         .metadata()
                         .is_ok_and(|m| m.len() <= MAX_COMMITTED_FILE)
                     && !rel.contains('\n')
+                    // Being written (`agent_fs::HALF_WRITTEN`).
                     && !name.ends_with(".tmp")
                 {
                     out.push(rel);
@@ -405,5 +412,27 @@ mod tests {
         assert_eq!(String::from_utf8_lossy(&status.stdout), "?? notes.md\n");
         let exclude = std::fs::read_to_string(dir.path().join(".git/info/exclude")).unwrap();
         assert_eq!(exclude.matches(".*.tmp").count(), 1, "{exclude}");
+    }
+
+    /// An exclude file the agent made a link is replaced, not followed: what it points at is
+    /// neither read into the repository nor written.
+    #[tokio::test]
+    async fn a_linked_exclude_file_is_replaced_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let secret = outside.path().join("secret");
+        std::fs::write(&secret, "not yours\n").unwrap();
+        let repo = Repo::new(dir.path());
+        repo.ensure().await.unwrap();
+        let exclude = dir.path().join(".git/info/exclude");
+        std::fs::remove_file(&exclude).unwrap();
+        std::os::unix::fs::symlink(&secret, &exclude).unwrap();
+        repo.ensure().await.unwrap();
+        assert_eq!(std::fs::read_to_string(&secret).unwrap(), "not yours\n");
+        assert!(!std::fs::symlink_metadata(&exclude)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read_to_string(&exclude).unwrap(), ".*.tmp\n");
     }
 }
