@@ -349,3 +349,64 @@ async fn a_missing_claude_command_is_a_stopped_seat_with_the_reason() {
         .starts_with("could not start /nonexistent/claude"));
     assert!(identities(&docs).all(|d| d.status() != AgentStatus::Alive));
 }
+
+/// Lines the agent wrote together (a turn's init, text and result in one write) are stored in
+/// one transaction: its reply reaches the stream after one fsync, not three.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lines_written_together_are_stored_in_one_transaction() {
+    use app::domain::events::EventKind;
+    let dir = tempfile::tempdir().unwrap();
+    let cli = common::fake_cli(
+        dir.path(),
+        "one-write",
+        r#"while read -r line; do
+  cat <<'TURN'
+{"type":"system","subtype":"init","session_id":"fake-session"}
+{"type":"assistant","message":{"content":[{"type":"text","text":"all at once"}]}}
+{"type":"result","subtype":"success","is_error":false,"session_id":"fake-session"}
+TURN
+done"#,
+    );
+    let state = boot_with(
+        &dir.path().join("data"),
+        &["--claude-cmd", cli.to_str().unwrap()],
+    )
+    .await;
+    let mut live = state.store.subscribe();
+    let router = soulgrid::http::router(state.clone());
+    let r = call(&router, post_json("/api/send", json!({"text": "hello"}))).await;
+    assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.body);
+
+    // The turn's three events as they are committed: Running, the text, Idle.
+    let mut turn = Vec::new();
+    tokio::time::timeout(std::time::Duration::from_secs(20), async {
+        while turn.len() < 3 {
+            let c = live.recv().await.unwrap();
+            let ours = match &c.event.kind {
+                EventKind::AgentProcess {
+                    seat: LEAD_SEAT,
+                    state: ProcessState::Running,
+                    claude_session_id: Some(s),
+                    ..
+                } => s == "fake-session",
+                EventKind::LeadText { text, .. } => text == "all at once",
+                EventKind::AgentProcess {
+                    seat: LEAD_SEAT,
+                    state: ProcessState::Idle,
+                    ..
+                } => !turn.is_empty(),
+                _ => false,
+            };
+            if ours {
+                turn.push((c.event.id, c.transaction));
+            }
+        }
+    })
+    .await
+    .unwrap_or_else(|_| panic!("the turn's events: {turn:?}"));
+    assert!(
+        turn.windows(2).all(|w| w[0].1 == w[1].1),
+        "one transaction for the turn's lines: (event, transaction) {turn:?}"
+    );
+    soulgrid::shut_down(&state).await;
+}

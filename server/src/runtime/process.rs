@@ -187,6 +187,8 @@ fn supervise(
             .with_team_names(&rt.names().lead, &rt.names().human),
         naming: rt.naming(),
         stop_asked: None,
+        pending: Vec::new(),
+        in_burst: false,
         recorder: rt.recorder().clone(),
         reports: reports_tx,
         resuming: spec.resume.is_some(),

@@ -22,6 +22,9 @@ use super::table::{Live, StopSignal};
 use super::turn::{LeadRequest, Translator};
 use super::Recorder;
 
+/// Most lines one burst takes before its events are stored.
+const BURST: usize = 64;
+
 /// What a supervisor tells its owner while the process runs.
 #[derive(Debug)]
 pub enum Report {
@@ -82,6 +85,10 @@ pub struct Supervisor {
     pub naming: std::sync::Arc<tokio::sync::Mutex<()>>,
     /// Its own output asked for it to be stopped, for this reason.
     pub stop_asked: Option<String>,
+    /// Events of lines read in one burst, recorded with the burst's last (see [`Self::read`]).
+    pub pending: Vec<EventKind>,
+    /// Reading a burst: the events of a line that needs nothing of them wait in `pending`.
+    pub in_burst: bool,
     /// Its working directory: its vault, its git repository, its `_state.md`.
     pub workdir: std::path::PathBuf,
     /// The identity it runs for, and the folder's last commit seen.
@@ -157,23 +164,17 @@ impl Supervisor {
         ));
         loop {
             tokio::select! {
-                line = self.lines.next() => match line {
-                    Some(Ok(line)) => {
-                        p.reported_stuck = false;
-                        self.take(line, p).await;
-                        if self.unrecorded.is_some() {
-                            return End::Stop("its output could not be recorded".into(), false);
-                        }
-                        if let Some(reason) = self.stop_asked.take() {
-                            return End::Stop(reason, false);
-                        }
+                line = self.lines.next() => {
+                    let end = self.burst(line, p).await;
+                    if self.unrecorded.is_some() {
+                        return End::Stop("its output could not be recorded".into(), false);
                     }
-                    Some(Err(e)) => {
-                        // Only a read error of the pipe itself: the process is going.
-                        tracing::warn!(seat = self.seat, error = %e, "reading stdout failed");
-                        return End::Eof;
+                    if let Some(reason) = self.stop_asked.take() {
+                        return End::Stop(reason, false);
                     }
-                    None => return End::Eof,
+                    if let Some(end) = end {
+                        return end;
+                    }
                 },
                 status = self.child.wait() => return End::Exited(status),
                 reason = self.stop.requested() => return End::Stop(reason, self.stop.is_sleep()),
@@ -185,6 +186,50 @@ impl Supervisor {
                 }
             }
         }
+    }
+
+    /// `first` and the lines already read behind it (what the process wrote together), taken
+    /// as one burst: their events are stored in one transaction, so a turn's lines written at
+    /// once (init, text, result) reach the stream after one fsync rather than one each. A line
+    /// whose events something else waits on (a transition's commit, a name, a reply on stdin,
+    /// a request to the owner, the turn's end) records what is pending with its own at once.
+    /// Nothing waits in `pending` past the burst. `Some` when stdout ended.
+    async fn burst(
+        &mut self,
+        first: Option<Result<Line, std::io::Error>>,
+        p: &mut Progress,
+    ) -> Option<End> {
+        use futures::FutureExt;
+        let mut next = first;
+        let mut taken = 0;
+        self.in_burst = true;
+        let end = loop {
+            match next {
+                Some(Ok(line)) => {
+                    p.reported_stuck = false;
+                    self.take(line, p).await;
+                    taken += 1;
+                }
+                Some(Err(e)) => {
+                    // Only a read error of the pipe itself: the process is going.
+                    tracing::warn!(seat = self.seat, error = %e, "reading stdout failed");
+                    break Some(End::Eof);
+                }
+                None => break Some(End::Eof),
+            }
+            let stopping = self.unrecorded.is_some() || self.stop_asked.is_some();
+            if stopping || taken == BURST {
+                break None;
+            }
+            // Only what is there already: the stream's next line is cancel-safe.
+            match self.lines.next().now_or_never() {
+                Some(line) => next = line,
+                None => break None,
+            }
+        };
+        self.in_burst = false;
+        self.record(Vec::new()).await;
+        end
     }
 
     /// A turn silent for too long is reported (once); an agent idle for too long is stopped.
@@ -305,7 +350,16 @@ impl Supervisor {
 
     /// Records events; one that cannot be stored (after the recorder's retries) marks the
     /// process for stopping.
+    /// What a burst left pending goes first, in the same transaction.
     pub(super) async fn record(&mut self, events: Vec<EventKind>) {
+        let events = match self.pending.is_empty() {
+            true => events,
+            false => {
+                let mut all = std::mem::take(&mut self.pending);
+                all.extend(events);
+                all
+            }
+        };
         if let Err(e) = self.recorder.record(events).await {
             self.unrecorded.get_or_insert_with(|| e.to_string());
         }
@@ -323,7 +377,8 @@ impl Supervisor {
         // A newborn's name is checked against the documents and recorded before another
         // newborn's is checked.
         let naming = self.naming.clone();
-        let _naming = match self.translator.is_summoning() {
+        let summoning = self.translator.is_summoning();
+        let _naming = match summoning {
             true => Some(naming.lock().await),
             false => None,
         };
@@ -349,7 +404,18 @@ impl Supervisor {
                 }
             }
         }
-        self.record(batch).await;
+        // Nothing waits for these but the stream: they go with the burst's next commit.
+        let waited_on = summoning
+            || out.turn_done
+            || out.stop.is_some()
+            || !out.replies.is_empty()
+            || !out.asked.is_empty()
+            || !out.requests.is_empty();
+        if self.in_burst && !waited_on {
+            self.pending.extend(batch);
+        } else {
+            self.record(batch).await;
+        }
         drop(_naming);
         if out.stop.is_some() {
             self.stop_asked = out.stop;

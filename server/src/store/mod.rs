@@ -58,6 +58,9 @@ pub struct Committed {
     pub event: Event,
     /// The event's JSON, exactly as stored.
     pub json: String,
+    /// The transaction that stored it, counted from 1 since the store was opened: the events
+    /// of one batch (group commit) share it.
+    pub transaction: u64,
     /// The event as an event-stream frame, built by the first stream that sends it and shared
     /// by the others.
     pub frame: std::sync::OnceLock<bytes::Bytes>,

@@ -36,6 +36,8 @@ pub struct Writer {
     shared: Arc<RwLock<Shared>>,
     live: broadcast::Sender<Arc<Committed>>,
     clock: fn() -> i64,
+    /// Transactions committed since the store was opened.
+    transactions: u64,
 }
 
 impl Writer {
@@ -56,6 +58,7 @@ impl Writer {
             shared,
             live,
             clock,
+            transactions: 0,
         })
     }
 
@@ -147,6 +150,7 @@ impl Writer {
                     done.committed.push(Arc::new(Committed {
                         event: event.clone(),
                         json,
+                        transaction: self.transactions + 1,
                         frame: Default::default(),
                     }));
                     appended.push(event);
@@ -190,6 +194,7 @@ impl Writer {
             }
             return Err(e);
         }
+        self.transactions += 1;
         Ok(done)
     }
 
