@@ -133,12 +133,21 @@ impl Runtime {
         message: Outgoing,
     ) -> Result<(), RuntimeError> {
         let uuid = uuid::Uuid::new_v4().to_string();
-        let folder = super::process::agent_dir(&self.config().data_dir, seat);
-        let (text, id) = (message.text, uuid.clone());
-        let line = tokio::task::spawn_blocking(move || line_for(&folder, &text, &id))
-            .await
-            .map_err(|e| RuntimeError::NotTakingInput(seat, e.to_string()))?
-            .map_err(|e| RuntimeError::NotTakingInput(seat, format!("a long message: {e}")))?;
+        let line = protocol::user_message(&message.text, &uuid);
+        // Only a message too long for a line touches the disk (off the async threads).
+        let line = match line.len() <= MAX_STDIN_LINE {
+            true => line,
+            false => {
+                let folder = super::process::agent_dir(&self.config().data_dir, seat);
+                let (text, id) = (message.text, uuid.clone());
+                tokio::task::spawn_blocking(move || line_for(&folder, &text, &id))
+                    .await
+                    .map_err(|e| RuntimeError::NotTakingInput(seat, e.to_string()))?
+                    .map_err(|e| {
+                        RuntimeError::NotTakingInput(seat, format!("a long message: {e}"))
+                    })?
+            }
+        };
         if let Some(mail) = message.mail {
             live.in_flight.add(uuid.clone(), mail);
         }

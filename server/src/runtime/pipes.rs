@@ -44,9 +44,10 @@ pub async fn write_stdin(
 ) {
     use tokio::io::AsyncWriteExt;
     while let Some(line) = rx.recv().await {
-        let ok = stdin.write_all(line.as_bytes()).await.is_ok()
-            && stdin.write_all(b"\n").await.is_ok()
-            && stdin.flush().await.is_ok();
+        // One write for the line and its end: a reader woken by the line has all of it.
+        let mut line = line;
+        line.push('\n');
+        let ok = stdin.write_all(line.as_bytes()).await.is_ok() && stdin.flush().await.is_ok();
         if !ok {
             tracing::warn!(seat, "the agent's stdin is closed");
             return;
