@@ -85,7 +85,7 @@ pub struct Supervisor {
     pub naming: std::sync::Arc<tokio::sync::Mutex<()>>,
     /// Its own output asked for it to be stopped, for this reason.
     pub stop_asked: Option<String>,
-    /// Events of lines read in one burst, recorded with the burst's last (see [`Self::read`]).
+    /// Events of lines read in one burst, recorded with the burst's last (see [`Self::burst`]).
     pub pending: Vec<EventKind>,
     /// Reading a burst: the events of a line that needs nothing of them wait in `pending`.
     pub in_burst: bool,
@@ -349,8 +349,7 @@ impl Supervisor {
     }
 
     /// Records events; one that cannot be stored (after the recorder's retries) marks the
-    /// process for stopping.
-    /// What a burst left pending goes first, in the same transaction.
+    /// process for stopping. What a burst left pending goes first, in the same transaction.
     pub(super) async fn record(&mut self, events: Vec<EventKind>) {
         let events = match self.pending.is_empty() {
             true => events,
