@@ -350,26 +350,27 @@ async fn a_missing_claude_command_is_a_stopped_seat_with_the_reason() {
     assert!(identities(&docs).all(|d| d.status() != AgentStatus::Alive));
 }
 
-/// Lines the agent wrote together (a turn's init, text and result in one write) are stored in
-/// one transaction: its reply reaches the stream after one fsync, not three.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn lines_written_together_are_stored_in_one_transaction() {
+/// The transactions that stored the lead's turn from a fake CLI that answers each message with
+/// `turn` (stdout lines, written at once): its `running` with the fake session, its text
+/// (`all at once`), and (when `ends`) its `idle`.
+async fn turn_transactions(turn: &str, ends: bool) -> Vec<(u64, u64)> {
     use app::domain::events::EventKind;
     let dir = tempfile::tempdir().unwrap();
     let cli = common::fake_cli(
         dir.path(),
         "one-write",
-        r#"while read -r line; do
-  cat <<'TURN'
-{"type":"system","subtype":"init","session_id":"fake-session"}
-{"type":"assistant","message":{"content":[{"type":"text","text":"all at once"}]}}
-{"type":"result","subtype":"success","is_error":false,"session_id":"fake-session"}
-TURN
-done"#,
+        &format!("while read -r line; do\n  cat <<'TURN'\n{turn}\nTURN\ndone"),
     );
     let state = boot_with(
         &dir.path().join("data"),
-        &["--claude-cmd", cli.to_str().unwrap()],
+        &[
+            "--claude-cmd",
+            cli.to_str().unwrap(),
+            "--distill-timeout",
+            "0s",
+            "--stop-grace",
+            "1s",
+        ],
     )
     .await;
     let mut live = state.store.subscribe();
@@ -377,10 +378,10 @@ done"#,
     let r = call(&router, post_json("/api/send", json!({"text": "hello"}))).await;
     assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.body);
 
-    // The turn's three events as they are committed: Running, the text, Idle.
+    let expected = if ends { 3 } else { 2 };
     let mut turn = Vec::new();
     tokio::time::timeout(std::time::Duration::from_secs(20), async {
-        while turn.len() < 3 {
+        while turn.len() < expected {
             let c = live.recv().await.unwrap();
             let ours = match &c.event.kind {
                 EventKind::AgentProcess {
@@ -403,10 +404,33 @@ done"#,
         }
     })
     .await
-    .unwrap_or_else(|_| panic!("the turn's events: {turn:?}"));
+    .unwrap_or_else(|_| panic!("the turn's events stored: {turn:?}"));
+    soulgrid::shut_down(&state).await;
+    turn
+}
+
+const INIT: &str = r#"{"type":"system","subtype":"init","session_id":"fake-session"}"#;
+const TEXT: &str =
+    r#"{"type":"assistant","message":{"content":[{"type":"text","text":"all at once"}]}}"#;
+const RESULT: &str =
+    r#"{"type":"result","subtype":"success","is_error":false,"session_id":"fake-session"}"#;
+
+/// Lines the agent wrote together (a turn's init, text and result in one write) are stored in
+/// one transaction: its reply reaches the stream after one fsync, not three.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lines_written_together_are_stored_in_one_transaction() {
+    let turn = turn_transactions(&format!("{INIT}\n{TEXT}\n{RESULT}"), true).await;
     assert!(
         turn.windows(2).all(|w| w[0].1 == w[1].1),
         "one transaction for the turn's lines: (event, transaction) {turn:?}"
     );
-    soulgrid::shut_down(&state).await;
+}
+
+/// A burst whose last line nothing waits on (the turn goes on) is stored all the same, before
+/// the agent writes again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_burst_is_stored_without_waiting_for_the_next_line() {
+    let turn = turn_transactions(&format!("{INIT}\n{TEXT}"), false).await;
+    assert_eq!(turn.len(), 2);
+    assert_eq!(turn[0].1, turn[1].1, "one transaction: {turn:?}");
 }

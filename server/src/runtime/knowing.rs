@@ -14,6 +14,7 @@ use futures::StreamExt;
 use super::agent_fs::{append_line, read_regular};
 use super::git::Repo;
 use super::process::process_event;
+use super::stdout::Batching;
 use super::supervisor::{Progress, Supervisor};
 use super::turn::{Output, Transition};
 use super::{prompts, protocol, vault, STDIN_SEND_TIMEOUT};
@@ -61,7 +62,7 @@ impl Supervisor {
         loop {
             tokio::select! {
                 line = self.lines.next() => match line {
-                    Some(Ok(line)) => self.take(line, p).await,
+                    Some(Ok(line)) => self.take(line, p, Batching::AtOnce).await,
                     _ => break,
                 },
                 _ = self.child.wait() => break,

@@ -24,6 +24,7 @@ mod quest_watch;
 mod replies;
 mod requests;
 mod state_file;
+mod stdout;
 mod supervisor;
 mod table;
 pub mod turn;

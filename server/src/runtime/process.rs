@@ -188,7 +188,6 @@ fn supervise(
         naming: rt.naming(),
         stop_asked: None,
         pending: Vec::new(),
-        in_burst: false,
         recorder: rt.recorder().clone(),
         reports: reports_tx,
         resuming: spec.resume.is_some(),

@@ -4,7 +4,6 @@
 //! to its one owner, the runtime, through a channel (what the agent asked for) and its return
 //! value (how it ended); it never calls back into the runtime.
 
-use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use app::domain::events::EventKind;
@@ -16,14 +15,11 @@ use tokio_util::codec::FramedRead;
 use tokio_util::sync::CancellationToken;
 
 use super::group::{self, Group};
-use super::lines::{Line, LineCodec};
-use super::protocol::{parse_line, CliLine};
+use super::lines::LineCodec;
+use super::stdout::Batching;
 use super::table::{Live, StopSignal};
 use super::turn::{LeadRequest, Translator};
 use super::Recorder;
-
-/// Most lines one burst takes before its events are stored.
-const BURST: usize = 64;
 
 /// What a supervisor tells its owner while the process runs.
 #[derive(Debug)]
@@ -85,10 +81,9 @@ pub struct Supervisor {
     pub naming: std::sync::Arc<tokio::sync::Mutex<()>>,
     /// Its own output asked for it to be stopped, for this reason.
     pub stop_asked: Option<String>,
-    /// Events of lines read in one burst, recorded with the burst's last (see [`Self::burst`]).
+    /// Events of lines read in one burst, recorded with the burst's last (see
+    /// [`Supervisor::burst`]).
     pub pending: Vec<EventKind>,
-    /// Reading a burst: the events of a line that needs nothing of them wait in `pending`.
-    pub in_burst: bool,
     /// Its working directory: its vault, its git repository, its `_state.md`.
     pub workdir: std::path::PathBuf,
     /// The identity it runs for, and the folder's last commit seen.
@@ -97,7 +92,7 @@ pub struct Supervisor {
 }
 
 /// Why the read loop ended.
-enum End {
+pub(super) enum End {
     /// Stdout closed: the process is exiting (or closed it and lives on).
     Eof,
     /// The process exited (its stdout may still be held open by a background job).
@@ -108,16 +103,16 @@ enum End {
 
 /// What the read loop keeps between lines.
 pub(super) struct Progress {
-    started: bool,
-    resume_failed: bool,
-    skipped: usize,
+    pub(super) started: bool,
+    pub(super) resume_failed: bool,
+    pub(super) skipped: usize,
     /// Which kinds of bad line were said on the seat already (each is said once).
-    said_too_long: bool,
-    said_not_utf8: bool,
+    pub(super) said_too_long: bool,
+    pub(super) said_not_utf8: bool,
     /// The current silence was reported already.
-    reported_stuck: bool,
-    last_output: Instant,
-    idle_since: Instant,
+    pub(super) reported_stuck: bool,
+    pub(super) last_output: Instant,
+    pub(super) idle_since: Instant,
     /// Turns ended (`result`s) so far.
     pub turns_done: u64,
     /// The distil letter's uuid, and `turns_done` when the agent took it.
@@ -188,50 +183,6 @@ impl Supervisor {
         }
     }
 
-    /// `first` and the lines already read behind it (what the process wrote together), taken
-    /// as one burst: their events are stored in one transaction, so a turn's lines written at
-    /// once (init, text, result) reach the stream after one fsync rather than one each. A line
-    /// whose events something else waits on (a transition's commit, a name, a reply on stdin,
-    /// a request to the owner, the turn's end) records what is pending with its own at once.
-    /// Nothing waits in `pending` past the burst. `Some` when stdout ended.
-    async fn burst(
-        &mut self,
-        first: Option<Result<Line, std::io::Error>>,
-        p: &mut Progress,
-    ) -> Option<End> {
-        use futures::FutureExt;
-        let mut next = first;
-        let mut taken = 0;
-        self.in_burst = true;
-        let end = loop {
-            match next {
-                Some(Ok(line)) => {
-                    p.reported_stuck = false;
-                    self.take(line, p).await;
-                    taken += 1;
-                }
-                Some(Err(e)) => {
-                    // Only a read error of the pipe itself: the process is going.
-                    tracing::warn!(seat = self.seat, error = %e, "reading stdout failed");
-                    break Some(End::Eof);
-                }
-                None => break Some(End::Eof),
-            }
-            let stopping = self.unrecorded.is_some() || self.stop_asked.is_some();
-            if stopping || taken == BURST {
-                break None;
-            }
-            // Only what is there already: the stream's next line is cancel-safe.
-            match self.lines.next().now_or_never() {
-                Some(line) => next = line,
-                None => break None,
-            }
-        };
-        self.in_burst = false;
-        self.record(Vec::new()).await;
-        end
-    }
-
     /// A turn silent for too long is reported (once); an agent idle for too long is stopped.
     async fn watchdogs(&mut self, p: &mut Progress) -> Option<End> {
         let busy = self.live.is_busy();
@@ -276,91 +227,10 @@ impl Supervisor {
                 while let Ok(Some(Ok(line))) =
                     tokio::time::timeout_at(deadline, self.lines.next()).await
                 {
-                    self.take(line, p).await;
+                    self.take(line, p, Batching::AtOnce).await;
                 }
                 self.exit_reason(status).await
             }
-        }
-    }
-
-    /// One line of stdout: translated and recorded, or (a bad line) skipped and said once.
-    pub(super) async fn take(&mut self, line: Line, p: &mut Progress) {
-        p.last_output = Instant::now();
-        let line = match line {
-            Line::Text(line) => line,
-            bad => {
-                p.skipped += 1;
-                let what = bad.skipped().unwrap_or_default();
-                tracing::warn!(
-                    seat = self.seat,
-                    skipped = p.skipped,
-                    "stdout: skipped {what}"
-                );
-                let said = match bad {
-                    Line::TooLong(_) => &mut p.said_too_long,
-                    _ => &mut p.said_not_utf8,
-                };
-                if !std::mem::replace(said, true) {
-                    self.record(vec![EventKind::RuntimeError {
-                        seat: Some(self.seat),
-                        message: format!("the agent's output had {what}; it was skipped"),
-                    }])
-                    .await;
-                }
-                return;
-            }
-        };
-        let Ok(cli) = parse_line(&line) else {
-            tracing::warn!(seat = self.seat, "unreadable stdout line: {line:.300}");
-            return;
-        };
-        match &cli {
-            CliLine::User {
-                is_replay: true,
-                uuid: Some(uuid),
-                ..
-            } => {
-                if let Some((letter, taken @ None)) = &mut p.distil {
-                    if letter == uuid {
-                        *taken = Some(p.turns_done);
-                    }
-                }
-                let _ = self.reports.send(Report::Taken(uuid.clone()));
-                return;
-            }
-            CliLine::System { subtype, .. } if subtype == "init" => {
-                p.started = true;
-                self.live.busy.store(true, Ordering::SeqCst);
-            }
-            // A session that cannot be resumed ends at once with an error result and no
-            // turn: not the agent's turn; a fresh start follows.
-            CliLine::Result(_) if !p.started && self.resuming => {
-                p.resume_failed = true;
-                return;
-            }
-            _ => {}
-        }
-        if self.on_line(&cli).await {
-            p.idle_since = Instant::now();
-            p.turns_done += 1;
-            // Commits the agent made itself in this turn are its state reports.
-            self.scan_own_commits().await;
-        }
-    }
-
-    /// Records events; one that cannot be stored (after the recorder's retries) marks the
-    /// process for stopping. What a burst left pending goes first, in the same transaction.
-    pub(super) async fn record(&mut self, events: Vec<EventKind>) {
-        let events = match self.pending.is_empty() {
-            true => events,
-            false => {
-                let mut all = std::mem::take(&mut self.pending);
-                all.extend(events);
-                all
-            }
-        };
-        if let Err(e) = self.recorder.record(events).await {
-            self.unrecorded.get_or_insert_with(|| e.to_string());
         }
     }
 
@@ -369,69 +239,6 @@ impl Supervisor {
         self.recorder
             .store
             .with_docs(|d| !app::domain::docs::pending(d, self.seat).is_empty())
-    }
-
-    /// Translates and records one line; true when it ended a turn.
-    async fn on_line(&mut self, cli: &CliLine) -> bool {
-        // A newborn's name is checked against the documents and recorded before another
-        // newborn's is checked.
-        let naming = self.naming.clone();
-        let summoning = self.translator.is_summoning();
-        let _naming = match summoning {
-            true => Some(naming.lock().await),
-            false => None,
-        };
-        let translator = &mut self.translator;
-        let out = self
-            .recorder
-            .store
-            .with_docs(|docs| translator.on_line(cli, docs));
-        if out.turn_done {
-            self.live.busy.store(false, Ordering::SeqCst);
-        }
-        // Each validated transition is recorded, then committed, before what follows it: the
-        // commit holds `_state.md` as it was at that state.
-        let mut transitions = out.transitions.iter();
-        let mut batch = Vec::new();
-        for event in out.events {
-            let transition = matches!(event, EventKind::WorkState { .. });
-            batch.push(event);
-            if transition {
-                self.record(std::mem::take(&mut batch)).await;
-                if let Some(t) = transitions.next() {
-                    self.commit_transition(t).await;
-                }
-            }
-        }
-        // Nothing waits for these but the stream: they go with the burst's next commit.
-        let waited_on = summoning
-            || out.turn_done
-            || out.stop.is_some()
-            || !out.replies.is_empty()
-            || !out.asked.is_empty()
-            || !out.requests.is_empty();
-        if self.in_burst && !waited_on {
-            self.pending.extend(batch);
-        } else {
-            self.record(batch).await;
-        }
-        drop(_naming);
-        if out.stop.is_some() {
-            self.stop_asked = out.stop;
-        }
-        for line in out.replies {
-            let _ = self.live.stdin.send(line).await;
-        }
-        let reports = out
-            .asked
-            .into_iter()
-            .map(Report::Asked)
-            .chain(out.requests.into_iter().map(Report::Request));
-        for report in reports {
-            // The owner outlives its supervisor; nobody listening means shutting down.
-            let _ = self.reports.send(report);
-        }
-        out.turn_done
     }
 
     /// Stdout is closed: waits for the process to exit, still answering a stop (a process
