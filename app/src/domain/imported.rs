@@ -2,13 +2,18 @@
 //! put in the Hall under the name and inbox it has here. Its id is kept; one already here is
 //! not brought twice.
 
-use serde::{Deserialize, Serialize};
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::{Map, Value};
 
 use super::docs::{
     AgentIdentity, ClaudeSessionDoc, LedgerDoc, MessageDoc, SoulDoc, VaultDoc, WorkCommitDoc,
 };
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// Written with `lived`'s fields beside its own; read by hand (below) rather than with serde's
+/// `flatten`, which buffers the whole object into its generic `Content` and compiled every
+/// document type's reading once more for it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ImportedAgent {
     /// Its identity document as the other team had it.
@@ -21,6 +26,36 @@ pub struct ImportedAgent {
     pub from_team: Option<String>,
     #[serde(flatten)]
     pub lived: Lived,
+}
+
+impl<'de> Deserialize<'de> for ImportedAgent {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut fields = Map::<String, Value>::deserialize(d)?;
+        let mut take = |name: &'static str| fields.remove(name).unwrap_or(Value::Null);
+        let (identity, name, inbox) = (take("identity"), take("name"), take("inbox"));
+        let from_team = take("fromTeam");
+        let read = || -> serde_json::Result<ImportedAgent> {
+            Ok(ImportedAgent {
+                identity: field(identity, "identity")?,
+                name: field(name, "name")?,
+                inbox: field(inbox, "inbox")?,
+                from_team: Option::deserialize(from_team)?,
+                lived: Lived::deserialize(Value::Object(fields))?,
+            })
+        };
+        read().map_err(D::Error::custom)
+    }
+}
+
+/// A required field's value (`Null` when it was missing).
+fn field<T: serde::de::DeserializeOwned>(
+    value: Value,
+    name: &'static str,
+) -> serde_json::Result<T> {
+    match value {
+        Value::Null => Err(serde_json::Error::missing_field(name)),
+        value => T::deserialize(value),
+    }
 }
 
 /// What an identity lived, as it is carried from one team to another (in a soul bundle and in

@@ -6,6 +6,8 @@
 
 use serde::{Deserialize, Serialize};
 
+mod read;
+
 use super::docs::{ArtifactKind, Author, QuestStatus, Severity, StageDoc, VaultFiles};
 use super::permissions::{Decider, Decision};
 use super::process::ProcessState;
@@ -13,7 +15,8 @@ use super::work_cycle::WorkState;
 use super::{Millis, Seat};
 
 /// One entry of the log. `id` is assigned by the store: strictly increasing and gap-free.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// Read by `read.rs`: the event's fields as a JSON object, its kind from the rest.
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Event {
     pub id: u64,
     pub ts: Millis,
@@ -41,12 +44,29 @@ pub struct SummonedSeat {
     pub uuid: Option<String>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(
-    tag = "type",
-    rename_all = "snake_case",
-    rename_all_fields = "camelCase"
-)]
+/// Declares `EventKind` written as the log holds it (internally tagged: `type` among the
+/// fields) and, from the same variants, [`read::Read`], which reads it (DESIGN §4).
+///
+/// serde reads an internally tagged enum by buffering every event into its generic `Content`
+/// first, which compiled every variant's fields twice more (most of the browser's event code);
+/// `Read` is the same enum externally tagged, read from the event's fields as a JSON object
+/// (see `read.rs`). The compiler keeps the two equal: `Read` is `EventKind`'s serde remote.
+macro_rules! event_kinds {
+    ($(#[$meta:meta])* pub enum EventKind { $($variants:tt)* }) => {
+        $(#[$meta])*
+        #[derive(Clone, Debug, PartialEq, Serialize)]
+        #[serde(tag = "type", rename_all = "snake_case", rename_all_fields = "camelCase")]
+        pub enum EventKind { $($variants)* }
+
+        /// `EventKind`'s variants externally tagged, for reading (see `event_kinds!`).
+        #[derive(Deserialize)]
+        #[serde(remote = "EventKind", rename_all = "snake_case", rename_all_fields = "camelCase")]
+        enum Read { $($variants)* }
+    };
+}
+
+event_kinds! {
+/// What happened: the event's `type` and its fields.
 pub enum EventKind {
     SessionStart {
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -327,6 +347,7 @@ pub enum EventKind {
     /// the reducer.
     #[serde(other)]
     Unknown,
+}
 }
 
 impl EventKind {

@@ -2,6 +2,7 @@
 
 mod buttons;
 mod docs;
+mod events;
 mod hall;
 mod knowledge;
 mod life;

@@ -252,6 +252,15 @@ proptest! {
         prop_assert_eq!(shared, replay(&Docs::new(), &events));
     }
 
+    /// Every event is read back from the JSON the log writes as the event it was.
+    #[test]
+    fn every_event_reads_back_as_itself(events in log()) {
+        for e in &events {
+            let text = serde_json::to_string(e).unwrap();
+            prop_assert_eq!(&serde_json::from_str::<Event>(&text).unwrap(), e, "{}", text);
+        }
+    }
+
     #[test]
     fn snapshot_at_any_prefix_plus_suffix_equals_full_replay(events in log(), cut in any::<prop::sample::Index>()) {
         let at = cut.index(events.len() + 1);
