@@ -1,5 +1,6 @@
-//! Reading an event: its fields as one JSON object, `id`, `ts` and `sessionId` taken out, and
-//! the rest read as the variant its `type` names ([`Read`], `EventKind` externally tagged).
+//! Reading an event: `id`, `ts`, `sessionId` and `type` read as they come, the other fields
+//! kept as one JSON object and read as the variant `type` names ([`Read`], `EventKind`
+//! externally tagged).
 //!
 //! The same JSON object path reads every document (`Doc::from_value`), so the browser carries
 //! one deserializer for both instead of serde's buffering of internally tagged and flattened
@@ -17,17 +18,90 @@ type Fields = Map<String, Value>;
 
 impl<'de> Deserialize<'de> for Event {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let mut fields = Fields::deserialize(d)?;
-        let id = take(&mut fields, "id").map_err(D::Error::custom)?;
-        let ts = take(&mut fields, "ts").map_err(D::Error::custom)?;
-        let session_id = take(&mut fields, "sessionId").map_err(D::Error::custom)?;
-        let kind = kind(fields).map_err(D::Error::custom)?;
+        d.deserialize_map(EventVisitor)
+    }
+}
+
+/// Reads an event's own fields as they come and keeps the others for its kind.
+struct EventVisitor;
+
+impl<'de> Visitor<'de> for EventVisitor {
+    type Value = Event;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an event (a JSON object)")
+    }
+
+    fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Event, A::Error> {
+        let (mut id, mut ts, mut session_id, mut ty) = (None, None, None, None);
+        let mut fields = Fields::new();
+        while let Some(key) = map.next_key::<Key>()? {
+            match key {
+                Key::Id => id = Some(map.next_value()?),
+                Key::Ts => ts = Some(map.next_value()?),
+                Key::SessionId => session_id = Some(map.next_value()?),
+                Key::Type => ty = Some(map.next_value()?),
+                Key::Other(name) => {
+                    fields.insert(name, map.next_value()?);
+                }
+            }
+        }
+        let missing = A::Error::missing_field;
+        let (id, ts) = (
+            id.ok_or_else(|| missing("id"))?,
+            ts.ok_or_else(|| missing("ts"))?,
+        );
+        let session_id = session_id.ok_or_else(|| missing("sessionId"))?;
+        let ty = ty.ok_or_else(|| missing("type"))?;
+        let kind = Read::deserialize(Tagged { ty, fields }).map_err(A::Error::custom)?;
         Ok(Event {
             id,
             ts,
             session_id,
             kind,
         })
+    }
+}
+
+/// A key of an event's object: one of the event's own, or one of its kind's (kept).
+enum Key {
+    Id,
+    Ts,
+    SessionId,
+    Type,
+    Other(String),
+}
+
+impl<'de> Deserialize<'de> for Key {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_identifier(KeyVisitor)
+    }
+}
+
+struct KeyVisitor;
+
+impl Visitor<'_> for KeyVisitor {
+    type Value = Key;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a field name")
+    }
+
+    fn visit_str<E: de::Error>(self, key: &str) -> Result<Key, E> {
+        Ok(match key {
+            "id" => Key::Id,
+            "ts" => Key::Ts,
+            "sessionId" => Key::SessionId,
+            "type" => Key::Type,
+            other => Key::Other(other.to_owned()),
+        })
+    }
+
+    fn visit_string<E: de::Error>(self, key: String) -> Result<Key, E> {
+        match key.as_str() {
+            "id" | "ts" | "sessionId" | "type" => self.visit_str(&key),
+            _ => Ok(Key::Other(key)),
+        }
     }
 }
 
