@@ -12,6 +12,7 @@
 
 mod browser;
 mod fanout;
+mod floor;
 mod history;
 mod inbox;
 mod page;

@@ -270,8 +270,15 @@ pub fn message_path(
         return row.not_run("a message or its reply did not come");
     }
     let (reply, whole) = (Spread::of(reply).unwrap(), Spread::of(whole).unwrap());
+    // The floor, in the same run: the parts of the path that are not the server.
+    let show = |s: Option<Spread>| s.map_or_else(|| "not measured".into(), |s| s.show());
+    let sim_alone = show(crate::floor::sim_alone(&dir.join("sim-alone"), rounds));
+    let commit = show(crate::floor::commit_alone(
+        &dir.join("commit-alone"),
+        rounds,
+    ));
     row.measured(reply.show(), reply.p95 <= 1.0).ratio(format!(
-        "POST /api/send (filed in the inbox, recorded) → the reply on SSE: {}",
+        "POST /api/send (filed in the inbox, recorded) → the reply on SSE: {}; without the server, in the same run: the simulated CLI alone (a message on its stdin → its reply's line) {sim_alone}, one fsync'd commit of one row {commit}",
         whole.show()
     ))
 }
