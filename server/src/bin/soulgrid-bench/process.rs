@@ -223,7 +223,8 @@ pub fn message_path(
         &["--claude-cmd", &sim, "--distill-timeout", "0s"],
     ));
     let after = state.store.last_event_id();
-    // What the stream shows, as (kind, when): the human's message, or the lead's reply.
+    // Every commit, to count the transactions from each message's to its reply's.
+    let mut commits = state.store.subscribe();
     // What the stream shows: the human's message (false), or the lead's reply (true).
     let (watcher, mut seen_rx) = watch(client, port, after, |data| {
         let v = serde_json::from_str::<serde_json::Value>(data).ok()?;
@@ -237,6 +238,7 @@ pub fn message_path(
     // its reply's; and from the POST (filing it in the inbox, recording it) to the reply.
     let mut reply = Vec::new();
     let mut whole = Vec::new();
+    let mut series = Vec::new();
     let done = client.block_on(async {
         for i in 0..rounds + 3 {
             while seen_rx.try_recv().is_ok() {} // what the last round left
@@ -254,11 +256,13 @@ pub fn message_path(
                     _ => return false,
                 }
             }
+            let in_series = transactions(&mut commits, &format!("p8 {i}"));
             // The first messages start the lead's process: not what is measured.
             if i >= 3 {
                 let (message, answer) = (got_message.unwrap(), got_reply.unwrap());
                 whole.push(answer.saturating_sub(start) as f64 / 1000.0);
                 reply.push(answer.saturating_sub(message) as f64 / 1000.0);
+                series.push(in_series);
             }
         }
         true
@@ -269,6 +273,7 @@ pub fn message_path(
     if !done {
         return row.not_run("a message or its reply did not come");
     }
+    let commits = commits_after(&reply, &series);
     let (reply, whole) = (Spread::of(reply).unwrap(), Spread::of(whole).unwrap());
     // The floor, in the same run: the parts of the path that are not the server.
     let show = |s: Option<Spread>| s.map_or_else(|| "not measured".into(), |s| s.show());
@@ -278,7 +283,47 @@ pub fn message_path(
         rounds,
     ));
     row.measured(reply.show(), reply.p95 <= 1.0).ratio(format!(
-        "POST /api/send (filed in the inbox, recorded) → the reply on SSE: {}; without the server, in the same run: the simulated CLI alone (a message on its stdin → its reply's line) {sim_alone}, one fsync'd commit of one row {commit}",
+        "POST /api/send (filed in the inbox, recorded) → the reply on SSE: {}; {commits}; without the server, in the same run: the simulated CLI alone (a message on its stdin → its reply's line) {sim_alone}, one fsync'd commit of one row {commit}",
         whole.show()
     ))
+}
+
+/// The store's transactions from the one that held the message `text` to the one that held
+/// the lead's reply after it, that one included (`None` if either was not seen): the commits
+/// in series on the reply's path. Takes what the subscription holds so far.
+fn transactions(
+    commits: &mut tokio::sync::broadcast::Receiver<std::sync::Arc<soulgrid::store::Committed>>,
+    text: &str,
+) -> Option<u64> {
+    let (mut message, mut reply) = (None, None);
+    while let Ok(c) = commits.try_recv() {
+        match &c.event.kind {
+            EventKind::UserMessage { text: t, .. } if t == text => message = Some(c.transaction),
+            EventKind::LeadText { .. } if message.is_some() && reply.is_none() => {
+                reply = Some(c.transaction)
+            }
+            _ => {}
+        }
+    }
+    Some(reply? - message?)
+}
+
+/// How many commits each reply waited for after its message's, and the latency of the rounds
+/// that waited for one against those that waited for more.
+fn commits_after(reply: &[f64], series: &[Option<u64>]) -> String {
+    let of = |want: fn(u64) -> bool| -> Vec<f64> {
+        (reply.iter().zip(series))
+            .filter(|(_, n)| n.is_some_and(want))
+            .map(|(ms, _)| *ms)
+            .collect()
+    };
+    let (one, more) = (of(|n| n == 1), of(|n| n > 1));
+    let show = |v: Vec<f64>| Spread::of(v).map_or_else(|| "none".into(), |s| s.show());
+    format!(
+        "the reply stored in the first commit after the message's in {} rounds ({}), later in {} ({})",
+        one.len(),
+        show(one.clone()),
+        more.len(),
+        show(more.clone())
+    )
 }
