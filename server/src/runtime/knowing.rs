@@ -12,7 +12,7 @@ use app::domain::work_cycle::WorkState;
 use futures::StreamExt;
 
 use super::agent_fs::{append_line, read_regular};
-use super::git::Repo;
+use super::git::{FastHead, Repo};
 use super::process::process_event;
 use super::stdout::Batching;
 use super::supervisor::{Progress, Supervisor};
@@ -195,8 +195,12 @@ impl Supervisor {
             return;
         };
         let repo = Repo::new(&self.workdir);
-        if repo.head_fast().is_some() && repo.head_fast() == self.folder.head {
-            return;
+        // Unchanged since the last look, without running git (a process costs more than the
+        // turn's other work here).
+        match repo.head_fast() {
+            FastHead::Commit(sha) if self.folder.head.as_deref() == Some(sha.as_str()) => return,
+            FastHead::Unborn if self.folder.head.is_none() => return,
+            _ => {}
         }
         let entries = match repo.log_since(self.folder.head.as_deref(), 50).await {
             Ok(entries) => entries,
