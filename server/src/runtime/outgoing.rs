@@ -75,13 +75,16 @@ impl InFlight {
 /// The folder, under the agent's own, where long messages are written.
 pub const LONG_MESSAGES: &str = "messages";
 
-/// The stdin line for `text`: the text itself, or (too long for a line) a pointer to the file
-/// it was written to in `agent_dir`.
-pub fn line_for(agent_dir: &Path, text: &str, uuid: &str) -> Result<String, std::io::Error> {
+/// The stdin line for `text` when it fits on one (nothing touches the disk); `None` for a
+/// message too long, which [`written_aside`] makes a line of.
+pub fn short_line(text: &str, uuid: &str) -> Option<String> {
     let line = protocol::user_message(text, uuid);
-    if line.len() <= MAX_STDIN_LINE {
-        return Ok(line);
-    }
+    (line.len() <= MAX_STDIN_LINE).then_some(line)
+}
+
+/// The stdin line for a message too long for one: `text` written to a file in `agent_dir`,
+/// and a line that points to it.
+pub fn written_aside(agent_dir: &Path, text: &str, uuid: &str) -> Result<String, std::io::Error> {
     let dir = agent_dir.join(LONG_MESSAGES);
     match std::fs::symlink_metadata(&dir) {
         Ok(m) if m.is_dir() => {}
@@ -133,14 +136,13 @@ impl Runtime {
         message: Outgoing,
     ) -> Result<(), RuntimeError> {
         let uuid = uuid::Uuid::new_v4().to_string();
-        let line = protocol::user_message(&message.text, &uuid);
         // Only a message too long for a line touches the disk (off the async threads).
-        let line = match line.len() <= MAX_STDIN_LINE {
-            true => line,
-            false => {
+        let line = match short_line(&message.text, &uuid) {
+            Some(line) => line,
+            None => {
                 let folder = super::process::agent_dir(&self.config().data_dir, seat);
                 let (text, id) = (message.text, uuid.clone());
-                tokio::task::spawn_blocking(move || line_for(&folder, &text, &id))
+                tokio::task::spawn_blocking(move || written_aside(&folder, &text, &id))
                     .await
                     .map_err(|e| RuntimeError::NotTakingInput(seat, e.to_string()))?
                     .map_err(|e| {
@@ -172,6 +174,11 @@ impl Runtime {
 mod tests {
     use super::*;
     use serde_json::Value;
+
+    /// What the runtime puts on stdin for `text`.
+    fn line_for(agent_dir: &Path, text: &str, uuid: &str) -> Result<String, std::io::Error> {
+        short_line(text, uuid).map_or_else(|| written_aside(agent_dir, text, uuid), Ok)
+    }
 
     fn content(line: &str) -> String {
         let v: Value = serde_json::from_str(line).unwrap();
