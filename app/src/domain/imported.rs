@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 use super::docs::{
     AgentIdentity, ClaudeSessionDoc, LedgerDoc, MessageDoc, SoulDoc, VaultDoc, WorkCommitDoc,
 };
+use super::events::take_field;
 
 /// Written with `lived`'s fields beside its own; read by hand (below) rather than with serde's
 /// `flatten`, which buffers the whole object into its generic `Content` and compiled every
@@ -31,30 +32,19 @@ pub struct ImportedAgent {
 impl<'de> Deserialize<'de> for ImportedAgent {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let mut fields = Map::<String, Value>::deserialize(d)?;
-        let mut take = |name: &'static str| fields.remove(name).unwrap_or(Value::Null);
-        let (identity, name, inbox) = (take("identity"), take("name"), take("inbox"));
-        let from_team = take("fromTeam");
-        let read = || -> serde_json::Result<ImportedAgent> {
+        let mut read = || -> serde_json::Result<ImportedAgent> {
             Ok(ImportedAgent {
-                identity: field(identity, "identity")?,
-                name: field(name, "name")?,
-                inbox: field(inbox, "inbox")?,
-                from_team: Option::deserialize(from_team)?,
-                lived: Lived::deserialize(Value::Object(fields))?,
+                identity: take_field(&mut fields, "identity")?,
+                name: take_field(&mut fields, "name")?,
+                inbox: take_field(&mut fields, "inbox")?,
+                from_team: match fields.remove("fromTeam") {
+                    Some(team) => Option::deserialize(team)?,
+                    None => None,
+                },
+                lived: Lived::deserialize(Value::Object(std::mem::take(&mut fields)))?,
             })
         };
         read().map_err(D::Error::custom)
-    }
-}
-
-/// A required field's value (`Null` when it was missing).
-fn field<T: serde::de::DeserializeOwned>(
-    value: Value,
-    name: &'static str,
-) -> serde_json::Result<T> {
-    match value {
-        Value::Null => Err(serde_json::Error::missing_field(name)),
-        value => T::deserialize(value),
     }
 }
 

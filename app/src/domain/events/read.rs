@@ -113,12 +113,16 @@ impl<'de> Deserialize<'de> for EventKind {
 
 /// The kind of an event whose fields (but `id`, `ts`, `sessionId`) are `fields`.
 fn kind(mut fields: Fields) -> Result<EventKind, serde_json::Error> {
-    let ty: String = take(&mut fields, "type")?;
+    let ty: String = take_field(&mut fields, "type")?;
     Read::deserialize(Tagged { ty, fields })
 }
 
-/// Takes the field `name` out of `fields` and reads it.
-fn take<T: de::DeserializeOwned>(fields: &mut Fields, name: &'static str) -> serde_json::Result<T> {
+/// Takes the required field `name` out of an object's `fields` and reads it (also what an
+/// imported agent is read with).
+pub(in crate::domain) fn take_field<T: de::DeserializeOwned>(
+    fields: &mut Fields,
+    name: &'static str,
+) -> serde_json::Result<T> {
     match fields.remove(name) {
         Some(value) => T::deserialize(value),
         None => Err(serde_json::Error::missing_field(name)),
