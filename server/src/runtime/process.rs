@@ -44,18 +44,23 @@ pub fn agent_dir(data_dir: &std::path::Path, seat: Seat) -> std::path::PathBuf {
     data_dir.join("agents").join(seat.to_string())
 }
 
+/// How every Claude process is started: one JSON line per message each way, and each user
+/// message echoed as the CLI takes it (mail is marked read only then).
+pub const STREAM_JSON: [&str; 7] = [
+    "-p",
+    "--input-format",
+    "stream-json",
+    "--output-format",
+    "stream-json",
+    "--verbose",
+    "--replay-user-messages",
+];
+
 pub fn command(rt: &Runtime, spec: &Spec, claude_session: &str) -> Command {
     let c = rt.config();
     let mut cmd = Command::new(&c.cmd);
+    cmd.args(STREAM_JSON);
     cmd.args([
-        "-p",
-        "--input-format",
-        "stream-json",
-        "--output-format",
-        "stream-json",
-        "--verbose",
-        // The CLI echoes each user message as it takes it: mail is marked read only then.
-        "--replay-user-messages",
         if spec.resume.is_some() {
             "--resume"
         } else {

@@ -8,7 +8,10 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use crate::page::sim;
+use soulgrid::runtime::protocol::user_message;
+
 use crate::serve::message;
+use crate::store::{raw_db, RAW_ROWS};
 use crate::table::Spread;
 
 /// The simulated CLI as the server starts the lead (the same flags, in a folder of its own):
@@ -17,14 +20,7 @@ use crate::table::Spread;
 pub fn sim_alone(dir: &Path, rounds: usize) -> Option<Spread> {
     std::fs::create_dir_all(dir.join(".soulgrid-sim")).ok()?;
     let mut child = Command::new(sim())
-        .args([
-            "-p",
-            "--input-format",
-            "stream-json",
-            "--output-format",
-            "stream-json",
-        ])
-        .args(["--verbose", "--replay-user-messages"])
+        .args(soulgrid::runtime::process::STREAM_JSON)
         .args(["--session-id", "00000000-0000-4000-8000-000000000008"])
         .args(["--append-system-prompt", "You are the lead of this team."])
         .current_dir(dir)
@@ -39,8 +35,7 @@ pub fn sim_alone(dir: &Path, rounds: usize) -> Option<Spread> {
     let mut answered = true;
     // The first rounds start the process: not what is measured (as in P8).
     'rounds: for i in 0..rounds + 3 {
-        let line = serde_json::json!({"type": "user", "uuid": format!("floor-{i}"),
-            "message": {"role": "user", "content": format!("p8 {i}")}});
+        let line = user_message(&format!("p8 {i}"), &format!("floor-{i}"));
         let start = Instant::now();
         if stdin.write_all(format!("{line}\n").as_bytes()).is_err() {
             answered = false;
@@ -78,17 +73,9 @@ pub fn sim_alone(dir: &Path, rounds: usize) -> Option<Spread> {
     Spread::of(took)
 }
 
-/// One message-sized row per fsync'd transaction (WAL, `synchronous=FULL`, as the store
-/// commits), each commit timed.
+/// One message-sized row per fsync'd transaction (as the store commits), each commit timed.
 pub fn commit_alone(dir: &Path, rounds: usize) -> Option<Spread> {
-    std::fs::create_dir_all(dir).ok()?;
-    let path = dir.join("commit.db");
-    std::fs::remove_file(&path).ok();
-    let mut conn = rusqlite::Connection::open(&path).ok()?;
-    conn.pragma_update(None, "journal_mode", "WAL").ok()?;
-    conn.pragma_update(None, "synchronous", "FULL").ok()?;
-    conn.execute_batch("CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
-        .ok()?;
+    let mut conn = raw_db(dir, "commit.db", RAW_ROWS);
     let body = serde_json::to_string(&message("x".repeat(40))).ok()?;
     let mut took = Vec::new();
     for i in 0..rounds {

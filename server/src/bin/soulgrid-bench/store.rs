@@ -9,17 +9,26 @@ use soulgrid::store::{new_message_id, Store};
 use crate::serve::{message, serve, sse_client, stop};
 use crate::table::{thousands, Row};
 
+/// The reference figures' table: one row per insert, an integer key and a JSON body.
+pub const RAW_ROWS: &str = "CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT NOT NULL)";
+
+/// A new SQLite database `file` in `dir` made with `schema`, committing as the store does
+/// (WAL, `synchronous=FULL`: each commit fsync'd).
+pub fn raw_db(dir: &Path, file: &str, schema: &str) -> rusqlite::Connection {
+    std::fs::create_dir_all(dir).unwrap();
+    let path = dir.join(file);
+    std::fs::remove_file(&path).ok();
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.pragma_update(None, "journal_mode", "WAL").unwrap();
+    conn.pragma_update(None, "synchronous", "FULL").unwrap();
+    conn.execute_batch(schema).unwrap();
+    conn
+}
+
 /// Raw inserts of a message-sized row, `batch` rows per fsync'd transaction (the statement
 /// prepared once): rows/s.
 fn raw_sqlite_rate(dir: &Path, rows: usize, batch: usize) -> f64 {
-    std::fs::create_dir_all(dir).unwrap();
-    let path = dir.join("raw.db");
-    std::fs::remove_file(&path).ok();
-    let mut conn = rusqlite::Connection::open(&path).unwrap();
-    conn.pragma_update(None, "journal_mode", "WAL").unwrap();
-    conn.pragma_update(None, "synchronous", "FULL").unwrap();
-    conn.execute_batch("CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
-        .unwrap();
+    let mut conn = raw_db(dir, "raw.db", RAW_ROWS);
     let body = serde_json::to_string(&message("x".repeat(40))).unwrap();
     let start = Instant::now();
     for chunk in 0..rows.div_ceil(batch) {
@@ -38,17 +47,12 @@ fn raw_sqlite_rate(dir: &Path, rows: usize, batch: usize) -> f64 {
 /// As the store writes an event: its row, and its document's row keyed by a new message's id
 /// (time-ordered, as the server makes them), `batch` events per fsync'd transaction: events/s.
 fn raw_event_and_doc_rate(dir: &Path, rows: usize, batch: usize) -> f64 {
-    std::fs::create_dir_all(dir).unwrap();
-    let path = dir.join("pair.db");
-    std::fs::remove_file(&path).ok();
-    let mut conn = rusqlite::Connection::open(&path).unwrap();
-    conn.pragma_update(None, "journal_mode", "WAL").unwrap();
-    conn.pragma_update(None, "synchronous", "FULL").unwrap();
-    conn.execute_batch(
+    let mut conn = raw_db(
+        dir,
+        "pair.db",
         "CREATE TABLE e (id INTEGER PRIMARY KEY, body TEXT NOT NULL);
          CREATE TABLE d (id TEXT PRIMARY KEY, body TEXT NOT NULL);",
-    )
-    .unwrap();
+    );
     let body = serde_json::to_string(&message("x".repeat(40))).unwrap();
     let start = Instant::now();
     for chunk in 0..rows.div_ceil(batch) {
