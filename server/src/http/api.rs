@@ -116,6 +116,8 @@ async fn send_once(
     // records nothing, and its retry is the one message. With a key, the inbox id is the
     // key's, so a retry whose recording had failed files nothing twice.
     let msg_id = key.as_deref().map(|k| format!("soulgrid-key-{k}"));
+    // Handed over only once recorded.
+    let hold = state.runtime.hold_deliveries(seat).await;
     state
         .runtime
         .file_from_human(seat, text, msg_id)
@@ -140,7 +142,7 @@ async fn send_once(
             },
         )
         .await?;
-    let delivery = state.runtime.hand_over_from_human(seat, text).await;
+    let delivery = state.runtime.hand_over_from_human(seat, text, hold).await;
     Ok(SendResponse {
         event_id: event.id,
         seat,

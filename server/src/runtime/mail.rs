@@ -11,6 +11,11 @@ use app::domain::mail::InboxMessage;
 use app::domain::provenance;
 
 use super::{Delivery, Mail, Outgoing, Runtime};
+
+/// A seat's deliveries, held ([`Runtime::hold_deliveries`]).
+pub struct DeliveryHold<'a> {
+    _held: tokio::sync::MutexGuard<'a, ()>,
+}
 use crate::mailbox::watch::Changes;
 use crate::mailbox::MailboxError;
 
@@ -110,7 +115,8 @@ impl Runtime {
             return;
         };
         // Filed first, then shown: the thread never shows mail its inbox does not hold (as the
-        // human's own messages).
+        // human's own messages); handed over only once shown.
+        let hold = self.hold_deliveries(seat).await;
         let (mailboxes, from_name, body, to_inbox) = (
             self.inner.mailboxes.clone(),
             from.to_string(),
@@ -136,7 +142,7 @@ impl Runtime {
             target_agent: Some(name.clone()),
         }])
         .await;
-        self.deliver_mail(seat).await;
+        self.deliver_held(seat, &hold).await;
     }
 
     /// An inbox that was not valid JSON was moved aside (by whichever reader met it first):
@@ -189,8 +195,15 @@ impl Runtime {
 
     /// The human's filed message goes on to the agent in `seat` if it is awake (the lead is
     /// started for it); one that would wait for a wake that cannot happen goes to the lead.
-    pub async fn hand_over_from_human(&self, seat: Seat, text: &str) -> Delivery {
-        let delivery = self.deliver_mail(seat).await;
+    /// `hold` is the seat's deliveries, held since before the message was filed.
+    pub async fn hand_over_from_human(
+        &self,
+        seat: Seat,
+        text: &str,
+        hold: DeliveryHold<'_>,
+    ) -> Delivery {
+        let delivery = self.deliver_held(seat, &hold).await;
+        drop(hold);
         if delivery == Delivery::Queued && seat != LEAD_SEAT && self.cannot_start(seat) {
             // The inbox keeps it unread, for when the agent can be started again.
             let name = self.seat_name(seat).unwrap_or_default();
@@ -213,6 +226,27 @@ impl Runtime {
     /// nothing is marked read here: that happens when the agent takes the message
     /// ([`Runtime::mark_taken`]). Mail the process holds already is not given again.
     pub async fn deliver_mail(&self, seat: Seat) -> Delivery {
+        if self.seat_inbox(seat).is_none()
+            || (seat != LEAD_SEAT && self.table().live(seat).is_none())
+        {
+            return Delivery::Queued;
+        }
+        let hold = self.hold_deliveries(seat).await;
+        self.deliver_held(seat, &hold).await
+    }
+
+    /// Holds `seat`'s deliveries: one at a time, as two must not both give the same unread
+    /// mail; and while a message for it is filed and recorded, so that the watcher, which sees
+    /// the inbox change at once, cannot hand the message over before its event is stored (the
+    /// answer would be stored before the message it answers).
+    pub async fn hold_deliveries(&self, seat: Seat) -> DeliveryHold<'_> {
+        DeliveryHold {
+            _held: self.inner.delivering[usize::from(seat)].lock().await,
+        }
+    }
+
+    /// [`Runtime::deliver_mail`] with the seat's deliveries held.
+    async fn deliver_held(&self, seat: Seat, _hold: &DeliveryHold<'_>) -> Delivery {
         let (Some(name), Some(inbox_of_seat)) = (self.seat_name(seat), self.seat_inbox(seat))
         else {
             return Delivery::Queued;
@@ -221,9 +255,6 @@ impl Runtime {
         if seat != LEAD_SEAT && live.is_none() {
             return Delivery::Queued;
         }
-        // One delivery per seat at a time: two must not both give the same unread mail.
-        let _delivering = self.inner.delivering[usize::from(seat)].lock().await;
-        let live = self.table().live(seat);
         let mailboxes = self.inner.mailboxes.clone();
         let inbox = inbox_of_seat.clone();
         let unread =
@@ -329,7 +360,7 @@ impl Runtime {
         let Some(mail) = live.in_flight.get(uuid) else {
             return;
         };
-        let _delivering = self.inner.delivering[usize::from(seat)].lock().await;
+        let _delivering = self.hold_deliveries(seat).await;
         let mailboxes = self.inner.mailboxes.clone();
         let (inbox, ids) = (mail.inbox.clone(), mail.ids.clone());
         let marked = tokio::task::spawn_blocking(move || mailboxes.mark_read(&inbox, &ids))

@@ -209,6 +209,7 @@ impl Runtime {
     /// A message from the human to the agent in `seat`, as `/api/send` files it: recorded in
     /// its thread and delivered now if it is awake (else it waits for its wake).
     async fn tell_from_human(&self, seat: Seat, text: &str) {
+        let hold = self.hold_deliveries(seat).await;
         if let Err(e) = self.file_from_human(seat, text, None).await {
             tracing::warn!(seat, error = %e, "the agent could not be told of the edit");
             return;
@@ -222,6 +223,6 @@ impl Runtime {
             target_agent: target,
         }])
         .await;
-        self.hand_over_from_human(seat, text).await;
+        self.hand_over_from_human(seat, text, hold).await;
     }
 }

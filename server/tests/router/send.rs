@@ -158,3 +158,40 @@ async fn an_idempotency_key_makes_a_retried_send_safe() {
     assert_eq!(call(&router, bad).await.status, StatusCode::BAD_REQUEST);
     soulgrid::shut_down(&state).await;
 }
+
+/// A message's event is stored before anything said in answer to it: the inbox watcher sees
+/// the message filed at once, and must not hand it to the lead before it is recorded (the
+/// answer would come before the message in every thread and replay).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_message_is_stored_before_the_answer_to_it() {
+    let _serial = SERIAL.lock().await;
+    let dir = tempfile::tempdir().unwrap();
+    let state = boot(dir.path()).await;
+    let router = soulgrid::http::router(state.clone());
+    let answered = |docs: &app::domain::docs::Docs, text: &str| {
+        app::domain::docs::thread(docs, 4)
+            .iter()
+            .any(|m| m.text.ends_with(&format!("You said: {text}")))
+    };
+    for i in 0..100 {
+        let text = format!("in order {i}");
+        let r = call(&router, post_json("/api/send", json!({ "text": text }))).await;
+        assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.body);
+        common::wait_for(&state, "the lead's answer", |d| answered(d, &text)).await;
+    }
+    let docs = state.store.snapshot().0;
+    let thread = app::domain::docs::thread(&docs, 4);
+    for i in 0..100 {
+        let text = format!("in order {i}");
+        let at = |said: &dyn Fn(&str) -> bool| thread.iter().position(|m| said(&m.text)).unwrap();
+        let (message, answer) = (
+            at(&|t: &str| t == text),
+            at(&|t: &str| t.ends_with(&format!("You said: {text}"))),
+        );
+        assert!(
+            message < answer,
+            "{text:?} is stored at {message} of the lead's thread, its answer at {answer}"
+        );
+    }
+    soulgrid::shut_down(&state).await;
+}
