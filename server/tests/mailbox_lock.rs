@@ -343,3 +343,66 @@ fn releasing_removes_only_its_own_lock() {
         Err(MailboxError::Locked(_))
     ));
 }
+
+/// Readers take no lock: writers replace an inbox by rename, so a reader sees one whole
+/// version. Another program's writer holding the lock does not hold up reading mail that is
+/// all tagged; what must be written back (a message without an id gets one) waits for the
+/// lock; and a file that is not whole JSON while another holds the lock (a writer that writes
+/// in place, half way) is waited on, never moved aside.
+#[test]
+fn reading_mail_waits_for_no_writer_and_moves_nothing_aside_under_anothers_lock() {
+    let dir = tempfile::tempdir().unwrap();
+    let timing = LockTiming {
+        stale: Duration::from_secs(60),
+        timeout: Duration::from_secs(1),
+    };
+    let boxes = Mailboxes::new(dir.path(), "soulgrid")
+        .unwrap()
+        .with_lock_timing(timing);
+    boxes.send("Marcus", "lyra", "tagged", None).unwrap();
+    let inbox = boxes.path("lyra").unwrap();
+    let lock = lock_path(dir.path());
+    // Held by a live writer of another program: fresh all along.
+    std::fs::create_dir(&lock).unwrap();
+
+    let t = Instant::now();
+    let texts = |m: Vec<InboxMessage>| m.into_iter().map(|m| m.text).collect::<Vec<_>>();
+    assert_eq!(texts(boxes.unread_tagged("lyra").unwrap()), ["tagged"]);
+    assert_eq!(texts(boxes.unread("lyra").unwrap()), ["tagged"]);
+    assert_eq!(texts(boxes.all("lyra").unwrap()), ["tagged"]);
+    assert!(
+        t.elapsed() < timing.timeout,
+        "three reads under another's lock took {:?}",
+        t.elapsed()
+    );
+
+    // A message another program wrote without an id: it is given one under the lock.
+    std::fs::write(
+        &inbox,
+        r#"[{"from":"Ada","text":"untagged","timestamp":"2026-11-25T10:00:00.000Z","read":false}]"#,
+    )
+    .unwrap();
+    let err = boxes.unread_tagged("lyra").unwrap_err();
+    assert!(matches!(err, MailboxError::Locked(_)), "{err}");
+
+    // Half a file, its writer still holding the lock.
+    std::fs::write(&inbox, r#"[{"from":"Ada","te"#).unwrap();
+    for read in [
+        boxes.unread_tagged("lyra").map(drop),
+        boxes.unread("lyra").map(drop),
+        boxes.all("lyra").map(drop),
+    ] {
+        assert!(matches!(read, Err(MailboxError::Locked(_))), "{read:?}");
+    }
+    assert!(inbox.exists(), "the half-written inbox stays where it is");
+    assert!(boxes.moved_aside_since(0).is_empty());
+
+    // Its writer done, the mail is read.
+    std::fs::write(
+        &inbox,
+        r#"[{"from":"Ada","text":"whole","timestamp":"2026-11-25T10:00:00.000Z","read":false,"msg_id":"ext-1"}]"#,
+    )
+    .unwrap();
+    std::fs::remove_dir(&lock).unwrap();
+    assert_eq!(texts(boxes.unread_tagged("lyra").unwrap()), ["whole"]);
+}

@@ -1,7 +1,8 @@
 //! One inbox file, written the way Claude Code writes it: take the lock (a directory
 //! `{file}.lock`, see [`super::lock`]), write `{file}.tmp.{hex}`, rename it over the file,
-//! remove the lock. Readers never see half a file; a file that is not valid JSON is moved
-//! aside, never overwritten; a file keeps every unread message and the newest read ones.
+//! remove the lock. Readers never see half a file, so they take no lock ([`snapshot`]); a file
+//! that is not valid JSON is moved aside (under the lock), never overwritten; a file keeps
+//! every unread message and the newest read ones.
 
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -30,13 +31,31 @@ fn prune(messages: &mut Vec<InboxMessage>) -> bool {
     true
 }
 
-/// Reads an inbox. A missing file is an empty inbox; an unreadable one is moved aside.
-fn read_unlocked(file: &Path) -> Result<Vec<InboxMessage>, MailboxError> {
-    let text = match std::fs::read_to_string(file) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(MailboxError::Io(file.to_path_buf(), e)),
-    };
+/// An inbox's text; a missing file is an empty one.
+fn text(file: &Path) -> Result<String, MailboxError> {
+    match std::fs::read_to_string(file) {
+        Ok(t) => Ok(t),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
+        Err(e) => Err(MailboxError::Io(file.to_path_buf(), e)),
+    }
+}
+
+/// Reads an inbox without its lock: writers replace it by rename, so this is one whole
+/// version of it. `None` if it is not valid JSON, which only a writer that writes in place
+/// half way (or a broken file) leaves: the caller reads it again under the lock, which waits
+/// for such a writer and moves a file that is still invalid aside.
+pub fn snapshot(file: &Path) -> Result<Option<Vec<InboxMessage>>, MailboxError> {
+    let text = text(file)?;
+    if text.trim().is_empty() {
+        return Ok(Some(Vec::new()));
+    }
+    Ok(serde_json::from_str(&text).ok())
+}
+
+/// Reads an inbox under its lock. A missing file is an empty inbox; an unreadable one is moved
+/// aside.
+fn read_held(file: &Path) -> Result<Vec<InboxMessage>, MailboxError> {
+    let text = text(file)?;
     if text.trim().is_empty() {
         return Ok(Vec::new());
     }
@@ -87,7 +106,7 @@ pub fn update<R>(
         std::fs::create_dir_all(dir).map_err(|e| MailboxError::Io(dir.to_path_buf(), e))?;
     }
     let mut lock = Lock::take(file, timing)?;
-    let mut messages = match read_unlocked(file) {
+    let mut messages = match read_held(file) {
         Ok(m) => m,
         Err(MailboxError::Invalid { .. }) => Vec::new(),
         Err(e) => return Err(e),
@@ -109,17 +128,17 @@ pub fn append(file: &Path, timing: LockTiming, message: InboxMessage) -> Result<
     })
 }
 
-/// The unread messages, without marking them.
-/// Every message of the inbox, read and unread, under its lock.
+/// Every message of the inbox, read and unread: without the lock, unless the file is not
+/// whole JSON.
 pub fn all(file: &Path, timing: LockTiming) -> Result<Vec<InboxMessage>, MailboxError> {
+    if let Some(messages) = snapshot(file)? {
+        return Ok(messages);
+    }
     let _lock = Lock::take(file, timing)?;
-    read_unlocked(file)
+    read_held(file)
 }
 
+/// The unread messages, without marking them.
 pub fn unread(file: &Path, timing: LockTiming) -> Result<Vec<InboxMessage>, MailboxError> {
-    let _lock = Lock::take(file, timing)?;
-    Ok(read_unlocked(file)?
-        .into_iter()
-        .filter(|m| !m.read)
-        .collect())
+    Ok(all(file, timing)?.into_iter().filter(|m| !m.read).collect())
 }

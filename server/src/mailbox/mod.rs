@@ -156,11 +156,17 @@ impl Mailboxes {
 
     /// The unread mail of `name`'s inbox, oldest first, without marking it. A message some
     /// other program wrote without a `msg_id` is given one (written back under the lock), so
-    /// that it can be recorded once and marked read later.
+    /// that it can be recorded once and marked read later; mail that has its ids is read
+    /// without the lock (its writers never hold up a reader).
     pub fn unread_tagged(&self, name: &str) -> Result<Vec<InboxMessage>, MailboxError> {
         let path = self.path(name)?;
         if !path.exists() {
             return Ok(Vec::new());
+        }
+        if let Some(messages) = file::snapshot(&path)? {
+            if !messages.iter().any(|m| !m.read && m.msg_id.is_none()) {
+                return Ok(messages.into_iter().filter(|m| !m.read).collect());
+            }
         }
         let local = self.local_lock(&path);
         let _local = local.lock().unwrap_or_else(|p| p.into_inner());
