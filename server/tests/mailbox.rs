@@ -133,3 +133,35 @@ fn unread_mail_is_marked_read_only_when_told_and_only_what_was_taken() {
         all[0].timestamp
     );
 }
+
+/// Filing a message answers with the inbox's unread mail as the write left it, what a
+/// delivery right after would read: its own and older unread mail, mail another program wrote
+/// without an id given one (kept in the file), nothing already read; a retried id files
+/// nothing twice.
+#[test]
+fn filing_answers_the_unread_mail_a_delivery_would_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let boxes = Mailboxes::new(dir.path(), "soulgrid").unwrap();
+    let first = boxes.send("Marcus", "lyra", "one", None).unwrap();
+    boxes.mark_read("lyra", &[first]).unwrap();
+    boxes.send("Marcus", "lyra", "two", None).unwrap();
+    common::external_append(&boxes.path("lyra").unwrap(), "Orin", 3);
+    let filed = boxes
+        .file("Marcus", "lyra", "four", Some("soulgrid-key-4".into()))
+        .unwrap();
+    assert_eq!(filed.msg_id, "soulgrid-key-4");
+    let texts = |m: &[InboxMessage]| m.iter().map(|m| m.text.clone()).collect::<Vec<_>>();
+    assert_eq!(texts(&filed.unread), ["two", "Orin 3", "four"]);
+    assert!(filed.unread.iter().all(|m| m.msg_id.is_some()));
+    let read_after = boxes.unread_tagged("lyra").unwrap();
+    assert_eq!(
+        read_after.iter().map(|m| &m.msg_id).collect::<Vec<_>>(),
+        filed.unread.iter().map(|m| &m.msg_id).collect::<Vec<_>>(),
+        "the same mail with the same ids"
+    );
+    let again = boxes
+        .file("Marcus", "lyra", "four", Some("soulgrid-key-4".into()))
+        .unwrap();
+    assert_eq!(texts(&again.unread), ["two", "Orin 3", "four"]);
+    assert_eq!(read(&boxes.path("lyra").unwrap()).len(), 4);
+}

@@ -118,7 +118,7 @@ async fn send_once(
     let msg_id = key.as_deref().map(|k| format!("soulgrid-key-{k}"));
     // Handed over only once recorded.
     let hold = state.runtime.hold_deliveries(seat).await;
-    state
+    let filed = state
         .runtime
         .file_from_human(seat, text, msg_id)
         .await
@@ -142,7 +142,10 @@ async fn send_once(
             },
         )
         .await?;
-    let delivery = state.runtime.hand_over_from_human(seat, text, hold).await;
+    let delivery = state
+        .runtime
+        .hand_over_from_human(seat, text, hold, filed)
+        .await;
     Ok(SendResponse {
         event_id: event.id,
         seat,

@@ -114,6 +114,19 @@ impl Mailboxes {
         text: &str,
         msg_id: Option<String>,
     ) -> Result<String, MailboxError> {
+        Ok(self.file(from, to, text, msg_id)?.msg_id)
+    }
+
+    /// [`Mailboxes::send`], answering also with the inbox's unread mail as the write left it
+    /// (tagged as [`Mailboxes::unread_tagged`] tags it): what a delivery right after would
+    /// read.
+    pub fn file(
+        &self,
+        from: &str,
+        to: &str,
+        text: &str,
+        msg_id: Option<String>,
+    ) -> Result<Filed, MailboxError> {
         let mut message = message(from, text, None, false);
         if let Some(id) = msg_id {
             message.msg_id = Some(id);
@@ -122,16 +135,20 @@ impl Mailboxes {
         let path = self.path(to)?;
         let local = self.local_lock(&path);
         let _local = local.lock().unwrap_or_else(|p| p.into_inner());
-        file::update(&path, self.timing, |m| {
+        let unread = file::update(&path, self.timing, |m| {
             let filed = m
                 .iter()
                 .any(|x| x.msg_id.as_deref() == Some(msg_id.as_str()));
             if !filed {
                 m.push(message);
             }
-            (!filed, ())
+            let tagged = tag(m);
+            (
+                !filed || tagged,
+                m.iter().filter(|m| !m.read).cloned().collect(),
+            )
         })?;
-        Ok(msg_id)
+        Ok(Filed { msg_id, unread })
     }
 
     /// Files messages `(from, text)` in `to`'s inbox as read, in one write: what agents said,
@@ -171,12 +188,7 @@ impl Mailboxes {
         let local = self.local_lock(&path);
         let _local = local.lock().unwrap_or_else(|p| p.into_inner());
         file::update(&path, self.timing, |m| {
-            let mut tagged = false;
-            for msg in m.iter_mut().filter(|m| !m.read && m.msg_id.is_none()) {
-                msg.msg_id = Some(format!("ext-{}", uuid::Uuid::new_v4().simple()));
-                tagged = true;
-            }
-            (tagged, m.iter().filter(|m| !m.read).cloned().collect())
+            (tag(m), m.iter().filter(|m| !m.read).cloned().collect())
         })
     }
 
@@ -236,6 +248,28 @@ impl Mailboxes {
         }
         file::unread(&path, self.timing)
     }
+}
+
+/// A message filed ([`Mailboxes::file`]).
+#[derive(Clone, Debug)]
+pub struct Filed {
+    pub msg_id: String,
+    /// The inbox's unread mail after the write, oldest first, every message with its id.
+    pub unread: Vec<InboxMessage>,
+}
+
+/// Gives each unread message some other program wrote without a `msg_id` one, so that it can
+/// be recorded once and marked read later; true if there was any.
+fn tag(messages: &mut [InboxMessage]) -> bool {
+    let mut tagged = false;
+    for msg in messages
+        .iter_mut()
+        .filter(|m| !m.read && m.msg_id.is_none())
+    {
+        msg.msg_id = Some(format!("ext-{}", uuid::Uuid::new_v4().simple()));
+        tagged = true;
+    }
+    tagged
 }
 
 /// A message as Soulgrid writes it: its own `msg_id` and `type`.

@@ -17,7 +17,7 @@ pub struct DeliveryHold<'a> {
     _held: tokio::sync::MutexGuard<'a, ()>,
 }
 use crate::mailbox::watch::Changes;
-use crate::mailbox::MailboxError;
+use crate::mailbox::{Filed, MailboxError};
 
 impl Runtime {
     /// Delivers mail that anyone appends to an awake agent's inbox, as the inbox directory
@@ -124,16 +124,20 @@ impl Runtime {
             inbox,
         );
         let filed =
-            tokio::task::spawn_blocking(move || mailboxes.send(&from_name, &to_inbox, &body, None))
+            tokio::task::spawn_blocking(move || mailboxes.file(&from_name, &to_inbox, &body, None))
                 .await;
-        if let Ok(Err(e)) = filed {
-            self.record(vec![EventKind::RuntimeError {
-                seat: Some(seat),
-                message: format!("a message from {from} could not be filed: {e}"),
-            }])
-            .await;
-            return;
-        }
+        let filed = match filed {
+            Ok(Ok(filed)) => Some(filed),
+            Ok(Err(e)) => {
+                self.record(vec![EventKind::RuntimeError {
+                    seat: Some(seat),
+                    message: format!("a message from {from} could not be filed: {e}"),
+                }])
+                .await;
+                return;
+            }
+            Err(_) => None,
+        };
         self.record(vec![EventKind::AgentMessage {
             message_id: crate::store::new_message_id(),
             seat,
@@ -142,7 +146,10 @@ impl Runtime {
             target_agent: Some(name.clone()),
         }])
         .await;
-        self.deliver_held(seat, &hold).await;
+        match filed {
+            Some(filed) => self.deliver_unread(seat, &hold, filed.unread).await,
+            None => self.deliver_held(seat, &hold).await,
+        };
     }
 
     /// An inbox that was not valid JSON was moved aside (by whichever reader met it first):
@@ -178,7 +185,7 @@ impl Runtime {
         seat: Seat,
         text: &str,
         msg_id: Option<String>,
-    ) -> Result<(), MailboxError> {
+    ) -> Result<Filed, MailboxError> {
         let Some(inbox) = self.seat_inbox(seat) else {
             return Err(MailboxError::BadName(format!("seat {seat}")));
         };
@@ -187,22 +194,22 @@ impl Runtime {
             self.names().human.clone(),
             text.to_string(),
         );
-        tokio::task::spawn_blocking(move || mailboxes.send(&human, &inbox, &body, msg_id))
+        tokio::task::spawn_blocking(move || mailboxes.file(&human, &inbox, &body, msg_id))
             .await
-            .map_err(|e| MailboxError::Io(PathBuf::new(), std::io::Error::other(e)))??;
-        Ok(())
+            .map_err(|e| MailboxError::Io(PathBuf::new(), std::io::Error::other(e)))?
     }
 
     /// The human's filed message goes on to the agent in `seat` if it is awake (the lead is
     /// started for it); one that would wait for a wake that cannot happen goes to the lead.
-    /// `hold` is the seat's deliveries, held since before the message was filed.
+    /// `hold` is the seat's deliveries, held since before the message was `filed`.
     pub async fn hand_over_from_human(
         &self,
         seat: Seat,
         text: &str,
         hold: DeliveryHold<'_>,
+        filed: Filed,
     ) -> Delivery {
-        let delivery = self.deliver_held(seat, &hold).await;
+        let delivery = self.deliver_unread(seat, &hold, filed.unread).await;
         drop(hold);
         if delivery == Delivery::Queued && seat != LEAD_SEAT && self.cannot_start(seat) {
             // The inbox keeps it unread, for when the agent can be started again.
@@ -246,17 +253,14 @@ impl Runtime {
     }
 
     /// [`Runtime::deliver_mail`] with the seat's deliveries held.
-    async fn deliver_held(&self, seat: Seat, _hold: &DeliveryHold<'_>) -> Delivery {
-        let (Some(name), Some(inbox_of_seat)) = (self.seat_name(seat), self.seat_inbox(seat))
-        else {
+    async fn deliver_held(&self, seat: Seat, hold: &DeliveryHold<'_>) -> Delivery {
+        let Some(inbox) = self.seat_inbox(seat) else {
             return Delivery::Queued;
         };
-        let live = self.table().live(seat);
-        if seat != LEAD_SEAT && live.is_none() {
+        if seat != LEAD_SEAT && self.table().live(seat).is_none() {
             return Delivery::Queued;
         }
         let mailboxes = self.inner.mailboxes.clone();
-        let inbox = inbox_of_seat.clone();
         let unread =
             match tokio::task::spawn_blocking(move || mailboxes.unread_tagged(&inbox)).await {
                 Ok(Ok(unread)) => unread,
@@ -271,6 +275,25 @@ impl Runtime {
                 }
                 Err(_) => return Delivery::Queued,
             };
+        self.deliver_unread(seat, hold, unread).await
+    }
+
+    /// Hands `unread`, the unread mail of `seat`'s inbox as just read or written, to its
+    /// process: [`Runtime::deliver_mail`] past the read.
+    async fn deliver_unread(
+        &self,
+        seat: Seat,
+        _hold: &DeliveryHold<'_>,
+        unread: Vec<InboxMessage>,
+    ) -> Delivery {
+        let (Some(name), Some(inbox_of_seat)) = (self.seat_name(seat), self.seat_inbox(seat))
+        else {
+            return Delivery::Queued;
+        };
+        let live = self.table().live(seat);
+        if seat != LEAD_SEAT && live.is_none() {
+            return Delivery::Queued;
+        }
         let fresh: Vec<InboxMessage> = unread
             .into_iter()
             .filter(|m| {

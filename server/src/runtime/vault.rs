@@ -210,10 +210,13 @@ impl Runtime {
     /// its thread and delivered now if it is awake (else it waits for its wake).
     async fn tell_from_human(&self, seat: Seat, text: &str) {
         let hold = self.hold_deliveries(seat).await;
-        if let Err(e) = self.file_from_human(seat, text, None).await {
-            tracing::warn!(seat, error = %e, "the agent could not be told of the edit");
-            return;
-        }
+        let filed = match self.file_from_human(seat, text, None).await {
+            Ok(filed) => filed,
+            Err(e) => {
+                tracing::warn!(seat, error = %e, "the agent could not be told of the edit");
+                return;
+            }
+        };
         let target = self.seat_name(seat);
         self.record(vec![EventKind::UserMessage {
             message_id: crate::store::new_message_id(),
@@ -223,6 +226,6 @@ impl Runtime {
             target_agent: target,
         }])
         .await;
-        self.hand_over_from_human(seat, text, hold).await;
+        self.hand_over_from_human(seat, text, hold, filed).await;
     }
 }
