@@ -7,6 +7,7 @@ mod fork;
 mod git;
 mod group;
 mod hall;
+mod inbox_watch;
 mod jobs;
 mod knowing;
 mod lifecycle;
