@@ -165,3 +165,49 @@ fn filing_answers_the_unread_mail_a_delivery_would_read() {
     assert_eq!(texts(&again.unread), ["two", "Orin 3", "four"]);
     assert_eq!(read(&boxes.path("lyra").unwrap()).len(), 4);
 }
+
+/// Pages of `path` in the page cache that are not on the disk yet (dirty or being written),
+/// from Linux's `cachestat` (6.5+).
+fn unwritten_pages(path: &Path) -> u64 {
+    use std::os::fd::AsRawFd;
+    #[repr(C)]
+    struct Range {
+        off: u64,
+        len: u64,
+    }
+    #[repr(C)]
+    #[derive(Default)]
+    struct Stat {
+        cache: u64,
+        dirty: u64,
+        writeback: u64,
+        evicted: u64,
+        recently_evicted: u64,
+    }
+    const SYS_CACHESTAT: libc::c_long = 451;
+    let file = std::fs::File::open(path).unwrap();
+    let (range, mut stat) = (Range { off: 0, len: 0 }, Stat::default());
+    // SAFETY: the kernel reads `range` and writes `stat`, both live and laid out as it expects.
+    let rc = unsafe { libc::syscall(SYS_CACHESTAT, file.as_raw_fd(), &range, &mut stat, 0u32) };
+    assert_eq!(rc, 0, "cachestat: {}", std::io::Error::last_os_error());
+    stat.dirty + stat.writeback
+}
+
+/// Mail filed for an agent is on the disk when filing answers: the send records the message's
+/// event, fsync'd, only after, and a power cut must not leave the event without the mail it
+/// shows. (The ids given to another program's untagged mail are synced the same way; replacing
+/// a file by rename makes ext4 start writing it at once, so that cannot be told apart here.)
+#[test]
+fn filed_mail_is_on_the_disk_when_filing_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let boxes = Mailboxes::new(dir.path(), "soulgrid").unwrap();
+    let inbox = boxes.path("lyra").unwrap();
+    let beside = dir.path().join("beside.json");
+    std::fs::write(&beside, "[]").unwrap();
+    assert!(
+        unwritten_pages(&beside) > 0,
+        "the probe sees a write that is not on the disk yet"
+    );
+    boxes.file("Marcus", "lyra", "keep me", None).unwrap();
+    assert_eq!(unwritten_pages(&inbox), 0, "filed mail is on the disk");
+}

@@ -80,7 +80,20 @@ fn read_held(file: &Path) -> Result<Vec<InboxMessage>, MailboxError> {
     }
 }
 
-fn write_unlocked(file: &Path, messages: &[InboxMessage]) -> Result<(), MailboxError> {
+/// Whether an update writes the inbox back, and whether it waits until the write is on the disk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Change {
+    /// Nothing changed: nothing is written.
+    None,
+    /// Written and renamed into place; the kernel puts it on the disk in its own time. For what
+    /// can be lost to a power cut (a mark of mail read: the mail is handed over again).
+    Cached,
+    /// As `Cached`, and on the disk before the update returns (the file synced before its
+    /// rename, the folder after it): for mail filed, which something durable follows.
+    Synced,
+}
+
+fn write_held(file: &Path, messages: &[InboxMessage], change: Change) -> Result<(), MailboxError> {
     let tmp = PathBuf::from(format!(
         "{}.tmp.{}",
         file.display(),
@@ -88,19 +101,34 @@ fn write_unlocked(file: &Path, messages: &[InboxMessage]) -> Result<(), MailboxE
     ));
     let body = serde_json::to_vec(messages).expect("inbox messages serialize");
     let io = |e| MailboxError::Io(file.to_path_buf(), e);
-    std::fs::write(&tmp, body).map_err(io)?;
-    std::fs::rename(&tmp, file).map_err(|e| {
+    let written = std::fs::File::create(&tmp).and_then(|mut f| {
+        std::io::Write::write_all(&mut f, &body)?;
+        if change == Change::Synced {
+            f.sync_all()?;
+        }
+        Ok(())
+    });
+    if let Err(e) = written.and_then(|()| std::fs::rename(&tmp, file)) {
         let _ = std::fs::remove_file(&tmp);
-        io(e)
-    })
+        return Err(io(e));
+    }
+    if change == Change::Synced {
+        // The rename itself, in the folder.
+        if let Some(dir) = file.parent() {
+            std::fs::File::open(dir)
+                .and_then(|d| d.sync_all())
+                .map_err(|e| MailboxError::Io(dir.to_path_buf(), e))?;
+        }
+    }
+    Ok(())
 }
 
 /// Reads the inbox under the lock, lets `f` change it, and writes it back (pruned of old read
-/// mail) if `f` says so. An invalid file is moved aside and `f` sees an empty inbox.
+/// mail) as `f` says ([`Change`]). An invalid file is moved aside and `f` sees an empty inbox.
 pub fn update<R>(
     file: &Path,
     timing: LockTiming,
-    f: impl FnOnce(&mut Vec<InboxMessage>) -> (bool, R),
+    f: impl FnOnce(&mut Vec<InboxMessage>) -> (Change, R),
 ) -> Result<R, MailboxError> {
     if let Some(dir) = file.parent() {
         std::fs::create_dir_all(dir).map_err(|e| MailboxError::Io(dir.to_path_buf(), e))?;
@@ -111,21 +139,13 @@ pub fn update<R>(
         Err(MailboxError::Invalid { .. }) => Vec::new(),
         Err(e) => return Err(e),
     };
-    let (changed, result) = f(&mut messages);
-    if changed {
+    let (change, result) = f(&mut messages);
+    if change != Change::None {
         prune(&mut messages);
         lock.keep_fresh();
-        write_unlocked(file, &messages)?;
+        write_held(file, &messages, change)?;
     }
     Ok(result)
-}
-
-/// Appends one message.
-pub fn append(file: &Path, timing: LockTiming, message: InboxMessage) -> Result<(), MailboxError> {
-    update(file, timing, |m| {
-        m.push(message);
-        (true, ())
-    })
 }
 
 /// Every message of the inbox, read and unread: without the lock, unless the file is not

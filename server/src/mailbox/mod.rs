@@ -13,6 +13,8 @@ use std::sync::{Arc, Mutex};
 
 use app::domain::mail::InboxMessage;
 
+use file::Change;
+
 #[derive(Debug, thiserror::Error)]
 pub enum MailboxError {
     #[error("{0:?} cannot be a mailbox name: use 1-64 characters of a-z, 0-9, _ and -")]
@@ -143,10 +145,12 @@ impl Mailboxes {
                 m.push(message);
             }
             let tagged = tag(m);
-            (
-                !filed || tagged,
-                m.iter().filter(|m| !m.read).cloned().collect(),
-            )
+            let change = if !filed || tagged {
+                Change::Synced
+            } else {
+                Change::None
+            };
+            (change, m.iter().filter(|m| !m.read).cloned().collect())
         })?;
         Ok(Filed { msg_id, unread })
     }
@@ -167,7 +171,7 @@ impl Mailboxes {
         let _local = local.lock().unwrap_or_else(|p| p.into_inner());
         file::update(&path, self.timing, |m| {
             m.extend(messages);
-            (true, ())
+            (Change::Cached, ())
         })
     }
 
@@ -188,7 +192,8 @@ impl Mailboxes {
         let local = self.local_lock(&path);
         let _local = local.lock().unwrap_or_else(|p| p.into_inner());
         file::update(&path, self.timing, |m| {
-            (tag(m), m.iter().filter(|m| !m.read).cloned().collect())
+            let change = if tag(m) { Change::Synced } else { Change::None };
+            (change, m.iter().filter(|m| !m.read).cloned().collect())
         })
     }
 
@@ -206,7 +211,15 @@ impl Mailboxes {
                 msg.read = true;
                 changed = true;
             }
-            (changed, ())
+            // Lost to a power cut, the mail is handed over again (at least once).
+            (
+                if changed {
+                    Change::Cached
+                } else {
+                    Change::None
+                },
+                (),
+            )
         })
     }
 
