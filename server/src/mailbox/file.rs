@@ -1,6 +1,7 @@
 //! One inbox file, written the way Claude Code writes it: take the lock (a directory
 //! `{file}.lock`, see [`super::lock`]), write `{file}.tmp.{hex}`, rename it over the file,
-//! remove the lock. Readers never see half a file, so they take no lock ([`snapshot`]); a file
+//! remove the lock; a write that files mail also waits until it is on the disk ([`Change`]),
+//! which Claude Code does not. Readers never see half a file, so they take no lock ([`snapshot`]); a file
 //! that is not valid JSON is moved aside (under the lock), never overwritten; a file keeps
 //! every unread message and the newest read ones.
 
