@@ -400,3 +400,44 @@ async fn a_send_retried_after_a_failed_write_is_recorded_and_filed_once() {
     assert_eq!(filed, 1, "filed once");
     soulgrid::shut_down(&state).await;
 }
+
+/// A message the lead routes is stored before the recipient's answer to it: the route holds the
+/// recipient's deliveries from filing to handing over, as the human's send does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_routed_message_is_stored_before_the_answer_to_it() {
+    let (_dir, state, router) = common::team().await;
+    let answered = |d: &app::domain::docs::Docs, text: &str| {
+        thread(d, 1)
+            .iter()
+            .any(|m| m.speaker_name == "Kael" && m.text.ends_with(&format!("You said: {text}")))
+    };
+    for i in 0..40 {
+        let text = format!("routed {i}");
+        let r = call(
+            &router,
+            post_json(
+                "/api/send",
+                json!({ "text": format!("route:Kael: {text}") }),
+            ),
+        )
+        .await;
+        assert_eq!(r.status, axum::http::StatusCode::ACCEPTED, "{}", r.body);
+        wait_for(&state, "Kael's answer", |d| answered(d, &text)).await;
+    }
+    let docs = state.store.snapshot().0;
+    let kael = thread(&docs, 1);
+    for i in 0..40 {
+        let text = format!("routed {i}");
+        let message = kael
+            .iter()
+            .position(|m| m.speaker_name == "Julian" && m.text == text);
+        let answer = kael.iter().position(|m| {
+            m.speaker_name == "Kael" && m.text.ends_with(&format!("You said: {text}"))
+        });
+        assert!(
+            message.unwrap() < answer.unwrap(),
+            "{text:?} is at {message:?} of Kael's thread, its answer at {answer:?}"
+        );
+    }
+    soulgrid::shut_down(&state).await;
+}
