@@ -15,6 +15,7 @@ mod fanout;
 mod floor;
 mod history;
 mod inbox;
+mod marker;
 mod page;
 mod process;
 mod serve;
@@ -101,7 +102,12 @@ fn main() {
     let started = std::time::Instant::now();
     let mut rows = browser::rows(opts.browser.as_deref());
     rows.retain(|r| opts.wants(r.id));
-    // P2's reference, measured here: the server's part of it.
+    // P1's and P2's references, measured here: the server's part of each.
+    if let Some(p1) = rows.iter_mut().find(|r| r.id == "P1") {
+        if let Some(share) = marker::server_share(&server, &client, &dir("p1"), q) {
+            p1.ratio = Some(share);
+        }
+    }
     if let Some(p2) = rows.iter_mut().find(|r| r.id == "P2") {
         if let Some(share) = inbox::server_share(&server, &client, &dir("p2"), q) {
             p2.ratio = Some(share);
