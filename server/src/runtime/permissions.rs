@@ -108,9 +108,9 @@ impl Runtime {
                     .unwrap_or("The human denied this tool call."),
             ),
         };
-        if stdin.send(line).await.is_err() {
-            return Err(DecideError::Gone);
-        }
+        // Stored before the CLI is told: told first, it can carry the answer out and end its
+        // turn before the decision is stored, and the turn's end would settle the request as
+        // cancelled.
         tracing::info!(seat = doc.seat, request_id, ?decision, ?by, tool = %doc.tool_name, "permission answered");
         self.record(vec![EventKind::PermissionDecision {
             seat: doc.seat,
@@ -121,6 +121,9 @@ impl Runtime {
             suggestion: suggestion.filter(|_| decision == Decision::AllowAlways),
         }])
         .await;
+        if stdin.send(line).await.is_err() {
+            return Err(DecideError::Gone);
+        }
         Ok(match decision {
             Decision::Allow | Decision::AllowAlways => PermissionState::Allowed,
             Decision::Deny => PermissionState::Denied,
