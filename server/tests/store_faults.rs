@@ -144,3 +144,63 @@ async fn an_agent_whose_words_cannot_be_stored_is_stopped_and_its_seat_says_so()
     .await;
     soulgrid::shut_down(&state).await;
 }
+
+/// A message the human sends that cannot be recorded is answered with an error and never
+/// reaches the agent: it is taken back out of the inbox it was filed in (the watcher would
+/// otherwise hand it over, unrecorded, and the agent's answer would answer nothing in the
+/// thread). The client's retry files it again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_message_that_cannot_be_recorded_never_reaches_the_agent() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = boot_with(dir.path(), &[]).await;
+    let router = soulgrid::http::router(state.clone());
+    let answered = |text: &'static str| {
+        move |d: &app::domain::docs::Docs| {
+            app::domain::docs::thread(d, 4)
+                .iter()
+                .any(|m| m.text.ends_with(&format!("You said: {text}")))
+        }
+    };
+    let sent = call(&router, post_json("/api/send", json!({"text": "first"}))).await;
+    assert_eq!(sent.status, 202, "{}", sent.body);
+    wait_for_secs(&state, 20, "the lead's first answer", answered("first")).await;
+    outsider(dir.path())
+        .execute_batch(
+            "CREATE TRIGGER poison BEFORE INSERT ON events
+             WHEN NEW.type = 'user_message' AND NEW.body LIKE '%POISON%'
+             BEGIN SELECT RAISE(ABORT, 'poisoned'); END;",
+        )
+        .unwrap();
+    let refused = call(&router, post_json("/api/send", json!({"text": "POISON"}))).await;
+    assert!(
+        refused.status.is_server_error(),
+        "{} {}",
+        refused.status,
+        refused.body
+    );
+    // The next message is handed over with whatever the inbox holds unread.
+    let sent = call(&router, post_json("/api/send", json!({"text": "after"}))).await;
+    assert_eq!(sent.status, 202, "{}", sent.body);
+    wait_for_secs(
+        &state,
+        20,
+        "the lead's answer to the next",
+        answered("after"),
+    )
+    .await;
+
+    let received =
+        std::fs::read_to_string(dir.path().join("agents/4/.soulgrid-sim/received.jsonl")).unwrap();
+    assert!(
+        !received.contains("POISON"),
+        "the lead was given: {received}"
+    );
+    let lead_inbox = state.runtime.seat_inbox(4).unwrap();
+    let inbox = state.runtime.mailboxes().all(&lead_inbox).unwrap();
+    assert!(inbox.iter().any(|m| m.text == "after"), "{inbox:?}");
+    assert!(
+        inbox.iter().all(|m| !m.text.contains("POISON")),
+        "left in the inbox: {inbox:?}"
+    );
+    soulgrid::shut_down(&state).await;
+}

@@ -1,7 +1,6 @@
 //! The JSON API.
 
 use app::domain::docs::seat_named;
-use app::domain::events::EventKind;
 use app::domain::permissions::Decider;
 use app::domain::LEAD_SEAT;
 use axum::extract::rejection::{JsonRejection, PathRejection};
@@ -17,7 +16,7 @@ use app::domain::Seat;
 
 use crate::error::AppError;
 use crate::http::idempotency::Idempotency;
-use crate::runtime::DecideError;
+use crate::runtime::{DecideError, TellError};
 use crate::state::AppState;
 
 /// The longest message the human may send in one go (the CLI truncates stdin lines past 100 KB).
@@ -109,45 +108,26 @@ async fn send_once(
         .mailboxes()
         .path(&inbox)
         .map_err(|e| AppError::BadRequest(e.to_string()))?;
-    let target = (seat != LEAD_SEAT)
-        .then(|| state.runtime.seat_name(seat))
-        .flatten();
     // Filed first (the inbox is the durable queue), recorded second: a write that fails
     // records nothing, and its retry is the one message. With a key, the inbox id is the
     // key's, so a retry whose recording had failed files nothing twice.
     let msg_id = key.as_deref().map(|k| format!("soulgrid-key-{k}"));
-    // Handed over only once recorded.
-    let hold = state.runtime.hold_deliveries(seat).await;
-    let filed = state
+    let (event_id, delivery) = state
         .runtime
-        .file_from_human(seat, text, msg_id)
+        .tell_from_human(seat, text, msg_id)
         .await
-        .map_err(|e| match e.for_client() {
-            Some(said) => {
-                tracing::error!(seat, error = %e, "a message could not be filed");
-                AppError::Unavailable(said)
-            }
-            None => AppError::BadRequest(e.to_string()),
-        })?;
-    let event = state
-        .store
-        .append(
-            &state.session.id(),
-            EventKind::UserMessage {
-                message_id: crate::store::new_message_id(),
-                speaker_name: state.human_name.to_string(),
-                seat,
-                text: text.to_string(),
-                target_agent: target,
+        .map_err(|e| match e {
+            TellError::Filing(e) => match e.for_client() {
+                Some(said) => {
+                    tracing::error!(seat, error = %e, "a message could not be filed");
+                    AppError::Unavailable(said)
+                }
+                None => AppError::BadRequest(e.to_string()),
             },
-        )
-        .await?;
-    let delivery = state
-        .runtime
-        .hand_over_from_human(seat, text, hold, filed)
-        .await;
+            TellError::Recording(e) => e.into(),
+        })?;
     Ok(SendResponse {
-        event_id: event.id,
+        event_id,
         seat,
         delivery,
     })

@@ -197,6 +197,24 @@ impl Mailboxes {
         })
     }
 
+    /// Takes the message `msg_id` back out of `name`'s inbox if it is still unread: one filed
+    /// for an event that could not be recorded.
+    pub fn unfile(&self, name: &str, msg_id: &str) -> Result<(), MailboxError> {
+        let path = self.path(name)?;
+        let local = self.local_lock(&path);
+        let _local = local.lock().unwrap_or_else(|p| p.into_inner());
+        file::update(&path, self.timing, |m| {
+            let before = m.len();
+            m.retain(|x| x.read || x.msg_id.as_deref() != Some(msg_id));
+            let change = if m.len() < before {
+                Change::Synced
+            } else {
+                Change::None
+            };
+            (change, ())
+        })
+    }
+
     /// Marks the messages with these ids read (their reader took them).
     pub fn mark_read(&self, name: &str, msg_ids: &[String]) -> Result<(), MailboxError> {
         let path = self.path(name)?;

@@ -13,8 +13,19 @@ use app::domain::provenance;
 use super::{Delivery, Mail, Outgoing, Runtime};
 use crate::mailbox::{Filed, MailboxError};
 
+/// Why a message from the human was not taken ([`Runtime::tell_from_human`]).
+#[derive(Debug, thiserror::Error)]
+pub enum TellError {
+    /// Not filed in the inbox: nothing was recorded.
+    #[error(transparent)]
+    Filing(MailboxError),
+    /// Filed, but not recorded: a retry with the same `msg_id` files nothing twice.
+    #[error(transparent)]
+    Recording(crate::store::StoreError),
+}
+
 /// A seat's deliveries, held ([`Runtime::hold_deliveries`]).
-pub struct DeliveryHold<'a> {
+struct DeliveryHold<'a> {
     _held: tokio::sync::MutexGuard<'a, ()>,
 }
 
@@ -86,10 +97,67 @@ impl Runtime {
         };
     }
 
-    /// The human writes to the agent in `seat`: the message goes into its inbox file, the
-    /// durable queue (nothing is recorded before this succeeds). `msg_id` makes a retry of the
-    /// same message file it once.
-    pub async fn file_from_human(
+    /// A message from the human to the agent in `seat` (`/api/send`, a note of a knowledge
+    /// edit): filed in its inbox, the durable queue (nothing is recorded unless that succeeds;
+    /// `msg_id` makes a retry of the same message file it once), recorded in its thread (one
+    /// attempt: the caller's retry is the same message), then handed over. The seat's
+    /// deliveries are held from the filing to the hand-over: the watcher sees the filing at once
+    /// and must not give the message to the agent before it is recorded. Answers the stored
+    /// event's id and what became of the message.
+    pub async fn tell_from_human(
+        &self,
+        seat: Seat,
+        text: &str,
+        msg_id: Option<String>,
+    ) -> Result<(u64, Delivery), TellError> {
+        let hold = self.hold_deliveries(seat).await;
+        let filed = self
+            .file_from_human(seat, text, msg_id)
+            .await
+            .map_err(TellError::Filing)?;
+        let recorded = self
+            .store()
+            .append(
+                &self.inner.session.id(),
+                EventKind::UserMessage {
+                    message_id: crate::store::new_message_id(),
+                    speaker_name: self.names().human.clone(),
+                    seat,
+                    text: text.to_string(),
+                    target_agent: (seat != LEAD_SEAT).then(|| self.seat_name(seat)).flatten(),
+                },
+            )
+            .await;
+        let event = match recorded {
+            Ok(event) => event,
+            Err(e) => {
+                // Not recorded, so not sent: taken back out of the inbox before the watcher
+                // hands it over (the caller's retry files it again).
+                self.unfile(seat, filed.msg_id).await;
+                return Err(TellError::Recording(e));
+            }
+        };
+        let delivery = self.hand_over_from_human(seat, text, hold, filed).await;
+        Ok((event.id, delivery))
+    }
+
+    /// Takes the unread message `msg_id` back out of `seat`'s inbox.
+    async fn unfile(&self, seat: Seat, msg_id: String) {
+        let (Some(inbox), mailboxes) = (self.seat_inbox(seat), self.inner.mailboxes.clone()) else {
+            return;
+        };
+        let taken = tokio::task::spawn_blocking(move || mailboxes.unfile(&inbox, &msg_id)).await;
+        if !matches!(taken, Ok(Ok(()))) {
+            tracing::error!(
+                seat,
+                ?taken,
+                "a message that could not be recorded stays in the inbox"
+            );
+        }
+    }
+
+    /// The human writes to the agent in `seat`: the message goes into its inbox file.
+    async fn file_from_human(
         &self,
         seat: Seat,
         text: &str,
@@ -111,7 +179,7 @@ impl Runtime {
     /// The human's filed message goes on to the agent in `seat` if it is awake (the lead is
     /// started for it); one that would wait for a wake that cannot happen goes to the lead.
     /// `hold` is the seat's deliveries, held since before the message was `filed`.
-    pub async fn hand_over_from_human(
+    async fn hand_over_from_human(
         &self,
         seat: Seat,
         text: &str,
@@ -142,20 +210,25 @@ impl Runtime {
     /// nothing is marked read here: that happens when the agent takes the message
     /// ([`Runtime::mark_taken`]). Mail the process holds already is not given again.
     pub async fn deliver_mail(&self, seat: Seat) -> Delivery {
-        if self.seat_inbox(seat).is_none()
-            || (seat != LEAD_SEAT && self.table().live(seat).is_none())
-        {
+        if self.deliverable_inbox(seat).is_none() {
             return Delivery::Queued;
         }
         let hold = self.hold_deliveries(seat).await;
         self.deliver_held(seat, &hold).await
     }
 
+    /// The inbox of `seat` if its mail can be handed over now: the lead's (started for it), or
+    /// an agent's whose process runs.
+    fn deliverable_inbox(&self, seat: Seat) -> Option<String> {
+        let inbox = self.seat_inbox(seat)?;
+        (seat == LEAD_SEAT || self.table().live(seat).is_some()).then_some(inbox)
+    }
+
     /// Holds `seat`'s deliveries: one at a time, as two must not both give the same unread
     /// mail; and while a message for it is filed and recorded, so that the watcher, which sees
     /// the inbox change at once, cannot hand the message over before its event is stored (the
     /// answer would be stored before the message it answers).
-    pub async fn hold_deliveries(&self, seat: Seat) -> DeliveryHold<'_> {
+    async fn hold_deliveries(&self, seat: Seat) -> DeliveryHold<'_> {
         DeliveryHold {
             _held: self.inner.delivering[usize::from(seat)].lock().await,
         }
@@ -163,12 +236,9 @@ impl Runtime {
 
     /// [`Runtime::deliver_mail`] with the seat's deliveries held.
     async fn deliver_held(&self, seat: Seat, hold: &DeliveryHold<'_>) -> Delivery {
-        let Some(inbox) = self.seat_inbox(seat) else {
+        let Some(inbox) = self.deliverable_inbox(seat) else {
             return Delivery::Queued;
         };
-        if seat != LEAD_SEAT && self.table().live(seat).is_none() {
-            return Delivery::Queued;
-        }
         let mailboxes = self.inner.mailboxes.clone();
         let unread =
             match tokio::task::spawn_blocking(move || mailboxes.unread_tagged(&inbox)).await {

@@ -47,7 +47,7 @@ use crate::session::Session;
 use crate::store::{Store, StoreError};
 pub use fork::ForkError;
 pub use hall::HallError;
-pub use mail::DeliveryHold;
+pub use mail::TellError;
 pub use outgoing::{Mail, Outgoing};
 pub use permissions::{human_duration, DecideError, PermissionMode};
 use process::Spec;

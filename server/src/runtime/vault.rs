@@ -190,7 +190,11 @@ impl Runtime {
                 if let Ok(Err(e)) = written {
                     tracing::warn!(seat, error = %e, "the edited vault file could not be written");
                 }
-                self.tell_from_human(seat, &what).await;
+                // As `/api/send` takes it: recorded in its thread, delivered now if it is
+                // awake (else it waits for its wake).
+                if let Err(e) = self.tell_from_human(seat, &what, None).await {
+                    tracing::warn!(seat, error = %e, "the agent could not be told of the edit");
+                }
             }
             None => {
                 // In the Hall: the message waits in its inbox for its recall.
@@ -204,28 +208,5 @@ impl Runtime {
             }
         }
         Ok(version)
-    }
-
-    /// A message from the human to the agent in `seat`, as `/api/send` files it: recorded in
-    /// its thread and delivered now if it is awake (else it waits for its wake).
-    async fn tell_from_human(&self, seat: Seat, text: &str) {
-        let hold = self.hold_deliveries(seat).await;
-        let filed = match self.file_from_human(seat, text, None).await {
-            Ok(filed) => filed,
-            Err(e) => {
-                tracing::warn!(seat, error = %e, "the agent could not be told of the edit");
-                return;
-            }
-        };
-        let target = self.seat_name(seat);
-        self.record(vec![EventKind::UserMessage {
-            message_id: crate::store::new_message_id(),
-            speaker_name: self.names().human.clone(),
-            seat,
-            text: text.to_string(),
-            target_agent: target,
-        }])
-        .await;
-        self.hand_over_from_human(seat, text, hold, filed).await;
     }
 }
