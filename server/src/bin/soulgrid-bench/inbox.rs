@@ -5,8 +5,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use crate::page::sim;
-use crate::serve::{now_micros, serve, stop, watch};
+use crate::serve::{now_micros, serve_sim, stop, watch};
 use crate::table::Spread;
 
 /// Appends `text` from the lead to the inbox `file` with the lock protocol.
@@ -40,11 +39,7 @@ pub fn server_share(
 ) -> Option<String> {
     let rounds = if quick { 10 } else { 100 };
     eprintln!("P2: {rounds} replies appended to the human's inbox, to their events on the stream…");
-    let sim = sim().display().to_string();
-    let (state, port) = rt.block_on(serve(
-        dir,
-        &["--claude-cmd", &sim, "--distill-timeout", "0s"],
-    ));
+    let (state, port) = serve_sim(rt, dir);
     let inbox = dir.join("teams/soulgrid/inboxes/bench.json");
     let after = state.store.last_event_id();
     let (watcher, mut seen_rx) = watch(client, port, after, |data| {

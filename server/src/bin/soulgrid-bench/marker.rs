@@ -9,8 +9,7 @@ use std::time::Duration;
 
 use app::domain::docs::identity;
 
-use crate::page::sim;
-use crate::serve::{request, serve, stop, until, watch};
+use crate::serve::{request, serve_sim, stop, until, watch};
 use crate::table::Spread;
 
 /// The server's part of P1, as the P1 row's reference; `None` when it could not be measured
@@ -23,11 +22,7 @@ pub fn server_share(
 ) -> Option<String> {
     let rounds = if quick { 5 } else { 50 };
     eprintln!("P1: {rounds} pairs of status reports from the lead, to their events on the stream…");
-    let sim = sim().display().to_string();
-    let (state, port) = rt.block_on(serve(
-        dir,
-        &["--claude-cmd", &sim, "--distill-timeout", "0s"],
-    ));
+    let (state, port) = serve_sim(rt, dir);
     let name = client.block_on(async {
         let (status, body) = request(port, "POST", "/api/agents/summon", Some("{}")).await;
         if status != 202 && status != 200 {

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use app::domain::events::EventKind;
 
-use crate::serve::{request, serve, stop, until};
+use crate::serve::{request, serve_sim, stop, until};
 use crate::table::{thousands, Row, Spread};
 
 /// The simulated CLI beside this program.
@@ -26,11 +26,7 @@ pub fn ssr(rt: &tokio::runtime::Runtime, dir: &Path, quick: bool) -> Row {
         &format!("server-side rendering of the page (GET /, whole response) with 9 agents and {} messages each", thousands(per as f64)),
         "≤ 2 ms",
     );
-    let sim = sim().display().to_string();
-    let (state, port) = rt.block_on(serve(
-        dir,
-        &["--claude-cmd", &sim, "--distill-timeout", "0s"],
-    ));
+    let (state, port) = serve_sim(rt, dir);
     let named = rt.block_on(async {
         request(port, "POST", "/api/agents/summon", Some("{}")).await;
         until(Duration::from_secs(60), async || {

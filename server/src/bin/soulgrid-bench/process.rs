@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use app::domain::events::{Event, EventKind};
 
 use crate::page::sim;
-use crate::serve::{now_micros, request, serve, stop, until, watch};
+use crate::serve::{now_micros, request, serve_sim, stop, until, watch};
 use crate::table::{thousands, Row, Spread};
 
 /// A free port on loopback (free when asked: the server binds it right after).
@@ -217,11 +217,7 @@ pub fn message_path(
         "what the server adds to one message: the message's event on SSE (recorded; its stdin write follows) → its reply from the instant simulated CLI on SSE (stdout line read, translated, stored and fsync'd, sent)",
         "p95 ≤ 1 ms",
     );
-    let sim = sim().display().to_string();
-    let (state, port) = rt.block_on(serve(
-        dir,
-        &["--claude-cmd", &sim, "--distill-timeout", "0s"],
-    ));
+    let (state, port) = serve_sim(rt, dir);
     let after = state.store.last_event_id();
     // Every commit, to count the transactions from each message's to its reply's.
     let mut commits = state.store.subscribe();

@@ -86,6 +86,16 @@ pub async fn serve(data_dir: &Path, extra: &[&str]) -> (AppState, u16) {
     (state, port)
 }
 
+/// A server as [`serve`] makes one, whose agents are the simulated CLI beside this program
+/// (and sleep at once: no distil turn).
+pub fn serve_sim(rt: &tokio::runtime::Runtime, data_dir: &Path) -> (AppState, u16) {
+    let sim = crate::page::sim().display().to_string();
+    rt.block_on(serve(
+        data_dir,
+        &["--claude-cmd", &sim, "--distill-timeout", "0s"],
+    ))
+}
+
 pub fn stop(rt: &tokio::runtime::Runtime, state: &AppState) {
     rt.block_on(soulgrid::shut_down(state));
 }
