@@ -282,19 +282,25 @@ fn thread_cpu_ticks() -> u64 {
     fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
 }
 
-#[test]
-fn a_lock_that_stays_held_ends_in_an_error_at_the_deadline_without_spinning() {
-    let dir = tempfile::tempdir().unwrap();
-    let lock = lock_path(dir.path());
-    // Held by a live writer of another program: fresh all along.
-    std::fs::create_dir(&lock).unwrap();
+/// Mailboxes that wait a second for a held lock (and judge none stale), and that timing.
+fn waiting_a_second(dir: &Path) -> (Mailboxes, LockTiming) {
     let timing = LockTiming {
         stale: Duration::from_secs(60),
         timeout: Duration::from_secs(1),
     };
-    let boxes = Mailboxes::new(dir.path(), "soulgrid")
+    let boxes = Mailboxes::new(dir, "soulgrid")
         .unwrap()
         .with_lock_timing(timing);
+    (boxes, timing)
+}
+
+#[test]
+fn a_lock_that_stays_held_ends_in_an_error_at_the_deadline_without_spinning() {
+    let dir = tempfile::tempdir().unwrap();
+    let (boxes, timing) = waiting_a_second(dir.path());
+    let lock = lock_path(dir.path());
+    // Held by a live writer of another program: fresh all along.
+    std::fs::create_dir(&lock).unwrap();
     let (cpu, t) = (thread_cpu_ticks(), Instant::now());
     let err = boxes.send("Marcus", "lyra", "blocked", None).unwrap_err();
     let (cpu, waited) = (thread_cpu_ticks() - cpu, t.elapsed());
@@ -352,13 +358,7 @@ fn releasing_removes_only_its_own_lock() {
 #[test]
 fn reading_mail_waits_for_no_writer_and_moves_nothing_aside_under_anothers_lock() {
     let dir = tempfile::tempdir().unwrap();
-    let timing = LockTiming {
-        stale: Duration::from_secs(60),
-        timeout: Duration::from_secs(1),
-    };
-    let boxes = Mailboxes::new(dir.path(), "soulgrid")
-        .unwrap()
-        .with_lock_timing(timing);
+    let (boxes, timing) = waiting_a_second(dir.path());
     boxes.send("Marcus", "lyra", "tagged", None).unwrap();
     let inbox = boxes.path("lyra").unwrap();
     let lock = lock_path(dir.path());
