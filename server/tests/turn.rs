@@ -329,3 +329,40 @@ fn the_simulators_lines_parse_like_the_real_clis() {
         })
     ));
 }
+
+/// The simulator is instant: a turn's lines (init, the echo of the message, the answer, the
+/// result) reach its stdout in one write, as the real CLI's would if its model answered at
+/// once, so what a benchmark measures of a turn is the server's (P8), not gaps the simulator
+/// left between its lines.
+#[test]
+fn the_simulator_writes_a_turn_at_once() {
+    use std::io::{Read, Write};
+    use std::process::{Command, Stdio};
+    let cwd = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_soulgrid-sim"))
+        .args(soulgrid::runtime::process::STREAM_JSON)
+        .args(["--replay-user-messages", "--session-id", "sim-1"])
+        .current_dir(cwd.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let message = soulgrid::runtime::protocol::user_message("hello", "u-1");
+    writeln!(stdin, "{message}").unwrap();
+    // One read: whatever one write of the simulator put in the pipe (under a page: whole).
+    let mut buf = vec![0; 64 * 1024];
+    let n = stdout.read(&mut buf).unwrap();
+    let got = String::from_utf8_lossy(&buf[..n]).into_owned();
+    let kinds: Vec<String> = got
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            v["type"].as_str().unwrap_or_default().to_string()
+        })
+        .collect();
+    assert_eq!(kinds, ["system", "user", "assistant", "result"], "{got}");
+    drop(stdin);
+    child.wait().unwrap();
+}

@@ -3,7 +3,9 @@
 //! scripted agents. It is what fast tests run and the default when no `claude` is installed.
 //!
 //! Per user line it prints `system/init`, one `assistant` line per content block and one
-//! `result`, as the real CLI does. What it says:
+//! `result`, as the real CLI does. It is instant: a turn's lines go out together, in one write,
+//! as the real CLI's would if its model answered at once (what it wrote so far goes out before
+//! anything it waits for: its latency, the host's answer, an interrupt). What it says:
 //! - to a summon letter (asks for the `register` action; names the seat as `position N`): a soul,
 //!   then `[ACTION] {"action":"register","name":…}` with a name seeded by the seat;
 //! - to a wake prompt (`You are waking up.`): a greeting that quotes its soul's first line;
@@ -81,7 +83,8 @@ struct Sim {
     heard: Option<String>,
     /// As the lead: the problem of the quest it planned, and the reviews it answered.
     quest: Option<(String, usize)>,
-    out: std::io::Stdout,
+    /// Lines written and not yet sent ([`Sim::send`]).
+    out: Vec<u8>,
 }
 
 /// How a wait for the host ended.
@@ -91,10 +94,20 @@ enum Waited {
 }
 
 impl Sim {
+    /// Writes a line; it goes out with the next [`Sim::send`].
     fn emit(&mut self, v: Value) {
-        let mut out = self.out.lock();
-        let _ = writeln!(out, "{v}");
-        let _ = out.flush();
+        let _ = writeln!(self.out, "{v}");
+    }
+
+    /// Sends what was written, in one write.
+    fn send(&mut self) {
+        if self.out.is_empty() {
+            return;
+        }
+        let mut stdout = std::io::stdout().lock();
+        let _ = stdout.write_all(&self.out);
+        let _ = stdout.flush();
+        self.out.clear();
     }
 
     fn answer_control(&mut self, v: &Value) {
@@ -144,11 +157,15 @@ impl Sim {
         {
             let _ = writeln!(log, "{}", Value::String(input.to_string()));
         }
-        std::thread::sleep(self.latency);
+        if !self.latency.is_zero() {
+            self.send();
+            std::thread::sleep(self.latency);
+        }
         // A wake prompt quotes the last session: knobs there are history, not instructions.
         let knob = |k: &str| input.contains(k) && !input.starts_with("You are waking up.");
         if knob("SIM_CRASH") {
             self.text("Something is wrong…");
+            self.send();
             std::process::exit(3);
         }
         if knob("SIM_HANG") {
@@ -177,6 +194,7 @@ impl Sim {
     /// Reads stdin until a line `wanted` accepts; other lines wait for after the turn. An
     /// `interrupt` ends the turn as the real CLI 2.1.330 does: its note, then an error result.
     fn wait_for(&mut self, wanted: impl Fn(&Value) -> bool) -> Waited {
+        self.send();
         while let Ok(v) = self.input.recv() {
             if wanted(&v) {
                 return Waited::Got(v);
@@ -323,14 +341,16 @@ fn main() {
         ask_permission: flag("--permission-prompt-tool").as_deref() == Some("stdio"),
         replay: args.iter().any(|a| a == "--replay-user-messages"),
         allowed: Vec::new(),
-        out: std::io::stdout(),
+        out: Vec::new(),
     };
     while let Ok(v) = sim.input.recv() {
         sim.handle(v);
+        sim.send();
         while !sim.waiting.is_empty() {
             let queued = std::mem::take(&mut sim.waiting);
             for v in queued {
                 sim.handle(v);
+                sim.send();
             }
         }
     }
