@@ -3,6 +3,7 @@
 //! their stdin and turns their stdout into events. Liveness comes from here.
 
 mod agent_fs;
+mod background;
 mod config;
 mod fork;
 mod git;
@@ -147,6 +148,8 @@ struct Inner {
     answered: Mutex<HashSet<String>>,
     /// An inbox changed: the agents' state files may be out of date.
     inboxes_changed: tokio::sync::Notify,
+    /// The projections' file work (the human's inbox, `_state.md`), at the lowest priority.
+    background: background::Background,
     /// Seats summoned for a quest stage, until their newcomer has a name.
     joining: Mutex<std::collections::HashMap<Seat, quest_watch::Joining>>,
     /// Quest and job markers, carried out one at a time in the order they were written (by
@@ -184,6 +187,7 @@ impl Runtime {
                     .collect(),
                 answered: Mutex::default(),
                 inboxes_changed: tokio::sync::Notify::new(),
+                background: background::Background::start(),
                 joining: Mutex::default(),
                 quest_queue,
                 quest_requests: Mutex::new(Some(quest_requests)),

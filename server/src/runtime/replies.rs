@@ -96,9 +96,12 @@ impl Runtime {
             return;
         }
         let (mailboxes, human) = (self.mailboxes().clone(), self.human_inbox());
-        let filed =
-            tokio::task::spawn_blocking(move || mailboxes.file_read(&human, &replies)).await;
-        if let Ok(Err(e)) = filed {
+        let filed = self
+            .inner
+            .background
+            .run(move || mailboxes.file_read(&human, &replies))
+            .await;
+        if let Some(Err(e)) = filed {
             tracing::warn!(error = %e, "could not file replies in the human's inbox");
         }
     }

@@ -28,14 +28,14 @@ impl Runtime {
         let mut live = self.store().subscribe();
         let shutdown = self.shutdown_token();
         tokio::spawn(async move {
-            let mut written = HashMap::new();
+            let mut kept = Kept::default();
             let mut recheck = tokio::time::interval(MAIL_RECHECK);
             loop {
-                rt.write_state_files(&mut written).await;
+                rt.write_state_files(&mut kept).await;
                 tokio::select! {
                     _ = shutdown.cancelled() => return,
-                    _ = recheck.tick() => {}
-                    _ = rt.inner.inboxes_changed.notified() => {}
+                    _ = recheck.tick() => kept.mail.clear(),
+                    _ = rt.inner.inboxes_changed.notified() => kept.mail.clear(),
                     r = live.recv() => match r {
                         Ok(_) | Err(RecvError::Lagged(_)) => {
                             // A burst of events is one rewrite.
@@ -48,8 +48,10 @@ impl Runtime {
         });
     }
 
-    /// Writes the state file of every named agent whose text changed since `written`.
-    async fn write_state_files(&self, written: &mut HashMap<Seat, String>) {
+    /// Writes the state file of every named agent whose text changed since it was last
+    /// written. An inbox is read again only after an inbox changed (the log moving does not
+    /// change one).
+    async fn write_state_files(&self, kept: &mut Kept) {
         let seats: Vec<(Seat, String, usize)> = self.store().with_docs(|docs| {
             identities(docs)
                 .filter(|d| d.status().is_visible())
@@ -60,18 +62,17 @@ impl Runtime {
                 .collect()
         });
         for (seat, inbox, asking) in seats {
-            let mailboxes = self.mailboxes().clone();
-            let mail = tokio::task::spawn_blocking(move || mailboxes.all(&inbox))
-                .await
-                .ok()
-                .and_then(Result::ok)
-                .unwrap_or_default();
+            let (unread_mail, last_read) = match kept.mail.get(&inbox) {
+                Some(mail) => mail.clone(),
+                None => {
+                    let mail = self.read_mail(inbox.clone()).await;
+                    kept.mail.insert(inbox, mail.clone());
+                    mail
+                }
+            };
             let around = Around {
-                unread_mail: mail.iter().filter(|m| !m.read).count(),
-                last_read: mail
-                    .iter()
-                    .rfind(|m| m.read)
-                    .map(|m| (m.from.clone(), m.timestamp.clone())),
+                unread_mail,
+                last_read,
                 pending_permissions: asking,
                 context_window: self.config().context_window,
             };
@@ -81,20 +82,58 @@ impl Runtime {
             else {
                 continue;
             };
-            if written.get(&seat) == Some(&text) {
+            if kept.written.get(&seat) == Some(&text) {
                 continue;
             }
             // The folder is the process's to make: no folder, no agent has run there yet.
             let dir = agent_dir(&self.config().data_dir, seat);
-            if !dir.is_dir() {
-                continue;
-            }
-            match write_file(&dir, FILE_NAME, text.as_bytes(), 0o444) {
-                Ok(()) => {
-                    written.insert(seat, text);
+            let bytes = text.clone().into_bytes();
+            let wrote = self
+                .inner
+                .background
+                .run(move || {
+                    dir.is_dir()
+                        .then(|| write_file(&dir, FILE_NAME, &bytes, 0o444))
+                })
+                .await
+                .flatten();
+            match wrote {
+                Some(Ok(())) => {
+                    kept.written.insert(seat, text);
                 }
-                Err(e) => tracing::warn!(seat, error = %e, "could not write {FILE_NAME}"),
+                Some(Err(e)) => tracing::warn!(seat, error = %e, "could not write {FILE_NAME}"),
+                None => {}
             }
         }
     }
+
+    /// What a state file says of an inbox: its unread count and the newest message read.
+    async fn read_mail(&self, inbox: String) -> MailSeen {
+        let mailboxes = self.mailboxes().clone();
+        let mail = self
+            .inner
+            .background
+            .run(move || mailboxes.all(&inbox))
+            .await
+            .and_then(Result::ok)
+            .unwrap_or_default();
+        let unread = mail.iter().filter(|m| !m.read).count();
+        let last_read = mail
+            .iter()
+            .rfind(|m| m.read)
+            .map(|m| (m.from.clone(), m.timestamp.clone()));
+        (unread, last_read)
+    }
+}
+
+/// An inbox as a state file shows it: unread messages, and who sent the newest read one, when.
+type MailSeen = (usize, Option<(String, String)>);
+
+/// What the state-file task keeps between rewrites.
+#[derive(Default)]
+struct Kept {
+    /// The text last written, by seat.
+    written: HashMap<Seat, String>,
+    /// Each inbox as last read, until an inbox changes.
+    mail: HashMap<String, MailSeen>,
 }
