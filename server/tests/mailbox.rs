@@ -166,6 +166,47 @@ fn filing_answers_the_unread_mail_a_delivery_would_read() {
     assert_eq!(read(&boxes.path("lyra").unwrap()).len(), 4);
 }
 
+/// An inbox this server wrote with nothing in it for the mail watcher (all read, or its unread
+/// mail handed over by the filer) is settled until anyone else writes it: by rename, or in
+/// place; a write of ours that carries another program's unread mail is not settled.
+#[test]
+fn only_the_servers_own_write_with_nothing_left_unread_is_settled() {
+    let dir = tempfile::tempdir().unwrap();
+    let boxes = Mailboxes::new(dir.path(), "soulgrid").unwrap();
+    let path = boxes.path("lyra").unwrap();
+    assert!(!boxes.settled("lyra"), "no file");
+
+    // Sent for the watcher to hand over: not settled; filed by one that hands it over: settled.
+    let one = boxes.send("Marcus", "lyra", "one", None).unwrap();
+    assert!(!boxes.settled("lyra"));
+    let two = boxes.file("Marcus", "lyra", "two", None).unwrap().msg_id;
+    assert!(boxes.settled("lyra"));
+
+    // All read: settled, until another program writes, by rename.
+    boxes.mark_read("lyra", &[one, two]).unwrap();
+    assert!(boxes.settled("lyra"));
+    common::external_append(&path, "Orin", 3);
+    assert!(!boxes.settled("lyra"), "another program's rename");
+
+    // Our write that carries Orin's unread mail along is not settled.
+    let orin = boxes.unread_tagged("lyra").unwrap()[0]
+        .msg_id
+        .clone()
+        .unwrap();
+    let four = boxes.send("Marcus", "lyra", "four", None).unwrap();
+    boxes.mark_read("lyra", &[four]).unwrap();
+    assert!(!boxes.settled("lyra"), "Orin's mail is still unread in it");
+    boxes.mark_read("lyra", &[orin]).unwrap();
+    assert!(boxes.settled("lyra"));
+
+    // Another program's write in place, of the same length, at once (the same tick of the
+    // file system's clock, likely): not settled.
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.replace("Orin 3", "Orin 5")).unwrap();
+    assert_eq!(std::fs::read_to_string(&path).unwrap().len(), text.len());
+    assert!(!boxes.settled("lyra"), "another program's write in place");
+}
+
 /// Pages of `path` in the page cache that are not on the disk yet (dirty or being written),
 /// from Linux's `cachestat` (6.5+).
 fn unwritten_pages(path: &Path) -> u64 {

@@ -5,7 +5,9 @@
 //! that is not valid JSON is moved aside (under the lock), never overwritten; a file keeps
 //! every unread message and the newest read ones.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::SystemTime;
 
 use app::domain::mail::InboxMessage;
@@ -94,7 +96,12 @@ pub enum Change {
     Synced,
 }
 
-fn write_held(file: &Path, messages: &[InboxMessage], change: Change) -> Result<(), MailboxError> {
+fn write_held(
+    file: &Path,
+    messages: &[InboxMessage],
+    change: Change,
+    (settled, unread): (&Settled, Unread),
+) -> Result<(), MailboxError> {
     let tmp = PathBuf::from(format!(
         "{}.tmp.{}",
         file.display(),
@@ -107,9 +114,12 @@ fn write_held(file: &Path, messages: &[InboxMessage], change: Change) -> Result<
         if change == Change::Synced {
             f.sync_all()?;
         }
-        Ok(())
+        // Noted before the rename, so that a watcher that sees the rename finds it noted.
+        settled.note(file, &body, messages, unread);
+        std::fs::rename(&tmp, file)
     });
-    if let Err(e) = written.and_then(|()| std::fs::rename(&tmp, file)) {
+    if let Err(e) = written {
+        settled.forget(file);
         let _ = std::fs::remove_file(&tmp);
         return Err(io(e));
     }
@@ -124,11 +134,66 @@ fn write_held(file: &Path, messages: &[InboxMessage], change: Change) -> Result<
     Ok(())
 }
 
+/// Who acts on the unread mail an update leaves in the inbox.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unread {
+    /// Whoever watches the inbox (the mail watcher hands it over or collects it).
+    Watcher,
+    /// The caller, at once: it hands over all of it (a message filed, then handed over).
+    Caller,
+}
+
+/// Inbox files as this process last wrote them when no mail in them was left for a watcher
+/// ([`Unread`]), by a hash of their bytes. While a file still holds those bytes, a change a
+/// watcher sees is only that write, with nothing in it to hand over or collect; any other
+/// writer's write (by rename or in place, even of the same length within the same tick of the
+/// file system's clock) changes them.
+#[derive(Debug, Default)]
+pub struct Settled(Mutex<HashMap<PathBuf, u64>>);
+
+impl Settled {
+    /// Whether `file` still holds what this process wrote with nothing left for a watcher.
+    /// (One read of a small file, no parsing.)
+    pub fn holds(&self, file: &Path) -> bool {
+        let Some(written) = self.written().get(file).copied() else {
+            return false;
+        };
+        std::fs::read(file).is_ok_and(|bytes| hash(&bytes) == written)
+    }
+
+    /// `file` is about to hold `body`, which is `messages`.
+    fn note(&self, file: &Path, body: &[u8], messages: &[InboxMessage], unread: Unread) {
+        match unread == Unread::Caller || messages.iter().all(|m| m.read) {
+            true => self.written().insert(file.to_path_buf(), hash(body)),
+            false => self.written().remove(file),
+        };
+    }
+
+    fn forget(&self, file: &Path) {
+        self.written().remove(file);
+    }
+
+    fn written(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, u64>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// A hash of a file's bytes (keyed at random per process: nothing outside can aim at it).
+fn hash(bytes: &[u8]) -> u64 {
+    use std::hash::BuildHasher;
+    static KEYS: std::sync::OnceLock<std::hash::RandomState> = std::sync::OnceLock::new();
+    KEYS.get_or_init(std::hash::RandomState::new)
+        .hash_one(bytes)
+}
+
 /// Reads the inbox under the lock, lets `f` change it, and writes it back (pruned of old read
-/// mail) as `f` says ([`Change`]). An invalid file is moved aside and `f` sees an empty inbox.
+/// mail) as `f` says ([`Change`]), noting in `settled` whether it left mail for a watcher
+/// (`unread` says who acts on what is unread). An invalid file is moved aside and `f` sees an
+/// empty inbox.
 pub fn update<R>(
     file: &Path,
     timing: LockTiming,
+    settled: (&Settled, Unread),
     f: impl FnOnce(&mut Vec<InboxMessage>) -> (Change, R),
 ) -> Result<R, MailboxError> {
     if let Some(dir) = file.parent() {
@@ -144,7 +209,7 @@ pub fn update<R>(
     if change != Change::None {
         prune(&mut messages);
         lock.keep_fresh();
-        write_held(file, &messages, change)?;
+        write_held(file, &messages, change, settled)?;
     }
     Ok(result)
 }

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 
 use app::domain::mail::InboxMessage;
 
-use file::Change;
+use file::{Change, Settled, Unread};
 
 #[derive(Debug, thiserror::Error)]
 pub enum MailboxError {
@@ -69,6 +69,8 @@ pub struct Mailboxes {
     /// Our own writers of one inbox queue here instead of polling its lock directory, which is
     /// for writers in other processes. One per inbox: a held inbox holds up only its own mail.
     local: Arc<Mutex<HashMap<PathBuf, Arc<Mutex<()>>>>>,
+    /// Inboxes this server left with nothing unread ([`Mailboxes::settled`]).
+    settled: Arc<Settled>,
     timing: lock::LockTiming,
 }
 
@@ -78,6 +80,7 @@ impl Mailboxes {
         Ok(Mailboxes {
             dir: data_dir.join("teams").join(team).join("inboxes"),
             local: Default::default(),
+            settled: Default::default(),
             timing: lock::LockTiming::default(),
         })
     }
@@ -98,6 +101,26 @@ impl Mailboxes {
             .clone()
     }
 
+    /// [`file::update`] of the inbox at `path`, after this server's other writers of it (one
+    /// at a time, without polling its lock directory).
+    fn update<R>(
+        &self,
+        path: &Path,
+        unread: Unread,
+        f: impl FnOnce(&mut Vec<InboxMessage>) -> (Change, R),
+    ) -> Result<R, MailboxError> {
+        let local = self.local_lock(path);
+        let _local = local.lock().unwrap_or_else(|p| p.into_inner());
+        file::update(path, self.timing, (&self.settled, unread), f)
+    }
+
+    /// Whether `name`'s inbox still holds what this server last wrote there with nothing in it
+    /// for the mail watcher (all read, or its unread mail handed over by whoever filed it):
+    /// nobody else wrote since, so there is nothing to act on ([`file::Settled`]).
+    pub fn settled(&self, name: &str) -> bool {
+        self.path(name).is_ok_and(|path| self.settled.holds(&path))
+    }
+
     pub fn dir(&self) -> &Path {
         &self.dir
     }
@@ -116,12 +139,12 @@ impl Mailboxes {
         text: &str,
         msg_id: Option<String>,
     ) -> Result<String, MailboxError> {
-        Ok(self.file(from, to, text, msg_id)?.msg_id)
+        Ok(self.filing(from, to, text, msg_id, Unread::Watcher)?.msg_id)
     }
 
     /// [`Mailboxes::send`], answering also with the inbox's unread mail as the write left it
     /// (tagged as [`Mailboxes::unread_tagged`] tags it): what a delivery right after would
-    /// read.
+    /// read. The caller hands it over: the mail watcher is not to act on this write.
     pub fn file(
         &self,
         from: &str,
@@ -129,15 +152,24 @@ impl Mailboxes {
         text: &str,
         msg_id: Option<String>,
     ) -> Result<Filed, MailboxError> {
+        self.filing(from, to, text, msg_id, Unread::Caller)
+    }
+
+    fn filing(
+        &self,
+        from: &str,
+        to: &str,
+        text: &str,
+        msg_id: Option<String>,
+        unread: Unread,
+    ) -> Result<Filed, MailboxError> {
         let mut message = message(from, text, None, false);
         if let Some(id) = msg_id {
             message.msg_id = Some(id);
         }
         let msg_id = message.msg_id.clone().unwrap_or_default();
         let path = self.path(to)?;
-        let local = self.local_lock(&path);
-        let _local = local.lock().unwrap_or_else(|p| p.into_inner());
-        let unread = file::update(&path, self.timing, |m| {
+        let unread = self.update(&path, unread, |m| {
             let filed = m
                 .iter()
                 .any(|x| x.msg_id.as_deref() == Some(msg_id.as_str()));
@@ -167,9 +199,7 @@ impl Mailboxes {
 
     fn append_all(&self, to: &str, messages: Vec<InboxMessage>) -> Result<(), MailboxError> {
         let path = self.path(to)?;
-        let local = self.local_lock(&path);
-        let _local = local.lock().unwrap_or_else(|p| p.into_inner());
-        file::update(&path, self.timing, |m| {
+        self.update(&path, Unread::Watcher, |m| {
             m.extend(messages);
             (Change::Cached, ())
         })
@@ -189,9 +219,7 @@ impl Mailboxes {
                 return Ok(messages.into_iter().filter(|m| !m.read).collect());
             }
         }
-        let local = self.local_lock(&path);
-        let _local = local.lock().unwrap_or_else(|p| p.into_inner());
-        file::update(&path, self.timing, |m| {
+        self.update(&path, Unread::Watcher, |m| {
             let change = if tag(m) { Change::Synced } else { Change::None };
             (change, m.iter().filter(|m| !m.read).cloned().collect())
         })
@@ -201,9 +229,7 @@ impl Mailboxes {
     /// for an event that could not be recorded.
     pub fn unfile(&self, name: &str, msg_id: &str) -> Result<(), MailboxError> {
         let path = self.path(name)?;
-        let local = self.local_lock(&path);
-        let _local = local.lock().unwrap_or_else(|p| p.into_inner());
-        file::update(&path, self.timing, |m| {
+        self.update(&path, Unread::Watcher, |m| {
             let before = m.len();
             m.retain(|x| x.read || x.msg_id.as_deref() != Some(msg_id));
             let change = if m.len() < before {
@@ -218,9 +244,7 @@ impl Mailboxes {
     /// Marks the messages with these ids read (their reader took them).
     pub fn mark_read(&self, name: &str, msg_ids: &[String]) -> Result<(), MailboxError> {
         let path = self.path(name)?;
-        let local = self.local_lock(&path);
-        let _local = local.lock().unwrap_or_else(|p| p.into_inner());
-        file::update(&path, self.timing, |m| {
+        self.update(&path, Unread::Watcher, |m| {
             let mut changed = false;
             for msg in m
                 .iter_mut()

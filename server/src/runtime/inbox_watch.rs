@@ -60,6 +60,11 @@ impl Runtime {
             let Some(inbox) = file.strip_suffix(".json") else {
                 continue;
             };
+            // This server's own write with nothing unread in it (a mark of mail read, replies
+            // filed for the human): nothing to hand over or collect.
+            if self.inner.mailboxes.settled(inbox) {
+                continue;
+            }
             if Some(inbox) == human.as_deref() {
                 self.collect_human_mail().await;
             } else if let Some(seat) = self.running_seat_of_inbox(inbox) {
