@@ -193,6 +193,7 @@ fn supervise(
         naming: rt.naming(),
         stop_asked: None,
         pending: Vec::new(),
+        taken: Vec::new(),
         recorder: rt.recorder().clone(),
         reports: reports_tx,
         resuming: spec.resume.is_some(),

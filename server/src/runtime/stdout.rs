@@ -30,7 +30,8 @@ impl Supervisor {
     /// once (init, text, result) reach the stream after one fsync rather than one each. A line
     /// whose events something else waits on (a transition's commit, a name, a reply on stdin,
     /// a request to the owner, the turn's end) records what is pending with its own at once.
-    /// Nothing waits in `pending` past the burst. `Some` when stdout ended.
+    /// Nothing waits in `pending` past the burst; messages the agent took in it are reported
+    /// after it. `Some` when stdout ended.
     pub(super) async fn burst(
         &mut self,
         first: Option<Result<Line, std::io::Error>>,
@@ -64,6 +65,9 @@ impl Supervisor {
             }
         };
         self.record(Vec::new()).await;
+        for uuid in std::mem::take(&mut self.taken) {
+            let _ = self.reports.send(Report::Taken(uuid));
+        }
         end
     }
 
@@ -109,7 +113,12 @@ impl Supervisor {
                         *taken = Some(p.turns_done);
                     }
                 }
-                let _ = self.reports.send(Report::Taken(uuid.clone()));
+                match batching {
+                    Batching::Burst => self.taken.push(uuid.clone()),
+                    Batching::AtOnce => {
+                        let _ = self.reports.send(Report::Taken(uuid.clone()));
+                    }
+                }
                 return;
             }
             CliLine::System { subtype, .. } if subtype == "init" => {

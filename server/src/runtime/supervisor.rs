@@ -84,6 +84,10 @@ pub struct Supervisor {
     /// Events of lines read in one burst, recorded with the burst's last (see
     /// [`Supervisor::burst`]).
     pub pending: Vec<EventKind>,
+    /// User messages (by uuid) the agent took in the burst, reported once the burst's events
+    /// are stored: marking their mail read (files written) then follows the turn's reply
+    /// rather than racing it to the disk.
+    pub taken: Vec<String>,
     /// Its working directory: its vault, its git repository, its `_state.md`.
     pub workdir: std::path::PathBuf,
     /// The identity it runs for, and the folder's last commit seen.
