@@ -5,9 +5,9 @@
 use std::sync::Arc;
 
 use app::domain::events::{Event, EventKind};
-use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 
-use super::Runtime;
+use super::{background, Runtime};
 use crate::store::Committed;
 
 /// Most events read from the store at once when catching up.
@@ -37,23 +37,36 @@ impl Runtime {
         let shutdown = self.shutdown_token();
         let mut after = self.store().last_event_id();
         tokio::spawn(async move {
+            let mut written: Option<tokio::time::Instant> = None;
             loop {
                 let first = tokio::select! {
                     _ = shutdown.cancelled() => return,
                     r = live.recv() => r,
                 };
-                let events: Vec<Event> = match first {
-                    Ok(c) => {
-                        // A burst is filed in one write.
-                        let mut burst: Vec<Arc<Committed>> = vec![c];
-                        while let Ok(c) = live.try_recv() {
-                            burst.push(c);
-                        }
-                        burst.iter().map(|c| c.event.clone()).collect()
-                    }
-                    // Fell behind the live stream: what it missed is read from the store.
-                    Err(RecvError::Lagged(_)) => rt.events_since(after).await,
+                let mut lagged = false;
+                let mut burst: Vec<Arc<Committed>> = Vec::new();
+                match first {
+                    Ok(c) => burst.push(c),
+                    Err(RecvError::Lagged(_)) => lagged = true,
                     Err(RecvError::Closed) => return,
+                }
+                // One write an interval at most: what is said meanwhile is filed with it.
+                tokio::select! {
+                    _ = shutdown.cancelled() => return,
+                    _ = background::after_interval(written) => {}
+                }
+                loop {
+                    match live.try_recv() {
+                        Ok(c) => burst.push(c),
+                        Err(TryRecvError::Lagged(_)) => lagged = true,
+                        Err(TryRecvError::Empty) => break,
+                        Err(TryRecvError::Closed) => return,
+                    }
+                }
+                let events: Vec<Event> = match lagged {
+                    // Fell behind the live stream: what it missed is read from the store.
+                    true => rt.events_since(after).await,
+                    false => burst.iter().map(|c| c.event.clone()).collect(),
                 };
                 let new: Vec<&Event> = events.iter().filter(|e| e.id > after).collect();
                 let Some(last) = new.last().map(|e| e.id) else {
@@ -66,6 +79,7 @@ impl Runtime {
                     .map(|(from, text)| (from.to_string(), text.to_string()))
                     .collect();
                 rt.file(replies).await;
+                written = Some(tokio::time::Instant::now());
             }
         });
     }

@@ -11,9 +11,11 @@ use app::domain::docs::identities;
 use app::domain::docs::pending;
 use app::domain::state_file::{render, Around, FILE_NAME};
 use app::domain::Seat;
-use tokio::sync::broadcast::error::RecvError;
+use futures::FutureExt;
+use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 
 use super::agent_fs::write_file;
+use super::background;
 use super::process::agent_dir;
 use super::Runtime;
 
@@ -32,17 +34,30 @@ impl Runtime {
             let mut recheck = tokio::time::interval(MAIL_RECHECK);
             loop {
                 rt.write_state_files(&mut kept).await;
+                let written = tokio::time::Instant::now();
                 tokio::select! {
                     _ = shutdown.cancelled() => return,
                     _ = recheck.tick() => kept.mail.clear(),
                     _ = rt.inner.inboxes_changed.notified() => kept.mail.clear(),
-                    r = live.recv() => match r {
-                        Ok(_) | Err(RecvError::Lagged(_)) => {
-                            // A burst of events is one rewrite.
-                            while live.try_recv().is_ok() {}
-                        }
-                        Err(RecvError::Closed) => return,
+                    r = live.recv() => if let Err(RecvError::Closed) = r {
+                        return;
                     },
+                }
+                // One rewrite an interval at most: the events and inbox changes meanwhile are
+                // all in it.
+                tokio::select! {
+                    _ = shutdown.cancelled() => return,
+                    _ = background::after_interval(Some(written)) => {}
+                }
+                loop {
+                    match live.try_recv() {
+                        Ok(_) | Err(TryRecvError::Lagged(_)) => {}
+                        Err(TryRecvError::Empty) => break,
+                        Err(TryRecvError::Closed) => return,
+                    }
+                }
+                if rt.inner.inboxes_changed.notified().now_or_never().is_some() {
+                    kept.mail.clear();
                 }
             }
         });
