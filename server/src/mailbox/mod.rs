@@ -182,7 +182,7 @@ impl Mailboxes {
             } else {
                 Change::None
             };
-            (change, m.iter().filter(|m| !m.read).cloned().collect())
+            (change, unread_of(m))
         })?;
         Ok(Filed { msg_id, unread })
     }
@@ -221,7 +221,7 @@ impl Mailboxes {
         }
         self.update(&path, Unread::Watcher, |m| {
             let change = if tag(m) { Change::Synced } else { Change::None };
-            (change, m.iter().filter(|m| !m.read).cloned().collect())
+            (change, unread_of(m))
         })
     }
 
@@ -345,4 +345,9 @@ fn message(from: &str, text: &str, summary: Option<String>, read: bool) -> Inbox
 /// The current time as ISO-8601 with milliseconds, as Claude Code writes timestamps.
 pub fn now_iso() -> String {
     app::domain::time::iso(crate::now_ms())
+}
+
+/// The unread messages of an inbox, oldest first.
+fn unread_of(messages: &[InboxMessage]) -> Vec<InboxMessage> {
+    messages.iter().filter(|m| !m.read).cloned().collect()
 }
