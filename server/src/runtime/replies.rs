@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use app::domain::events::{Event, EventKind};
-use tokio::sync::broadcast::error::{RecvError, TryRecvError};
+use tokio::sync::broadcast::error::RecvError;
 
 use super::{background, Runtime};
 use crate::store::Committed;
@@ -55,13 +55,9 @@ impl Runtime {
                     _ = shutdown.cancelled() => return,
                     _ = background::after_interval(written) => {}
                 }
-                loop {
-                    match live.try_recv() {
-                        Ok(c) => burst.push(c),
-                        Err(TryRecvError::Lagged(_)) => lagged = true,
-                        Err(TryRecvError::Empty) => break,
-                        Err(TryRecvError::Closed) => return,
-                    }
+                match background::drain(&mut live, |c| burst.push(c)) {
+                    Some(fell_behind) => lagged |= fell_behind,
+                    None => return,
                 }
                 let events: Vec<Event> = match lagged {
                     // Fell behind the live stream: what it missed is read from the store.

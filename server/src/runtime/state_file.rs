@@ -12,7 +12,7 @@ use app::domain::docs::pending;
 use app::domain::state_file::{render, Around, FILE_NAME};
 use app::domain::Seat;
 use futures::FutureExt;
-use tokio::sync::broadcast::error::{RecvError, TryRecvError};
+use tokio::sync::broadcast::error::RecvError;
 
 use super::agent_fs::write_file;
 use super::background;
@@ -49,12 +49,8 @@ impl Runtime {
                     _ = shutdown.cancelled() => return,
                     _ = background::after_interval(Some(written)) => {}
                 }
-                loop {
-                    match live.try_recv() {
-                        Ok(_) | Err(TryRecvError::Lagged(_)) => {}
-                        Err(TryRecvError::Empty) => break,
-                        Err(TryRecvError::Closed) => return,
-                    }
+                if background::drain(&mut live, drop).is_none() {
+                    return;
                 }
                 if rt.inner.inboxes_changed.notified().now_or_never().is_some() {
                     kept.mail.clear();
