@@ -12,7 +12,11 @@ fn state_of(dir: &Path, seat: u8) -> String {
 }
 
 async fn wait_for_file(dir: &Path, seat: u8, what: &str, has: &str) {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    wait_for_file_within(dir, seat, what, has, 20).await;
+}
+
+async fn wait_for_file_within(dir: &Path, seat: u8, what: &str, has: &str, secs: u64) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
     while !state_of(dir, seat).contains(has) {
         assert!(
             std::time::Instant::now() < deadline,
@@ -61,6 +65,15 @@ async fn every_named_agent_has_a_read_only_state_file_kept_current() {
     // Asleep, with a letter waiting: the file says both.
     leave_kael_a_letter(&router, dir.path()).await;
     assert!(state_of(dir.path(), 1).contains("- status: sleeping\n"));
+
+    // Letters another program leaves a sleeper are no events: the file follows the inbox's
+    // changes themselves, each at once (two within 4 s: a file that waited for the 5-second
+    // recheck would show one at most).
+    let kael = state.runtime.mailboxes().path("kael").unwrap();
+    common::external_append(&kael, "Orin", 1);
+    wait_for_file_within(dir.path(), 1, "Orin's letter", "- unread mail: 2\n", 2).await;
+    common::external_append(&kael, "Orin", 2);
+    wait_for_file_within(dir.path(), 1, "Orin's second", "- unread mail: 3\n", 2).await;
 
     // The lead has one too, once it has run.
     call(&router, post_json("/api/send", json!({"text": "hello"}))).await;
