@@ -20,6 +20,17 @@ fn outsider(data: &std::path::Path) -> Connection {
     Connection::open(data.join("soulgrid.db")).unwrap()
 }
 
+/// Makes the database refuse every event whose row matches `when` (SQL over `NEW`), as a
+/// store failure would, from another connection.
+fn poison(data: &std::path::Path, when: &str) {
+    outsider(data)
+        .execute_batch(&format!(
+            "CREATE TRIGGER poison BEFORE INSERT ON events WHEN {when}
+             BEGIN SELECT RAISE(ABORT, 'poisoned'); END;"
+        ))
+        .unwrap();
+}
+
 /// Holds the database's write lock (`BEGIN IMMEDIATE`) for `hold` from another thread; the
 /// returned channel says when the lock is taken.
 fn hold_write_lock(data: &std::path::Path, hold: Duration) -> std::sync::mpsc::Receiver<()> {
@@ -72,12 +83,7 @@ async fn a_database_held_by_another_program_for_8_s_during_summon_loses_no_regis
 async fn a_request_that_cannot_be_stored_fails_alone_not_its_whole_batch() {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(dir.path()).unwrap();
-    outsider(dir.path())
-        .execute_batch(
-            "CREATE TRIGGER poison BEFORE INSERT ON events WHEN NEW.body LIKE '%poison%'
-             BEGIN SELECT RAISE(ABORT, 'poisoned'); END;",
-        )
-        .unwrap();
+    poison(dir.path(), "NEW.body LIKE '%poison%'");
     let message = |text: &str| EventKind::RuntimeError {
         seat: None,
         message: text.to_string(),
@@ -108,13 +114,10 @@ async fn a_request_that_cannot_be_stored_fails_alone_not_its_whole_batch() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_agent_whose_words_cannot_be_stored_is_stopped_and_its_seat_says_so() {
     let (dir, state, router) = common::team_with(&["--record-deadline", "500ms"]).await;
-    outsider(dir.path())
-        .execute_batch(
-            "CREATE TRIGGER poison BEFORE INSERT ON events
-             WHEN NEW.type = 'agent_message' AND NEW.body LIKE '%You said: POISON%'
-             BEGIN SELECT RAISE(ABORT, 'poisoned'); END;",
-        )
-        .unwrap();
+    poison(
+        dir.path(),
+        "NEW.type = 'agent_message' AND NEW.body LIKE '%You said: POISON%'",
+    );
     let name = state
         .store
         .with_all_docs(|d| identity(d, 0).and_then(|i| i.name.clone()))
@@ -164,13 +167,10 @@ async fn a_message_that_cannot_be_recorded_never_reaches_the_agent() {
     let sent = call(&router, post_json("/api/send", json!({"text": "first"}))).await;
     assert_eq!(sent.status, 202, "{}", sent.body);
     wait_for_secs(&state, 20, "the lead's first answer", answered("first")).await;
-    outsider(dir.path())
-        .execute_batch(
-            "CREATE TRIGGER poison BEFORE INSERT ON events
-             WHEN NEW.type = 'user_message' AND NEW.body LIKE '%POISON%'
-             BEGIN SELECT RAISE(ABORT, 'poisoned'); END;",
-        )
-        .unwrap();
+    poison(
+        dir.path(),
+        "NEW.type = 'user_message' AND NEW.body LIKE '%POISON%'",
+    );
     let refused = call(&router, post_json("/api/send", json!({"text": "POISON"}))).await;
     assert!(
         refused.status.is_server_error(),
