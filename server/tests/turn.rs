@@ -295,18 +295,23 @@ fn lead_requests_are_handed_to_the_runtime() {
     );
 }
 
-#[test]
-fn the_simulators_lines_parse_like_the_real_clis() {
-    use std::io::Write;
+/// The simulated CLI with `args`, working in `cwd`, its stdin and stdout piped.
+fn simulator(cwd: &std::path::Path, args: &[&str]) -> std::process::Child {
     use std::process::{Command, Stdio};
-    let cwd = tempfile::tempdir().unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_soulgrid-sim"))
-        .args(["-p", "--session-id", "sim-1"])
-        .current_dir(cwd.path())
+    Command::new(env!("CARGO_BIN_EXE_soulgrid-sim"))
+        .args(args)
+        .current_dir(cwd)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
-        .unwrap();
+        .unwrap()
+}
+
+#[test]
+fn the_simulators_lines_parse_like_the_real_clis() {
+    use std::io::Write;
+    let cwd = tempfile::tempdir().unwrap();
+    let mut child = simulator(cwd.path(), &["-p", "--session-id", "sim-1"]);
     let letter = soulgrid::runtime::protocol::user_message(
         "You sit at position 7. End with [ACTION] {\"action\":\"register\",\"name\":\"<name>\"}",
         "u-1",
@@ -337,16 +342,10 @@ fn the_simulators_lines_parse_like_the_real_clis() {
 #[test]
 fn the_simulator_writes_a_turn_at_once() {
     use std::io::{Read, Write};
-    use std::process::{Command, Stdio};
     let cwd = tempfile::tempdir().unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_soulgrid-sim"))
-        .args(soulgrid::runtime::process::STREAM_JSON)
-        .args(["--replay-user-messages", "--session-id", "sim-1"])
-        .current_dir(cwd.path())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut args = soulgrid::runtime::process::STREAM_JSON.to_vec();
+    args.extend(["--replay-user-messages", "--session-id", "sim-1"]);
+    let mut child = simulator(cwd.path(), &args);
     let mut stdin = child.stdin.take().unwrap();
     let mut stdout = child.stdout.take().unwrap();
     let message = soulgrid::runtime::protocol::user_message("hello", "u-1");
