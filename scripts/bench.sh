@@ -12,6 +12,23 @@ quick=()
 
 step "setup" "$ROOT/scripts/setup.sh" --test
 step "build (cargo leptos build --release)" cargo leptos build --release
+# P6b's reference: the page's wasm without the console's views (bench/viewless), built as
+# cargo-leptos builds the page's (its profile, target directory and flags; wasm-bindgen; wasm-opt).
+# A subshell: its environment stays its own, and a stale file from an earlier run is gone.
+viewless() (
+  leptos_env
+  front="$(target_dir)/front"
+  dir="$ROOT/target/bench/viewless"
+  rm -rf "$dir" && mkdir -p "$dir"
+  CARGO_TARGET_DIR="$front" cargo build --package=soulgrid-viewless --lib \
+    --target=wasm32-unknown-unknown --profile=wasm-release || return
+  wasm-bindgen --target=web --out-name=viewless --out-dir="$dir" \
+    "$front/wasm32-unknown-unknown/wasm-release/soulgrid_viewless.wasm" || return
+  "$ROOT/node_modules/.bin/wasm-opt" -Oz --enable-bulk-memory --enable-nontrapping-float-to-int \
+    "$dir/viewless_bg.wasm" -o "$dir/viewless.wasm"
+)
+# Without it P6b says its reference was not measured; the rest is still measured.
+step "build P6b's reference (bench/viewless, release wasm)" viewless || true
 step "build soulgrid-bench, soulgrid-sim (release)" bash -c 'source scripts/lib.sh && leptos_env && cargo build --release -p soulgrid --bin soulgrid-bench --bin soulgrid-sim'
 
 out="$ROOT/target/bench"
@@ -24,4 +41,4 @@ browser() {
 }
 # A browser run that fails leaves its rows "not run"; the rest is still measured.
 step "browser figures (Chromium, release wasm)" browser || true
-step "soulgrid-bench" bash -c "set -o pipefail; '$bin/soulgrid-bench' ${quick[*]:-} --browser '$out/browser.json' --site-root '$ROOT/$(site_root)' | tee '$out/table.md'"
+step "soulgrid-bench" bash -c "set -o pipefail; '$bin/soulgrid-bench' ${quick[*]:-} --browser '$out/browser.json' --site-root '$ROOT/$(site_root)' --viewless '$ROOT/target/bench/viewless/viewless.wasm' | tee '$out/table.md'"

@@ -2,11 +2,12 @@
 //! table (`make bench` runs it on the release build after the browser figures). It asserts
 //! nothing: a figure short of its target is a `FAIL` row, never a failed command.
 //!
-//!     soulgrid-bench [--quick] [--only P3,P5] [--browser FILE] [--site-root DIR]
+//!     soulgrid-bench [--quick] [--only P3,P5] [--browser FILE] [--site-root DIR] [--viewless FILE]
 //!
 //! `--quick` runs every figure small (the smoke `make test` runs); `--browser` reads the
 //! samples `end2end/tests/perf.spec.ts` wrote; `--site-root` (or `LEPTOS_SITE_ROOT`) is where
-//! the built wasm is. The servers run in this process on a runtime whose threads are named
+//! the built wasm is; `--viewless` is P6b's reference, the page's wasm built without the
+//! console's views (`bench/viewless`, which `make bench` builds). The servers run in this process on a runtime whose threads are named
 //! `bench-server` (their CPU time is read from /proc), except for P7, which runs the `soulgrid`
 //! binary beside this one; `soulgrid-sim` beside it is the simulated CLI.
 
@@ -30,6 +31,8 @@ struct Opts {
     only: Vec<String>,
     browser: Option<PathBuf>,
     site_root: Option<PathBuf>,
+    /// P6b's reference: `bench/viewless` built as the page's wasm is.
+    viewless: Option<PathBuf>,
 }
 
 impl Opts {
@@ -39,6 +42,7 @@ impl Opts {
             only: Vec::new(),
             browser: None,
             site_root: std::env::var_os("LEPTOS_SITE_ROOT").map(PathBuf::from),
+            viewless: None,
         };
         let mut it = args.iter().skip(1);
         while let Some(arg) = it.next() {
@@ -55,6 +59,7 @@ impl Opts {
                 }
                 "--browser" => opts.browser = Some(value()?),
                 "--site-root" => opts.site_root = Some(value()?),
+                "--viewless" => opts.viewless = Some(value()?),
                 other => return Err(format!("unknown argument {other:?}")),
             }
         }
@@ -118,7 +123,9 @@ fn main() {
         ("P4", &|| store::catch_up(&server, &client, &dir("p4"), q)),
         ("P5", &|| fanout::fan_out(&server, &dir("p5"), q)),
         ("P6a", &|| page::ssr(&server, &dir("p6"), q)),
-        ("P6b", &|| page::wasm_size(opts.site_root.as_deref())),
+        ("P6b", &|| {
+            page::wasm_size(opts.site_root.as_deref(), opts.viewless.as_deref())
+        }),
         ("P7a", &|| process::memory(&server, &dir("p7a"), q)),
         ("P7b", &|| process::cold_start(&server, &dir("p7b"), q)),
         ("P8", &|| {

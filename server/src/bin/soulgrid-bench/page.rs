@@ -83,8 +83,10 @@ pub fn ssr(rt: &tokio::runtime::Runtime, dir: &Path, quick: bool) -> Row {
     )
 }
 
-/// The wasm in the site's `pkg/`, gzipped as a server would send it.
-pub fn wasm_size(site_root: Option<&Path>) -> Row {
+/// The wasm in the site's `pkg/`, gzipped as a server would send it; beside it, when given,
+/// the same page's wasm without the console's views (`bench/viewless`): what any page of this
+/// design carries before it draws anything, so the difference is what the views cost.
+pub fn wasm_size(site_root: Option<&Path>, viewless: Option<&Path>) -> Row {
     let row = Row::new("P6b", "the page's wasm, gzip -9", "≤ 300 KB");
     let Some(root) = site_root else {
         return row.not_run("no site root (--site-root or LEPTOS_SITE_ROOT)");
@@ -97,17 +99,42 @@ pub fn wasm_size(site_root: Option<&Path>) -> Row {
     let Some(wasm) = wasm else {
         return row.not_run(&format!("no .wasm in {}/pkg", root.display()));
     };
-    let raw = std::fs::metadata(&wasm).map_or(0, |m| m.len());
-    let gz = std::process::Command::new("gzip")
-        .arg("-9c")
-        .arg(&wasm)
-        .output()
-        .map(|o| o.stdout.len() as u64);
-    match gz {
-        Ok(gz) => row.measured(
-            format!("{} KB ({} KB before gzip)", gz / 1024, raw / 1024),
-            gz <= 300 * 1024,
+    let (raw, gz) = match sizes(&wasm) {
+        Ok(s) => s,
+        Err(e) => return row.not_run(&e),
+    };
+    let row = row.measured(
+        format!("{} KB ({} KB before gzip)", gz / 1024, raw / 1024),
+        gz <= 300 * 1024,
+    );
+    match viewless.map(sizes) {
+        Some(Ok((bare_raw, bare_gz))) => row.ratio(format!(
+            "the same page without the console's views (`bench/viewless`: leptos, its router, \
+             the snapshot read and the live replica with its reducer): {} KB ({} KB before \
+             gzip), so the views are {} KB of it",
+            bare_gz / 1024,
+            bare_raw / 1024,
+            gz.saturating_sub(bare_gz) / 1024
+        )),
+        Some(Err(e)) => row.ratio(format!("the page without its views: not measured ({e})")),
+        None => row.ratio(
+            "the page without its views: not measured (`make bench` builds it: --viewless)".into(),
         ),
-        Err(e) => row.not_run(&format!("gzip: {e}")),
     }
+}
+
+/// A file's size and its size gzipped (`gzip -9`), in bytes.
+fn sizes(wasm: &Path) -> Result<(u64, u64), String> {
+    let raw = std::fs::metadata(wasm)
+        .map_err(|e| format!("{}: {e}", wasm.display()))?
+        .len();
+    let out = std::process::Command::new("gzip")
+        .arg("-9c")
+        .arg(wasm)
+        .output()
+        .map_err(|e| format!("gzip: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("gzip {}: {}", wasm.display(), out.status));
+    }
+    Ok((raw, out.stdout.len() as u64))
 }
