@@ -20,6 +20,9 @@ use crate::domain::status::AgentStatus;
 use crate::domain::{markdown, time, Seat};
 use crate::live::use_live;
 
+/// How near the top of the thread (px) the reader's scroll brings the next older page.
+const AT_TOP: i32 = 40;
+
 #[derive(Clone, PartialEq)]
 struct Line {
     id: String,
@@ -193,6 +196,33 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
             }
         }
     });
+    // The next older page: shown if the replica holds it, else fetched first. Where the reader
+    // is, from the bottom, is kept as older entries come in above (once they are drawn: they are
+    // in the page before the next frame).
+    let show_older = move || {
+        let from_bottom = panel
+            .get_untracked()
+            .map(|el| el.scroll_height() - el.scroll_top());
+        let grow = move || {
+            more.set((seat.get_untracked(), shown() + PAGE));
+            if let (Some(el), Some(from_bottom)) = (panel.get_untracked(), from_bottom) {
+                request_animation_frame(move || {
+                    el.set_scroll_top(el.scroll_height() - from_bottom);
+                });
+            }
+        };
+        if held_hidden() >= PAGE || owners.with_untracked(|o| live.older_of(o)) == 0 {
+            grow();
+            return;
+        }
+        load_older(live, owners.get_untracked(), load, grow);
+    };
+    // Where the panel was at its last scroll event, and in whose thread: the reader scrolling up
+    // to the top brings the next older page, as "Show older" does. The view's own scrolls (to
+    // the bottom, or keeping the reader's place as entries come in above) never move up, and
+    // the first one in another seat's thread (the browser clamping to a shorter one) only
+    // records where it is, so they bring none.
+    let last_top = StoredValue::new((seat.get_untracked(), i32::MAX));
     view! {
         <section
             class="thread-panel"
@@ -203,6 +233,13 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                     let top = el.scroll_top();
                     let ours = put.get_value().is_some_and(|at| top >= at - 1);
                     stick.set(ours || el.scroll_height() - top - el.client_height() < 80);
+                    let here = seat.get_untracked();
+                    let (was, above) = last_top.get_value();
+                    let up = was == here && top < above;
+                    last_top.set_value((here, top));
+                    if up && top <= AT_TOP && any_hidden.get_untracked() && !load.busy.get_untracked() {
+                        show_older();
+                    }
                 }
             }
         >
@@ -217,26 +254,7 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                 }}
             </div>
             {move || any_hidden.get().then(|| view! {
-                <button type="button" class="older" disabled=move || load.busy.get() on:click=move |_| {
-                    // Where the reader is, from the bottom: kept as older entries come in above
-                    // (once they are drawn: they are in the page before the next frame).
-                    let from_bottom = panel
-                        .get_untracked()
-                        .map(|el| el.scroll_height() - el.scroll_top());
-                    let grow = move || {
-                        more.set((seat.get_untracked(), shown() + PAGE));
-                        if let (Some(el), Some(from_bottom)) = (panel.get_untracked(), from_bottom) {
-                            request_animation_frame(move || {
-                                el.set_scroll_top(el.scroll_height() - from_bottom);
-                            });
-                        }
-                    };
-                    if held_hidden() >= PAGE || owners.with_untracked(|o| live.older_of(o)) == 0 {
-                        grow();
-                        return;
-                    }
-                    load_older(live, owners.get_untracked(), load, grow);
-                }>
+                <button type="button" class="older" disabled=move || load.busy.get() on:click=move |_| show_older()>
                     {move || format!("Show older ({} more)", hidden())}
                 </button>
             })}
