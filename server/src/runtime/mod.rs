@@ -105,7 +105,9 @@ impl Recorder {
                 .await
             {
                 Ok(_) => return Ok(()),
-                Err(e @ StoreError::Closed) => return Err(e),
+                // Neither comes right by waiting: the store is shut down, or stopped on a disk
+                // that did not confirm a write.
+                Err(e @ (StoreError::Closed | StoreError::NotDurable)) => return Err(e),
                 Err(e) if tokio::time::Instant::now() + backoff < deadline => {
                     tracing::warn!(error = %e, "recording runtime events failed; trying again");
                     tokio::time::sleep(backoff).await;

@@ -1,11 +1,13 @@
 //! The store: one SQLite database in the data directory holding the event log and the documents.
 //! All appends go through one writer thread that applies the shared reducer in the same
-//! transaction as the event (group commit); reads run on their own connection.
+//! transaction as the event (group commit, its sync pipelined: `sync`); reads run on their own
+//! connection and see the log up to the last event published.
 
 pub mod history;
 mod read;
 pub mod restore;
 mod schema;
+mod sync;
 pub mod threads;
 mod writer;
 
@@ -18,6 +20,7 @@ use app::domain::events::{Event, EventKind};
 use rusqlite::Connection;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
+pub use sync::{fsync, SyncWal};
 pub use writer::NewEvents;
 
 /// A new message's id (the `{uuid}` of `message:{uuid}`): time-ordered (UUIDv7, in its simple
@@ -46,6 +49,8 @@ pub enum StoreError {
     },
     #[error("the append was rolled back")]
     WriteFailed,
+    #[error("the disk did not confirm the write, so it may or may not be stored; the store takes no more events until the server is restarted")]
+    NotDurable,
     #[error("the store is shut down")]
     Closed,
     #[error("{0}")]
@@ -97,6 +102,16 @@ impl Store {
 
     /// As [`Store::open`], with the clock events are stamped with (tests use a fixed one).
     pub fn open_with_clock(data_dir: &Path, clock: fn() -> i64) -> Result<Store, StoreError> {
+        Self::open_with(data_dir, clock, fsync())
+    }
+
+    /// As [`Store::open_with_clock`], with what makes a commit durable (tests watch it, hold it
+    /// or fail it).
+    pub fn open_with(
+        data_dir: &Path,
+        clock: fn() -> i64,
+        sync: SyncWal,
+    ) -> Result<Store, StoreError> {
         std::fs::create_dir_all(data_dir).map_err(|source| StoreError::DataDir {
             path: data_dir.to_path_buf(),
             source,
@@ -114,7 +129,8 @@ impl Store {
             s.threads = threads::Threads::load(&reader)?;
             s.last_event_id = read::last_event(&reader)?.map_or(0, |e| e.id);
         }
-        let writer = writer::Writer::new(write_conn, docs, shared.clone(), live.clone(), clock)?;
+        let stage = sync::Stage::new(shared.clone(), live.clone(), &path, sync);
+        let writer = writer::Writer::new(write_conn, docs, stage, clock)?;
         let (tx, rx) = mpsc::channel(8192);
         std::thread::Builder::new()
             .name("store-writer".into())
@@ -249,18 +265,22 @@ impl Store {
         self.live.subscribe()
     }
 
-    /// Stored events after `after` as their JSON text, at most `limit`.
+    /// Stored events after `after` as their JSON text, at most `limit`, up to the last one
+    /// published (a batch committed but not yet synced is not shown to anyone).
     pub async fn raw_events_after(
         &self,
         after: u64,
         limit: usize,
     ) -> Result<Vec<(u64, String)>, StoreError> {
-        self.with_reader(move |c| read::raw_events_after(c, after, limit))
+        let upto = self.last_event_id();
+        self.with_reader(move |c| read::raw_events_after(c, after, upto, limit))
             .await
     }
 
+    /// As [`Store::raw_events_after`], read.
     pub async fn events_after(&self, after: u64, limit: usize) -> Result<Vec<Event>, StoreError> {
-        self.with_reader(move |c| read::events_after(c, after, limit))
+        let upto = self.last_event_id();
+        self.with_reader(move |c| read::events_after(c, after, upto, limit))
             .await
     }
 
@@ -269,8 +289,10 @@ impl Store {
         self.with_reader(read::last_session_event).await
     }
 
-    /// The documents after event `at` and that event's time (0: before the first event).
+    /// The documents after event `at` and that event's time (0: before the first event). An
+    /// `at` past the last event published reads up to that one.
     pub async fn docs_at(&self, at: u64) -> Result<(Docs, i64), StoreError> {
+        let at = at.min(self.last_event_id());
         let (past, history) = (self.past.clone(), self.history.clone());
         tokio::task::spawn_blocking(move || {
             let conn = past.lock().unwrap_or_else(|p| p.into_inner());

@@ -6,25 +6,34 @@ use rusqlite::{params, Connection, OptionalExtension};
 
 use super::StoreError;
 
-/// Up to `limit` events with id greater than `after`, in order.
-pub fn events_after(conn: &Connection, after: u64, limit: usize) -> Result<Vec<Event>, StoreError> {
-    let mut stmt =
-        conn.prepare_cached("SELECT body FROM events WHERE id > ?1 ORDER BY id LIMIT ?2")?;
-    let rows = stmt.query_map(params![after as i64, limit as i64], |r| {
+/// Up to `limit` events with id greater than `after` and at most `upto`, in order.
+pub fn events_after(
+    conn: &Connection,
+    after: u64,
+    upto: u64,
+    limit: usize,
+) -> Result<Vec<Event>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT body FROM events WHERE id > ?1 AND id <= ?2 ORDER BY id LIMIT ?3",
+    )?;
+    let rows = stmt.query_map(params![after as i64, upto as i64, limit as i64], |r| {
         r.get::<_, String>(0)
     })?;
     rows.map(|body| Ok(serde_json::from_str(&body?)?)).collect()
 }
 
-/// The raw JSON of events after `after`: what SSE sends, byte for byte as stored.
+/// The raw JSON of events after `after` and at most `upto`: what SSE sends, byte for byte as
+/// stored.
 pub fn raw_events_after(
     conn: &Connection,
     after: u64,
+    upto: u64,
     limit: usize,
 ) -> Result<Vec<(u64, String)>, StoreError> {
-    let mut stmt =
-        conn.prepare_cached("SELECT id, body FROM events WHERE id > ?1 ORDER BY id LIMIT ?2")?;
-    let rows = stmt.query_map(params![after as i64, limit as i64], |r| {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, body FROM events WHERE id > ?1 AND id <= ?2 ORDER BY id LIMIT ?3",
+    )?;
+    let rows = stmt.query_map(params![after as i64, upto as i64, limit as i64], |r| {
         Ok((r.get::<_, i64>(0)? as u64, r.get::<_, String>(1)?))
     })?;
     Ok(rows.collect::<Result<_, _>>()?)

@@ -8,7 +8,8 @@ use rusqlite::Connection;
 pub fn open(path: &Path) -> rusqlite::Result<Connection> {
     let conn = Connection::open(path)?;
     // WAL lets readers (SSE replay, snapshots) run beside the single writer; FULL makes every
-    // commit durable before the caller is answered.
+    // commit of a connection durable before it returns. The writer's own connection commits
+    // without it and has its batches synced by `store::sync`, pipelined.
     conn.pragma_update(None, "journal_mode", "WAL")?;
     conn.pragma_update(None, "synchronous", "FULL")?;
     conn.pragma_update(None, "foreign_keys", "ON")?;

@@ -17,8 +17,9 @@ pub struct Threads {
     by_owner: HashMap<String, Thread>,
 }
 
+/// One thread's newest page and length.
 #[derive(Default)]
-struct Thread {
+pub(super) struct Thread {
     /// Oldest first, at most [`PAGE`]: a new message goes on the end and the oldest comes off
     /// the front, neither moving the others.
     newest: VecDeque<MessageDoc>,
@@ -61,25 +62,29 @@ impl Threads {
         }
     }
 
-    /// Reads `who`'s thread again (after messages in it changed, or moved to another owner).
-    pub fn reload(&mut self, conn: &Connection, who: &str) -> Result<(), StoreError> {
+    /// `who`'s thread as the database holds it (read again after messages in it changed, or
+    /// moved to another owner): `None` when it has no message.
+    pub(super) fn read(conn: &Connection, who: &str) -> Result<Option<Thread>, StoreError> {
         let total: i64 =
             conn.query_row("SELECT COUNT(*) FROM docs WHERE owner = ?1", [who], |r| {
                 r.get(0)
             })?;
         if total == 0 {
-            self.by_owner.remove(who);
-            return Ok(());
+            return Ok(None);
         }
         let (newest, _) = page_before(conn, who, None, PAGE)?;
-        self.by_owner.insert(
-            who.to_string(),
-            Thread {
-                newest: newest.into(),
-                total: total as usize,
-            },
-        );
-        Ok(())
+        Ok(Some(Thread {
+            newest: newest.into(),
+            total: total as usize,
+        }))
+    }
+
+    /// `who`'s thread is `thread` ([`Threads::read`]).
+    pub(super) fn set(&mut self, who: String, thread: Option<Thread>) {
+        match thread {
+            Some(t) => self.by_owner.insert(who, t),
+            None => self.by_owner.remove(&who),
+        };
     }
 
     /// The newest message of the threads of `owners`.

@@ -1,8 +1,10 @@
 //! The single writer: every append goes through one thread that commits in batches
-//! (group commit). A caller is answered only after the batch holding its events is durable.
+//! (group commit). A caller is answered only after the batch holding its events is durable:
+//! the writer commits, and [`super::sync`] syncs, publishes and answers, while the writer goes
+//! on with the next batch.
 
 use std::collections::{BTreeSet, HashMap};
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use app::domain::docs::page::{owner, seat_owner};
@@ -10,9 +12,10 @@ use app::domain::docs::{commit, Doc, DocWrite, Docs, MessageDoc, TYPE_MESSAGE};
 use app::domain::events::{Event, EventKind};
 use app::domain::reducer::apply;
 use rusqlite::{params, Connection};
-use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot};
 
-use super::{read, threads, Committed, Shared, StoreError};
+use super::sync::{Job, Stage};
+use super::{read, threads, Committed, StoreError};
 
 /// Events to append, in order, all in the same server session.
 pub struct NewEvents {
@@ -33,30 +36,30 @@ pub struct Writer {
     docs: Docs,
     last_id: u64,
     last_ts: i64,
-    shared: Arc<RwLock<Shared>>,
-    live: broadcast::Sender<Arc<Committed>>,
+    /// Where a committed batch goes to be synced, published and answered.
+    stage: Stage,
     clock: fn() -> i64,
     /// Transactions committed since the store was opened.
     transactions: u64,
 }
 
 impl Writer {
-    /// A writer on `conn`, whose documents are `docs` (as the database holds them).
+    /// A writer on `conn`, whose documents are `docs` (as the database holds them). Its commits
+    /// are not synced by SQLite (`synchronous=NORMAL`): `stage` syncs them.
     pub fn new(
         conn: Connection,
         docs: Docs,
-        shared: Arc<RwLock<Shared>>,
-        live: broadcast::Sender<Arc<Committed>>,
+        stage: Stage,
         clock: fn() -> i64,
     ) -> Result<Self, StoreError> {
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
         let last = read::last_event(&conn)?;
         Ok(Writer {
             conn,
             docs,
             last_id: last.as_ref().map_or(0, |e| e.id),
             last_ts: last.as_ref().map_or(0, |e| e.ts),
-            shared,
-            live,
+            stage,
             clock,
             transactions: 0,
         })
@@ -64,6 +67,7 @@ impl Writer {
 
     /// Runs until every sender is gone.
     pub fn run(mut self, mut rx: mpsc::Receiver<Request>) {
+        let syncer = self.stage.spawn();
         let mut batch = Vec::with_capacity(MAX_BATCH);
         while let Some(first) = rx.blocking_recv() {
             batch.push(first);
@@ -73,28 +77,37 @@ impl Writer {
                     Err(_) => break,
                 }
             }
-            self.commit_batch(&mut batch);
+            if self.stage.failed() {
+                for req in batch.drain(..) {
+                    let _ = req.reply.send(Err(StoreError::NotDurable));
+                }
+                continue;
+            }
+            for job in self.commit_batch(&mut batch) {
+                // Alone (nothing queued, nothing handed over before it): synced here, without
+                // a hop to the other thread; else synced there while the next batch is made.
+                if rx.is_empty() && self.stage.idle() {
+                    self.stage.settle(vec![job]);
+                } else {
+                    self.stage.hand_over(&syncer, job);
+                }
+            }
         }
         tracing::debug!(last_id = self.last_id, "store writer stopped");
     }
 
-    /// Commits the batch and answers every request in it. The database being busy (another
+    /// Commits the batch: its jobs (one, or one per request when it was tried one by one), to
+    /// be synced, published and answered in this order. The database being busy (another
     /// connection holding a write lock) is waited out, with backoff, up to [`BUSY_DEADLINE`].
     /// Any other failure is retried one request at a time, so a request that fails on its own
-    /// fails alone and the others in its batch are stored.
-    fn commit_batch(&mut self, batch: &mut Vec<Request>) {
+    /// fails alone and the others in its batch are stored; a request that fails is answered
+    /// here.
+    fn commit_batch(&mut self, batch: &mut Vec<Request>) -> Vec<Job> {
         let deadline = Instant::now() + BUSY_DEADLINE;
         let mut backoff = Duration::from_millis(10);
         let error = loop {
             match self.attempt(batch) {
-                Ok(mut done) => {
-                    let results = std::mem::take(&mut done.results);
-                    self.publish(done);
-                    for (req, events) in batch.drain(..).zip(results) {
-                        let _ = req.reply.send(Ok(events));
-                    }
-                    return;
-                }
+                Ok(done) => return vec![self.job(done, batch.drain(..))],
                 Err(e) if is_busy(&e) && Instant::now() + backoff < deadline => {
                     tracing::warn!(error = %e, "the database is busy; the batch waits and is tried again");
                     std::thread::sleep(backoff);
@@ -105,14 +118,39 @@ impl Writer {
         };
         if batch.len() > 1 && !is_busy(&error) {
             tracing::warn!(error = %error, "a batch failed; its requests are tried one by one");
-            for req in batch.drain(..) {
-                self.commit_batch(&mut vec![req]);
-            }
-            return;
+            return batch
+                .drain(..)
+                .flat_map(|req| self.commit_batch(&mut vec![req]))
+                .collect();
         }
         tracing::error!(error = %error, requests = batch.len(), "append failed; nothing of it was stored");
         for req in batch.drain(..) {
             let _ = req.reply.send(Err(StoreError::WriteFailed));
+        }
+        Vec::new()
+    }
+
+    /// What a committed transaction hands to the stage: the threads it changed are read here,
+    /// on the connection that committed it.
+    fn job(&self, done: Attempt, requests: impl Iterator<Item = Request>) -> Job {
+        let reloaded = done
+            .reload
+            .into_iter()
+            .filter_map(|who| match threads::Threads::read(&self.conn, &who) {
+                Ok(thread) => Some((who, thread)),
+                Err(e) => {
+                    tracing::error!(error = %e, owner = who, "reading a thread again failed");
+                    None
+                }
+            })
+            .collect();
+        Job {
+            writes: done.writes,
+            committed: done.committed,
+            added: done.added,
+            reloaded,
+            last_id: self.last_id,
+            replies: requests.map(|r| r.reply).zip(done.results).collect(),
         }
     }
 
@@ -196,34 +234,6 @@ impl Writer {
         }
         self.transactions += 1;
         Ok(done)
-    }
-
-    /// Makes a commit visible: the shared documents and threads, then the live stream.
-    fn publish(&self, done: Attempt) {
-        let Attempt {
-            writes,
-            committed,
-            added,
-            reload,
-            ..
-        } = done;
-        {
-            let mut shared = self.shared.write().unwrap_or_else(|p| p.into_inner());
-            commit(&mut shared.docs, writes);
-            for m in added {
-                shared.threads.added(m);
-            }
-            for who in &reload {
-                if let Err(e) = shared.threads.reload(&self.conn, who) {
-                    tracing::error!(error = %e, owner = who, "reading a thread again failed");
-                }
-            }
-            shared.last_event_id = self.last_id;
-        }
-        for c in committed {
-            // Nobody listening is fine.
-            let _ = self.live.send(c);
-        }
     }
 }
 
