@@ -30,17 +30,19 @@ use super::{Committed, Shared, StoreError};
 pub type SyncWal = Arc<dyn Fn(&Path) -> io::Result<()> + Send + Sync>;
 
 /// `fdatasync` of the log, as SQLite's `synchronous=FULL` does after each commit; the first
-/// time also its directory (SQLite syncs it with the log's first sync: a log just created is
-/// not found after a power cut without it).
+/// time also its directory, as SQLite does with the log's first sync (a log just created is
+/// not found after a power cut without it), and as SQLite, a directory the file system will
+/// not sync is not an error (some refuse `fsync` on a directory).
 pub fn fsync() -> SyncWal {
     let dir_synced = AtomicBool::new(false);
     Arc::new(move |wal: &Path| {
         std::fs::File::open(wal)?.sync_data()?;
-        if !dir_synced.load(Ordering::Relaxed) {
+        if !dir_synced.swap(true, Ordering::Relaxed) {
             if let Some(dir) = wal.parent() {
-                std::fs::File::open(dir)?.sync_all()?;
+                if let Err(e) = std::fs::File::open(dir).and_then(|d| d.sync_all()) {
+                    tracing::warn!(error = %e, dir = %dir.display(), "the store's folder could not be synced");
+                }
             }
-            dir_synced.store(true, Ordering::Relaxed);
         }
         Ok(())
     })
