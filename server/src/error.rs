@@ -27,7 +27,7 @@ pub enum AppError {
     #[error("the request body is too large")]
     TooLarge,
     #[error("the store is unavailable; see the server log")]
-    Store(#[from] StoreError),
+    Store(StoreError),
     /// Something the server depends on is not available now; trying again may work.
     #[error("{0}")]
     Unavailable(String),
@@ -43,6 +43,16 @@ impl AppError {
             AppError::Conflict(_) => StatusCode::CONFLICT,
             AppError::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             AppError::Store(_) | AppError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+        }
+    }
+}
+
+impl From<StoreError> for AppError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            // Says nothing internal, and what to do: the client is told (the log has the cause).
+            StoreError::NotDurable => AppError::Unavailable(e.to_string()),
+            e => AppError::Store(e),
         }
     }
 }

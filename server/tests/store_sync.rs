@@ -174,10 +174,12 @@ async fn a_failed_sync_answers_that_the_events_may_not_be_stored_and_stops_the_s
     };
     let store = Store::open_with(dir.path(), soulgrid::now_ms, sync).unwrap();
     let first = store.append("test", message("kept")).await.unwrap();
+    assert!(!store.stopped());
 
     failing.store(true, Ordering::SeqCst);
     let lost = store.append("test", message("unconfirmed")).await;
     assert!(matches!(lost, Err(StoreError::NotDurable)), "{lost:?}");
+    assert!(store.stopped());
     // The disk recovers; the store does not pretend it knows what it holds: it takes nothing.
     failing.store(false, Ordering::SeqCst);
     let after = store.append("test", message("refused")).await;

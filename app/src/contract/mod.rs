@@ -152,4 +152,7 @@ pub struct HealthDetail {
     pub session: String,
     pub last_event_id: u64,
     pub version: String,
+    /// Why the server is not healthy (`ok` false): the store stopped taking events.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
 }

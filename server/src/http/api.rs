@@ -25,12 +25,23 @@ pub const MAX_TEXT_BYTES: usize = 64 * 1024;
 pub async fn healthz(
     State(state): State<AppState>,
     anonymous: Option<axum::Extension<crate::http::security::Anonymous>>,
-) -> Json<Health> {
+) -> (StatusCode, Json<Health>) {
+    // A store that stopped taking events (a write the disk did not confirm) is not healthy.
+    let problem = state
+        .store
+        .stopped()
+        .then(|| crate::store::StoreError::NotDurable.to_string());
+    let status = match problem {
+        Some(_) => StatusCode::SERVICE_UNAVAILABLE,
+        None => StatusCode::OK,
+    };
     if anonymous.is_some() {
-        return Json(Health::default_ok());
+        let mut health = Health::default_ok();
+        health.ok = problem.is_none();
+        return (status, Json(health));
     }
-    Json(Health {
-        ok: true,
+    let health = Health {
+        ok: problem.is_none(),
         server: Some(HealthDetail {
             claude: state.claude_label.to_string(),
             simulated: state.runtime.config().simulated,
@@ -38,8 +49,10 @@ pub async fn healthz(
             session: state.session.id().to_string(),
             last_event_id: state.store.last_event_id(),
             version: env!("CARGO_PKG_VERSION").to_string(),
+            problem,
         }),
-    })
+    };
+    (status, Json(health))
 }
 
 /// `{docs, lastEventId}`: the snapshot SSR renders from.

@@ -12,6 +12,7 @@ pub mod threads;
 mod writer;
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, RwLock};
 
 use app::domain::docs::page::Older;
@@ -91,6 +92,8 @@ pub struct Store {
     /// Time travel: its own connection (a long replay holds nothing else up) and checkpoints.
     past: Arc<Mutex<Connection>>,
     history: Arc<history::History>,
+    /// A sync failed: the store takes no more events (`sync`).
+    stopped: Arc<AtomicBool>,
 }
 
 impl Store {
@@ -129,7 +132,8 @@ impl Store {
             s.threads = threads::Threads::load(&reader)?;
             s.last_event_id = read::last_event(&reader)?.map_or(0, |e| e.id);
         }
-        let stage = sync::Stage::new(shared.clone(), live.clone(), &path, sync);
+        let stopped = Arc::new(AtomicBool::new(false));
+        let stage = sync::Stage::new(shared.clone(), live.clone(), &path, sync, stopped.clone());
         let writer = writer::Writer::new(write_conn, docs, stage, clock)?;
         let (tx, rx) = mpsc::channel(8192);
         std::thread::Builder::new()
@@ -145,6 +149,7 @@ impl Store {
             past: Arc::new(Mutex::new(past)),
             history: Arc::new(history::History::new(HISTORY_SPACING)),
             path,
+            stopped,
         })
     }
 
@@ -251,6 +256,12 @@ impl Store {
     /// [`Store::with_threads`]) without copying them.
     pub fn with_docs<R>(&self, f: impl FnOnce(&Docs) -> R) -> R {
         f(&self.shared.read().unwrap_or_else(|p| p.into_inner()).docs)
+    }
+
+    /// Whether the store stopped taking events: a write the disk did not confirm
+    /// ([`StoreError::NotDurable`]); a restart reads what is on the disk.
+    pub fn stopped(&self) -> bool {
+        self.stopped.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     pub fn last_event_id(&self) -> u64 {

@@ -79,11 +79,13 @@ pub(super) struct Stage {
 }
 
 impl Stage {
+    /// `failed` is set when a sync fails (the store reads it: `Store::stopped`).
     pub fn new(
         shared: Arc<RwLock<Shared>>,
         live: broadcast::Sender<Arc<Committed>>,
         db: &Path,
         sync: SyncWal,
+        failed: Arc<AtomicBool>,
     ) -> Self {
         let mut wal = db.as_os_str().to_owned();
         wal.push("-wal");
@@ -93,7 +95,7 @@ impl Stage {
             wal: wal.into(),
             sync,
             in_flight: Default::default(),
-            failed: Default::default(),
+            failed,
         }
     }
 

@@ -195,3 +195,45 @@ async fn a_message_is_stored_before_the_answer_to_it() {
     }
     soulgrid::shut_down(&state).await;
 }
+
+/// The store's write-ahead log taken away underneath it (another program, a failing disk): the
+/// next write cannot be confirmed on the disk, so the store stops taking events and says why,
+/// to the one who sent and to whoever watches `/healthz`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_write_the_disk_did_not_confirm_stops_the_store_and_healthz_says_so() {
+    let _serial = SERIAL.lock().await;
+    let dir = tempfile::tempdir().unwrap();
+    let state = boot(dir.path()).await;
+    let router = soulgrid::http::router(state.clone());
+    let health = call(&router, get("/healthz")).await;
+    assert_eq!(health.status, StatusCode::OK);
+    assert_eq!(health.json()["ok"], true);
+    assert!(health.json().get("problem").is_none());
+
+    std::fs::remove_file(dir.path().join("soulgrid.db-wal")).unwrap();
+    let r = call(
+        &router,
+        post_json("/api/send", json!({"text": "into the void"})),
+    )
+    .await;
+    assert!(r.status.is_server_error(), "{} {}", r.status, r.body);
+    assert!(
+        r.body.contains("the disk did not confirm the write"),
+        "{}",
+        r.body
+    );
+    assert!(state.store.stopped());
+
+    let health = call(&router, get("/healthz")).await;
+    assert_eq!(health.status, StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(health.json()["ok"], false);
+    let problem = health.json()["problem"].as_str().unwrap().to_string();
+    assert!(problem.contains("takes no more events"), "{problem}");
+    // Nothing more is taken, even what the disk could hold now.
+    let again = call(
+        &router,
+        post_json("/api/send", json!({"text": "and again"})),
+    )
+    .await;
+    assert!(again.status.is_server_error(), "{}", again.status);
+}
