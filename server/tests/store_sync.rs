@@ -7,6 +7,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 
+use app::domain::docs::page::owner;
 use app::domain::events::EventKind;
 use futures::future::join_all;
 use rusqlite::Connection;
@@ -148,6 +149,17 @@ async fn a_batch_committed_but_not_yet_synced_is_read_by_nobody() {
         .map(|m| m.text.clone())
         .collect();
     assert_eq!(texts, vec!["on the disk".to_string()]);
+    // A thread's page read from the database, as a tab that holds none of it asks for it.
+    let thread = app::domain::docs::messages(&docs)
+        .map(owner)
+        .next()
+        .unwrap();
+    let (page, _) = store
+        .older(thread, (i64::MAX, u64::MAX), 100)
+        .await
+        .unwrap();
+    let texts: Vec<&str> = page.iter().map(|m| m.text.as_str()).collect();
+    assert_eq!(texts, ["on the disk"]);
     let (past, _) = store.docs_at(u64::MAX).await.unwrap();
     assert_eq!(app::domain::docs::messages(&past).count(), 1);
     assert!(!pending.is_finished(), "answered before its sync");

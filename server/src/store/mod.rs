@@ -227,7 +227,9 @@ impl Store {
         before: (i64, u64),
         limit: usize,
     ) -> Result<(Vec<app::domain::docs::MessageDoc>, usize), StoreError> {
-        self.with_reader(move |c| threads::page_before(c, &owner, Some(before), limit))
+        // Not what is committed but not yet synced (`sync`).
+        let upto = self.last_event_id();
+        self.with_reader(move |c| threads::page_before(c, &owner, Some(before), upto, limit))
             .await
     }
 

@@ -5,7 +5,7 @@
 //! works on the next batch while the disk syncs this one, and a caller is still answered only
 //! once its events are on the disk. Until then nothing outside the store shows them: reads of
 //! the log stop at the last published event (`Store::raw_events_after`), and messages read from
-//! the database are kept to it (`with_messages`).
+//! the database are kept to it (`with_messages`, `Store::older`).
 //!
 //! When nothing else waits (the queue empty, no batch handed over), the writer syncs and
 //! publishes a batch itself: a lone event pays no hop to another thread.

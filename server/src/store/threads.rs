@@ -35,7 +35,7 @@ impl Threads {
             .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
             .collect::<Result<_, _>>()?;
         for (who, total) in counts {
-            let (newest, _) = page_before(conn, &who, None, PAGE)?;
+            let (newest, _) = page_before(conn, &who, None, u64::MAX, PAGE)?;
             let total = total as usize;
             by_owner.insert(
                 who,
@@ -72,7 +72,7 @@ impl Threads {
         if total == 0 {
             return Ok(None);
         }
-        let (newest, _) = page_before(conn, who, None, PAGE)?;
+        let (newest, _) = page_before(conn, who, None, u64::MAX, PAGE)?;
         Ok(Some(Thread {
             newest: newest.into(),
             total: total as usize,
@@ -129,21 +129,24 @@ fn parse(body: String) -> Result<MessageDoc, StoreError> {
 }
 
 /// The page of `who`'s messages just before `before` (`None`: the newest), oldest first, and
-/// how many older ones are left after it.
+/// how many older ones are left after it; only messages written by event `upto` or before.
 pub fn page_before(
     conn: &Connection,
     who: &str,
     before: Option<(i64, u64)>,
+    upto: u64,
     limit: usize,
 ) -> Result<(Vec<MessageDoc>, usize), StoreError> {
     let (ts, ev) = before.unwrap_or((i64::MAX, u64::MAX));
     let ev = ev.min(i64::MAX as u64) as i64;
+    let upto = upto.min(i64::MAX as u64) as i64;
     let mut stmt = conn.prepare_cached(
         "SELECT body FROM docs WHERE owner = ?1 AND (created_at, origin) < (?2, ?3)
-         ORDER BY created_at DESC, origin DESC LIMIT ?4",
+             AND origin <= ?4
+         ORDER BY created_at DESC, origin DESC LIMIT ?5",
     )?;
     let mut page: Vec<MessageDoc> = stmt
-        .query_map(params![who, ts, ev, limit as i64], |r| {
+        .query_map(params![who, ts, ev, upto, limit as i64], |r| {
             r.get::<_, String>(0)
         })?
         .map(|b| parse(b?))
