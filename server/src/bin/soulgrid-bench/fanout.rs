@@ -40,7 +40,10 @@ pub fn fan_out(rt: &tokio::runtime::Runtime, dir: &Path, quick: bool) -> Row {
         stop(rt, &state);
         return row.not_run("the subscribers did not connect");
     }
-    let cpu_before = thread_cpu(&["bench-server", "store-writer"]);
+    // The server's runtime and the store's threads (its writer, `store-writer`, and the stage
+    // that syncs and publishes what it committed, `store-sync`).
+    let server_threads = ["bench-server", "store-"];
+    let cpu_before = thread_cpu(&server_threads);
     let client_before = process_cpu(child.id());
     let wall = Instant::now();
     rt.block_on(async {
@@ -57,7 +60,7 @@ pub fn fan_out(rt: &tokio::runtime::Runtime, dir: &Path, quick: bool) -> Row {
     });
     let wall = wall.elapsed().as_secs_f64();
     let result = lines.next().and_then(Result::ok).unwrap_or_default();
-    let cpu = thread_cpu(&["bench-server", "store-writer"]) - cpu_before;
+    let cpu = thread_cpu(&server_threads) - cpu_before;
     // The subscribers' CPU until their last event (read before they exit).
     let client = process_cpu(child.id()) - client_before;
     let _ = child.wait();
