@@ -73,8 +73,10 @@ async fn every_caller_and_every_subscriber_hears_of_an_event_only_after_a_sync_t
     let listener = tokio::spawn({
         let synced = synced.clone();
         async move {
-            for _ in 0..800 {
+            // In order and each once, whichever thread published it (the writer or the stage).
+            for id in 1..=800 {
                 let c = live.recv().await.unwrap();
+                assert_eq!(c.event.id, id, "sent live out of order");
                 let covered = *synced.lock().unwrap();
                 assert!(
                     c.event.id <= covered,
