@@ -10,6 +10,14 @@ async function send(baseURL: string, text: string) {
   expect(res.status).toBe(202);
 }
 
+/** `n` messages to the lead (`${prefix} 0` …) and its `n` answers, stored. */
+async function fillLeadThread(baseURL: string, n: number, prefix: string) {
+  for (let i = 0; i < n; i++) await send(baseURL, `${prefix} ${i}`);
+  await expect
+    .poll(async () => (await (await fetch(`${baseURL}/api/docs`)).text()).includes(`You said: ${prefix} ${n - 1}`))
+    .toBe(true);
+}
+
 const gap = (el: Element) => el.scrollHeight - el.scrollTop - el.clientHeight;
 
 test('the thread stays at the bottom as messages arrive, unless the human scrolled up', async ({ page, baseURL }) => {
@@ -95,10 +103,7 @@ test('scrolling up to the top of a long thread brings its older entries, where t
   const own = await startServer();
   try {
     // 70 messages to the lead and its 70 answers: 140 entries, of which a page carries 30.
-    for (let i = 0; i < 70; i++) await send(own.url, `scrolled thread ${i}`);
-    await expect
-      .poll(async () => (await (await fetch(`${own.url}/api/docs`)).text()).includes('You said: scrolled thread 69'))
-      .toBe(true);
+    await fillLeadThread(own.url, 70, 'scrolled thread');
     await page.setViewportSize({ width: 1280, height: 700 });
     await openHydrated(page, own.url);
     const messages = page.locator('.thread .msg');
@@ -147,10 +152,7 @@ test('older messages that cannot be loaded say so, and Show older tries again', 
   const own = await startServer();
   try {
     // 20 messages to the lead and its 20 answers: 40 entries, of which a page carries 30.
-    for (let i = 0; i < 20; i++) await send(own.url, `short thread ${i}`);
-    await expect
-      .poll(async () => (await (await fetch(`${own.url}/api/docs`)).text()).includes('You said: short thread 19'))
-      .toBe(true);
+    await fillLeadThread(own.url, 20, 'short thread');
     await openHydrated(page, own.url);
     const messages = page.locator('.thread .msg');
     await expect(messages).toHaveCount(30);
