@@ -131,7 +131,7 @@ fn console(snapshot: Snapshot) -> AnyView {
 }
 
 /// The element the live page's snapshot is carried in.
-const SNAPSHOT_ID: &str = "snapshot";
+pub const SNAPSHOT_ID: &str = "snapshot";
 
 /// The live documents and their JSON as the page carries them, from the server's source.
 #[cfg(feature = "ssr")]

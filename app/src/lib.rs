@@ -14,4 +14,4 @@ pub mod functions;
 pub mod live;
 pub mod ui;
 
-pub use app::{shell, App};
+pub use app::{shell, App, SNAPSHOT_ID};

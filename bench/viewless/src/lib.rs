@@ -35,7 +35,7 @@ fn Viewless() -> impl IntoView {
 #[component]
 fn Home() -> impl IntoView {
     let given = document()
-        .get_element_by_id("snapshot")
+        .get_element_by_id(app::SNAPSHOT_ID)
         .and_then(|e| e.text_content())
         .and_then(|json| serde_json::from_str::<Snapshot>(&json).ok());
     let snapshot = Resource::new(
