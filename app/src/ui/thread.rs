@@ -217,12 +217,10 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
         }
         load_older(live, owners.get_untracked(), load, grow);
     };
-    // Where the panel was at its last scroll event, and in whose thread: the reader scrolling up
-    // to the top brings the next older page, as "Show older" does. The view's own scrolls (to
-    // the bottom, or keeping the reader's place as entries come in above) never move up, and
-    // the first one in another seat's thread (the browser clamping to a shorter one) only
-    // records where it is, so they bring none.
-    let last_top = StoredValue::new((seat.get_untracked(), i32::MAX));
+    // Where the panel was at its last scroll event: the reader scrolling up to the top brings
+    // the next older page, as "Show older" does. The view's own scrolls (to the bottom, or
+    // keeping the reader's place as entries come in above) never move up, so they bring none.
+    let last_top = StoredValue::new(i32::MAX);
     view! {
         <section
             class="thread-panel"
@@ -233,10 +231,8 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                     let top = el.scroll_top();
                     let ours = put.get_value().is_some_and(|at| top >= at - 1);
                     stick.set(ours || el.scroll_height() - top - el.client_height() < 80);
-                    let here = seat.get_untracked();
-                    let (was, above) = last_top.get_value();
-                    let up = was == here && top < above;
-                    last_top.set_value((here, top));
+                    let up = top < last_top.get_value();
+                    last_top.set_value(top);
                     if up && top <= AT_TOP && any_hidden.get_untracked() && !load.busy.get_untracked() {
                         show_older();
                     }
