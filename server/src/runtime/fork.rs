@@ -115,12 +115,17 @@ impl Runtime {
             None,
         )])
         .await;
-        let deadline = tokio::time::Instant::now() + BARRIER;
-        while live.is_busy()
-            && self.table().live(parent).is_some()
-            && tokio::time::Instant::now() < deadline
-        {
-            tokio::time::sleep(Duration::from_millis(20)).await;
+        let gone = async {
+            if let Some(done) = self.table().done(parent) {
+                super::table::wait_done(done).await;
+            }
+        };
+        tokio::select! {
+            _ = live.busy.idle() => {}
+            _ = gone => {}
+            _ = tokio::time::sleep(BARRIER) => {
+                tracing::warn!(seat = parent, "the parent's turn did not end within the fork's barrier");
+            }
         }
     }
 }

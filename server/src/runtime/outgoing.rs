@@ -153,19 +153,13 @@ impl Runtime {
         if let Some(mail) = message.mail {
             live.in_flight.add(uuid.clone(), mail);
         }
-        if live
-            .stdin
-            .send_timeout(line, STDIN_SEND_TIMEOUT)
-            .await
-            .is_err()
-        {
+        if !live.hand_turn(line, STDIN_SEND_TIMEOUT).await {
             live.in_flight.remove(&uuid);
             return Err(RuntimeError::NotTakingInput(
                 seat,
                 "its input is full or closed".into(),
             ));
         }
-        live.busy.store(true, std::sync::atomic::Ordering::SeqCst);
         Ok(())
     }
 }

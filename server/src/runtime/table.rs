@@ -72,15 +72,56 @@ impl StopSignal {
 #[derive(Clone, Debug)]
 pub struct Live {
     pub stdin: mpsc::Sender<String>,
-    /// In a turn: from a user message written (or `system/init`) to its `result`.
-    pub busy: Arc<AtomicBool>,
+    /// In a turn: from a user message handed to its input (or `system/init`) to its `result`.
+    pub busy: Busy,
     /// Mail written to it that it has not taken yet.
     pub in_flight: super::outgoing::InFlight,
 }
 
 impl Live {
     pub fn is_busy(&self) -> bool {
-        self.busy.load(Ordering::SeqCst)
+        self.busy.get()
+    }
+
+    /// Hands the process a line that starts a turn; false if it was not taken within `limit`.
+    ///
+    /// Busy is set before the line can reach the process, so the `result` that clears it can
+    /// only come after. A line not handed over leaves it set: the input is closed (the process
+    /// is going) or full of lines the process will still take, each a turn.
+    pub async fn hand_turn(&self, line: String, limit: std::time::Duration) -> bool {
+        self.busy.set(true);
+        self.stdin.send_timeout(line, limit).await.is_ok()
+    }
+}
+
+/// Whether a process is in a turn, and a way to await the turn's end.
+///
+/// The one rule that keeps it true: it is set *before* a line reaches the process's input
+/// ([`Live::hand_turn`]). Set after the hand-over, a sender preempted in between set it again
+/// after the turn had ended: busy for good, and a fork waiting for the parent's turn to end
+/// waited out its barrier while the child's reserved seat expired.
+#[derive(Clone, Debug)]
+pub struct Busy(Arc<watch::Sender<bool>>);
+
+impl Default for Busy {
+    fn default() -> Self {
+        Busy(Arc::new(watch::Sender::new(false)))
+    }
+}
+
+impl Busy {
+    pub fn get(&self) -> bool {
+        *self.0.borrow()
+    }
+
+    pub fn set(&self, busy: bool) {
+        self.0.send_replace(busy);
+    }
+
+    /// Returns once the process is between turns.
+    pub async fn idle(&self) {
+        let mut rx = self.0.subscribe();
+        let _ = rx.wait_for(|busy| !*busy).await;
     }
 }
 
@@ -175,6 +216,11 @@ impl Table {
         }
     }
 
+    /// What to await for the seat's process (or its start) to be gone.
+    pub fn done(&self, seat: Seat) -> Option<watch::Receiver<bool>> {
+        self.lock().get(&seat).map(|s| s.done.clone())
+    }
+
     /// Whether the seat has a process or one is starting.
     pub fn is_taken(&self, seat: Seat) -> bool {
         self.lock().contains_key(&seat)
@@ -264,7 +310,59 @@ impl Runtime {
     }
 }
 
-async fn wait_done(mut done: watch::Receiver<bool>) {
+pub(super) async fn wait_done(mut done: watch::Receiver<bool>) {
     // The sender goes with the reservation: an error means it is gone, so done too.
     let _ = done.wait_for(|d| *d).await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fork that hung on a loaded machine: the line was handed over, the turn ended, and
+    /// only then was the process marked busy. A sender that cannot hand the line over at once
+    /// (the input is full) shows the order: the process is busy while the line waits.
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_process_is_busy_before_its_turn_line_can_reach_it() {
+        let (stdin, mut rx) = mpsc::channel(1);
+        stdin
+            .try_send("a line the process has not taken yet".into())
+            .unwrap();
+        let live = Live {
+            stdin,
+            busy: Busy::default(),
+            in_flight: Default::default(),
+        };
+        let sender = tokio::spawn({
+            let live = live.clone();
+            async move {
+                live.hand_turn("the turn".into(), std::time::Duration::from_secs(30))
+                    .await
+            }
+        });
+        // The sender runs until its line waits for room (one thread: it runs when we yield).
+        tokio::task::yield_now().await;
+        assert!(!sender.is_finished(), "the line waits for room");
+        assert!(live.is_busy(), "busy before the line can reach the process");
+        // The process takes both lines; its turn's `result` clears it, and nothing sets it
+        // again behind the result.
+        assert_eq!(
+            rx.recv().await.unwrap(),
+            "a line the process has not taken yet"
+        );
+        assert_eq!(rx.recv().await.unwrap(), "the turn");
+        live.busy.set(false);
+        assert!(sender.await.unwrap(), "handed over");
+        assert!(!live.is_busy(), "the turn's end stands");
+        // And the turn's end is awaited, not polled.
+        live.busy.set(true);
+        let waiter = tokio::spawn({
+            let busy = live.busy.clone();
+            async move { busy.idle().await }
+        });
+        tokio::task::yield_now().await;
+        assert!(!waiter.is_finished());
+        live.busy.set(false);
+        waiter.await.unwrap();
+    }
 }
