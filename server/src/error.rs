@@ -31,6 +31,9 @@ pub enum AppError {
     /// Something the server depends on is not available now; trying again may work.
     #[error("{0}")]
     Unavailable(String),
+    /// Too many of this kind of request at once; trying again in a moment will work.
+    #[error("{0}")]
+    Busy(String),
 }
 
 impl AppError {
@@ -43,6 +46,7 @@ impl AppError {
             AppError::Conflict(_) => StatusCode::CONFLICT,
             AppError::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             AppError::Store(_) | AppError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            AppError::Busy(_) => StatusCode::TOO_MANY_REQUESTS,
         }
     }
 }

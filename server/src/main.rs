@@ -43,13 +43,13 @@ async fn main() -> anyhow::Result<()> {
         config.addr
     );
     let shutdown_state = state.clone();
-    axum::serve(listener, soulgrid::http::router(state))
-        .with_graceful_shutdown(async move {
-            shutdown_signal().await;
-            // Cancel SSE streams first, or graceful shutdown would wait for them forever.
-            soulgrid::shut_down(&shutdown_state).await;
-        })
-        .await?;
+    let router = soulgrid::http::router(state);
+    soulgrid::http::serve::serve(listener, router, config.http.clone(), async move {
+        shutdown_signal().await;
+        // Cancel SSE streams first, or graceful shutdown would wait for them until its grace.
+        soulgrid::shut_down(&shutdown_state).await;
+    })
+    .await?;
     tracing::info!("soulgrid stopped");
     Ok(())
 }

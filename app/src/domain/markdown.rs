@@ -1,12 +1,17 @@
 //! Agent text as Markdown, rendered to HTML that is safe to insert: raw HTML in the source is
-//! shown as text, and links keep only http(s) and mailto targets.
+//! shown as text, and links keep only http(s) and mailto targets. An image loads nothing: one
+//! whose picture is inline (`data:image/…`, not SVG) is shown, any other becomes a link with
+//! its words (an image of the server's own URL made every view of the message ask for it: a
+//! whole-team export for each one; of another site's, a tracking pixel).
 
-use pulldown_cmark::{html, CowStr, Event, Options, Parser, Tag};
+use pulldown_cmark::{html, CowStr, Event, Options, Parser, Tag, TagEnd};
 
 /// Renders Markdown to sanitised HTML.
 pub fn render(markdown: &str) -> String {
     let options =
         Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TABLES | Options::ENABLE_TASKLISTS;
+    // Whether each open image is shown (true) or became a link (false).
+    let mut images: Vec<bool> = Vec::new();
     let events = Parser::new_ext(markdown, options).map(|event| match event {
         // Raw HTML never reaches the page as markup.
         Event::Html(raw) | Event::InlineHtml(raw) => Event::Text(raw),
@@ -26,17 +31,47 @@ pub fn render(markdown: &str) -> String {
             dest_url,
             title,
             id,
-        }) => Event::Start(Tag::Image {
-            link_type,
-            dest_url: safe_url(dest_url),
-            title,
-            id,
-        }),
+        }) => {
+            let inline = inline_picture(&dest_url);
+            images.push(inline);
+            match inline {
+                true => Event::Start(Tag::Image {
+                    link_type,
+                    dest_url,
+                    title,
+                    id,
+                }),
+                false => Event::Start(Tag::Link {
+                    link_type,
+                    dest_url: safe_url(dest_url),
+                    title,
+                    id,
+                }),
+            }
+        }
+        Event::End(TagEnd::Image) => match images.pop() {
+            Some(false) => Event::End(TagEnd::Link),
+            _ => Event::End(TagEnd::Image),
+        },
         other => other,
     });
     let mut out = String::with_capacity(markdown.len() * 3 / 2);
     html::push_html(&mut out, events);
     out
+}
+
+/// A picture carried in the URL itself, in a raster format: it loads nothing and runs nothing.
+fn inline_picture(url: &str) -> bool {
+    let lower = url.trim_start().to_ascii_lowercase();
+    [
+        "data:image/png",
+        "data:image/jpeg",
+        "data:image/gif",
+        "data:image/webp",
+    ]
+    .iter()
+    .any(|p| lower.starts_with(p))
+        && !lower.chars().any(|c| c.is_ascii_whitespace() && c != ' ')
 }
 
 fn safe_url(url: CowStr<'_>) -> CowStr<'_> {
@@ -107,6 +142,32 @@ mod tests {
         assert!(render("[home](/agents/3)").contains("href=\"/agents/3\""));
     }
 
+    #[test]
+    fn an_image_loads_nothing_from_the_server_or_elsewhere() {
+        for url in [
+            "/api/export",
+            "/api/agents/1/bundle",
+            "/?at=1",
+            "https://tracker.example/p.gif",
+            "//evil.example/x.png",
+            "data:image/svg+xml,<svg/>",
+            "data:text/html,hi",
+        ] {
+            let out = render(&format!("![the team](<{url}>)"));
+            assert!(!out.contains("<img"), "{url}: {out}");
+            assert!(out.contains("the team"), "{url}: the words stay: {out}");
+        }
+        let out = render("![a dot](data:image/png;base64,iVBORw0KGgo=) after");
+        assert!(
+            out.contains("<img src=\"data:image/png;base64,iVBORw0KGgo=\""),
+            "{out}"
+        );
+        assert!(out.contains("after"), "{out}");
+        // Nested in a link, and an image inside an image's words.
+        let out = render("[![x](/api/export)](/agents/1) ![![y](/a)](/b)");
+        assert!(!out.contains("<img"), "{out}");
+    }
+
     proptest! {
         #[test]
         fn no_input_produces_markup_we_did_not_choose(s in "\\PC{0,200}") {
@@ -115,6 +176,8 @@ mod tests {
             prop_assert!(!out.contains("<iframe"));
             prop_assert!(!out.contains("href=\"javascript:"));
             prop_assert!(!out.contains("src=\"javascript:"));
+            prop_assert!(!out.contains("<img src=\"/"));
+            prop_assert!(!out.contains("<img src=\"http"));
         }
     }
 }

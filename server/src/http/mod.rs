@@ -1,12 +1,15 @@
 //! The router, built by a function so tests can drive it with `oneshot`.
 
 mod api;
+mod api_errors;
 mod hall;
+pub mod heavy;
 pub mod idempotency;
 mod knowledge;
 mod portable;
 mod quests;
 pub mod security;
+pub mod serve;
 pub mod sse;
 
 use std::sync::Arc;
@@ -88,9 +91,14 @@ pub fn router(state: AppState) -> Router {
     bundles
         .merge(rest)
         .layer(axum::middleware::from_fn_with_state(
+            heavy::HeavyReads::default(),
+            heavy::guard,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
             security,
             security::guard,
         ))
+        .layer(axum::middleware::from_fn(api_errors::json_errors))
         .layer(axum::middleware::from_fn(security::headers))
         .with_state(state)
 }

@@ -44,11 +44,16 @@ impl std::io::Write for ChannelWriter {
 
 /// `GET /api/export`: the whole team as one file, streamed while it is written (a consistent
 /// cut of the log at the moment it starts).
-pub async fn export(State(state): State<AppState>) -> impl IntoResponse {
+pub async fn export(
+    State(state): State<AppState>,
+    permit: Option<axum::Extension<super::heavy::HeavyPermit>>,
+) -> impl IntoResponse {
     let (tx, rx) = tokio::sync::mpsc::channel(8);
     let data_dir = state.runtime.config().data_dir.clone();
     let team = state.team.to_string();
     tokio::task::spawn_blocking(move || {
+        // One of the few heavy reads at once until the whole export is read.
+        let _permit = permit;
         let errors = tx.clone();
         let mut out = std::io::BufWriter::with_capacity(64 * 1024, ChannelWriter(tx));
         if let Err(e) = crate::portable::team::export(&data_dir, &team, &mut out, &mut |_| {}) {

@@ -6,8 +6,11 @@
 mod common;
 
 mod access;
+mod errors;
 mod headers;
+mod heavy;
 mod send;
+mod serving;
 mod startup;
 
 use axum::http::StatusCode;
