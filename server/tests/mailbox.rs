@@ -252,3 +252,76 @@ fn filed_mail_is_on_the_disk_when_filing_answers() {
     boxes.file("Marcus", "lyra", "keep me", None).unwrap();
     assert_eq!(unwritten_pages(&inbox), 0, "filed mail is on the disk");
 }
+
+/// Runs `f` on its own thread; its answer, or a panic naming `what` if it is still waiting
+/// after 20 s (a read that blocks on a FIFO never answers).
+fn answers<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(std::time::Duration::from_secs(20))
+        .unwrap_or_else(|_| panic!("{what} is still waiting"))
+}
+
+/// Another program may place anything where an inbox goes. A FIFO blocked every reader for ever
+/// (the projection thread, then the shutdown); a link was followed (a link to `/dev/zero` read
+/// until memory ran out). Each is moved aside, unread, and the inbox starts anew.
+#[test]
+fn an_inbox_that_is_a_fifo_or_a_link_is_moved_aside_unread() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let boxes = std::sync::Arc::new(Mailboxes::new(dir.path(), "soulgrid").unwrap());
+    let path = boxes.path("marcus").unwrap();
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
+    // SAFETY: mkfifo(3) with a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let b = boxes.clone();
+    let read = answers("reading a FIFO inbox", move || b.unread("marcus"));
+    assert!(
+        matches!(read, Err(MailboxError::Invalid { .. })),
+        "{read:?}"
+    );
+    let b = boxes.clone();
+    answers("sending to it", move || {
+        b.send("Lyra", "Marcus", "after", None)
+    })
+    .unwrap();
+    assert_eq!(boxes.unread("marcus").unwrap().len(), 1);
+    // A link to somebody else's file, valid as an inbox: not read through.
+    let elsewhere = dir.path().join("elsewhere.json");
+    std::fs::write(
+        &elsewhere,
+        r#"[{"from":"Orin","text":"forged","timestamp":"2026-01-01T00:00:00Z","read":false}]"#,
+    )
+    .unwrap();
+    std::fs::remove_file(&path).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, &path).unwrap();
+    let b = boxes.clone();
+    let read = answers("reading a linked inbox", move || b.unread("marcus"));
+    assert!(
+        matches!(read, Err(MailboxError::Invalid { .. })),
+        "{read:?}"
+    );
+    assert!(
+        std::fs::read_to_string(&elsewhere)
+            .unwrap()
+            .contains("forged"),
+        "the target untouched"
+    );
+    boxes.send("Lyra", "Marcus", "again", None).unwrap();
+    let unread = boxes.unread("marcus").unwrap();
+    assert!(unread.iter().all(|m| m.text != "forged"), "{unread:?}");
+    let aside = std::fs::read_dir(path.parent().unwrap())
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .contains(".invalid-")
+        })
+        .count();
+    assert_eq!(aside, 2, "the FIFO and the link, each moved aside");
+}

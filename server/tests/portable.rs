@@ -71,6 +71,10 @@ async fn export_import_export_is_the_same_file_and_the_same_documents() {
     assert_eq!(docs_of(dir.path()), docs_of(&again));
     // What the store does not hold came along: the folders' git history, logout logs, inboxes.
     assert!(again.join("agents/0/.git/HEAD").is_file());
+    assert!(
+        again.join("history/agent-0.git/HEAD").is_file(),
+        "the server's history too"
+    );
     assert!(again.join("teams/soulgrid/inboxes/lyra.json").is_file());
     assert!(
         !again.join("agents/0/knowledge").exists(),
@@ -209,8 +213,20 @@ async fn a_soul_bundle_brings_an_agent_into_another_teams_hall_once() {
             .body(axum::body::Body::from(body))
             .unwrap()
     };
-    let r = call(&there, bring(bundle.clone())).await;
+    // Fields this version does not know ride along in no document (here: padding).
+    let padded = reworked(&bundle, |b| {
+        b["identity"]["padding"] = json!("p".repeat(4096));
+        b["souls"][0]["padding"] = json!("p".repeat(4096));
+        b["messages"][0]["padding"] = json!("p".repeat(4096));
+    });
+    let r = call(&there, bring(padded)).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let padding = other.store.with_all_docs(|d| {
+        d.values()
+            .filter(|doc| doc.to_value().get("padding").is_some())
+            .count()
+    });
+    assert_eq!(padding, 0, "unknown fields dropped");
     let brought = r.json();
     assert_eq!(brought["id"], json!(id));
     assert_eq!(
@@ -254,6 +270,28 @@ async fn a_soul_bundle_brings_an_agent_into_another_teams_hall_once() {
         ("not a bundle".to_string(), "a header and a body"),
         (bundle.replacen("Lyra", "Lyre", 3), "checksum"),
         (contradicting(&bundle), "contradicts itself"),
+        // Past what a live agent may hold: one bundle made every page carry a 20 MB soul.
+        (
+            reworked(&bundle, |b| {
+                b["souls"][0]["text"] = json!("x".repeat(17 * 1024))
+            }),
+            "a soul may have 16384",
+        ),
+        (
+            reworked(&bundle, |b| {
+                b["identity"]["individuationArtifact"] = json!("x".repeat(17 * 1024))
+            }),
+            "a soul may have 16384",
+        ),
+        (
+            reworked(&bundle, |b| {
+                let files: serde_json::Map<String, serde_json::Value> = (0..70)
+                    .map(|n| (format!("note-{n}.md"), json!("a note")))
+                    .collect();
+                b["vault"][0]["files"] = json!(files);
+            }),
+            "knowledge version",
+        ),
     ] {
         let r = call(&there, bring(bad)).await;
         assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.body);
@@ -271,16 +309,13 @@ async fn agents_brought(state: &soulgrid::state::AppState) -> usize {
     .await
 }
 
-/// The bundle with its first soul version given twice, its checksum made right: a bundle that
-/// reads but contradicts itself.
-fn contradicting(bundle: &str) -> String {
+/// The bundle with its body changed by `change`, its checksum made right.
+fn reworked(bundle: &str, change: impl FnOnce(&mut serde_json::Value)) -> String {
     use sha2::{Digest, Sha256};
     let (header, body) = bundle.trim_end().split_once('\n').unwrap();
     let mut header: serde_json::Value = serde_json::from_str(header).unwrap();
     let mut body: serde_json::Value = serde_json::from_str(body).unwrap();
-    let souls = body["souls"].as_array_mut().unwrap();
-    assert!(!souls.is_empty(), "Lyra has a soul");
-    souls.push(souls[0].clone());
+    change(&mut body);
     let body = body.to_string();
     let sum: String = Sha256::digest(body.as_bytes())
         .iter()
@@ -288,6 +323,16 @@ fn contradicting(bundle: &str) -> String {
         .collect();
     header["sha256"] = json!(sum);
     format!("{header}\n{body}\n")
+}
+
+/// The bundle with its first soul version given twice: a bundle that reads but contradicts
+/// itself.
+fn contradicting(bundle: &str) -> String {
+    reworked(bundle, |body| {
+        let souls = body["souls"].as_array_mut().unwrap();
+        assert!(!souls.is_empty(), "Lyra has a soul");
+        souls.push(souls[0].clone());
+    })
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -314,6 +359,78 @@ async fn a_backup_taken_while_agents_write_is_checked_and_serves_as_a_data_direc
         assert_eq!(identity(d, 0).unwrap().name.as_deref(), Some("Lyra"));
     });
     soulgrid::shut_down(&restored).await;
+}
+
+/// A store the team keeps writing to while it is copied: SQLite's online backup started again
+/// from its first page at every write between two of its steps and never finished (986
+/// restarts in a minute on a 1 GB store). The copy is one snapshot: it finishes, and holds
+/// every row committed before it began.
+#[test]
+fn a_backup_of_a_store_written_to_all_the_time_finishes() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("soulgrid.db");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.pragma_update(None, "journal_mode", "WAL").unwrap();
+    conn.execute_batch(
+        "CREATE TABLE t (id INTEGER PRIMARY KEY, body BLOB);
+         WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 4000)
+         INSERT INTO t (body) SELECT randomblob(4000) FROM n;",
+    )
+    .unwrap();
+    // Well over the 512 pages one step of the online backup copied.
+    let pages: i64 = conn
+        .query_row("PRAGMA page_count", [], |r| r.get(0))
+        .unwrap();
+    assert!(pages > 3000, "{pages} pages");
+    let stop = Arc::new(AtomicBool::new(false));
+    let writes = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let writer = std::thread::spawn({
+        let (stop, writes) = (stop.clone(), writes.clone());
+        move || {
+            while !stop.load(Ordering::SeqCst) {
+                conn.execute("INSERT INTO t (body) VALUES (randomblob(100))", [])
+                    .unwrap();
+                writes.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+    });
+    // The writer is writing before the copy starts.
+    while writes.load(Ordering::SeqCst) < 10 {
+        std::thread::yield_now();
+    }
+    let (tx, rx) = std::sync::mpsc::channel();
+    let dest = dir.path().join("backup");
+    std::thread::spawn({
+        let (data, dest) = (dir.path().to_path_buf(), dest.clone());
+        move || {
+            let mut said = Vec::new();
+            let done =
+                soulgrid::portable::backup::backup(&data, &dest, &mut |p| said.push(p.to_string()));
+            let _ = tx.send((done.map_err(|e| e.to_string()), said));
+        }
+    });
+    // Bounded: a copy of 16 MB takes well under a second; the online backup never ended.
+    let (done, said) = rx
+        .recv_timeout(std::time::Duration::from_secs(120))
+        .expect("the backup finished while the store was written to");
+    stop.store(true, Ordering::SeqCst);
+    writer.join().unwrap();
+    let target = done.unwrap();
+    assert!(said.iter().any(|s| s.contains("pages")), "{said:?}");
+    let copy = rusqlite::Connection::open(&target).unwrap();
+    let rows: i64 = copy
+        .query_row("SELECT count(*) FROM t", [], |r| r.get(0))
+        .unwrap();
+    assert!(
+        rows >= 4010,
+        "every row committed before the copy began: {rows}"
+    );
+    let mode: String = copy
+        .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(mode, "delete", "a backup stands on its own");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -369,4 +486,60 @@ async fn the_command_line_exports_imports_and_backs_up_and_says_why_it_fails() {
     ]);
     assert!(out.status.success(), "{out:?}");
     assert!(work.path().join("b/soulgrid.db").is_file());
+    // From a pipe: the one reading of it imports everything (it imported nothing and said 0).
+    let piped = work.path().join("piped");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_soulgrid"))
+        .args(["import", "-", "--data-dir", piped.to_str().unwrap()])
+        .env_remove("SOULGRID_DATA_DIR")
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let bytes = std::fs::read(&file).unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let feeder = std::thread::spawn(move || std::io::Write::write_all(&mut stdin, &bytes));
+    let out = child.wait_with_output().unwrap();
+    feeder.join().unwrap().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let said = String::from_utf8_lossy(&out.stderr);
+    let header = verify(&file, &mut |_| {}).unwrap();
+    assert!(
+        said.contains(&format!(
+            "imported {} events and {} files",
+            header.parts[0].lines, header.parts[1].lines
+        )),
+        "{said}"
+    );
+    assert_eq!(
+        docs_of(&piped),
+        docs_of(&into),
+        "the same team as from the file"
+    );
+}
+
+/// An export whose last part does not check out (here: a file line's bytes changed, its
+/// checksum not) leaves the data directory as it was, though it is read only once and the
+/// store was written before the files were reached.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_import_that_fails_at_its_last_line_leaves_nothing_behind() {
+    let (dir, state, _router) = lived().await;
+    soulgrid::shut_down(&state).await;
+    let work = tempfile::tempdir().unwrap();
+    let file = work.path().join("team.export");
+    export_to(dir.path(), &file);
+    let text = std::fs::read_to_string(&file).unwrap();
+    let last = text.trim_end().lines().last().unwrap();
+    assert!(last.starts_with("{\"file\""), "{last}");
+    let forged = last.replacen("\"base64\":\"", "\"base64\":\"QUJD", 1);
+    std::fs::write(&file, text.replace(last, &forged)).unwrap();
+    let into = work.path().join("restored");
+    let e = import(&file, &into, &mut |_| {}).unwrap_err();
+    assert!(
+        matches!(e, PortableError::Checksum { .. } | PortableError::Bad(_)),
+        "{e}"
+    );
+    let left: Vec<_> = std::fs::read_dir(&into)
+        .map(|d| d.flatten().map(|e| e.file_name()).collect())
+        .unwrap_or_default();
+    assert!(left.is_empty(), "nothing written: {left:?}");
 }

@@ -73,6 +73,51 @@ pub struct Lived {
 }
 
 impl Lived {
+    /// Why it cannot be brought as it is: a soul version, or a vault version, past what a live
+    /// agent's may hold (`None` when everything is within the limits). A bundle is refused
+    /// rather than cut: it is somebody's whole life, and they can see what was too much.
+    pub fn beyond_limits(&self, identity: &AgentIdentity) -> Option<String> {
+        use super::docs::MAX_SOUL_BYTES;
+        if let Some(s) = self.souls.iter().find(|s| s.text.len() > MAX_SOUL_BYTES) {
+            return Some(format!(
+                "its soul version {} has {} bytes; a soul may have {MAX_SOUL_BYTES}",
+                s.version,
+                s.text.len()
+            ));
+        }
+        if let Some(a) = identity
+            .individuation_artifact
+            .as_ref()
+            .filter(|a| a.len() > MAX_SOUL_BYTES)
+        {
+            return Some(format!(
+                "its soul has {} bytes; a soul may have {MAX_SOUL_BYTES}",
+                a.len()
+            ));
+        }
+        for v in &self.vault {
+            let (_, problems) = super::vault::within_limits(v.files.clone());
+            if let Some(p) = problems.first() {
+                return Some(format!("its knowledge version {}: {p}", v.version));
+            }
+        }
+        None
+    }
+
+    /// Drops the fields this version does not know from everything in it (a bundle could
+    /// carry any amount there, and every page would carry it on).
+    pub fn drop_unknown_fields(&mut self, identity: &mut AgentIdentity) {
+        identity.extra.clear();
+        self.souls.iter_mut().for_each(|s| s.extra.clear());
+        self.messages.iter_mut().for_each(|m| m.extra.clear());
+        self.vault.iter_mut().for_each(|v| v.extra.clear());
+        self.commits.iter_mut().for_each(|c| c.extra.clear());
+        self.sessions.iter_mut().for_each(|s| s.extra.clear());
+        if let Some(l) = &mut self.ledger {
+            l.extra.clear();
+        }
+    }
+
     /// What in it contradicts itself for the identity `id` (a part that names another
     /// identity, a version, message, commit or session given twice), or `None` when it holds
     /// together. Such an agent is not brought.

@@ -10,7 +10,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::SystemTime;
 
+use std::os::unix::fs::OpenOptionsExt;
+
 use app::domain::mail::InboxMessage;
+
+use crate::fsafe::Found;
 
 use super::lock::{Lock, LockTiming};
 use super::MailboxError;
@@ -34,11 +38,18 @@ fn prune(messages: &mut Vec<InboxMessage>) -> bool {
     true
 }
 
-/// An inbox's text; a missing file is an empty one.
-fn text(file: &Path) -> Result<String, MailboxError> {
-    match std::fs::read_to_string(file) {
-        Ok(t) => Ok(t),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
+/// The most an inbox file may hold: every unread message and [`READ_TAIL`] read ones. A larger
+/// file is not read (moved aside, as an invalid one).
+pub const MAX_INBOX_BYTES: usize = 8 * 1024 * 1024;
+
+/// An inbox's text (a missing file is an empty one), or why it is not an inbox: not a regular
+/// file (a link, a FIFO: another program may place either), larger than [`MAX_INBOX_BYTES`],
+/// or not UTF-8. Read without following a link or waiting on a FIFO.
+fn text(file: &Path) -> Result<Result<String, String>, MailboxError> {
+    match crate::fsafe::read_bounded(file, MAX_INBOX_BYTES) {
+        Ok(Found::Missing) => Ok(Ok(String::new())),
+        Ok(Found::Unfit(why)) => Ok(Err(why)),
+        Ok(Found::Bytes(b)) => Ok(String::from_utf8(b).map_err(|_| "it is not UTF-8 text".into())),
         Err(e) => Err(MailboxError::Io(file.to_path_buf(), e)),
     }
 }
@@ -48,7 +59,9 @@ fn text(file: &Path) -> Result<String, MailboxError> {
 /// half way (or a broken file) leaves: the caller reads it again under the lock, which waits
 /// for such a writer and moves a file that is still invalid aside.
 pub fn snapshot(file: &Path) -> Result<Option<Vec<InboxMessage>>, MailboxError> {
-    let text = text(file)?;
+    let Ok(text) = text(file)? else {
+        return Ok(None);
+    };
     if text.trim().is_empty() {
         return Ok(Some(Vec::new()));
     }
@@ -58,11 +71,11 @@ pub fn snapshot(file: &Path) -> Result<Option<Vec<InboxMessage>>, MailboxError> 
 /// Reads an inbox under its lock. A missing file is an empty inbox; an unreadable one is moved
 /// aside.
 fn read_held(file: &Path) -> Result<Vec<InboxMessage>, MailboxError> {
-    let text = text(file)?;
-    if text.trim().is_empty() {
-        return Ok(Vec::new());
-    }
-    match serde_json::from_str(&text) {
+    let read = text(file)?.and_then(|text| match text.trim().is_empty() {
+        true => Ok(Vec::new()),
+        false => serde_json::from_str(&text).map_err(|e| format!("not valid JSON ({e})")),
+    });
+    match read {
         Ok(messages) => Ok(messages),
         Err(e) => {
             let aside = PathBuf::from(format!(
@@ -73,11 +86,12 @@ fn read_held(file: &Path) -> Result<Vec<InboxMessage>, MailboxError> {
                     .map_or(0, |d| d.as_millis())
             ));
             std::fs::rename(file, &aside).map_err(|e| MailboxError::Io(file.to_path_buf(), e))?;
-            tracing::error!(file = %file.display(), aside = %aside.display(), error = %e, "an inbox was not valid JSON; moved it aside");
+            // A rename moves a link or a FIFO itself, never what a link points to.
+            tracing::error!(file = %file.display(), aside = %aside.display(), error = %e, "an inbox was not valid; moved it aside");
             Err(MailboxError::Invalid {
                 file: file.to_path_buf(),
                 aside,
-                error: e.to_string(),
+                error: e,
             })
         }
     }
@@ -109,15 +123,20 @@ fn write_held(
     ));
     let body = serde_json::to_vec(messages).expect("inbox messages serialize");
     let io = |e| MailboxError::Io(file.to_path_buf(), e);
-    let written = std::fs::File::create(&tmp).and_then(|mut f| {
-        std::io::Write::write_all(&mut f, &body)?;
-        if change == Change::Synced {
-            f.sync_all()?;
-        }
-        // Noted before the rename, so that a watcher that sees the rename finds it noted.
-        settled.note(file, &body, messages, unread);
-        std::fs::rename(&tmp, file)
-    });
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&tmp)
+        .and_then(|mut f| {
+            std::io::Write::write_all(&mut f, &body)?;
+            if change == Change::Synced {
+                f.sync_all()?;
+            }
+            // Noted before the rename, so that a watcher that sees the rename finds it noted.
+            settled.note(file, &body, messages, unread);
+            std::fs::rename(&tmp, file)
+        });
     if let Err(e) = written {
         settled.forget(file);
         let _ = std::fs::remove_file(&tmp);
@@ -158,7 +177,7 @@ impl Settled {
         let Some(written) = self.written().get(file).copied() else {
             return false;
         };
-        std::fs::read(file).is_ok_and(|bytes| hash(&bytes) == written)
+        matches!(crate::fsafe::read_bounded(file, MAX_INBOX_BYTES), Ok(Found::Bytes(bytes)) if hash(&bytes) == written)
     }
 
     /// `file` is about to hold `body`, which is `messages`.

@@ -21,7 +21,7 @@ pub enum MailboxError {
     BadName(String),
     #[error("{}: the inbox stayed locked by another writer", .0.display())]
     Locked(PathBuf),
-    #[error("{file}: not valid JSON ({error}); moved aside to {aside}")]
+    #[error("{file}: {error}; moved aside to {aside}")]
     Invalid {
         file: PathBuf,
         aside: PathBuf,

@@ -1,18 +1,21 @@
-//! Backups while the server runs: SQLite's online backup API copies the store page by page
-//! beside the running writer, the copy is checked (`PRAGMA integrity_check`) and only then
-//! given its name. A backup is a data directory: start the server on it to restore.
+//! Backups while the server runs: `VACUUM INTO` copies the store as one read transaction
+//! beside the running writer (a snapshot that finishes whatever is written meanwhile; SQLite's
+//! online backup API restarts from the first page whenever another connection writes between
+//! its steps, and a busy team's store never finished), the copy is checked
+//! (`PRAGMA integrity_check`) and only then given its name. A backup is a data directory:
+//! start the server on it to restore.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use rusqlite::backup::{Backup, StepResult};
 use rusqlite::Connection;
 
 use super::PortableError;
 use crate::store::restore::open_read_only;
+use crate::store::StoreError;
 
 /// Copies the store of `data_dir` into `dest/soulgrid.db` (a new data directory), checked;
-/// `progress` hears how many pages are left.
+/// `progress` hears what it does.
 pub fn backup(
     data_dir: &Path,
     dest: &Path,
@@ -26,31 +29,34 @@ pub fn backup(
     }
     let partial = dest.join(".soulgrid.db.partial");
     let _ = std::fs::remove_file(&partial);
+    let pages: i64 = source
+        .query_row("PRAGMA page_count", [], |r| r.get(0))
+        .map_err(StoreError::from)?;
+    progress(&format!(
+        "copying the store ({pages} pages) as one snapshot"
+    ));
+    let copied = source.execute("VACUUM INTO ?1", [partial.to_string_lossy().as_ref()]);
+    if let Err(e) = copied {
+        let _ = std::fs::remove_file(&partial);
+        return Err(StoreError::from(e).into());
+    }
+    drop(source);
     {
-        let mut copy = Connection::open(&partial).map_err(crate::store::StoreError::from)?;
-        let b = Backup::new(&source, &mut copy).map_err(crate::store::StoreError::from)?;
-        loop {
-            match b.step(512).map_err(crate::store::StoreError::from)? {
-                StepResult::Done => break,
-                StepResult::More => {
-                    let p = b.progress();
-                    progress(&format!("{} of {} pages left", p.remaining, p.pagecount));
-                }
-                // Busy or locked (the server is writing): a moment, then on.
-                _ => std::thread::sleep(Duration::from_millis(5)),
-            }
-        }
-        drop(b);
+        let copy = Connection::open(&partial).map_err(StoreError::from)?;
+        copy.busy_timeout(Duration::from_secs(5))
+            .map_err(StoreError::from)?;
+        progress("checking the copy");
         let check: String = copy
             .query_row("PRAGMA integrity_check", [], |r| r.get(0))
-            .map_err(crate::store::StoreError::from)?;
+            .map_err(StoreError::from)?;
         if check != "ok" {
+            drop(copy);
             let _ = std::fs::remove_file(&partial);
             return Err(PortableError::Integrity(check));
         }
         // A backup stands on its own: no write-ahead log beside it.
         copy.pragma_update(None, "journal_mode", "DELETE")
-            .map_err(crate::store::StoreError::from)?;
+            .map_err(StoreError::from)?;
     }
     std::fs::rename(&partial, &target)?;
     Ok(target)

@@ -157,6 +157,13 @@ pub async fn bring(rt: &crate::runtime::Runtime, bytes: &str) -> Result<Brought,
             "the bundle contradicts itself: {why}"
         )));
     }
+    if let Some(why) = body.lived.beyond_limits(&body.identity) {
+        return Err(PortableError::Bad(format!(
+            "the bundle holds more than an agent here may: {why}"
+        )));
+    }
+    let mut body = body;
+    body.lived.drop_unknown_fields(&mut body.identity);
     let (here, chosen) = rt.store().with_docs(|d| {
         let here = identity_by_id(d, &id).and_then(|w| w.name.clone());
         let taken = taken_names(d, u8::MAX, &rt.names().lead, &rt.names().human);

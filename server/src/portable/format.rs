@@ -92,7 +92,10 @@ pub fn exportable(path: &str) -> bool {
     let plain = parts.iter().all(|p| {
         !p.is_empty() && *p != "." && *p != ".." && !p.contains('\\') && !p.contains('\0')
     });
-    let root = matches!(parts.first(), Some(&"agents" | &"teams" | &"prompts"));
+    let root = matches!(
+        parts.first(),
+        Some(&"agents" | &"teams" | &"prompts" | &"history")
+    );
     let restored = parts
         .get(2)
         .is_some_and(|p| *p == "knowledge" || *p == "_state.md")

@@ -2,8 +2,9 @@
 //! log up to one event id (a consistent cut, also while the server runs and agents write) and
 //! the files of the data directory the store does not hold. Both stream: the parts are spooled
 //! to temporary files while their checksums are computed, then the header and the parts are
-//! written; an import checks the whole file (header, every line, order, checksums) before it
-//! writes anything, into an empty data directory only.
+//! written; an import reads the file once, checking every line, the order and the checksums
+//! while it writes into a private folder, and moves what it wrote into the (empty) data
+//! directory only when the whole file held.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
@@ -66,8 +67,16 @@ pub fn export(
     {
         let mut w = BufWriter::new(File::create(spool.path().join("files"))?);
         for rel in data_files(data_dir) {
-            let Ok(bytes) = std::fs::read(data_dir.join(&rel)) else {
-                continue; // Gone meanwhile (an agent's temp file).
+            // Read as listed, never through a link placed since, never waiting on a FIFO.
+            let bytes = match crate::fsafe::read_in(data_dir, Path::new(&rel), MAX_EXPORTED_FILE)? {
+                crate::fsafe::Found::Bytes(b) => b,
+                // Gone meanwhile (an agent's temp file).
+                crate::fsafe::Found::Missing => continue,
+                crate::fsafe::Found::Unfit(why) => {
+                    progress(&format!("left out {rel}: {why}"));
+                    tracing::warn!(file = %rel, why, "an export left a file out");
+                    continue;
+                }
             };
             let line = serde_json::to_string(&serde_json::json!({"file": FileLine {
                 path: rel,
@@ -95,10 +104,13 @@ pub fn export(
     Ok(header)
 }
 
+/// The largest file an export carries (a knowledge file may have 64 KB, an inbox 8 MB).
+const MAX_EXPORTED_FILE: usize = 16 * 1024 * 1024;
+
 /// The regular files under the folders an export carries, in order (no link is followed).
 fn data_files(data_dir: &Path) -> Vec<String> {
     let mut found = Vec::new();
-    let mut stack: Vec<(PathBuf, String)> = ["agents", "teams", "prompts"]
+    let mut stack: Vec<(PathBuf, String)> = ["agents", "teams", "prompts", "history"]
         .iter()
         .map(|r| (data_dir.join(r), r.to_string()))
         .collect();
@@ -135,9 +147,13 @@ pub struct Imported {
     pub files: u64,
 }
 
-/// Restores the export `file` into `data_dir`, which must be empty (or not exist yet). The
-/// whole file is checked first: nothing is written for a file that is truncated, corrupted,
-/// of another version, not an export, or whose events contradict themselves.
+/// Restores the export `file` (`-`: standard input) into `data_dir`, which must be empty (or
+/// not exist yet), in one reading: everything is written into a private folder inside
+/// `data_dir` while every line, the order and the checksums are checked, and moved into place
+/// only when the whole file held. A file that is truncated, corrupted, of another version, not
+/// an export, or whose events contradict themselves leaves `data_dir` as it was. (It was read
+/// twice, once to check and once to write: from a pipe the second reading found nothing, and a
+/// file changed between the two wrote what was never checked.)
 pub fn import(
     file: &Path,
     data_dir: &Path,
@@ -146,29 +162,67 @@ pub fn import(
     if std::fs::read_dir(data_dir).is_ok_and(|mut d| d.next().is_some()) {
         return Err(PortableError::NotEmpty(data_dir.display().to_string()));
     }
-    let header = verify(file, progress)?;
-    progress("the file checks out; writing");
-    let mut lines = BufReader::new(File::open(file)?).lines().skip(1);
-    let events = (&mut lines)
-        .take(header.parts[0].lines as usize)
-        .map(|l| l.map(|l| event_of_line(&l).unwrap_or_default().to_string()));
-    let written = restore(data_dir, events, |n| {
-        progress(&format!("imported {n} events"))
-    })?;
+    let made = !data_dir.exists();
+    let imported = import_into(file, data_dir, progress);
+    if imported.is_err() && made {
+        // Nothing of it stays: the folder this import made goes too.
+        let _ = std::fs::remove_dir_all(data_dir);
+    }
+    imported
+}
+
+fn import_into(
+    file: &Path,
+    data_dir: &Path,
+    progress: Progress<'_>,
+) -> Result<Imported, PortableError> {
+    let mut reader = open_export(file)?;
+    let header = read_header(&mut reader)?;
+    std::fs::create_dir_all(data_dir)?;
+    let private = tempfile::Builder::new()
+        .prefix(".importing-")
+        .tempdir_in(data_dir)?;
+    let mut check = Check::new(&header);
+    let mut lines = reader.lines();
+    // The first fault met while the store is written: the restore stops at it.
+    let mut fault: Option<PortableError> = None;
+    let written = {
+        let events = (1..=header.parts[0].lines).map(|expected| {
+            let line = match lines.next() {
+                Some(Ok(line)) => line,
+                Some(Err(e)) => return Err(fault.insert(e.into()).to_string()),
+                None => {
+                    let e = truncated("events", expected - 1, header.parts[0].lines);
+                    return Err(fault.insert(e).to_string());
+                }
+            };
+            match check.event(expected, &line, progress) {
+                Ok(raw) => Ok(raw.to_string()),
+                Err(e) => Err(fault.insert(e).to_string()),
+            }
+        });
+        restore(private.path(), events, |_| {})
+    };
+    let written = match (written, fault) {
+        (_, Some(fault)) => return Err(fault),
+        (Err(e), None) => return Err(e.into()),
+        (Ok(n), None) => n,
+    };
+    progress(&format!("imported {written} events; reading the files"));
     let mut files = 0;
-    for line in lines {
-        let f = file_of_line(&line?)?;
-        let path = data_dir.join(&f.path);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)?;
-        }
-        std::fs::write(
-            &path,
-            base64::engine::general_purpose::STANDARD
-                .decode(f.base64)
-                .map_err(|e| PortableError::Bad(e.to_string()))?,
-        )?;
+    for n in 0..header.parts[1].lines {
+        let line = lines
+            .next()
+            .ok_or_else(|| truncated("files", n, header.parts[1].lines))??;
+        let (path, bytes) = check.file(&line)?;
+        write_new(private.path(), &path, &bytes)?;
         files += 1;
+    }
+    check.finish(&header, lines.next().is_some())?;
+    // Everything held: into place, part by part (the private folder is on the same disk).
+    for entry in std::fs::read_dir(private.path())? {
+        let entry = entry?;
+        std::fs::rename(entry.path(), data_dir.join(entry.file_name()))?;
     }
     progress(&format!("imported {written} events and {files} files"));
     Ok(Imported {
@@ -178,22 +232,39 @@ pub fn import(
     })
 }
 
-fn file_of_line(line: &str) -> Result<FileLine, PortableError> {
-    #[derive(serde::Deserialize)]
-    #[serde(deny_unknown_fields)]
-    struct Wrapped {
-        file: FileLine,
+/// Reads the whole export (`-`: standard input), checking it; its header when everything
+/// holds. Nothing is written.
+pub fn verify(file: &Path, progress: Progress<'_>) -> Result<Header, PortableError> {
+    let mut reader = open_export(file)?;
+    let header = read_header(&mut reader)?;
+    let mut check = Check::new(&header);
+    let mut lines = reader.lines();
+    for expected in 1..=header.parts[0].lines {
+        let line = lines
+            .next()
+            .ok_or_else(|| truncated("events", expected - 1, header.parts[0].lines))??;
+        check.event(expected, &line, progress)?;
     }
-    serde_json::from_str::<Wrapped>(line)
-        .map(|w| w.file)
-        .map_err(|e| PortableError::Bad(format!("a file line is not valid: {e}")))
+    for n in 0..header.parts[1].lines {
+        let line = lines
+            .next()
+            .ok_or_else(|| truncated("files", n, header.parts[1].lines))??;
+        check.file(&line)?;
+    }
+    check.finish(&header, lines.next().is_some())?;
+    Ok(header)
 }
 
-/// Reads the whole export, checking it; its header when everything holds.
-pub fn verify(file: &Path, progress: Progress<'_>) -> Result<Header, PortableError> {
-    let mut reader = BufReader::new(File::open(file)?);
+fn open_export(file: &Path) -> Result<Box<dyn BufRead>, PortableError> {
+    Ok(match file == Path::new("-") {
+        true => Box::new(BufReader::new(std::io::stdin())),
+        false => Box::new(BufReader::new(File::open(file)?)),
+    })
+}
+
+fn read_header(reader: &mut dyn BufRead) -> Result<Header, PortableError> {
     let mut first = String::new();
-    reader.by_ref().take(1 << 20).read_line(&mut first)?;
+    reader.take(1 << 20).read_line(&mut first)?;
     let header: Header = serde_json::from_str(first.trim_end()).map_err(|e| {
         PortableError::Bad(format!(
             "the first line is not a Soulgrid export header ({e})"
@@ -208,18 +279,65 @@ pub fn verify(file: &Path, progress: Progress<'_>) -> Result<Header, PortableErr
             "the parts are {names:?}, not events and files"
         )));
     }
-    let mut lines = reader.lines();
-    let mut events = PartHash::default();
-    let mut last_ts = i64::MIN;
-    for expected in 1..=header.parts[0].lines {
-        let line = lines.next().ok_or_else(|| {
-            PortableError::Bad(format!(
-                "the file ends after {} of {} events (truncated?)",
-                expected - 1,
-                header.parts[0].lines
-            ))
-        })??;
-        let raw = event_of_line(&line)
+    if header.up_to != header.parts[0].lines {
+        return Err(PortableError::Bad(format!(
+            "the header says up to event {} but carries {}",
+            header.up_to, header.parts[0].lines
+        )));
+    }
+    Ok(header)
+}
+
+fn truncated(part: &str, got: u64, of: u64) -> PortableError {
+    PortableError::Bad(format!(
+        "the file ends after {got} of {of} {part} (truncated?)"
+    ))
+}
+
+/// Writes `bytes` as the new file `root/rel` (`rel` already checked to be a plain path an
+/// export may hold), its folders made inside `root`.
+fn write_new(root: &Path, rel: &str, bytes: &[u8]) -> Result<(), PortableError> {
+    let path = root.join(rel);
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&path)?;
+    f.write_all(bytes)?;
+    Ok(())
+}
+
+/// The checks of one reading, line by line: ids in order, times not going back, file paths an
+/// export may hold in order, and each part's count and checksum against the header.
+struct Check {
+    events: PartHash,
+    files: PartHash,
+    last_ts: i64,
+    previous: String,
+    total: u64,
+}
+
+impl Check {
+    fn new(header: &Header) -> Self {
+        Check {
+            events: PartHash::default(),
+            files: PartHash::default(),
+            last_ts: i64::MIN,
+            previous: String::new(),
+            total: header.parts[0].lines,
+        }
+    }
+
+    /// The stored JSON of event `expected`, checked.
+    fn event<'l>(
+        &mut self,
+        expected: u64,
+        line: &'l str,
+        progress: Progress<'_>,
+    ) -> Result<&'l str, PortableError> {
+        let raw = event_of_line(line)
             .ok_or_else(|| PortableError::Bad(format!("line {} is not an event", expected + 1)))?;
         let event: app::domain::events::Event = serde_json::from_str(raw)
             .map_err(|e| PortableError::Bad(format!("event {expected} cannot be read: {e}")))?;
@@ -229,64 +347,72 @@ pub fn verify(file: &Path, progress: Progress<'_>) -> Result<Header, PortableErr
                 event.id
             )));
         }
-        if event.ts < last_ts {
+        if event.ts < self.last_ts {
             return Err(PortableError::Bad(format!(
                 "event {expected} is older than the one before it"
             )));
         }
-        last_ts = event.ts;
-        events.line(&line);
-        if expected % 10_000 == 0 {
-            progress(&format!(
-                "checked {expected} of {} events",
-                header.parts[0].lines
-            ));
+        self.last_ts = event.ts;
+        self.events.line(line);
+        if expected.is_multiple_of(10_000) {
+            progress(&format!("checked {expected} of {} events", self.total));
         }
+        Ok(raw)
     }
-    if header.up_to != header.parts[0].lines {
-        return Err(PortableError::Bad(format!(
-            "the header says up to event {} but carries {}",
-            header.up_to, header.parts[0].lines
-        )));
-    }
-    let mut files = PartHash::default();
-    let mut previous = String::new();
-    for n in 0..header.parts[1].lines {
-        let line = lines.next().ok_or_else(|| {
-            PortableError::Bad(format!(
-                "the file ends after {n} of {} files (truncated?)",
-                header.parts[1].lines
-            ))
-        })??;
-        let f = file_of_line(&line)?;
-        if !exportable(&f.path) || f.path <= previous {
+
+    /// A file line's path and bytes, checked.
+    fn file(&mut self, line: &str) -> Result<(String, Vec<u8>), PortableError> {
+        let f = file_of_line(line)?;
+        if !exportable(&f.path) || f.path <= self.previous {
             return Err(PortableError::Bad(format!(
                 "file {:?} is not a path an export may hold, or out of order",
                 f.path
             )));
         }
-        base64::engine::general_purpose::STANDARD
+        let bytes = base64::engine::general_purpose::STANDARD
             .decode(&f.base64)
             .map_err(|e| {
                 PortableError::Bad(format!("file {:?} is not valid base64: {e}", f.path))
             })?;
-        previous = f.path;
-        files.line(&line);
+        self.files.line(line);
+        self.previous = f.path.clone();
+        Ok((f.path, bytes))
     }
-    if lines.next().is_some() {
-        return Err(PortableError::Bad(
-            "the file goes on after its last part".into(),
-        ));
-    }
-    for (part, hash) in header.parts.iter().zip([events, files]) {
-        let found = hash.finish(&part.name);
-        if found.sha256 != part.sha256 {
-            return Err(PortableError::Checksum {
-                part: part.name.clone(),
-                expected: part.sha256.clone(),
-                found: found.sha256,
-            });
+
+    /// The counts and checksums against the header; nothing may follow the last part.
+    fn finish(self, header: &Header, more: bool) -> Result<(), PortableError> {
+        if more {
+            return Err(PortableError::Bad(
+                "the file goes on after its last part".into(),
+            ));
         }
+        for (part, hash) in header.parts.iter().zip([self.events, self.files]) {
+            let found = hash.finish(&part.name);
+            if found.lines != part.lines {
+                return Err(PortableError::Bad(format!(
+                    "the {} part has {} lines, not {}",
+                    part.name, found.lines, part.lines
+                )));
+            }
+            if found.sha256 != part.sha256 {
+                return Err(PortableError::Checksum {
+                    part: part.name.clone(),
+                    expected: part.sha256.clone(),
+                    found: found.sha256,
+                });
+            }
+        }
+        Ok(())
     }
-    Ok(header)
+}
+
+fn file_of_line(line: &str) -> Result<FileLine, PortableError> {
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Wrapped {
+        file: FileLine,
+    }
+    serde_json::from_str::<Wrapped>(line)
+        .map(|w| w.file)
+        .map_err(|e| PortableError::Bad(format!("a file line is not valid: {e}")))
 }

@@ -4,7 +4,7 @@
 //! target (a link there is replaced, not followed), and files are read only when they are
 //! regular files opened with `O_NOFOLLOW`.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Component, Path, PathBuf};
 
@@ -84,27 +84,7 @@ pub fn append_line(dir: &Path, name: &str, line: &str) -> std::io::Result<()> {
     writeln!(f, "{line}")
 }
 
-/// Reads `path` if it is a regular file (never through a link) of at most `limit` bytes:
-/// `Ok(None)` for anything else.
-pub fn read_regular(path: &Path, limit: usize) -> std::io::Result<Option<Vec<u8>>> {
-    let f = match std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(path)
-    {
-        Ok(f) => f,
-        // A link (ELOOP) or a file gone meanwhile is not a file to read.
-        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Ok(None),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e),
-    };
-    if !f.metadata()?.is_file() {
-        return Ok(None);
-    }
-    let mut bytes = Vec::new();
-    f.take(limit as u64 + 1).read_to_end(&mut bytes)?;
-    Ok(Some(bytes))
-}
+pub use crate::fsafe::read_regular;
 
 /// What a vault folder held that was not kept as it was.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -179,7 +159,7 @@ pub fn restore_vault(dir: &Path, files: &VaultFiles) -> std::io::Result<()> {
     let root = real_folder(dir, Path::new(vault::DIR))?;
     let (present, _) = read_vault(dir)?;
     for path in present.keys().filter(|p| !files.contains_key(*p)) {
-        let _ = std::fs::remove_file(root.join(path));
+        let _ = crate::fsafe::remove_in(&root, Path::new(path));
     }
     for (path, text) in files {
         if vault::valid_path(path) && present.get(path) != Some(text) {

@@ -167,11 +167,15 @@ impl Runtime {
                 let dir = super::process::agent_dir(&self.config().data_dir, seat);
                 let (owned, p, t) = (dir, path.to_string(), text.to_string());
                 let written = tokio::task::spawn_blocking(move || match t.is_empty() {
-                    true => std::fs::remove_file(owned.join(app::domain::vault::DIR).join(&p))
-                        .or_else(|e| match e.kind() {
-                            std::io::ErrorKind::NotFound => Ok(()),
-                            _ => Err(e),
-                        }),
+                    // Relative to the folder, never through a link in the path.
+                    true => crate::fsafe::remove_in(
+                        &owned,
+                        &std::path::Path::new(app::domain::vault::DIR).join(&p),
+                    )
+                    .or_else(|e| match e.kind() {
+                        std::io::ErrorKind::NotFound => Ok(()),
+                        _ => Err(e),
+                    }),
                     false => super::agent_fs::write_file(
                         &owned.join(app::domain::vault::DIR),
                         &p,

@@ -16,7 +16,7 @@ pub mod page;
 mod quest;
 
 pub use doc::{commit, Doc, DocWrite, Docs};
-pub use identity::{identity_id, AgentIdentity, Problem, TYPE_IDENTITY};
+pub use identity::{identity_id, AgentIdentity, Problem, TYPE_HALL, TYPE_IDENTITY};
 pub use knowledge::{
     vault_doc_id, work_commit_id, Author, VaultDoc, VaultFiles, WorkCommitDoc, TYPE_VAULT,
     TYPE_WORK_COMMIT,
@@ -88,6 +88,23 @@ pub struct MessageDoc {
     pub extra: Map<String, Value>,
 }
 
+/// The most bytes one soul version may have: a newborn's longer soul is cut to it, a longer
+/// rewrite is refused, and a bundle that carries a longer one is not brought (every page
+/// carries the souls of the seated agents).
+pub const MAX_SOUL_BYTES: usize = 16 * 1024;
+
+/// `text` cut to at most `max` bytes, at a character's boundary.
+pub fn cut_to(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
 /// One version of a seat's soul.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -142,7 +159,7 @@ pub fn souls_of<'a>(docs: &'a Docs, who: &AgentIdentity) -> Vec<&'a SoulDoc> {
 /// The retired identities, in the Hall (recalled ones are seated again and not listed).
 pub fn hall(docs: &Docs) -> impl Iterator<Item = &AgentIdentity> {
     docs.range("hall:".to_string().."hall;".to_string())
-        .filter_map(|(_, d)| d.as_identity())
+        .filter_map(|(_, d)| d.as_hall())
         .filter(|d| d.recalled_at.is_none())
 }
 
@@ -176,7 +193,7 @@ pub fn identity_by_id<'a>(docs: &'a Docs, id: &str) -> Option<&'a AgentIdentity>
     identities(docs)
         .filter(|d| d.status().is_visible())
         .find(|d| d.stable_id() == id)
-        .or_else(|| docs.get(&hall_id(id)).and_then(Doc::as_identity))
+        .or_else(|| docs.get(&hall_id(id)).and_then(Doc::as_hall))
 }
 
 fn thread_where(docs: &Docs, keep: impl Fn(&MessageDoc) -> bool) -> Vec<&MessageDoc> {
