@@ -153,7 +153,8 @@ async fn every_transition_is_one_commit_holding_its_state_file() {
         app::domain::vault::commits_of(d, &id).len() == 4
     })
     .await;
-    let folder = dir.path().join("agents/0");
+    // The server's history of the folder, in its own repository.
+    let folder = dir.path().join("history/agent-0.git");
     let subjects = git(&folder, &["log", "--reverse", "--format=%s"]);
     assert_eq!(
         subjects.lines().collect::<Vec<_>>(),
@@ -184,6 +185,40 @@ async fn every_transition_is_one_commit_holding_its_state_file() {
             Some(WorkState::DeepWork)
         );
     });
+    soulgrid::shut_down(&state).await;
+}
+
+/// The agent's `.git/config` includes a FIFO nobody writes: every git the server ran in the
+/// folder waited out its 20 s timeout inside the read loop (a dismiss took 79 s). The server's
+/// commit and its reading of the agent's commits run no git there: the transition is committed
+/// at once and the dismiss is bounded.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hostile_git_config_in_the_folder_holds_up_no_commit_and_no_stop() {
+    use std::os::unix::ffi::OsStrExt;
+    let (dir, state, router) = common::team().await;
+    let id = lyra_id(&state);
+    let git_dir = dir.path().join("agents/0/.git");
+    let fifo = git_dir.join("never");
+    let c = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
+    // SAFETY: mkfifo(3) with a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let config = git_dir.join("config");
+    let mut text = std::fs::read_to_string(&config).unwrap_or_default();
+    text.push_str("[include]\n\tpath = never\n[log]\n\tshowSignature = true\n");
+    std::fs::write(&config, text).unwrap();
+    send(&router, 0, "SIM_STATE: bootstrap starting").await;
+    wait_for(&state, "the transition committed", |d| {
+        app::domain::vault::commits_of(d, &id).len() == 1
+    })
+    .await;
+    let t = std::time::Instant::now();
+    let r = call(&router, post_json("/api/agents/0/dismiss", json!({}))).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert!(
+        t.elapsed() < std::time::Duration::from_secs(15),
+        "the dismiss took {:?}",
+        t.elapsed()
+    );
     soulgrid::shut_down(&state).await;
 }
 

@@ -12,7 +12,8 @@ use app::domain::work_cycle::WorkState;
 use futures::StreamExt;
 
 use super::agent_fs::{append_line, read_regular};
-use super::git::{FastHead, Repo};
+use super::commits::{Job, MAX_COMMITS_PER_TURN};
+use super::git::{FastHead, Repo, Snapshot};
 use super::process::process_event;
 use super::stdout::Batching;
 use super::supervisor::{Progress, Supervisor};
@@ -134,39 +135,57 @@ impl Supervisor {
     }
 
     /// After a validated transition: the vault captured, then one commit of the folder (its
-    /// `_state.md` showing the new state) with `@<Name>: [STATE:<state>] <summary>`.
+    /// `_state.md` showing the new state) with `@<Name>: [STATE:<state>] <summary>`, into the
+    /// server's history. The folder is read here (bounded); git runs beside the read loop
+    /// ([`super::commits`]), at most [`MAX_COMMITS_PER_TURN`] times a turn.
     pub(super) async fn commit_transition(&mut self, t: &Transition) {
         let Some(id) = self.folder.identity.clone() else {
             return;
         };
         self.capture_vault(t.state.as_str(), true).await;
-        self.wait_for_state_file(t.state).await;
-        let name = self.who();
-        let email = format!("seat-{}@soulgrid.invalid", self.seat + 1);
-        let subject = commit_subject(&name, t.state.as_str(), &t.summary);
-        let repo = Repo::new(&self.workdir);
-        match repo.commit_all(&subject, &name, &email).await {
-            Ok((sha, files)) => {
-                self.folder.head = Some(sha.clone());
-                self.record(vec![EventKind::WorkCommitted {
-                    seat: self.seat,
-                    identity_id: id,
-                    sha,
-                    state: Some(t.state.as_str().to_string()),
-                    summary: t.summary.clone(),
-                    files,
-                    by_agent: false,
-                }])
-                .await;
-            }
-            Err(e) => {
-                tracing::warn!(seat = self.seat, error = %e, "a work-state commit failed");
+        self.commits_in_turn += 1;
+        if self.commits_in_turn > MAX_COMMITS_PER_TURN {
+            if self.commits_in_turn == MAX_COMMITS_PER_TURN + 1 {
                 self.record(vec![EventKind::RuntimeError {
                     seat: Some(self.seat),
-                    message: format!("the work-state commit failed: {e}"),
+                    message: format!(
+                        "more than {MAX_COMMITS_PER_TURN} work-state transitions in one turn: \
+                         the rest are applied but not committed"
+                    ),
                 }])
                 .await;
             }
+            return;
+        }
+        self.wait_for_state_file(t.state).await;
+        let name = self.who();
+        let folder = self.workdir.clone();
+        let snapshot = tokio::task::spawn_blocking(move || Snapshot::read(&folder))
+            .await
+            .unwrap_or_default();
+        for (path, why) in &snapshot.left_out {
+            tracing::debug!(
+                seat = self.seat,
+                path,
+                why,
+                "left out of a work-state commit"
+            );
+        }
+        let job = Job {
+            identity_id: id,
+            subject: commit_subject(&name, t.state.as_str(), &t.summary),
+            email: format!("seat-{}@soulgrid.invalid", self.seat + 1),
+            author: name,
+            state: t.state.as_str().to_string(),
+            summary: t.summary.clone(),
+            snapshot,
+        };
+        if !self.committer.queue(job) {
+            self.record(vec![EventKind::RuntimeError {
+                seat: Some(self.seat),
+                message: "the work-state commit was not made: too many were waiting".into(),
+            }])
+            .await;
         }
     }
 
@@ -214,9 +233,6 @@ impl Supervisor {
         let mut events = Vec::new();
         for e in entries {
             self.folder.head = Some(e.sha.clone());
-            if e.by_server {
-                continue;
-            }
             let report = parse_commit_subject(&e.subject);
             if let Some(r) = &report {
                 let line = format!("commit {:.8}: {:.80}", e.sha, e.subject);

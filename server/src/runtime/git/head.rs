@@ -20,24 +20,29 @@ impl Repo {
     /// `HEAD` read from the repository's files, without running git (checked after every
     /// turn).
     pub fn head_fast(&self) -> FastHead {
-        let read = |p: &Path| {
-            super::super::agent_fs::read_regular(p, 4096)
-                .ok()
-                .flatten()
-                .map(|b| String::from_utf8_lossy(&b).trim().to_string())
+        // Every part of the way opened without following a link (`.git` itself included).
+        let read = |rel: &str| match crate::fsafe::read_in(&self.dir, Path::new(rel), 4096) {
+            Ok(crate::fsafe::Found::Bytes(b)) => {
+                Some(String::from_utf8_lossy(&b).trim().to_string())
+            }
+            _ => None,
         };
-        let absent = |p: &Path| matches!(std::fs::symlink_metadata(p), Err(e) if e.kind() == std::io::ErrorKind::NotFound);
-        let git = self.dir.join(".git");
-        let Some(head) = read(&git.join("HEAD")) else {
+        let absent = |rel: &str| {
+            matches!(
+                crate::fsafe::read_in(&self.dir, Path::new(rel), 4096),
+                Ok(crate::fsafe::Found::Missing)
+            )
+        };
+        let Some(head) = read(".git/HEAD") else {
             return FastHead::Unknown;
         };
         let sha = match head.strip_prefix("ref: ") {
             Some(r) if r.starts_with("refs/") && !r.contains("..") => {
-                let branch = git.join(r);
+                let branch = format!(".git/{r}");
                 match read(&branch) {
                     Some(sha) => sha,
                     // No branch file and no packed refs: the branch has no commit yet.
-                    None if absent(&branch) && absent(&git.join("packed-refs")) => {
+                    None if absent(&branch) && absent(".git/packed-refs") => {
                         return FastHead::Unborn
                     }
                     None => return FastHead::Unknown,

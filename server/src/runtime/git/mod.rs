@@ -1,42 +1,42 @@
-//! The work cycle in git: each agent folder is a git repository, and every validated work-state
-//! transition is one commit of the folder as it is (its `_state.md` with it).
+//! The work cycle in git, in two repositories per agent folder.
 //!
-//! We run the `git` program (it is on every machine this runs on, the agent uses the same one
-//! in the same folder, and no second implementation of git's index and locking is built into
-//! the server). The folder is the agent's, and so is its `.git/config`, so the server commits
-//! with plumbing that runs nothing from it: blobs are hashed without filters
-//! (`hash-object --no-filters`), a temporary index is built from them, and `commit-tree` never
-//! runs hooks; the system and global configuration are not read, hooks and fsmonitor are off,
-//! and every command is bounded in time. `HEAD` moves by compare-and-swap, so a commit of the
-//! agent's own at the same moment is never lost.
+//! - **The server's history** ([`History`]): every validated work-state transition is one
+//!   commit of the folder as it is (its `_state.md` with it), kept in a bare repository the
+//!   server owns (`{data_dir}/history/agent-{seat}.git`). The server reads the folder itself,
+//!   without following links or waiting on FIFOs, and gives git only bytes; git runs in the
+//!   server's repository with no system, global or agent configuration and no hooks.
+//! - **The agent's own repository** (`.git` in its folder, [`Repo`]): the agent commits there
+//!   itself (a subject `@Name: [STATE:x] …` is a state report). The server makes it (without
+//!   running git) and reads its commits with [`loose::AgentGit`], which runs nothing and
+//!   reads every file bounded and without following links.
+//!
+//! Why two: the agent's `.git/config` is the agent's. Any git the server ran in that folder
+//! read it, and with it `include` (a FIFO made every call wait out its timeout inside the read
+//! loop), `log.showSignature` with `gpg.program` (the server's `git log` ran the agent's
+//! script outside its containment), and links under `.git` (the server's commit appended to
+//! whatever `.git/logs/HEAD` pointed at). `-c` cannot turn `include` off. Reading the agent's
+//! commits needs no git at all; writing the server's needs git only in a folder no agent
+//! writes.
 
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
-use std::time::Duration;
-
-use tokio::io::AsyncWriteExt;
-use tokio::process::Command;
 
 mod head;
+mod history;
+pub mod loose;
 #[cfg(test)]
 mod tests;
 
 pub use head::FastHead;
+pub use history::{History, Snapshot};
 
-/// The longest one git command may take.
-const GIT_TIMEOUT: Duration = Duration::from_secs(20);
-/// Files larger than this are not committed by the server (the agent may commit them itself).
-const MAX_COMMITTED_FILE: u64 = 1024 * 1024;
-/// The most files one server commit holds.
-const MAX_COMMITTED_FILES: usize = 2000;
-/// The trailer that marks the server's commits (the agent's own have none).
+/// The trailer that marks the server's commits.
 pub const SERVER_TRAILER: &str = "Soulgrid-Commit: server";
 
 #[derive(Debug, thiserror::Error)]
 pub enum GitError {
     #[error("git could not be run: {0}")]
     Spawn(#[from] std::io::Error),
-    #[error("git {0} took longer than {GIT_TIMEOUT:?}")]
+    #[error("git {0} did not finish before the commit's deadline")]
     Timeout(String),
     #[error("git {what} failed: {stderr}")]
     Failed { what: String, stderr: String },
@@ -44,21 +44,20 @@ pub enum GitError {
     Folder(String),
 }
 
-/// A commit as the log shows it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LogEntry {
-    pub sha: String,
-    pub author: String,
-    pub time_ms: i64,
-    pub subject: String,
-    /// Made by the server (it carries [`SERVER_TRAILER`]).
-    pub by_server: bool,
-}
-
-/// One agent folder's repository.
+/// The agent's own repository, by its folder.
 pub struct Repo {
     dir: PathBuf,
 }
+
+/// What a new repository's `.git` holds: enough for git to know it as one.
+const NEW_REPO: &[(&str, &str)] = &[
+    ("HEAD", "ref: refs/heads/main\n"),
+    (
+        "config",
+        "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n",
+    ),
+];
+const NEW_REPO_FOLDERS: &[&str] = &["objects/info", "objects/pack", "refs/heads", "refs/tags"];
 
 impl Repo {
     pub fn new(dir: &Path) -> Self {
@@ -67,79 +66,17 @@ impl Repo {
         }
     }
 
-    fn command(&self) -> Command {
-        let mut c = Command::new("git");
-        c.current_dir(&self.dir)
-            .args([
-                "-c",
-                "core.hooksPath=/dev/null",
-                "-c",
-                "core.fsmonitor=false",
-                "-c",
-                "core.untrackedCache=false",
-                "-c",
-                "commit.gpgSign=false",
-                "-c",
-                "gc.auto=0",
-                "-c",
-                "maintenance.auto=false",
-                "-c",
-                "init.defaultBranch=main",
-            ])
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_TERMINAL_PROMPT", "0")
-            .env("GIT_OPTIONAL_LOCKS", "0")
-            .env_remove("GIT_DIR")
-            .env_remove("GIT_WORK_TREE")
-            .env_remove("GIT_INDEX_FILE")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        c
-    }
-
-    /// Runs git with `args` (and `input` on stdin); its stdout.
-    async fn run(
-        &self,
-        args: &[&str],
-        envs: &[(&str, &str)],
-        input: Option<&[u8]>,
-    ) -> Result<String, GitError> {
-        let mut c = self.command();
-        c.args(args).envs(envs.iter().copied());
-        if input.is_some() {
-            c.stdin(Stdio::piped());
-        }
-        let what = args.first().copied().unwrap_or("").to_string();
-        let run = async {
-            let mut child = c.spawn()?;
-            if let (Some(input), Some(mut stdin)) = (input, child.stdin.take()) {
-                stdin.write_all(input).await?;
-                drop(stdin);
-            }
-            child.wait_with_output().await
-        };
-        let out = tokio::time::timeout(GIT_TIMEOUT, run)
-            .await
-            .map_err(|_| GitError::Timeout(what.clone()))??;
-        if !out.status.success() {
-            return Err(GitError::Failed {
-                what,
-                stderr: String::from_utf8_lossy(&out.stderr)
-                    .trim()
-                    .chars()
-                    .take(300)
-                    .collect(),
-            });
-        }
-        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-    }
-
-    /// Makes the folder a repository if it is not one (`.git` must be a real folder), and one
-    /// whose commits leave out the server's half-written files (below).
+    /// Makes the folder a repository if it is not one (`.git` must be a real folder), without
+    /// running git, and one whose commits leave out the server's half-written files.
     pub async fn ensure(&self) -> Result<(), GitError> {
+        let dir = self.dir.clone();
+        tokio::task::spawn_blocking(move || Repo::new(&dir).ensure_now())
+            .await
+            .map_err(|e| GitError::Folder(e.to_string()))?
+    }
+
+    fn ensure_now(&self) -> Result<(), GitError> {
+        use super::agent_fs::write_file;
         match std::fs::symlink_metadata(self.dir.join(".git")) {
             Ok(m) if m.is_dir() => {}
             Ok(_) => {
@@ -148,7 +85,14 @@ impl Repo {
                     self.dir.display()
                 )))
             }
-            Err(_) => self.run(&["init", "-q"], &[], None).await.map(drop)?,
+            Err(_) => {
+                for rel in NEW_REPO_FOLDERS {
+                    super::agent_fs::real_folder(&self.dir, &Path::new(".git").join(rel))?;
+                }
+                for (rel, text) in NEW_REPO {
+                    write_file(&self.dir, &format!(".git/{rel}"), text.as_bytes(), 0o644)?;
+                }
+            }
         }
         self.exclude_half_written();
         Ok(())
@@ -159,10 +103,12 @@ impl Repo {
     /// finds it renamed fails ("unable to stat"): git is told to leave them out.
     /// The folder is the agent's: the file is read and replaced without following a link.
     fn exclude_half_written(&self) {
-        use super::agent_fs::{read_regular, write_file, HALF_WRITTEN};
+        use super::agent_fs::{write_file, HALF_WRITTEN};
+        use crate::fsafe::{read_in, Found};
         const EXCLUDE: &str = ".git/info/exclude";
-        let had = match read_regular(&self.dir.join(EXCLUDE), 64 * 1024) {
-            Ok(had) => String::from_utf8_lossy(&had.unwrap_or_default()).into_owned(),
+        let had = match read_in(&self.dir, Path::new(EXCLUDE), 64 * 1024) {
+            Ok(Found::Bytes(had)) => String::from_utf8_lossy(&had).into_owned(),
+            Ok(_) => String::new(),
             Err(e) => {
                 tracing::warn!(folder = %self.dir.display(), error = %e, "git's exclude file could not be read");
                 return;
@@ -182,149 +128,20 @@ impl Repo {
         }
     }
 
-    /// The commit `HEAD` names, if there is one.
-    pub async fn head(&self) -> Option<String> {
-        self.run(&["rev-parse", "-q", "--verify", "HEAD^{commit}"], &[], None)
+    /// Runs `f` on the agent's repository off the async threads.
+    async fn read<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&loose::AgentGit) -> Result<T, GitError> + Send + 'static,
+    ) -> Result<T, GitError> {
+        let dir = self.dir.clone();
+        tokio::task::spawn_blocking(move || f(&loose::AgentGit::new(&dir)))
             .await
-            .ok()
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty())
+            .map_err(|e| GitError::Folder(e.to_string()))?
     }
 
-    /// The regular files of the folder, outside `.git`, small enough to commit.
-    fn files(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        let mut stack = vec![(self.dir.clone(), String::new())];
-        while let Some((folder, prefix)) = stack.pop() {
-            let Ok(entries) = std::fs::read_dir(&folder) else {
-                continue;
-            };
-            for entry in entries.flatten() {
-                let name = entry.file_name().to_string_lossy().into_owned();
-                let Ok(kind) = entry.file_type() else {
-                    continue;
-                };
-                let rel = format!("{prefix}{name}");
-                if kind.is_dir() && name != ".git" {
-                    stack.push((entry.path(), format!("{rel}/")));
-                } else if kind.is_file()
-                    && entry
-                        .metadata()
-                        .is_ok_and(|m| m.len() <= MAX_COMMITTED_FILE)
-                    && !rel.contains('\n')
-                    // Being written (`agent_fs::HALF_WRITTEN`).
-                    && !name.ends_with(".tmp")
-                {
-                    out.push(rel);
-                }
-            }
-        }
-        out.sort();
-        out.truncate(MAX_COMMITTED_FILES);
-        out
-    }
-
-    /// One commit of the folder as it is now, by `author`, with `subject`; `HEAD` moves to it
-    /// unless someone moved it meanwhile (then it is tried once more on top). Returns the
-    /// commit and the files it changed.
-    pub async fn commit_all(
-        &self,
-        subject: &str,
-        author: &str,
-        email: &str,
-    ) -> Result<(String, Vec<String>), GitError> {
-        self.ensure().await?;
-        let mut last = None;
-        for _ in 0..2 {
-            match self.try_commit(subject, author, email).await {
-                Ok(done) => return Ok(done),
-                Err(e) => last = Some(e),
-            }
-        }
-        Err(last.expect("tried"))
-    }
-
-    async fn try_commit(
-        &self,
-        subject: &str,
-        author: &str,
-        email: &str,
-    ) -> Result<(String, Vec<String>), GitError> {
-        let parent = self.head().await;
-        let files = self.files();
-        let paths: String = files.iter().map(|f| format!("{f}\n")).collect();
-        let shas = self
-            .run(
-                &["hash-object", "-w", "--no-filters", "--stdin-paths"],
-                &[],
-                Some(paths.as_bytes()),
-            )
-            .await?;
-        let index_info: String = files
-            .iter()
-            .zip(shas.lines())
-            .map(|(path, sha)| format!("100644 {sha}\t{path}\0"))
-            .collect();
-        let index = self
-            .dir
-            .join(".git")
-            .join(format!("soulgrid-index-{}", uuid::Uuid::new_v4().simple()));
-        let index_env = index.to_string_lossy().into_owned();
-        let env = [("GIT_INDEX_FILE", index_env.as_str())];
-        let tree = async {
-            self.run(
-                &["update-index", "--add", "-z", "--index-info"],
-                &env,
-                Some(index_info.as_bytes()),
-            )
-            .await?;
-            self.run(&["write-tree"], &env, None).await
-        }
-        .await;
-        let _ = std::fs::remove_file(&index);
-        let tree = tree?.trim().to_string();
-        let message = format!("{subject}\n\n{SERVER_TRAILER}\n");
-        let ident = [
-            ("GIT_AUTHOR_NAME", author),
-            ("GIT_AUTHOR_EMAIL", email),
-            ("GIT_COMMITTER_NAME", "Soulgrid"),
-            ("GIT_COMMITTER_EMAIL", "soulgrid@localhost"),
-        ];
-        let mut args = vec!["commit-tree", tree.as_str()];
-        if let Some(p) = &parent {
-            args.extend(["-p", p.as_str()]);
-        }
-        let commit = self
-            .run(&args, &ident, Some(message.as_bytes()))
-            .await?
-            .trim()
-            .to_string();
-        // Compare-and-swap: only from the parent we built on ("" when there was none).
-        let old = parent.clone().unwrap_or_default();
-        self.run(&["update-ref", "HEAD", &commit, &old], &[], None)
-            .await?;
-        let changed = self.changed_by(&commit).await.unwrap_or_default();
-        Ok((commit, changed))
-    }
-
-    /// The files `commit` changed from its parent (all of them for a first commit).
-    pub async fn changed_by(&self, commit: &str) -> Result<Vec<String>, GitError> {
-        let out = self
-            .run(
-                &[
-                    "diff-tree",
-                    "--no-commit-id",
-                    "--name-only",
-                    "-r",
-                    "--root",
-                    "--no-renames",
-                    commit,
-                ],
-                &[],
-                None,
-            )
-            .await?;
-        Ok(out.lines().map(str::to_owned).collect())
+    /// The commit `HEAD` names, if there is one (and it can be read).
+    pub async fn head(&self) -> Option<String> {
+        self.read(|g| g.head()).await.ok().flatten()
     }
 
     /// The commits after `since` up to `HEAD`, oldest first (at most `most`).
@@ -332,47 +149,15 @@ impl Repo {
         &self,
         since: Option<&str>,
         most: usize,
-    ) -> Result<Vec<LogEntry>, GitError> {
-        let Some(_) = self.head().await else {
-            return Ok(Vec::new());
-        };
-        let range = match since {
-            Some(s) => format!("{s}..HEAD"),
-            None => "HEAD".to_string(),
-        };
-        let max = format!("--max-count={most}");
-        let out = self
-            .run(
-                &[
-                    "log",
-                    "--no-color",
-                    &max,
-                    "--format=%H%x1f%an%x1f%ct%x1f%s%x1f%b%x1e",
-                    &range,
-                ],
-                &[],
-                None,
-            )
-            .await?;
-        let mut entries: Vec<LogEntry> = out
-            .split('\x1e')
-            .filter_map(|record| {
-                let mut f = record.trim_start_matches('\n').split('\x1f');
-                let sha = f.next()?.trim().to_string();
-                let author = f.next()?.to_string();
-                let time: i64 = f.next()?.trim().parse().ok()?;
-                let subject = f.next()?.to_string();
-                let body = f.next().unwrap_or("");
-                (!sha.is_empty()).then(|| LogEntry {
-                    sha,
-                    author,
-                    time_ms: time * 1000,
-                    subject,
-                    by_server: body.lines().any(|l| l.trim() == SERVER_TRAILER),
-                })
-            })
-            .collect();
-        entries.reverse();
-        Ok(entries)
+    ) -> Result<Vec<loose::Commit>, GitError> {
+        let since = since.map(str::to_owned);
+        self.read(move |g| g.log_since(since.as_deref(), most))
+            .await
+    }
+
+    /// The files `commit` changed from its parent (all of them for a first commit).
+    pub async fn changed_by(&self, commit: &str) -> Result<Vec<String>, GitError> {
+        let commit = commit.to_string();
+        self.read(move |g| g.changed_by(&commit)).await
     }
 }
