@@ -75,6 +75,12 @@ pub struct Config {
     #[arg(long, env = "SOULGRID_STOP_GRACE", default_value = "5s", value_parser = parse_duration)]
     pub stop_grace: Duration,
 
+    /// How everything an agent starts (in any session or process group) is stopped with it:
+    /// `auto`, a cgroup per agent process where the machine has a writable cgroup v2
+    /// hierarchy, else a scan of `/proc` at each stop; `scan`, the scan only.
+    #[arg(long, env = "SOULGRID_CONTAINMENT", value_enum, default_value = "auto")]
+    pub containment: crate::runtime::contain::Mode,
+
     /// An event the runtime cannot store is tried again for this long; then the agent whose
     /// output it was is stopped and its seat says so.
     #[arg(long, env = "SOULGRID_RECORD_DEADLINE", default_value = "30s", value_parser = parse_duration)]
@@ -114,6 +120,9 @@ pub struct Config {
     #[arg(long, env = "SOULGRID_BACKUP_KEEP", default_value_t = 24)]
     pub backup_keep: usize,
 
+    #[command(flatten)]
+    pub http: crate::http::serve::HttpLimits,
+
     /// Required to bind anything but loopback; sent as `Authorization: Bearer …` or the
     /// `soulgrid_token` cookie (opening `/?token=…` once sets it).
     #[arg(long, env = "SOULGRID_TOKEN", hide_env_values = true)]
@@ -137,7 +146,7 @@ pub enum Command {
     },
     /// Restore a team from an export into an empty data directory (`--data-dir`).
     Import {
-        /// The export to read.
+        /// The export to read (`-`: standard input, e.g. a pipe).
         file: PathBuf,
     },
     /// Copy the store while the server runs (SQLite's online backup), checked, into a new

@@ -3,6 +3,7 @@
 pub mod config;
 pub mod data_dir;
 pub mod error;
+pub mod fsafe;
 pub mod http;
 pub mod mailbox;
 pub mod portable;
@@ -83,6 +84,7 @@ pub async fn boot_with_clock(
             permissions: config.permissions,
             permission_timeout: config.permission_timeout,
             stop_grace: config.stop_grace,
+            containment: config.containment,
             record_deadline: config.record_deadline,
             distill_timeout: config.distill_timeout,
             context_window: config.context_window,
@@ -143,6 +145,8 @@ pub async fn shut_down(state: &AppState) {
         Err(e) => tracing::error!(error = %e, "could not record the end of the session"),
     }
     state.shutdown.cancel();
+    // Every agent stopped with the session: the server's cgroup for them goes.
+    state.runtime.containment().close();
     state.data_dir_lock.release();
 }
 

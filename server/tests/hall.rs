@@ -236,6 +236,31 @@ async fn a_fork_waits_for_the_parents_turn_then_hatches_from_its_session() {
     soulgrid::shut_down(&state).await;
 }
 
+/// The lead's `kill` marker with `"cascade": true` retires the descendants too, as the HTTP
+/// route does (the marker's flag was dropped on the way: the child was re-parented instead).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_leads_kill_marker_keeps_its_cascade() {
+    let (_dir, state, router) = common::team().await;
+    call(&router, post_json("/api/agents/3/kill", json!({}))).await;
+    let r = call(&router, post_json("/api/agents/1/fork", json!({}))).await;
+    let child = r.json()["seat"].as_u64().unwrap() as u8;
+    wait_for(&state, "Kael's child", |d| {
+        identity(d, child).is_some_and(|c| c.status() == AgentStatus::Alive)
+    })
+    .await;
+    call(
+        &router,
+        post_json("/api/send", json!({"text": "kill-all: Kael"})),
+    )
+    .await;
+    wait_for(&state, "Kael and his child in the Hall", |d| {
+        !identity(d, 1).unwrap().status().is_visible()
+            && !identity(d, child).unwrap().status().is_visible()
+    })
+    .await;
+    soulgrid::shut_down(&state).await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cascade_retires_a_three_level_branch_deepest_first() {
     let (_dir, state, router) = common::team().await;

@@ -242,3 +242,66 @@ exec yes '{{"type":"stream_event"}}'"#
     assert!(!alive(pid));
     soulgrid::shut_down(&state).await;
 }
+
+/// Claude Code runs its Bash tool's shell detached (a session and process group of its own):
+/// what it starts outlived a stop that killed the agent's group. In a cgroup (where the
+/// machine has one) and by the scan alike, everything the agent started is gone after its
+/// stop: a process in a session of its own, and one whose parent exited.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_an_agent_starts_in_another_session_is_gone_after_its_stop() {
+    for mode in ["auto", "scan"] {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("data");
+        let cli = fake_cli(
+            dir.path(),
+            "detaching",
+            &format!(
+                r#"{FAKE_TURN}
+read -r first
+setsid sleep 1000 &
+echo $! >> detached.pids
+( setsid sleep 1000 & echo $! >> orphan.pids )
+turn "started"
+while read -r line; do turn "more"; done"#
+            ),
+        );
+        let state = boot_with(
+            &data,
+            &[
+                "--claude-cmd",
+                cli.to_str().unwrap(),
+                "--stop-grace",
+                "1s",
+                "--distill-timeout",
+                "1s",
+                "--containment",
+                mode,
+            ],
+        )
+        .await;
+        let router = soulgrid::http::router(state.clone());
+        call(&router, post_json("/api/send", json!({"text": "hello"}))).await;
+        wait_for(&state, "the turn that started them", |d| {
+            lead_said(d, "started")
+        })
+        .await;
+        let started: Vec<u32> = [pids(&data, "detached.pids"), pids(&data, "orphan.pids")].concat();
+        assert_eq!(started.len(), 2, "{mode}");
+        for pid in &started {
+            assert!(alive(*pid), "{mode}: {pid} runs before the stop");
+            assert!(
+                group_members(*pid).contains(pid),
+                "{mode}: in a group of its own"
+            );
+        }
+        let r = call(&router, post_json("/api/agents/4/dismiss", json!({}))).await;
+        assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+        for pid in started {
+            common::wait_until(&format!("{mode}: {pid} gone after the dismiss"), || {
+                !alive(pid)
+            })
+            .await;
+        }
+        soulgrid::shut_down(&state).await;
+    }
+}

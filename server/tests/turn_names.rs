@@ -126,7 +126,17 @@ fn only_the_lead_retires_and_recalls() {
     assert_eq!(
         lead.on_line(&kill, &Docs::new()).requests,
         [LeadRequest::Kill {
-            name: "Lyra".into()
+            name: "Lyra".into(),
+            cascade: false,
+        }]
+    );
+    // The marker's cascade reaches the request (it was dropped on the way).
+    let all = text_line("[ACTION] {\"action\":\"kill\",\"name\":\"Lyra\",\"cascade\":true}");
+    assert_eq!(
+        lead.on_line(&all, &Docs::new()).requests,
+        [LeadRequest::Kill {
+            name: "Lyra".into(),
+            cascade: true,
         }]
     );
     assert_eq!(

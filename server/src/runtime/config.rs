@@ -38,6 +38,8 @@ pub struct RuntimeConfig {
     pub stage_timeout: Duration,
     /// A job unclaimed for this long is offered again at each wake.
     pub job_timeout: Duration,
+    /// How everything an agent starts is found and stopped with it.
+    pub containment: super::contain::Mode,
 }
 
 impl RuntimeConfig {

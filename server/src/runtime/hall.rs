@@ -126,7 +126,7 @@ impl Runtime {
     pub async fn recall(&self, id: &str, seat: Option<Seat>) -> Result<Seat, HallError> {
         let in_hall = self.store().with_docs(|d| {
             d.get(&hall_id(id))
-                .and_then(Doc::as_identity)
+                .and_then(Doc::as_hall)
                 .is_some_and(|h| h.retired_at.is_some() && h.recalled_at.is_none())
         });
         if !in_hall {

@@ -4,7 +4,9 @@
 
 mod agent_fs;
 mod background;
+mod commits;
 mod config;
+pub mod contain;
 mod fork;
 mod git;
 mod group;
@@ -159,6 +161,8 @@ struct Inner {
     quest_queue: tokio::sync::mpsc::UnboundedSender<quest::QuestRequest>,
     quest_requests: Mutex<Option<tokio::sync::mpsc::UnboundedReceiver<quest::QuestRequest>>>,
     shutdown: CancellationToken,
+    /// Where agents' processes are kept, so a stop stops all they started.
+    containment: contain::Containment,
 }
 
 impl Runtime {
@@ -175,6 +179,7 @@ impl Runtime {
             deadline: config.record_deadline,
         };
         let (quest_queue, quest_requests) = tokio::sync::mpsc::unbounded_channel();
+        let config_containment = config.containment;
         Runtime {
             inner: Arc::new(Inner {
                 naming: Default::default(),
@@ -194,6 +199,7 @@ impl Runtime {
                 quest_queue,
                 quest_requests: Mutex::new(Some(quest_requests)),
                 shutdown,
+                containment: contain::Containment::new(config_containment),
             }),
         }
     }
@@ -239,6 +245,10 @@ impl Runtime {
     /// The human's inbox name, derived from the human's name (`first.last` → `first-last`).
     pub fn human_inbox(&self) -> String {
         app::domain::names::slug(&self.names().human)
+    }
+
+    pub(crate) fn containment(&self) -> &contain::Containment {
+        &self.inner.containment
     }
 
     pub fn config(&self) -> &RuntimeConfig {

@@ -2,8 +2,6 @@
 //! group and temp dirs) and its start. Its supervision is [`super::supervisor`].
 
 use std::process::Stdio;
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 
 use app::domain::events::EventKind;
 use app::domain::process::ProcessState;
@@ -122,7 +120,10 @@ pub async fn spawn(rt: &Runtime, spec: &Spec, stop: StopSignal) -> Result<Starte
         Some(claude_session.clone()),
     )])
     .await;
-    let child = match command(rt, spec, &claude_session).spawn() {
+    let place = rt.containment().place(seat);
+    let mut cmd = command(rt, spec, &claude_session);
+    place.prepare(&mut cmd);
+    let child = match cmd.spawn() {
         Ok(child) => child,
         Err(source) => {
             let err = RuntimeError::Spawn {
@@ -142,7 +143,7 @@ pub async fn spawn(rt: &Runtime, spec: &Spec, stop: StopSignal) -> Result<Starte
         }
     };
     tracing::info!(seat, pid = child.id(), session = %claude_session, "agent process started");
-    let (live, supervisor, reports) = supervise(rt, spec, child, stop, folder);
+    let (live, supervisor, reports) = supervise(rt, spec, child, stop, (folder, place));
     if rt.config().permissions == super::PermissionMode::Ui {
         let _ = live.stdin.send(protocol::initialize("soulgrid-init")).await;
     }
@@ -164,7 +165,7 @@ fn supervise(
     spec: &Spec,
     mut child: tokio::process::Child,
     stop: StopSignal,
-    folder: super::vault::Folder,
+    (folder, place): (super::vault::Folder, super::contain::Place),
 ) -> (Live, Supervisor, mpsc::UnboundedReceiver<Report>) {
     let seat = spec.seat;
     let group = Group::of(&child);
@@ -175,7 +176,7 @@ fn supervise(
     tokio::spawn(super::pipes::write_stdin(seat, stdin, stdin_rx));
     let live = Live {
         stdin: stdin_tx,
-        busy: Arc::new(AtomicBool::new(false)),
+        busy: Default::default(),
         in_flight: Default::default(),
     };
     let (reports_tx, reports) = mpsc::unbounded_channel();
@@ -210,6 +211,13 @@ fn supervise(
             data_dir: rt.config().data_dir.clone(),
             names: rt.names().clone(),
         },
+        committer: super::commits::Committer::start(
+            seat,
+            super::git::History::new(&rt.config().data_dir, seat),
+            rt.recorder().clone(),
+        ),
+        commits_in_turn: 0,
+        place: Some(place),
     };
     (live, supervisor, reports)
 }

@@ -31,12 +31,15 @@ async fn handle_inner(rt: &Runtime, request: LeadRequest) {
                 rt.sleep(seat, "dismissed by the lead").await;
             }
         }
-        LeadRequest::Kill { name } => {
+        LeadRequest::Kill { name, cascade } => {
             let seat = rt
                 .store()
                 .with_docs(|d| app::domain::docs::seat_named(d, &name));
             let result = match seat {
-                Some(seat) => rt.retire(seat, "retired by the lead").await.map(|_| ()),
+                Some(seat) => rt
+                    .retire_branch(seat, "retired by the lead", cascade)
+                    .await
+                    .map(|_| ()),
                 None => Err(super::HallError::NotInHall(name.clone())),
             };
             if let Err(e) = result {

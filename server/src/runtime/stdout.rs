@@ -2,7 +2,6 @@
 //! each translated into events and recorded (a burst's in one transaction), a bad line skipped
 //! and said once.
 
-use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use app::domain::events::EventKind;
@@ -123,7 +122,7 @@ impl Supervisor {
             }
             CliLine::System { subtype, .. } if subtype == "init" => {
                 p.started = true;
-                self.live.busy.store(true, Ordering::SeqCst);
+                self.live.busy.set(true);
             }
             // A session that cannot be resumed ends at once with an error result and no
             // turn: not the agent's turn; a fresh start follows.
@@ -173,7 +172,8 @@ impl Supervisor {
             .store
             .with_docs(|docs| translator.on_line(cli, docs));
         if out.turn_done {
-            self.live.busy.store(false, Ordering::SeqCst);
+            self.live.busy.set(false);
+            self.commits_in_turn = 0;
         }
         // Each validated transition is recorded, then committed, before what follows it: the
         // commit holds `_state.md` as it was at that state.

@@ -93,6 +93,12 @@ pub struct Supervisor {
     /// The identity it runs for, and the folder's last commit seen.
     pub folder: super::vault::Folder,
     pub letters: Letters,
+    /// Makes its work-state commits beside the read loop.
+    pub committer: super::commits::Committer,
+    /// Work-state commits queued in the current turn.
+    pub commits_in_turn: u32,
+    /// Where its process and all it starts live (emptied when it stops).
+    pub place: Option<super::contain::Place>,
 }
 
 /// Why the read loop ended.
@@ -142,6 +148,12 @@ impl Supervisor {
         if let Some(g) = self.group {
             g.kill_rest();
         }
+        // Everything it started, in any session or group (the Bash tool's shell is detached).
+        if let Some(place) = self.place.take() {
+            let _ = tokio::task::spawn_blocking(move || place.kill_all()).await;
+        }
+        let committer = std::mem::replace(&mut self.committer, super::commits::Committer::closed());
+        committer.close().await;
         let retry_fresh = (p.resume_failed || (!p.started && self.resuming))
             && !self.shutdown.is_cancelled()
             && !self.stop.is_requested();

@@ -11,8 +11,8 @@ use super::super::Seat;
 use super::{
     AgentIdentity, ArtifactDoc, ClaudeSessionDoc, FindingDoc, JobDoc, LedgerDoc, MessageDoc,
     QuestDoc, SoulDoc, VaultDoc, WorkCommitDoc, TYPE_ARTIFACT, TYPE_CLAUDE_SESSION, TYPE_FINDING,
-    TYPE_IDENTITY, TYPE_JOB, TYPE_LEDGER, TYPE_MESSAGE, TYPE_QUEST, TYPE_SOUL, TYPE_VAULT,
-    TYPE_WORK_COMMIT,
+    TYPE_HALL, TYPE_IDENTITY, TYPE_JOB, TYPE_LEDGER, TYPE_MESSAGE, TYPE_QUEST, TYPE_SOUL,
+    TYPE_VAULT, TYPE_WORK_COMMIT,
 };
 
 /// Declares `Doc` with one variant per known document type (`Box<T> => T` for a boxed one):
@@ -74,6 +74,7 @@ macro_rules! documents {
 // are boxed, so a message does not carry their size (`tests/docs.rs` holds `Doc` to it).
 documents! {
     Identity(Box<AgentIdentity> => AgentIdentity) = TYPE_IDENTITY, as_identity;
+    Hall(Box<AgentIdentity> => AgentIdentity) = TYPE_HALL, as_hall;
     Message(MessageDoc => MessageDoc) = TYPE_MESSAGE, as_message;
     Soul(SoulDoc => SoulDoc) = TYPE_SOUL, as_soul;
     Permission(Box<PermissionDoc> => PermissionDoc) = TYPE_PERMISSION, as_permission;
@@ -88,6 +89,14 @@ documents! {
 }
 
 impl Doc {
+    /// An identity's document: a seat's, or (its id `hall:…`) the Hall's.
+    pub fn of_identity(who: AgentIdentity) -> Doc {
+        match who.id.starts_with("hall:") {
+            true => Doc::Hall(Box::new(who)),
+            false => Doc::Identity(Box::new(who)),
+        }
+    }
+
     /// Parses a stored document. Known types with missing or malformed fields fail; a document
     /// of an unknown type is kept as it is.
     pub fn from_value(mut value: Value) -> Result<Self, serde_json::Error> {
@@ -101,6 +110,15 @@ impl Doc {
             return Ok(Doc::Other(value));
         };
         obj.remove("type");
+        // Lazy schema evolution: a Hall entry stored before it had its own type.
+        let hall = obj
+            .get("_id")
+            .and_then(Value::as_str)
+            .is_some_and(|id| id.starts_with("hall:"));
+        let ty = match ty == TYPE_IDENTITY && hall {
+            true => TYPE_HALL.to_string(),
+            false => ty,
+        };
         // Lazy schema evolution: an old identity may lack `gridPosition`; its id has it.
         if ty == TYPE_IDENTITY && !obj.contains_key("gridPosition") {
             if let Some(pos) = obj

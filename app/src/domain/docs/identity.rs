@@ -11,6 +11,11 @@ use super::super::work_cycle::WorkState;
 use super::super::{Millis, Seat};
 
 pub const TYPE_IDENTITY: &str = "agent-identity";
+/// A retired identity in the Hall (`hall:{id}`): the identity's fields, under a type of its own,
+/// so that nothing reading seats by type meets an agent that left its seat. Its `gridPosition`
+/// is the seat it last held. Stores written before this type read it back as this type
+/// (`Doc::from_value`).
+pub const TYPE_HALL: &str = "hall-entry";
 
 /// `agent-identity:{pos}`: the deterministic id of a seat's identity.
 pub fn identity_id(seat: Seat) -> String {

@@ -64,7 +64,7 @@ pub(super) fn retire(w: &mut Writes, event: &Event, seat: Seat, reason: &Option<
     retired.process_reason = None;
     retired.work_state = None;
     retired.lead_belief = None;
-    w.put(retired.id.clone(), Doc::Identity(Box::new(retired)));
+    w.put(retired.id.clone(), Doc::Hall(Box::new(retired)));
     // The seat is empty: a placeholder that counts as vacant, keeping the seat's palette.
     let mut empty = AgentIdentity::new(seat, AgentStatus::Expired);
     empty.created_at = Some(event.ts);
@@ -80,7 +80,7 @@ pub(super) fn recall(w: &mut Writes, event: &Event, id: &str, seat: Seat) {
     let Some(retired) = w
         .docs
         .get(&hall_id(id))
-        .and_then(Doc::as_identity)
+        .and_then(Doc::as_hall)
         .filter(|d| d.retired_at.is_some() && d.recalled_at.is_none())
         .cloned()
     else {
@@ -112,7 +112,7 @@ pub(super) fn recall(w: &mut Writes, event: &Event, id: &str, seat: Seat) {
     w.put_identity(seated);
     let mut hall = retired;
     hall.recalled_at = Some(event.ts);
-    w.put(hall.id.clone(), Doc::Identity(Box::new(hall)));
+    w.put(hall.id.clone(), Doc::Hall(Box::new(hall)));
 }
 
 /// A child forked from `parent_id` hatches in the empty `seat` (not the lead's).
@@ -180,7 +180,7 @@ pub(super) fn import(w: &mut Writes, event: &Event, a: &super::super::imported::
     h.set_status(AgentStatus::Sleeping);
     (h.process_state, h.process_reason, h.work_state) = (None, None, None);
     (h.lead_belief, h.last_problem) = (None, None);
-    w.put(h.id.clone(), Doc::Identity(Box::new(h)));
+    w.put(h.id.clone(), Doc::Hall(Box::new(h)));
     let mut put_new = |key: String, doc: Doc| {
         if !w.docs.contains_key(&key) {
             w.put(key, doc);

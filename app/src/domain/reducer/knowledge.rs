@@ -16,7 +16,7 @@ fn find(w: &Writes, id: &str) -> Option<AgentIdentity> {
         .filter(|d| d.status().is_visible())
         .map(|d| d.grid_position)
         .find_map(|seat| w.current(seat).filter(|d| d.stable_id() == id))
-        .or_else(|| w.docs.get(&hall_id(id)).and_then(Doc::as_identity).cloned())
+        .or_else(|| w.docs.get(&hall_id(id)).and_then(Doc::as_hall).cloned())
 }
 
 pub(super) struct Saved<'a> {
@@ -56,7 +56,7 @@ pub(super) fn vault_saved(w: &mut Writes, event: &Event, s: Saved<'_>) {
             extra: Default::default(),
         }),
     );
-    w.put(who.id.clone(), Doc::Identity(Box::new(who)));
+    w.put(who.id.clone(), Doc::of_identity(who));
 }
 
 pub(super) struct Committed<'a> {

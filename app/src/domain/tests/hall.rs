@@ -70,6 +70,40 @@ fn retiring_empties_the_seat_and_keeps_the_identity_in_the_hall() {
     assert_eq!(again, docs);
 }
 
+/// Whatever reads documents by type (the design's own rule) meets no retired agent asleep in a
+/// seat it left: the Hall entry has a type of its own. A store written before it had one reads
+/// its Hall entries back as Hall entries.
+#[test]
+fn a_hall_entry_is_not_an_agent_identity_by_type() {
+    use super::super::docs::{Doc, TYPE_HALL, TYPE_IDENTITY};
+    let docs = lyra_retired();
+    let by_type = |ty: &str| -> Vec<String> {
+        docs.values()
+            .map(Doc::to_value)
+            .filter(|v| v["type"] == ty)
+            .map(|v| v["_id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let seated_lyra = by_type(TYPE_IDENTITY).into_iter().any(|id| {
+        let v = docs[&id].to_value();
+        v["name"] == "Lyra"
+    });
+    assert!(
+        !seated_lyra,
+        "no agent-identity document is Lyra's any more"
+    );
+    assert_eq!(by_type(TYPE_HALL), ["hall:lyra-id"]);
+    // As an older store holds it: the Hall entry typed as an identity.
+    let mut old = docs["hall:lyra-id"].to_value();
+    old["type"] = TYPE_IDENTITY.into();
+    let read = Doc::from_value(old).unwrap();
+    assert!(
+        read.as_hall().is_some() && read.as_identity().is_none(),
+        "{read:?}"
+    );
+    assert_eq!(read, docs["hall:lyra-id"]);
+}
+
 #[test]
 fn a_new_agent_in_the_seat_starts_its_own_thread_and_souls() {
     let mut docs = lyra_retired();

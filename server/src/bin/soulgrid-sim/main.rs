@@ -12,7 +12,7 @@
 //! - as the lead (system prompt names it the lead), to a message containing `status`:
 //!   `[ACTION] {"action":"status","agents":[…]}` listing the names after `status:`; to
 //!   `route:<name>:<text>`, `[ACTION] {"action":"route","to":<name>,"text":<text>}`; to
-//!   `kill:<name>` and `recall:<name>`, those actions;
+//!   `kill:<name>` and `recall:<name>`, those actions (`kill-all:<name>` with `cascade`);
 //! - otherwise a short reply quoting the message.
 //!
 //! Knobs (in any message but a wake prompt, whose transcript is history):

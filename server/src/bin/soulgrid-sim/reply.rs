@@ -78,6 +78,16 @@ impl Sim {
                     json!({"action": "route", "to": to.trim(), "text": text.trim()})
                 );
             }
+            if let Some(name) = input
+                .split("kill-all:")
+                .nth(1)
+                .and_then(|r| r.lines().next())
+            {
+                return format!(
+                    "As you wish, with all that came from them.\n[ACTION] {}",
+                    json!({"action": "kill", "name": name.trim(), "cascade": true})
+                );
+            }
             for action in ["kill", "recall"] {
                 if let Some(name) = input
                     .split(&format!("{action}:"))

@@ -1,7 +1,7 @@
 //! The markers an agent writes, as the translator carries them out: its name, its work state,
 //! the lead's requests, and what anyone may ask (fork, route, quest findings, jobs).
 
-use app::domain::docs::{seat_named, taken_names, Docs};
+use app::domain::docs::{cut_to, seat_named, taken_names, Docs, MAX_SOUL_BYTES};
 use app::domain::events::EventKind;
 use app::domain::markers::Marker;
 use app::domain::names::choose;
@@ -70,9 +70,20 @@ impl Translator {
                 };
                 self.summoning = false;
                 self.name = Some(name.clone());
-                let soul = soul
+                let mut soul = soul
                     .filter(|s| !s.trim().is_empty())
                     .unwrap_or_else(|| self.turn_text.clone());
+                if soul.len() > MAX_SOUL_BYTES {
+                    out.events.push(EventKind::MarkerError {
+                        seat: Some(self.seat),
+                        line: format!("register {name}"),
+                        error: format!(
+                            "the soul has {} bytes; it was cut to {MAX_SOUL_BYTES}",
+                            soul.len()
+                        ),
+                    });
+                    soul = cut_to(&soul, MAX_SOUL_BYTES).to_string();
+                }
                 out.events.push(EventKind::AgentRegistered {
                     seat: self.seat,
                     name,
@@ -97,8 +108,8 @@ impl Translator {
             Marker::Dismiss { name } if self.is_lead() => {
                 out.requests.push(LeadRequest::Dismiss { name })
             }
-            Marker::Kill { name, .. } if self.is_lead() => {
-                out.requests.push(LeadRequest::Kill { name })
+            Marker::Kill { name, cascade } if self.is_lead() => {
+                out.requests.push(LeadRequest::Kill { name, cascade })
             }
             Marker::Recall { name } if self.is_lead() => {
                 out.requests.push(LeadRequest::Recall { name })
@@ -108,6 +119,16 @@ impl Translator {
                 from: self.speaker(),
                 prompt,
             }),
+            Marker::Soul { text } if text.len() > MAX_SOUL_BYTES => {
+                out.events.push(EventKind::MarkerError {
+                    seat: Some(self.seat),
+                    line: "soul".into(),
+                    error: format!(
+                        "a soul may have {MAX_SOUL_BYTES} bytes; this one has {}",
+                        text.len()
+                    ),
+                })
+            }
             Marker::Soul { text } if self.name.is_some() && !self.summoning => {
                 out.events.push(EventKind::SoulRevised {
                     seat: self.seat,

@@ -21,9 +21,11 @@ pub enum LeadRequest {
     Dismiss {
         name: String,
     },
-    /// Retire the agent called `name` to the Hall.
+    /// Retire the agent called `name` to the Hall (`cascade`: its descendants too, deepest
+    /// first, as the HTTP route does).
     Kill {
         name: String,
+        cascade: bool,
     },
     /// Seat the retired identity called `name` again, and wake it.
     Recall {
