@@ -92,7 +92,8 @@ impl Containment {
         let tag = format!("{}-{seat}-{n}", std::process::id());
         let cgroup = self.root.as_ref().and_then(|root| {
             let dir = root.join(format!("agent-{seat}-{n}"));
-            match std::fs::create_dir(&dir) {
+            // The server's cgroup too, if another runtime of this process closed it meanwhile.
+            match std::fs::create_dir_all(&dir) {
                 Ok(()) => Some(dir),
                 Err(e) => {
                     tracing::warn!(seat, error = %e, "no cgroup for the agent; its processes are found by a scan");
