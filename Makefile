@@ -1,5 +1,5 @@
-# The two commands of the README. Each installs what is missing first.
-.PHONY: run test bench dev
+# The commands of the README. Each installs what is missing first.
+.PHONY: run test bench dev check
 
 run:
 	@bash scripts/run.sh
@@ -7,10 +7,14 @@ run:
 test:
 	@bash scripts/test.sh
 
-# Every performance figure against its target, on the release build (README, "Performance").
+# Every performance figure against its target, on the release build (docs/PERFORMANCE.md).
 bench:
 	@bash scripts/bench.sh
 
 # Development: rebuilds and reloads on change.
 dev:
 	@bash scripts/dev.sh
+
+# Formatting and clippy (warnings are errors) for every crate and target; CI runs it first.
+check:
+	@bash scripts/check.sh

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# `make check`: formatting, and clippy with warnings as errors for every crate and target:
+# the server and the shared crate natively (with cargo-leptos' environment, so the build is
+# shared with the tests), the page's wasm and P6b's reference for wasm32. `.ci/run` runs it
+# before the tests.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$ROOT"
+
+fmt() {
+  cargo fmt --all -- --check
+}
+
+clippy_native() {
+  (leptos_env && cargo clippy -p app -p soulgrid --all-targets -- -D warnings)
+}
+
+clippy_wasm() {
+  (leptos_env && cargo clippy -p frontend -p soulgrid-viewless --target wasm32-unknown-unknown -- -D warnings)
+}
+
+step "rustfmt" fmt
+step "clippy: app and server, every target" clippy_native
+step "clippy: the page's wasm and P6b's reference (wasm32)" clippy_wasm
