@@ -204,12 +204,21 @@ impl Place {
                 return;
             }
         }
-        // The scan: until nothing carries the tag or descends from the agent (bounded).
-        for _ in 0..10 {
+        // The scan: until two scans in a row find nothing that carries the tag or descends from
+        // one that does (a process between fork and exec, or one /proc was not listing at that
+        // instant, is met by the next), bounded.
+        let mut quiet = 0;
+        for _ in 0..20 {
             let found = scan(&self.tag);
             if found.is_empty() {
-                return;
+                quiet += 1;
+                if quiet == 2 {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+                continue;
             }
+            quiet = 0;
             for pid in &found {
                 // SAFETY: kill(2) with SIGKILL on a process that carries this agent's tag or
                 // descends from its process (found in /proc just now); never 0, 1 or negative.
@@ -232,6 +241,18 @@ impl Drop for Place {
     }
 }
 
+/// A process's state letter, parent and process group, from `/proc/{pid}/stat`.
+pub fn proc_stat(pid: u32) -> Option<(char, u32, u32)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // `pid (comm) state ppid pgrp …`: comm may hold spaces and parentheses.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let mut fields = rest.split_whitespace();
+    let state = fields.next()?.chars().next()?;
+    let ppid = fields.next()?.parse().ok()?;
+    let pgrp = fields.next()?.parse().ok()?;
+    Some((state, ppid, pgrp))
+}
+
 /// Live processes that carry `tag`, or descend from one that does: from `/proc`.
 fn scan(tag: &str) -> Vec<u32> {
     let me = std::process::id();
@@ -248,20 +269,13 @@ fn scan(tag: &str) -> Vec<u32> {
         if pid <= 1 || pid == me {
             continue;
         }
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+        let Some((state, ppid, _)) = proc_stat(pid) else {
             continue;
         };
-        // `pid (comm) state ppid …`: comm may hold spaces and parentheses.
-        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 2..]) else {
-            continue;
-        };
-        let fields: Vec<&str> = rest.split_whitespace().collect();
-        if fields.first() == Some(&"Z") {
+        if state == 'Z' {
             continue;
         }
-        if let Some(ppid) = fields.get(1).and_then(|p| p.parse().ok()) {
-            parents.push((pid, ppid));
-        }
+        parents.push((pid, ppid));
         let tagged = matches!(
             crate::fsafe::read_bounded(&entry.path().join("environ"), 1 << 20),
             Ok(crate::fsafe::Found::Bytes(env)) if env.split(|b| *b == 0).any(|v| v == wanted.as_bytes())
@@ -321,7 +335,12 @@ mod tests {
         while std::fs::read_to_string(format!("/proc/{pid}/stat"))
             .is_ok_and(|s| !s.contains(") Z "))
         {
-            assert!(std::time::Instant::now() < until, "the sleeper was killed");
+            assert!(
+                std::time::Instant::now() < until,
+                "the sleeper was killed: {pid} {:?} {:?}",
+                std::fs::read_to_string(format!("/proc/{pid}/cmdline")),
+                std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            );
             std::thread::sleep(Duration::from_millis(10));
         }
     }
