@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Every performance figure in one run, on the release build, as one table (README,
-# "Performance"): the browser figures in Chromium first, then soulgrid-bench, which reads them
+# Every performance figure in one run, on the release build, as one table
+# (docs/PERFORMANCE.md): the browser figures in Chromium first, then soulgrid-bench, which reads them
 # and measures the rest. Timing never fails this command; a figure short of its target is a
 # FAIL row. The table is also written to target/bench/table.md.
 #   scripts/bench.sh            the full run (~5 minutes after the build)

@@ -2,7 +2,7 @@
 //! that follow the store (the human's inbox, the agents' `_state.md`). On a busy machine they
 //! then never take a core from the live path (a message handed over, its reply stored and
 //! streamed): measured on two cores, they were a fifth of what the server added to one message
-//! (README, P8). They still run when the machine is busy, more slowly (a nice value of 19
+//! (docs/perf-log.md, P8). They still run when the machine is busy, more slowly (a nice value of 19
 //! is a share of the CPU, not none), one job at a time, in the order given.
 
 use std::panic::AssertUnwindSafe;

@@ -85,17 +85,8 @@ pub fn short_line(text: &str, uuid: &str) -> Option<String> {
 /// The stdin line for a message too long for one: `text` written to a file in `agent_dir`,
 /// and a line that points to it.
 pub fn written_aside(agent_dir: &Path, text: &str, uuid: &str) -> Result<String, std::io::Error> {
-    let dir = agent_dir.join(LONG_MESSAGES);
-    match std::fs::symlink_metadata(&dir) {
-        Ok(m) if m.is_dir() => {}
-        Ok(_) => {
-            return Err(std::io::Error::other(format!(
-                "{} is not a folder",
-                dir.display()
-            )))
-        }
-        Err(_) => std::fs::create_dir_all(&dir)?,
-    }
+    // The folder and every part on the way a real folder, never a link followed.
+    let dir = super::agent_fs::real_folder(agent_dir, Path::new(LONG_MESSAGES))?;
     let name = format!("{uuid}.md");
     let mut file = std::fs::OpenOptions::new()
         .write(true)

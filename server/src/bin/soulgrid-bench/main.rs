@@ -1,4 +1,4 @@
-//! Every performance figure of the README in one run, each against its target, printed as one
+//! Every performance figure of docs/PERFORMANCE.md in one run, each against its target, printed as one
 //! table (`make bench` runs it on the release build after the browser figures). It asserts
 //! nothing: a figure short of its target is a `FAIL` row, never a failed command.
 //!

@@ -112,7 +112,7 @@ pub fn thousands(v: f64) -> String {
     }
 }
 
-/// The table, in Markdown (so the README can hold it as printed), rows in id order.
+/// The table, in Markdown (so docs/PERFORMANCE.md can hold it as printed), rows in id order.
 pub fn render(rows: &[Row]) -> String {
     let mut rows = rows.to_vec();
     rows.sort_by(|a, b| a.id.cmp(b.id));
