@@ -31,18 +31,20 @@ fn pids(data: &Path, file: &str) -> Vec<u32> {
 }
 
 async fn boot_fake(data: &Path, cli: &Path) -> soulgrid::state::AppState {
-    boot_with(
-        data,
-        &[
-            "--claude-cmd",
-            cli.to_str().unwrap(),
-            "--stop-grace",
-            "1s",
-            "--distill-timeout",
-            "1s",
-        ],
-    )
-    .await
+    boot_fake_with(data, cli, &[]).await
+}
+
+async fn boot_fake_with(data: &Path, cli: &Path, extra: &[&str]) -> soulgrid::state::AppState {
+    let mut args = vec![
+        "--claude-cmd",
+        cli.to_str().unwrap(),
+        "--stop-grace",
+        "1s",
+        "--distill-timeout",
+        "1s",
+    ];
+    args.extend_from_slice(extra);
+    boot_with(data, &args).await
 }
 
 fn lead_said(d: &app::domain::docs::Docs, text: &str) -> bool {
@@ -265,20 +267,7 @@ turn "started"
 while read -r line; do turn "more"; done"#
             ),
         );
-        let state = boot_with(
-            &data,
-            &[
-                "--claude-cmd",
-                cli.to_str().unwrap(),
-                "--stop-grace",
-                "1s",
-                "--distill-timeout",
-                "1s",
-                "--containment",
-                mode,
-            ],
-        )
-        .await;
+        let state = boot_fake_with(&data, &cli, &["--containment", mode]).await;
         let router = soulgrid::http::router(state.clone());
         call(&router, post_json("/api/send", json!({"text": "hello"}))).await;
         wait_for(&state, "the turn that started them", |d| {

@@ -2,6 +2,8 @@
 
 use std::path::Path;
 
+use soulgrid::runtime::contain::proc_stat;
+
 /// A tiny fake Claude CLI: a bash script with `body`, executable, in `dir`. For behaviour the
 /// simulator does not have (bad output, ignoring signals, background jobs).
 pub fn fake_cli(dir: &Path, name: &str, body: &str) -> std::path::PathBuf {
@@ -22,30 +24,17 @@ pub const FAKE_TURN: &str = r#"turn() {
 
 /// Live (not zombie) processes of process group `pgid`, from `/proc`.
 pub fn group_members(pgid: u32) -> Vec<u32> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        // `pid (comm) state ppid pgrp …`: comm may hold spaces and parentheses.
-        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 2..]) else {
-            continue;
-        };
-        let fields: Vec<&str> = rest.split_whitespace().collect();
-        if fields.len() > 2 && fields[0] != "Z" && fields[2] == pgid.to_string() {
-            out.push(pid);
-        }
-    }
-    out
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_string_lossy().parse::<u32>().ok())
+        .filter(|pid| {
+            proc_stat(*pid).is_some_and(|(state, _, group)| state != 'Z' && group == pgid)
+        })
+        .collect()
 }
 
 /// Whether `pid` is a live (not zombie) process.
 pub fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|s| s.rfind(')').map(|i| s[i + 2..].starts_with('Z')))
-        .is_some_and(|zombie| !zombie)
+    proc_stat(pid).is_some_and(|(state, _, _)| state != 'Z')
 }

@@ -102,6 +102,15 @@ fn fifo(path: &Path) {
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
 }
 
+/// One server commit of `folder` into `history`, within 60 s.
+async fn commit(history: &History, folder: &Path, subject: &str) -> (String, Vec<String>) {
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(60);
+    history
+        .commit(&Snapshot::read(folder), subject, ("Lyra", "l@x"), deadline)
+        .await
+        .unwrap()
+}
+
 /// An agent folder with one commit of the agent's own, made by git in the folder.
 async fn agent_folder() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -174,17 +183,7 @@ async fn reading_the_agents_commits_runs_none_of_its_programs() {
     // And the server's own commit of the folder neither.
     let data = tempfile::tempdir().unwrap();
     let history = History::new(data.path(), 0);
-    let snapshot = Snapshot::read(dir.path());
-    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
-    history
-        .commit(
-            &snapshot,
-            "@Lyra: [STATE:inbox] x",
-            ("Lyra", "l@x"),
-            deadline,
-        )
-        .await
-        .unwrap();
+    commit(&history, dir.path(), "@Lyra: [STATE:inbox] x").await;
     assert!(!ran.exists(), "no program of the agent's ran");
 }
 
@@ -204,16 +203,7 @@ async fn an_include_that_never_answers_holds_up_nothing() {
     assert!(repo.head().await.is_some());
     let data = tempfile::tempdir().unwrap();
     let history = History::new(data.path(), 0);
-    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(60);
-    let (sha, files) = history
-        .commit(
-            &Snapshot::read(dir.path()),
-            "@Lyra: [STATE:inbox] x",
-            ("Lyra", "l@x"),
-            deadline,
-        )
-        .await
-        .unwrap();
+    let (sha, files) = commit(&history, dir.path(), "@Lyra: [STATE:inbox] x").await;
     assert_eq!(sha.len(), 40);
     assert_eq!(files, ["notes.md"], "the folder's files, not its .git");
     // Well inside one git timeout (a loaded machine takes seconds, not twenty).
@@ -243,29 +233,12 @@ async fn a_server_commit_writes_nothing_through_the_agents_links() {
     std::os::unix::fs::symlink(&log, dir.path().join("linked.md")).unwrap();
     let data = tempfile::tempdir().unwrap();
     let history = History::new(data.path(), 0);
-    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
     let snapshot = Snapshot::read(dir.path());
     let paths: Vec<&str> = snapshot.files.iter().map(|(p, _)| p.as_str()).collect();
     assert_eq!(paths, ["notes.md"], "no link read");
-    let (first, _) = history
-        .commit(
-            &snapshot,
-            "@Lyra: [STATE:bootstrap] a",
-            ("Lyra", "l@x"),
-            deadline,
-        )
-        .await
-        .unwrap();
+    let (first, _) = commit(&history, dir.path(), "@Lyra: [STATE:bootstrap] a").await;
     std::fs::write(dir.path().join("notes.md"), "more").unwrap();
-    let (second, files) = history
-        .commit(
-            &Snapshot::read(dir.path()),
-            "@Lyra: [STATE:inbox] b",
-            ("Lyra", "l@x"),
-            deadline,
-        )
-        .await
-        .unwrap();
+    let (second, files) = commit(&history, dir.path(), "@Lyra: [STATE:inbox] b").await;
     assert_ne!(first, second);
     assert_eq!(files, ["notes.md"]);
     assert_eq!(std::fs::read_to_string(&log).unwrap(), "mine\n");
