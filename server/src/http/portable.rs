@@ -24,17 +24,28 @@ impl From<PortableError> for AppError {
 }
 
 /// Bytes written to a channel, for a response body read as a stream (memory stays flat: at
-/// most a few chunks are in flight).
+/// most a few chunks are in flight). A client that takes nothing for [`STALLED`] ends the
+/// download: it would hold one of the few heavy reads for ever.
 struct ChannelWriter(tokio::sync::mpsc::Sender<Result<Bytes, std::io::Error>>);
+
+/// How long a download may take nothing before it is ended.
+const STALLED: std::time::Duration = std::time::Duration::from_secs(60);
 
 impl std::io::Write for ChannelWriter {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0
-            .blocking_send(Ok(Bytes::copy_from_slice(buf)))
-            .map_err(|_| {
-                std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the download was closed")
-            })?;
-        Ok(buf.len())
+        // On a blocking thread of the runtime: its timer bounds the wait.
+        let send = self.0.send(Ok(Bytes::copy_from_slice(buf)));
+        match tokio::runtime::Handle::current().block_on(tokio::time::timeout(STALLED, send)) {
+            Ok(Ok(())) => Ok(buf.len()),
+            Ok(Err(_)) => Err(std::io::Error::new(
+                std::io::ErrorKind::BrokenPipe,
+                "the download was closed",
+            )),
+            Err(_) => Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "the download took nothing for a minute",
+            )),
+        }
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
@@ -58,7 +69,8 @@ pub async fn export(
         let mut out = std::io::BufWriter::with_capacity(64 * 1024, ChannelWriter(tx));
         if let Err(e) = crate::portable::team::export(&data_dir, &team, &mut out, &mut |_| {}) {
             tracing::warn!(error = %e, "an export over HTTP failed");
-            let _ = errors.blocking_send(Err(std::io::Error::other(e.to_string())));
+            // Said if there is room; a stalled client is not waited for.
+            let _ = errors.try_send(Err(std::io::Error::other(e.to_string())));
         }
     });
     let name = format!("soulgrid-{}.export", safe_name(&state.team));

@@ -12,6 +12,7 @@
 //! - **Waiting**: jittered backoff up to 10 ms and a deadline, then an error for the caller to report;
 //!   a lock that cannot be broken is waited on, never spun on.
 
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -112,8 +113,10 @@ impl Lock {
     /// Says the holder is alive.
     pub fn refresh(&mut self) {
         self.fresh_since = Instant::now();
+        // Never through a link, never waiting on a FIFO another program placed there.
         let touched = std::fs::OpenOptions::new()
             .write(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
             .open(self.dir.join(OWNER))
             .and_then(|f| f.set_modified(SystemTime::now()));
         if let Err(e) = touched {
@@ -122,7 +125,10 @@ impl Lock {
     }
 
     fn is_ours(&self) -> bool {
-        std::fs::read_to_string(self.dir.join(OWNER)).is_ok_and(|t| t == self.token)
+        matches!(
+            crate::fsafe::read_bounded(&self.dir.join(OWNER), 4096),
+            Ok(crate::fsafe::Found::Bytes(t)) if t == self.token.as_bytes()
+        )
     }
 }
 

@@ -70,7 +70,8 @@ pub fn write_file(dir: &Path, rel: &str, bytes: &[u8], mode: u32) -> std::io::Re
     Ok(())
 }
 
-/// Appends `line` to `dir/name` (made if missing), never through a link.
+/// Appends `line` to `dir/name` (made if missing), never through a link, never waiting on a
+/// FIFO or a device placed there: it must be a regular file.
 pub fn append_line(dir: &Path, name: &str, line: &str) -> std::io::Result<()> {
     if !std::fs::symlink_metadata(dir)?.is_dir() {
         return Err(not_a_folder(dir));
@@ -79,8 +80,22 @@ pub fn append_line(dir: &Path, name: &str, line: &str) -> std::io::Result<()> {
         .append(true)
         .create(true)
         .mode(0o644)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(dir.join(name))?;
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(dir.join(name))
+        .map_err(|e| match e.raw_os_error() {
+            // A FIFO nobody reads (ENXIO), a link (ELOOP).
+            Some(libc::ENXIO) | Some(libc::ELOOP) => std::io::Error::other(format!(
+                "{} is not a regular file",
+                dir.join(name).display()
+            )),
+            _ => e,
+        })?;
+    if !f.metadata()?.is_file() {
+        return Err(std::io::Error::other(format!(
+            "{} is not a regular file",
+            dir.join(name).display()
+        )));
+    }
     writeln!(f, "{line}")
 }
 
@@ -139,14 +154,19 @@ pub fn read_vault(dir: &Path) -> std::io::Result<(VaultFiles, Skipped)> {
                 ));
                 continue;
             }
-            match read_regular(&entry.path(), MAX_FILE_BYTES)? {
-                Some(bytes) => match String::from_utf8(bytes) {
+            // As listed: every folder on the way opened without following a link (one
+            // swapped for a link since the listing is not read through).
+            let found =
+                crate::fsafe::read_in(dir, &Path::new(vault::DIR).join(&rel), MAX_FILE_BYTES)?;
+            match found {
+                crate::fsafe::Found::Bytes(bytes) => match String::from_utf8(bytes) {
                     Ok(text) => {
                         files.insert(rel, text);
                     }
                     Err(_) => skipped.files.push((rel, "not UTF-8 text".into())),
                 },
-                None => skipped.files.push((rel, "not a regular file".into())),
+                crate::fsafe::Found::Missing => {}
+                crate::fsafe::Found::Unfit(why) => skipped.files.push((rel, why)),
             }
         }
     }
@@ -167,4 +187,41 @@ pub fn restore_vault(dir: &Path, files: &VaultFiles) -> std::io::Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `logout.log` made a FIFO (or a link) by the agent: the append at its sleep said so at
+    /// once instead of waiting for a reader for ever (every stop and the shutdown with it).
+    #[test]
+    fn an_append_never_waits_on_a_fifo_nor_follows_a_link() {
+        use std::os::unix::ffi::OsStrExt;
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("logout.log");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
+        // SAFETY: mkfifo(3) with a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let (tx, rx) = std::sync::mpsc::channel();
+        let d = dir.path().to_path_buf();
+        std::thread::spawn(move || {
+            let _ = tx.send(append_line(&d, "logout.log", "bye").is_err());
+        });
+        let refused = rx
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .expect("the append answered");
+        assert!(refused, "a FIFO is not a file to append to");
+        let outside = tempfile::tempdir().unwrap();
+        let target = outside.path().join("precious");
+        std::fs::write(&target, "mine\n").unwrap();
+        std::os::unix::fs::symlink(&target, dir.path().join("linked.log")).unwrap();
+        assert!(append_line(dir.path(), "linked.log", "bye").is_err());
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "mine\n");
+        append_line(dir.path(), "plain.log", "bye").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("plain.log")).unwrap(),
+            "bye\n"
+        );
+    }
 }

@@ -21,7 +21,9 @@ use std::time::Duration;
 use app::domain::Seat;
 
 /// The environment variable that tags an agent's processes (the scan's way to find them).
-pub const TAG_VAR: &str = "SOULGRID_CONTAINMENT";
+/// (Not `SOULGRID_CONTAINMENT`: that is the flag's, and a `soulgrid` run from an agent's
+/// shell would read the tag as its value.)
+pub const TAG_VAR: &str = "SOULGRID_AGENT_TAG";
 
 /// How agent processes are contained (`--containment`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -200,10 +202,10 @@ impl Place {
             if !wait_empty(cgroup, Duration::from_secs(2)) {
                 tracing::warn!(cgroup = %cgroup.display(), "processes were left in an agent's cgroup after it was killed");
             }
-            if std::fs::remove_dir(cgroup).is_ok() {
-                return;
-            }
+            let _ = std::fs::remove_dir(cgroup);
         }
+        // Always, after a cgroup's kill too: a process whose move into its cgroup failed (the
+        // write in `prepare` cannot report it) runs outside it, tagged.
         // The scan: until two scans in a row find nothing that carries the tag or descends from
         // one that does (a process between fork and exec, or one /proc was not listing at that
         // instant, is met by the next), bounded.

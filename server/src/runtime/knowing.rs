@@ -44,10 +44,9 @@ impl Supervisor {
         let letter = prompts::distill_letter(&self.letters.data_dir, &self.letters.names, reason);
         let sent = self
             .live
-            .stdin
-            .send_timeout(protocol::user_message(&letter, &uuid), STDIN_SEND_TIMEOUT)
+            .hand_turn(protocol::user_message(&letter, &uuid), STDIN_SEND_TIMEOUT)
             .await;
-        if sent.is_err() {
+        if !sent {
             return;
         }
         self.record(vec![process_event(
@@ -111,8 +110,7 @@ impl Supervisor {
                 let text = format!("[message from Soulgrid]\nYour {said}.");
                 let _ = self
                     .live
-                    .stdin
-                    .send_timeout(protocol::user_message(&text, &uuid), STDIN_SEND_TIMEOUT)
+                    .hand_turn(protocol::user_message(&text, &uuid), STDIN_SEND_TIMEOUT)
                     .await;
             }
         }
@@ -223,8 +221,14 @@ impl Supervisor {
         }
         let entries = match repo.log_since(self.folder.head.as_deref(), 50).await {
             Ok(entries) => entries,
-            // History rewritten under the known head: start again from where it is now.
-            Err(_) => {
+            // History rewritten under the known head, or not readable without git (packed):
+            // said on the seat, and read again from where it is now.
+            Err(e) => {
+                self.record(vec![EventKind::RuntimeError {
+                    seat: Some(self.seat),
+                    message: format!("the agent's own commits could not be read: {e}"),
+                }])
+                .await;
                 self.folder.head = repo.head().await;
                 return;
             }

@@ -175,8 +175,9 @@ impl Supervisor {
             self.live.busy.set(false);
             self.commits_in_turn = 0;
         }
-        // Each validated transition is recorded, then committed, before what follows it: the
-        // commit holds `_state.md` as it was at that state.
+        // Each validated transition is recorded, and its folder read for its commit, before
+        // what follows it: the commit holds `_state.md` as it was at that state (git makes it
+        // beside the read loop, and its event follows when it is made).
         let mut transitions = out.transitions.iter();
         let mut batch = Vec::new();
         for event in out.events {

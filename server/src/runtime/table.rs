@@ -96,10 +96,12 @@ impl Live {
 
 /// Whether a process is in a turn, and a way to await the turn's end.
 ///
-/// The one rule that keeps it true: it is set *before* a line reaches the process's input
+/// Every line that starts a turn sets it *before* the line can reach the process's input
 /// ([`Live::hand_turn`]). Set after the hand-over, a sender preempted in between set it again
 /// after the turn had ended: busy for good, and a fork waiting for the parent's turn to end
-/// waited out its barrier while the child's reserved seat expired.
+/// waited out its barrier while the child's reserved seat expired. It is one flag, not a
+/// count: a `result` clears it while a line handed over behind that turn still waits for its
+/// own (the watchdogs and a fork then see the process between turns a moment early).
 #[derive(Clone, Debug)]
 pub struct Busy(Arc<watch::Sender<bool>>);
 

@@ -4,8 +4,9 @@
 //! read), every object inflated up to a bound. Nothing the agent writes (its config, hooks,
 //! attributes, a link or a FIFO in `.git`) makes the server run, wait or read elsewhere.
 //!
-//! What is not read: packed objects (an agent's commits are loose until it packs them itself)
-//! and SHA-256 repositories. Either is an error the caller treats as "unreadable history".
+//! What is not read: packed objects (the repository the server makes has git's automatic gc
+//! off, so an agent's commits stay loose unless it packs them itself) and SHA-256
+//! repositories. Either is an error, said on the agent's seat.
 
 use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::io::Read;

@@ -54,7 +54,9 @@ const NEW_REPO: &[(&str, &str)] = &[
     ("HEAD", "ref: refs/heads/main\n"),
     (
         "config",
-        "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n",
+        // No automatic gc: the server reads loose objects only (`loose.rs`).
+        "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\
+         [gc]\n\tauto = 0\n",
     ),
 ];
 const NEW_REPO_FOLDERS: &[&str] = &["objects/info", "objects/pack", "refs/heads", "refs/tags"];
