@@ -199,6 +199,24 @@ fn capitalise(s: &str) -> String {
 mod tests {
     use super::*;
 
+    /// The tag agents' processes carry in their environment is no flag's variable: a
+    /// `soulgrid` run from an agent's shell would read it as that flag.
+    #[test]
+    fn no_flag_reads_the_agents_tag() {
+        use clap::CommandFactory;
+        let command = Config::command();
+        let envs: Vec<String> = command
+            .get_arguments()
+            .filter_map(|a| a.get_env())
+            .map(|e| e.to_string_lossy().into_owned())
+            .collect();
+        assert!(envs.iter().any(|e| e == "SOULGRID_CONTAINMENT"), "{envs:?}");
+        assert!(
+            !envs.iter().any(|e| e == crate::runtime::contain::TAG_VAR),
+            "{envs:?}"
+        );
+    }
+
     #[test]
     fn defaults() {
         let c = Config::try_parse_from(["soulgrid"]).unwrap();
