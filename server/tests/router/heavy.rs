@@ -107,3 +107,61 @@ fn what_counts_as_a_heavy_read() {
     assert!(!is_heavy("/api/docs", Some("at=1")));
     assert!(!is_heavy("/api/agents/abc/knowledge", None));
 }
+
+/// At most two heavy reads at once, an export's place held until its whole body is read or
+/// dropped: a third is told to try again (429, JSON); once a download goes, its place is free.
+#[tokio::test]
+async fn a_third_heavy_read_waits_for_a_place_held_through_the_stream() {
+    use tower::ServiceExt;
+    let _serial = SERIAL.lock().await;
+    let dir = tempfile::tempdir().unwrap();
+    // An export larger than what its stream holds in flight (a few 64 KB chunks).
+    std::fs::create_dir_all(dir.path().join("agents/0")).unwrap();
+    std::fs::write(dir.path().join("agents/0/big.md"), "x".repeat(4 << 20)).unwrap();
+    let router = soulgrid::http::router(boot(dir.path()).await);
+    // Two downloads whose bodies nobody reads yet.
+    let mut held = Vec::new();
+    for _ in 0..2 {
+        let r = router
+            .clone()
+            .oneshot(get_with("/api/export", &[]))
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::OK);
+        held.push(r);
+    }
+    let third = call(&router, get_with("/?at=1", &[])).await;
+    assert_eq!(
+        third.status,
+        StatusCode::TOO_MANY_REQUESTS,
+        "{}",
+        third.body
+    );
+    let third = call(&router, get_with("/api/export", &[])).await;
+    assert_eq!(third.status, StatusCode::TOO_MANY_REQUESTS);
+    assert!(third.json()["error"]
+        .as_str()
+        .unwrap()
+        .contains("try again"));
+    // One download read to its end, one dropped: both places come free.
+    let first = held.remove(0);
+    let body = http_body_util::BodyExt::collect(first.into_body())
+        .await
+        .unwrap()
+        .to_bytes();
+    assert!(body.starts_with(b"{\"soulgridExport\""));
+    drop(held);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let r = call(&router, get_with("/api/export", &[])).await;
+        if r.status == StatusCode::OK {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "a place came free: {}",
+            r.status
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
