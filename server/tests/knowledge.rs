@@ -222,6 +222,44 @@ async fn a_hostile_git_config_in_the_folder_holds_up_no_commit_and_no_stop() {
     soulgrid::shut_down(&state).await;
 }
 
+/// A turn that reports ten transitions gets eight commits (the cap a turn has) and says so;
+/// every transition is applied all the same.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_turn_commits_at_most_eight_transitions_and_says_so() {
+    let (_dir, state, router) = common::team().await;
+    let id = lyra_id(&state);
+    send(
+        &router,
+        0,
+        "SIM_STATE: bootstrap a; inbox b; distill c; deep_work d; inbox e; distill f; \
+         deep_work g; inbox h; distill i; deep_work j",
+    )
+    .await;
+    wait_for(&state, "the last transition applied", |d| {
+        identity(d, 0).is_some_and(|i| {
+            i.work_state == Some(WorkState::DeepWork)
+                && i.last_problem
+                    .as_ref()
+                    .is_some_and(|p| p.message.contains("more than 8 work-state transitions"))
+        })
+    })
+    .await;
+    wait_for(&state, "eight commits", |d| {
+        app::domain::vault::commits_of(d, &id).len() == 8
+    })
+    .await;
+    // The commit task has nothing more queued: still eight once Lyra's next turn is done.
+    send(&router, 0, "hello").await;
+    wait_for(&state, "the next turn", |d| {
+        thread(d, 0).iter().any(|m| m.text.contains("You said: hello"))
+    })
+    .await;
+    state.store.with_all_docs(|d| {
+        assert_eq!(app::domain::vault::commits_of(d, &id).len(), 8);
+    });
+    soulgrid::shut_down(&state).await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_agents_own_state_commits_are_validated_like_markers() {
     let (dir, state, router) = common::team().await;
