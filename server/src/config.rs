@@ -121,7 +121,7 @@ pub struct Config {
     pub backup_keep: usize,
 
     #[command(flatten)]
-    pub http: crate::http::serve::HttpLimits,
+    pub http: HttpLimits,
 
     /// Required to bind anything but loopback; sent as `Authorization: Bearer …` or the
     /// `soulgrid_token` cookie (opening `/?token=…` once sets it).
@@ -133,6 +133,37 @@ pub struct Config {
 }
 
 /// What the binary does; serving is the default.
+/// The bounds on clients (flags of `soulgrid serve`).
+#[derive(Clone, Debug, clap::Args)]
+pub struct HttpLimits {
+    /// A request's headers must arrive within this long (a half-sent request is dropped).
+    #[arg(long, env = "SOULGRID_HEADER_TIMEOUT", default_value = "10s", value_parser = parse_duration)]
+    pub header_timeout: Duration,
+
+    /// A request body that sends nothing for this long is dropped.
+    #[arg(long, env = "SOULGRID_BODY_TIMEOUT", default_value = "30s", value_parser = parse_duration)]
+    pub body_timeout: Duration,
+
+    /// On shutdown, requests under way get this long; then every open connection is dropped.
+    #[arg(long, env = "SOULGRID_SHUTDOWN_GRACE", default_value = "10s", value_parser = parse_duration)]
+    pub shutdown_grace: Duration,
+
+    /// At most this many connections are open at once; more wait to be accepted.
+    #[arg(long, env = "SOULGRID_MAX_CONNECTIONS", default_value_t = 512)]
+    pub max_connections: usize,
+}
+
+impl Default for HttpLimits {
+    fn default() -> Self {
+        HttpLimits {
+            header_timeout: Duration::from_secs(10),
+            body_timeout: Duration::from_secs(30),
+            shutdown_grace: Duration::from_secs(10),
+            max_connections: 512,
+        }
+    }
+}
+
 #[derive(Clone, Debug, Subcommand)]
 pub enum Command {
     /// Serve the console (what `soulgrid` alone does).

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use super::docs::{
     AgentIdentity, ClaudeSessionDoc, LedgerDoc, MessageDoc, SoulDoc, VaultDoc, WorkCommitDoc,
 };
-use super::events::take_field;
+use super::fields::take_field;
 
 /// Written with `lived`'s fields beside its own; read by hand (below) rather than with serde's
 /// `flatten`, which buffers the whole object into its generic `Content` and compiled every

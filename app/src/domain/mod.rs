@@ -9,6 +9,7 @@ pub mod buttons;
 pub mod diff;
 pub mod docs;
 pub mod events;
+mod fields;
 pub mod imported;
 pub mod life;
 pub mod mail;

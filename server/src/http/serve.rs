@@ -18,38 +18,7 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::config::parse_duration;
-
-/// The bounds on clients (flags of `soulgrid serve`).
-#[derive(Clone, Debug, clap::Args)]
-pub struct HttpLimits {
-    /// A request's headers must arrive within this long (a half-sent request is dropped).
-    #[arg(long, env = "SOULGRID_HEADER_TIMEOUT", default_value = "10s", value_parser = parse_duration)]
-    pub header_timeout: Duration,
-
-    /// A request body that sends nothing for this long is dropped.
-    #[arg(long, env = "SOULGRID_BODY_TIMEOUT", default_value = "30s", value_parser = parse_duration)]
-    pub body_timeout: Duration,
-
-    /// On shutdown, requests under way get this long; then every open connection is dropped.
-    #[arg(long, env = "SOULGRID_SHUTDOWN_GRACE", default_value = "10s", value_parser = parse_duration)]
-    pub shutdown_grace: Duration,
-
-    /// At most this many connections are open at once; more wait to be accepted.
-    #[arg(long, env = "SOULGRID_MAX_CONNECTIONS", default_value_t = 512)]
-    pub max_connections: usize,
-}
-
-impl Default for HttpLimits {
-    fn default() -> Self {
-        HttpLimits {
-            header_timeout: Duration::from_secs(10),
-            body_timeout: Duration::from_secs(30),
-            shutdown_grace: Duration::from_secs(10),
-            max_connections: 512,
-        }
-    }
-}
+pub use crate::config::HttpLimits;
 
 /// Serves `app` on `listener` until `shutdown` resolves, then as [`HttpLimits`] says.
 pub async fn serve(

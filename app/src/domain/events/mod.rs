@@ -9,8 +9,6 @@ use serde::{Deserialize, Serialize};
 mod about;
 mod read;
 
-pub(in crate::domain) use read::take_field;
-
 use super::docs::{ArtifactKind, Author, QuestStatus, Severity, StageDoc, VaultFiles};
 use super::permissions::{Decider, Decision};
 use super::process::ProcessState;

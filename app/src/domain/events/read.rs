@@ -10,11 +10,11 @@ use serde::de::{
     self, DeserializeSeed, EnumAccess, Error as _, IntoDeserializer, VariantAccess, Visitor,
 };
 use serde::{Deserialize, Deserializer};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::{Event, EventKind, Read};
 
-type Fields = Map<String, Value>;
+use super::super::fields::{take_field, Fields};
 
 impl<'de> Deserialize<'de> for Event {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -115,18 +115,6 @@ impl<'de> Deserialize<'de> for EventKind {
 fn kind(mut fields: Fields) -> Result<EventKind, serde_json::Error> {
     let ty: String = take_field(&mut fields, "type")?;
     Read::deserialize(Tagged { ty, fields })
-}
-
-/// Takes the required field `name` out of an object's `fields` and reads it (also what an
-/// imported agent is read with).
-pub(in crate::domain) fn take_field<T: de::DeserializeOwned>(
-    fields: &mut Fields,
-    name: &'static str,
-) -> serde_json::Result<T> {
-    match fields.remove(name) {
-        Some(value) => T::deserialize(value),
-        None => Err(serde_json::Error::missing_field(name)),
-    }
 }
 
 /// An event's `type` and its other fields, read as the enum variant `type` names with those

@@ -8,6 +8,7 @@
 mod hall;
 mod knowledge;
 mod ledger;
+mod message;
 mod process;
 mod quest;
 mod seat;
@@ -119,7 +120,8 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
             seat,
             text,
             target_agent,
-        } => w.put_message(
+        } => message::put(
+            &mut w,
             event,
             id,
             speaker_name,
@@ -140,13 +142,23 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
             } else {
                 SpeakerType::Agent
             };
-            w.put_message(event, id, speaker_name, speaker, *seat, text, target_agent)
+            message::put(
+                &mut w,
+                event,
+                id,
+                speaker_name,
+                speaker,
+                *seat,
+                text,
+                target_agent,
+            )
         }
         EventKind::LeadText {
             message_id: id,
             speaker_name,
             text,
-        } => w.put_message(
+        } => message::put(
+            &mut w,
             event,
             id,
             speaker_name,

@@ -1,9 +1,6 @@
 //! The writes one event makes, collected so that the event sees its own earlier writes.
 
-use super::super::docs::{
-    self, identity, identity_id, message_id, AgentIdentity, Doc, DocWrite, Docs, MessageDoc,
-    SpeakerType,
-};
+use super::super::docs::{self, identity, identity_id, AgentIdentity, Doc, DocWrite, Docs};
 use super::super::events::Event;
 use super::super::permissions::{permission_id, PermissionDoc, PermissionState};
 use super::super::Seat;
@@ -47,39 +44,6 @@ impl<'a> Writes<'a> {
 
     pub fn put_identity(&mut self, d: AgentIdentity) {
         self.put(d.id.clone(), Doc::Identity(Box::new(d)));
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    pub fn put_message(
-        &mut self,
-        event: &Event,
-        uuid: &str,
-        speaker_name: &str,
-        speaker_type: SpeakerType,
-        seat: Seat,
-        text: &str,
-        target_agent: &Option<String>,
-    ) {
-        let id = message_id(uuid);
-        let doc = MessageDoc {
-            id: id.clone(),
-            speaker_name: speaker_name.to_string(),
-            speaker_type,
-            seat,
-            target_agent: target_agent.clone(),
-            text: text.to_string(),
-            server_session_id: event.session_id.clone(),
-            created_at: event.ts,
-            event_id: event.id,
-            identity_id: identity(self.docs, seat).map(AgentIdentity::stable_id),
-            extra: Default::default(),
-        };
-        if let Some(who) = &doc.identity_id {
-            let own = speaker_type != SpeakerType::Human
-                && identity(self.docs, seat).and_then(|d| d.name.as_deref()) == Some(speaker_name);
-            super::ledger::count_message(self, event, who, own);
-        }
-        self.put(id, Doc::Message(doc));
     }
 
     pub fn put(&mut self, id: String, doc: Doc) {

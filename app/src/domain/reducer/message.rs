@@ -1,0 +1,41 @@
+//! A message's document, and its count in its identity's ledger: one place for both, so that
+//! neither the writes nor the ledger reach into the other.
+
+use super::super::docs::{identity, message_id, AgentIdentity, Doc, MessageDoc, SpeakerType};
+use super::super::events::Event;
+use super::super::Seat;
+use super::writes::Writes;
+
+/// Puts the message `uuid` (a human's, the lead's or an agent's) and counts it in the ledger.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn put(
+    w: &mut Writes,
+    event: &Event,
+    uuid: &str,
+    speaker_name: &str,
+    speaker_type: SpeakerType,
+    seat: Seat,
+    text: &str,
+    target_agent: &Option<String>,
+) {
+    let id = message_id(uuid);
+    let doc = MessageDoc {
+        id: id.clone(),
+        speaker_name: speaker_name.to_string(),
+        speaker_type,
+        seat,
+        target_agent: target_agent.clone(),
+        text: text.to_string(),
+        server_session_id: event.session_id.clone(),
+        created_at: event.ts,
+        event_id: event.id,
+        identity_id: identity(w.docs, seat).map(AgentIdentity::stable_id),
+        extra: Default::default(),
+    };
+    if let Some(who) = &doc.identity_id {
+        let own = speaker_type != SpeakerType::Human
+            && identity(w.docs, seat).and_then(|d| d.name.as_deref()) == Some(speaker_name);
+        super::ledger::count_message(w, event, who, own);
+    }
+    w.put(id, Doc::Message(doc));
+}
