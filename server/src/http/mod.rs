@@ -100,5 +100,7 @@ pub fn router(state: AppState) -> Router {
         ))
         .layer(axum::middleware::from_fn(api_errors::json_errors))
         .layer(axum::middleware::from_fn(security::headers))
+        // Every request and its answer in the log (`RUST_LOG=tower_http=debug`).
+        .layer(tower_http::trace::TraceLayer::new_for_http())
         .with_state(state)
 }
