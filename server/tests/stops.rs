@@ -276,7 +276,12 @@ while read -r line; do turn "more"; done"#
         .await;
         let started: Vec<u32> = [pids(&data, "detached.pids"), pids(&data, "orphan.pids")].concat();
         assert_eq!(started.len(), 2, "{mode}");
+        // With a cgroup to be had, `auto` uses it (the scan, which runs after the cgroup's
+        // kill too, would pass this test alone).
+        let in_cgroup = mode == "auto" && state.runtime.contained_by_cgroups();
         for pid in &started {
+            let cgroup = std::fs::read_to_string(format!("/proc/{pid}/cgroup")).unwrap_or_default();
+            assert_eq!(cgroup.contains("/soulgrid-"), in_cgroup, "{mode}: {cgroup}");
             assert!(alive(*pid), "{mode}: {pid} runs before the stop");
             assert!(
                 group_members(*pid).contains(pid),

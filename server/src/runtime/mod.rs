@@ -247,6 +247,11 @@ impl Runtime {
         app::domain::names::slug(&self.names().human)
     }
 
+    /// Whether agents' processes are kept in cgroups (else found by a scan at each stop).
+    pub fn contained_by_cgroups(&self) -> bool {
+        self.inner.containment.uses_cgroups()
+    }
+
     pub(crate) fn containment(&self) -> &contain::Containment {
         &self.inner.containment
     }

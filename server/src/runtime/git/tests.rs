@@ -35,17 +35,7 @@ async fn head_is_read_without_git_while_it_is_simple() {
     assert_eq!(repo.head().await, None);
     std::fs::write(dir.path().join("notes.md"), "mine").unwrap();
     let git = |args: &[&str]| {
-        let out = std::process::Command::new("git")
-            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
-            .args(args)
-            .current_dir(dir.path())
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        agent_git(dir.path(), args);
     };
     git(&["add", "notes.md"]);
     git(&["commit", "-q", "-m", "first"]);
