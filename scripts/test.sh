@@ -44,7 +44,7 @@ real_cli() {
   fi
   # Its own HOME, temp dirs and a fake Messages API are set up by the tests themselves.
   local claude="$dir/node_modules/.bin/claude"
-  (leptos_env && SOULGRID_REAL_CLAUDE="$claude" cargo test -p soulgrid --test real_cli --test real_cli_tools --test real_cli_fork --test real_cli_knowledge --test real_cli_quest --test real_cli_stop) || return 1
+  (leptos_env && SOULGRID_REAL_CLAUDE="$claude" cargo test -p soulgrid --test real_cli) || return 1
   # The same CLI driven from the browser.
   (cd end2end && SOULGRID_BIN="$(target_dir)/debug/soulgrid" LEPTOS_SITE_ROOT="$ROOT/$(site_root)" \
     SOULGRID_REAL_CLAUDE="$claude" SOULGRID_FAKE_MODEL_BIN="$(target_dir)/debug/soulgrid-fake-model" \

@@ -8,17 +8,23 @@ pub struct RealCli {
     pub model_url: String,
     pub recorded: Recorded,
     pub dir: tempfile::TempDir,
+    /// Held for the whole test: one real-CLI test at a time in the process.
+    _one_at_a_time: tokio::sync::MutexGuard<'static, ()>,
 }
+
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 /// `None` (and a note on stderr) when the real CLI is not installed for this run.
 ///
 /// The CLI processes inherit the server's environment, which this sets for the whole test
-/// process: every real-CLI test binary holds exactly one test.
+/// process: the tests of the real-CLI binary run one at a time, each holding the lock taken
+/// here until it ends.
 pub async fn setup() -> Option<RealCli> {
     let Some(claude) = std::env::var_os("SOULGRID_REAL_CLAUDE") else {
         eprintln!("skipped: SOULGRID_REAL_CLAUDE is not set (make test sets it)");
         return None;
     };
+    let one_at_a_time = ONE_AT_A_TIME.lock().await;
     let (model_url, recorded) = fake_model::start().await;
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("home");
@@ -38,5 +44,6 @@ pub async fn setup() -> Option<RealCli> {
         model_url,
         recorded,
         dir,
+        _one_at_a_time: one_at_a_time,
     })
 }

@@ -1,0 +1,449 @@
+//! Mail through the running server: direct messages, mail for sleeping agents, mail others
+//! append, broken inboxes, and the lead's `route` action.
+
+use crate::common;
+
+use std::path::Path;
+
+use app::domain::docs::thread;
+use app::domain::mail::InboxMessage;
+use axum::http::StatusCode;
+use common::{boot, call, external_append, post_json, wait_for};
+use serde_json::json;
+
+fn read(path: &Path) -> Vec<InboxMessage> {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Waits (10 s at most) until the inbox file satisfies `check`: mail is marked read when the
+/// agent takes it (its echo of the message), which its answer may outrun.
+async fn read_eventually(path: &Path, what: &str, check: impl Fn(&[InboxMessage]) -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !check(&read(path)) {
+        assert!(std::time::Instant::now() < deadline, "timed out: {what}");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mail_flows_through_inboxes_both_ways() {
+    let (_dir, state, router) = common::team().await;
+    let boxes = state.runtime.mailboxes().clone();
+
+    // Direct message: into Wren's inbox (read once delivered), her answer into Marcus's.
+    let r = call(
+        &router,
+        post_json(
+            "/api/send",
+            json!({"text": "hello Wren", "targetAgent": "Wren"}),
+        ),
+    )
+    .await;
+    assert_eq!(r.json()["delivery"], "delivered");
+    wait_for(&state, "Wren answers", |d| {
+        thread(d, 2)
+            .iter()
+            .any(|m| m.text.contains("You said: hello Wren"))
+    })
+    .await;
+    read_eventually(
+        &boxes.path("wren").unwrap(),
+        "Wren took the message",
+        |all| {
+            all.iter()
+                .any(|m| m.from == "Marcus" && m.text == "hello Wren" && m.read)
+        },
+    )
+    .await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !boxes.path("marcus").unwrap().exists()
+        || !read(&boxes.path("marcus").unwrap())
+            .iter()
+            .any(|m| m.from == "Wren" && m.text.contains("hello Wren"))
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "Wren's answer is in Marcus's inbox"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+
+    // Someone else appends to Kael's inbox: delivered once, recorded, marked read.
+    external_append(&boxes.path("kael").unwrap(), "Orin", 7);
+    wait_for(&state, "Kael hears Orin", |d| {
+        thread(d, 1)
+            .iter()
+            .any(|m| m.text.contains("You said: Orin 7"))
+    })
+    .await;
+    wait_for(&state, "Orin's mail recorded", |d| {
+        thread(d, 1)
+            .iter()
+            .any(|m| m.speaker_name == "Orin" && m.text == "Orin 7")
+    })
+    .await;
+    read_eventually(&boxes.path("kael").unwrap(), "Kael's mail is read", |all| {
+        all.iter().all(|m| m.read)
+    })
+    .await;
+    // A later letter, answered: deliveries to a seat come one after another, so a second
+    // delivery of the first would have come before this answer.
+    external_append(&boxes.path("kael").unwrap(), "Orin", 8);
+    wait_for(&state, "Kael's answer to the later letter", |d| {
+        thread(d, 1)
+            .iter()
+            .any(|m| m.text.contains("You said: Orin 8"))
+    })
+    .await;
+    let heard = state.store.with_all_docs(|d| {
+        thread(d, 1)
+            .iter()
+            .filter(|m| m.text.contains("You said: Orin 7"))
+            .count()
+    });
+    assert_eq!(heard, 1, "delivered exactly once");
+
+    // Someone writes into Marcus's inbox as Tamsin: it shows in Tamsin's thread, read.
+    external_append(&boxes.path("marcus").unwrap(), "Tamsin", 9);
+    wait_for(&state, "Tamsin's note to Marcus shown", |d| {
+        thread(d, 6)
+            .iter()
+            .any(|m| m.speaker_name == "Tamsin" && m.text == "Tamsin 9")
+    })
+    .await;
+    read_eventually(
+        &boxes.path("marcus").unwrap(),
+        "the human's inbox is all read",
+        |all| all.iter().all(|m| m.read),
+    )
+    .await;
+
+    // Mail for a sleeping agent waits and is handed over on wake.
+    call(&router, post_json("/api/agents/5/dismiss", json!({}))).await;
+    let r = call(
+        &router,
+        post_json(
+            "/api/send",
+            json!({"text": "while you slept", "targetAgent": "Sable"}),
+        ),
+    )
+    .await;
+    assert_eq!(r.json()["delivery"], "queued");
+    assert!(boxes
+        .unread("sable")
+        .unwrap()
+        .iter()
+        .any(|m| m.text == "while you slept"));
+    let r = call(&router, post_json("/api/agents/wake", json!({}))).await;
+    assert_eq!(r.json()["seats"], json!([5]));
+    wait_for(&state, "Sable mentions the waiting letter", |d| {
+        thread(d, 5).iter().any(|m| {
+            m.text.contains("1 letters waited for me") && m.text.contains("while you slept")
+        })
+    })
+    .await;
+    // Marked read once the burst that took it is stored, which may follow the reply's event.
+    read_eventually(
+        &boxes.path("sable").unwrap(),
+        "Sable's waiting letter marked read",
+        |all| all.iter().all(|m| m.read),
+    )
+    .await;
+    soulgrid::shut_down(&state).await;
+}
+
+#[tokio::test]
+async fn a_seat_without_an_agent_is_refused_before_anything_is_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = common::boot(dir.path()).await;
+    let router = soulgrid::http::router(state.clone());
+    let before = state.store.last_event_id();
+    for body in [
+        json!({"text": "hi", "seat": 0}),
+        json!({"text": "hi", "seat": 9}),
+    ] {
+        let r = call(&router, post_json("/api/send", body)).await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.body);
+        assert!(r.json()["error"].as_str().unwrap().contains("has no agent"));
+    }
+    let after = state.store.events_after(before, 10).await.unwrap();
+    assert!(after.is_empty(), "{after:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lead_whose_name_is_no_file_name_still_has_an_inbox() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = common::boot_with(dir.path(), &["--lead-name", "Lord Julián"]).await;
+    let router = soulgrid::http::router(state.clone());
+    let r = call(&router, post_json("/api/send", json!({"text": "hi"}))).await;
+    assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.body);
+    wait_for(&state, "the lead answers", |d| {
+        thread(d, app::domain::LEAD_SEAT)
+            .iter()
+            .any(|m| m.text.contains("You said: hi"))
+    })
+    .await;
+    let inbox = read(&dir.path().join("teams/soulgrid/inboxes/lord-julian.json"));
+    assert!(inbox.iter().any(|m| m.text == "hi" && m.read));
+    soulgrid::shut_down(&state).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_broken_inbox_is_moved_aside_and_said_on_its_seat() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = boot(dir.path()).await;
+    let router = soulgrid::http::router(state.clone());
+    call(
+        &router,
+        post_json("/api/send", json!({"text": "wake up, lead"})),
+    )
+    .await;
+    let path = state.runtime.mailboxes().path("Julian").unwrap();
+    // Another program leaves the lead's inbox broken; the next mail finds it.
+    std::fs::write(&path, "[{\"from\": \"x\", broken").unwrap();
+    call(
+        &router,
+        post_json("/api/send", json!({"text": "after the break"})),
+    )
+    .await;
+    wait_for(&state, "the problem on the lead's seat", |d| {
+        app::domain::docs::identity(d, app::domain::LEAD_SEAT)
+            .and_then(|l| l.last_problem.as_ref())
+            .is_some_and(|p| {
+                p.message
+                    .starts_with("the inbox of julian was not valid JSON; it was moved aside to ")
+            })
+    })
+    .await;
+    wait_for(&state, "the lead still answers", |d| {
+        thread(d, app::domain::LEAD_SEAT)
+            .iter()
+            .any(|m| m.text.contains("You said: after the break"))
+    })
+    .await;
+    // Said once, however often the watcher looks: another round trip through the same inbox.
+    call(
+        &router,
+        post_json("/api/send", json!({"text": "and again"})),
+    )
+    .await;
+    wait_for(&state, "the next answer", |d| {
+        thread(d, app::domain::LEAD_SEAT)
+            .iter()
+            .any(|m| m.text.contains("You said: and again"))
+    })
+    .await;
+    let reports = common::count_events(&state, |k| {
+        matches!(k, app::domain::events::EventKind::RuntimeError { message, .. } if message.contains("not valid JSON"))
+    })
+    .await;
+    assert_eq!(reports, 1);
+    soulgrid::shut_down(&state).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_leads_route_shows_in_the_recipients_thread_and_waits_for_a_sleeper() {
+    let (_dir, state, router) = common::team().await;
+
+    // Kael (seat 1) is awake: the lead's message is in Kael's thread, and Kael answers it.
+    call(
+        &router,
+        post_json(
+            "/api/send",
+            json!({"text": "route:Kael: please check the logs"}),
+        ),
+    )
+    .await;
+    wait_for(&state, "the routed message and Kael's answer", |d| {
+        let t = thread(d, 1);
+        t.iter()
+            .any(|m| m.speaker_name == "Julian" && m.text == "please check the logs")
+            && t.iter()
+                .any(|m| m.speaker_name == "Kael" && m.text.contains("please check the logs"))
+    })
+    .await;
+
+    // Wren (seat 2) sleeps: the message waits in the inbox and is handed over on wake.
+    call(&router, post_json("/api/agents/2/dismiss", json!({}))).await;
+    call(
+        &router,
+        post_json(
+            "/api/send",
+            json!({"text": "route:Wren: read this when you wake"}),
+        ),
+    )
+    .await;
+    wait_for(&state, "the message in Wren's thread", |d| {
+        thread(d, 2)
+            .iter()
+            .any(|m| m.speaker_name == "Julian" && m.text == "read this when you wake")
+    })
+    .await;
+    let boxes = state.runtime.mailboxes();
+    assert_eq!(boxes.unread("Wren").unwrap().len(), 1, "kept for the wake");
+    call(&router, post_json("/api/agents/wake", json!({}))).await;
+    wait_for(&state, "Wren woke to the message", |d| {
+        thread(d, 2).iter().any(|m| {
+            m.text.contains("1 letters waited for me; the last: ")
+                && m.text.contains("read this when you wake")
+        })
+    })
+    .await;
+
+    // Nobody by that name: said on the lead's seat, nothing sent.
+    call(
+        &router,
+        post_json("/api/send", json!({"text": "route:Nobody: hello?"})),
+    )
+    .await;
+    wait_for(&state, "the marker error", |d| {
+        app::domain::docs::identity(d, app::domain::LEAD_SEAT)
+            .and_then(|l| l.last_problem.as_ref())
+            .is_some_and(|p| {
+                p.message
+                    .contains("no agent named \"Nobody\" is in the grid")
+            })
+    })
+    .await;
+    soulgrid::shut_down(&state).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_inbox_another_program_holds_is_a_503_and_holds_up_only_itself() {
+    let (dir, state, router) = common::team_with(&["--inbox-lock-timeout", "1s"]).await;
+    let lyra = state.runtime.mailboxes().path("lyra").unwrap();
+    let lock = std::path::PathBuf::from(format!("{}.lock", lyra.display()));
+    std::fs::create_dir(&lock).unwrap();
+    let to_lyra = call(
+        &router,
+        post_json(
+            "/api/send",
+            json!({"text": "are you there?", "targetAgent": "Lyra"}),
+        ),
+    );
+    let to_kael = async {
+        let t = std::time::Instant::now();
+        let r = call(
+            &router,
+            post_json(
+                "/api/send",
+                json!({"text": "and you?", "targetAgent": "Kael"}),
+            ),
+        )
+        .await;
+        (r, t.elapsed())
+    };
+    let (lyra_reply, (kael_reply, kael_took)) = tokio::join!(to_lyra, to_kael);
+    assert_eq!(
+        lyra_reply.status,
+        StatusCode::SERVICE_UNAVAILABLE,
+        "{}",
+        lyra_reply.body
+    );
+    let error = lyra_reply.json()["error"].as_str().unwrap().to_string();
+    assert!(error.contains("locked by another writer"), "{error}");
+    let data_dir = dir.path().display().to_string();
+    assert!(
+        !error.contains(&data_dir) && !error.contains(".json"),
+        "no path: {error}"
+    );
+    assert_eq!(
+        kael_reply.status,
+        StatusCode::ACCEPTED,
+        "{}",
+        kael_reply.body
+    );
+    assert!(
+        kael_took < std::time::Duration::from_millis(900),
+        "another inbox is not held up: {kael_took:?}"
+    );
+    assert!(lock.is_dir(), "the other program's lock is left alone");
+    soulgrid::shut_down(&state).await;
+}
+
+/// A send whose inbox write failed recorded nothing: the retry (same `Idempotency-Key`) is the
+/// one message, shown once, filed once and answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_send_retried_after_a_failed_write_is_recorded_and_filed_once() {
+    let (_dir, state, router) = common::team_with(&["--inbox-lock-timeout", "1s"]).await;
+    let lyra = state.runtime.mailboxes().path("lyra").unwrap();
+    let lock = std::path::PathBuf::from(format!("{}.lock", lyra.display()));
+    let send = || {
+        axum::http::Request::post("/api/send")
+            .header("content-type", "application/json")
+            .header("idempotency-key", "retry-1")
+            .body(axum::body::Body::from(
+                json!({"text": "only once, even retried", "seat": 0}).to_string(),
+            ))
+            .unwrap()
+    };
+    std::fs::create_dir(&lock).unwrap();
+    let first = call(&router, send()).await;
+    assert_eq!(
+        first.status,
+        StatusCode::SERVICE_UNAVAILABLE,
+        "{}",
+        first.body
+    );
+    std::fs::remove_dir(&lock).unwrap();
+    let again = call(&router, send()).await;
+    assert_eq!(again.status, StatusCode::ACCEPTED, "{}", again.body);
+    wait_for(&state, "Lyra answers", |d| {
+        thread(d, 0)
+            .iter()
+            .any(|m| m.speaker_name == "Lyra" && m.text.contains("only once, even retried"))
+    })
+    .await;
+    let recorded = common::count_events(&state, |k| {
+        matches!(k, app::domain::events::EventKind::UserMessage { text, .. } if text == "only once, even retried")
+    })
+    .await;
+    assert_eq!(recorded, 1, "shown once");
+    let filed = read(&lyra)
+        .iter()
+        .filter(|m| m.text == "only once, even retried")
+        .count();
+    assert_eq!(filed, 1, "filed once");
+    soulgrid::shut_down(&state).await;
+}
+
+/// A message the lead routes is stored before the recipient's answer to it: the route holds the
+/// recipient's deliveries from filing to handing over, as the human's send does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_routed_message_is_stored_before_the_answer_to_it() {
+    let (_dir, state, router) = common::team().await;
+    let answered = |d: &app::domain::docs::Docs, text: &str| {
+        thread(d, 1)
+            .iter()
+            .any(|m| m.speaker_name == "Kael" && m.text.ends_with(&format!("You said: {text}")))
+    };
+    for i in 0..40 {
+        let text = format!("routed {i}");
+        let r = call(
+            &router,
+            post_json(
+                "/api/send",
+                json!({ "text": format!("route:Kael: {text}") }),
+            ),
+        )
+        .await;
+        assert_eq!(r.status, axum::http::StatusCode::ACCEPTED, "{}", r.body);
+        wait_for(&state, "Kael's answer", |d| answered(d, &text)).await;
+    }
+    let docs = state.store.snapshot().0;
+    let kael = thread(&docs, 1);
+    for i in 0..40 {
+        let text = format!("routed {i}");
+        let message = kael
+            .iter()
+            .position(|m| m.speaker_name == "Julian" && m.text == text);
+        let answer = kael.iter().position(|m| {
+            m.speaker_name == "Kael" && m.text.ends_with(&format!("You said: {text}"))
+        });
+        assert!(
+            message.unwrap() < answer.unwrap(),
+            "{text:?} is at {message:?} of Kael's thread, its answer at {answer:?}"
+        );
+    }
+    soulgrid::shut_down(&state).await;
+}

@@ -1,0 +1,153 @@
+//! Time travel: the documents at any point of the log are the reducer over that prefix (from
+//! whichever checkpoint is nearest), a moment can be named by event or by time, and the page at
+//! `/?at=` renders the past, read-only.
+
+use crate::common;
+
+use app::domain::docs::{commit, Docs};
+use app::domain::reducer::apply;
+use axum::http::StatusCode;
+use common::{call, get, post_json, wait_for};
+use serde_json::json;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_past_is_the_reducer_over_a_prefix_of_the_log() {
+    let (_dir, state, router) = common::team().await;
+    for i in 0..30 {
+        call(
+            &router,
+            post_json(
+                "/api/send",
+                json!({"text": format!("line {i}"), "seat": i % 2 * 4}),
+            ),
+        )
+        .await;
+    }
+    wait_for(&state, "the last line answered", |d| {
+        app::domain::docs::thread(d, 4)
+            .iter()
+            .any(|m| m.text.contains("line 29"))
+            || app::domain::docs::thread(d, 0)
+                .iter()
+                .any(|m| m.text.contains("line 29"))
+    })
+    .await;
+    let events = state.store.events_after(0, 1_000_000).await.unwrap();
+    let last = events.last().unwrap().id;
+    // In any order (checkpoints are made as points are asked for), each point is its prefix.
+    let mut points = vec![last, 1, last / 2, 0, last / 3, last - 1, last / 2 + 7];
+    points.dedup();
+    for at in points {
+        let mut expected = Docs::new();
+        for e in events.iter().filter(|e| e.id <= at) {
+            let w = apply(&expected, e);
+            commit(&mut expected, w);
+        }
+        let (docs, ts) = state.store.docs_at(at).await.unwrap();
+        assert_eq!(docs, expected, "after event {at}");
+        if at > 0 {
+            assert_eq!(ts, events[at as usize - 1].ts);
+        }
+    }
+    // A moment by time: the last event at or before it.
+    let middle = &events[events.len() / 2];
+    let named = state
+        .store
+        .resolve_at(&app::domain::time::iso(middle.ts))
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(named >= middle.id && events[named as usize - 1].ts == middle.ts);
+    assert_eq!(state.store.resolve_at("5").await.unwrap(), Some(5));
+    assert_eq!(state.store.resolve_at("someday").await.unwrap(), None);
+    assert_eq!(state.store.resolve_at("1970-01-01").await.unwrap(), Some(0));
+
+    // The page of the past: the grid as it was, and the way back.
+    let before_summon = events
+        .iter()
+        .find(|e| e.kind.type_name() == "agents_summoned")
+        .unwrap()
+        .id
+        - 1;
+    // Pages render one at a time in this binary (`crate::SERIAL`).
+    let _serial = crate::SERIAL.lock().await;
+    let page = call(&router, get(&format!("/?at={before_summon}"))).await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(
+        page.body.contains("You are looking at"),
+        "{:.400}",
+        page.body
+    );
+    assert!(page.body.contains("Back to now"));
+    assert!(page.body.contains(r#"data-status="empty""#));
+    assert!(!page.body.contains("I am Lyra"), "nobody was born yet");
+    let now = call(&router, get("/")).await;
+    assert!(!now.body.contains("You are looking at"));
+    soulgrid::shut_down(&state).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn checkpoints_are_kept_as_points_are_asked_for_and_thinned_out() {
+    let (dir, state, router) = common::team().await;
+    for i in 0..20 {
+        call(
+            &router,
+            post_json("/api/send", json!({"text": format!("line {i}")})),
+        )
+        .await;
+    }
+    let events = state.store.events_after(0, 1_000_000).await.unwrap();
+    let last = events.last().unwrap().id;
+    let conn = soulgrid::store::restore::open_read_only(dir.path()).unwrap();
+    let history = soulgrid::store::history::History::new(3);
+    let fold = |at: u64| {
+        let mut d = Docs::new();
+        for e in events.iter().filter(|e| e.id <= at) {
+            let w = apply(&d, e);
+            commit(&mut d, w);
+        }
+        d
+    };
+    for at in [last / 2, last, 2, last - 4, last / 4 + 1] {
+        assert_eq!(
+            history.docs_at(&conn, at).unwrap(),
+            fold(at),
+            "after event {at}"
+        );
+    }
+    let (kept, spacing) = history.checkpoints();
+    assert!(kept <= soulgrid::store::history::MOST && kept > 0, "{kept}");
+    assert_eq!(spacing % 3, 0, "the spacing only doubles: {spacing}");
+    assert!(
+        (last / spacing) as usize <= soulgrid::store::history::MOST,
+        "thinned to fit: {last} events, spacing {spacing}"
+    );
+    soulgrid::shut_down(&state).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn checkpoints_are_made_by_a_look_back_and_let_go_when_nobody_looks() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = soulgrid::store::Store::open(dir.path()).unwrap();
+    let kinds: Vec<_> = (0..12_000)
+        .map(|i| app::domain::events::EventKind::UserMessage {
+            message_id: format!("m{i}"),
+            speaker_name: "Marcus".into(),
+            seat: 4,
+            text: format!("line {i}"),
+            target_agent: None,
+        })
+        .collect();
+    for chunk in kinds.chunks(2000) {
+        store.append_all("s", chunk.to_vec()).await.unwrap();
+    }
+    assert_eq!(store.history_checkpoints().0, 0, "none before a look back");
+    let (middle, _) = store.docs_at(7_777).await.unwrap();
+    store.docs_at(12_000).await.unwrap();
+    assert!(store.history_checkpoints().0 > 0);
+    store.forget_idle_history(std::time::Duration::from_secs(3600));
+    assert!(store.history_checkpoints().0 > 0, "looked back just now");
+    store.forget_idle_history(std::time::Duration::ZERO);
+    assert_eq!(store.history_checkpoints().0, 0);
+    assert_eq!(store.docs_at(7_777).await.unwrap().0, middle);
+}

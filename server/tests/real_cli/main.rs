@@ -1,0 +1,19 @@
+//! Tier 4: the real Claude Code CLI (npm `@anthropic-ai/claude-code`, pinned; `make test` sets
+//! `SOULGRID_REAL_CLAUDE`) against the fake Messages API. One test binary, a module per concern;
+//! the tests run one at a time (`common::real_cli::setup` holds a lock for the whole test: the
+//! CLI processes inherit the environment it sets). Without the CLI each test says so and passes.
+//!
+//! - `session`: summon, names, souls, sessions resumed.
+//! - `tools`: a tool call asked of the human with `--permissions ui`.
+//! - `fork`, `knowledge`, `quest`: the same lives as tier 2, on the real CLI.
+//! - `stop`: a detached Bash shell stopped with its agent.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod fork;
+mod knowledge;
+mod quest;
+mod session;
+mod stop;
+mod tools;
