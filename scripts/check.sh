@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `make check`: formatting, and clippy with warnings as errors for every crate and target:
+# `make check`: formatting, the domain-purity build, and clippy with warnings as errors for
+# every crate and target:
 # the server and the shared crate natively (with cargo-leptos' environment, so the build is
 # shared with the tests), the page's wasm and P6b's reference for wasm32. `.ci/run` runs it
 # before the tests.
@@ -14,10 +15,18 @@ clippy_native() {
   (leptos_env && cargo clippy -p app -p soulgrid --all-targets -- -D warnings)
 }
 
+# The pure core alone: without its features the app crate is the domain and the contract, with
+# neither leptos nor tokio among its dependencies, and clippy denies the file system, the clock
+# and the like inside `domain` (app/clippy.toml).
+purity() {
+  (leptos_env && cargo clippy -p app --no-default-features --all-targets -- -D warnings)
+}
+
 clippy_wasm() {
   (leptos_env && cargo clippy -p frontend -p soulgrid-viewless --target wasm32-unknown-unknown -- -D warnings)
 }
 
 step "rustfmt" fmt
+step "purity: the domain builds alone (app, no features)" purity
 step "clippy: app and server, every target" clippy_native
 step "clippy: the page's wasm and P6b's reference (wasm32)" clippy_wasm

@@ -3,7 +3,12 @@
 //! shows is computed exactly as the server's store computes it.
 //!
 //! Nothing in here may touch the clock, the disk, the network or a framework: time and ids arrive
-//! inside events, which keeps every function deterministic and property-testable.
+//! inside events, which keeps every function deterministic and property-testable. The compiler
+//! holds it to that: `cargo check -p app --no-default-features` builds this without leptos or
+//! tokio among the dependencies, and clippy denies here what `app/clippy.toml` lists (the file
+//! system, the clock, the environment, threads, processes, the network).
+
+#![deny(clippy::disallowed_methods, clippy::disallowed_types)]
 
 pub mod buttons;
 pub mod diff;
