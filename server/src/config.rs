@@ -28,6 +28,11 @@ pub struct Config {
     )]
     pub data_dir: PathBuf,
 
+    /// How many live events a follower of the log may fall behind before it reads from the log
+    /// instead. A test setting: lowered, it makes every follower lag.
+    #[arg(long, hide = true, default_value_t = crate::store::LIVE_CAPACITY)]
+    pub live_capacity: usize,
+
     /// The human's name, as agents address them. Defaults to the OS user name, capitalised.
     #[arg(long, env = "SOULGRID_HUMAN_NAME")]
     pub human_name: Option<String>,

@@ -48,8 +48,15 @@ pub async fn boot_with_clock(
     let security = Security::new(config.addr, config.token.clone()).map_err(anyhow::Error::msg)?;
     // Before anything is read or written: a second server on this directory stops here.
     let data_dir_lock = Arc::new(data_dir::DataDirLock::take(&config.data_dir)?);
-    let store = Store::open_with_clock(&config.data_dir, clock)
-        .map_err(|e| anyhow::anyhow!("opening the store in {}: {e}", config.data_dir.display()))?;
+    let store = Store::open_with(
+        &config.data_dir,
+        store::Options {
+            clock,
+            live_capacity: config.live_capacity,
+            ..Default::default()
+        },
+    )
+    .map_err(|e| anyhow::anyhow!("opening the store in {}: {e}", config.data_dir.display()))?;
     let human = config.human_name();
     let session = session::start(&store, &config.lead_name, &human).await?;
     let shutdown = CancellationToken::new();

@@ -1,6 +1,7 @@
 //! `GET /api/events`: the log as Server-Sent Events. Replays from `?after=N` or `Last-Event-ID`,
-//! then streams live. One `id:` per event, data = the event JSON as stored. A subscriber that
-//! falls behind the live channel re-reads from the store, so no event is ever skipped.
+//! then streams live. One `id:` per event, data = the event JSON as stored. Each stream follows
+//! the store with `Store::follow`: one that falls behind the live channel re-reads from the
+//! log, so no event is ever skipped or sent twice.
 //!
 //! Each event's frame (`id: N\ndata: {json}\n\n`) is built once, by the first stream that
 //! sends it, and shared by every other; a subscriber that finds several events ready sends
@@ -24,15 +25,11 @@ use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use futures::Stream;
 use serde::Deserialize;
-use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
 use crate::error::AppError;
 use crate::state::AppState;
-use crate::store::{Committed, Store};
-
-/// Events read from the store per query while catching up.
-const PAGE: usize = 1000;
+use crate::store::{Batch, Committed, Follow, Store};
 /// Most live events one write carries.
 const BURST: usize = 256;
 /// Frames a second, all subscribers together, from which streams coalesce their writes.
@@ -68,12 +65,11 @@ pub async fn events(
     };
     // A reconnecting EventSource sends Last-Event-ID: it is newer than the URL's `after`.
     let after = header_id.or(query.after).unwrap_or(0);
-    // Subscribe before reading the backlog: an event appended in between is in one or the other.
     let feed = Feed {
-        live: state.store.subscribe(),
+        follow: state.store.follow(after),
         store: state.store.clone(),
-        sent: after,
-        phase: Phase::Start,
+        started: false,
+        counted: 0,
         shutdown: state.shutdown.clone(),
         pace: Pace::new(state.sse.clone()),
         stats: state.sse.clone(),
@@ -160,19 +156,14 @@ fn shared_frame(c: &Committed) -> &Bytes {
     c.frame.get_or_init(|| frame(c.event.id, &c.json))
 }
 
-#[derive(Clone, Copy, PartialEq)]
-enum Phase {
-    Start,
-    CatchUp,
-    Live,
-}
-
-/// One subscriber's stream: the events after `sent`, from the store, then live.
+/// One subscriber's stream: the events after the one it asked from, from the log, then live.
 struct Feed {
     store: Store,
-    live: broadcast::Receiver<Arc<Committed>>,
-    sent: u64,
-    phase: Phase,
+    follow: Follow,
+    /// Whether the client's place in the log was checked.
+    started: bool,
+    /// The follower's catch-ups already counted in `stats`.
+    counted: u64,
     shutdown: CancellationToken,
     pace: Pace,
     stats: Arc<SseStats>,
@@ -189,84 +180,66 @@ impl Feed {
 
     /// The next chunk to write, and whether anything may follow it; `None`: the stream ends.
     async fn next(&mut self) -> Option<(Bytes, bool)> {
-        loop {
-            match self.phase {
-                Phase::Start => {
-                    let last = self.store.last_event_id();
-                    if self.sent > last {
-                        // The client knows events this store never had (another database, an
-                        // import): its replica cannot be patched, it must reload the snapshot.
-                        let data = serde_json::json!({ "lastEventId": last });
-                        return Some((
-                            Bytes::from(format!("event: reset\ndata: {data}\n\n")),
-                            false,
-                        ));
-                    }
-                    self.phase = Phase::CatchUp;
-                }
-                Phase::CatchUp => {
-                    let page = tokio::select! {
-                        _ = self.shutdown.cancelled() => return None,
-                        page = self.store.raw_events_after(self.sent, PAGE) => page,
-                    };
-                    let page = match page {
-                        Ok(page) => page,
-                        Err(e) => {
-                            tracing::error!(error = %e, "reading events for a subscriber failed");
-                            return None;
-                        }
-                    };
-                    let Some(&(last, _)) = page.last() else {
-                        self.phase = Phase::Live;
-                        continue;
-                    };
-                    let mut chunk =
-                        Vec::with_capacity(page.iter().map(|(_, j)| j.len() + 24).sum());
-                    for (id, json) in &page {
-                        chunk.extend_from_slice(&frame(*id, json));
-                    }
-                    self.sent = last;
-                    if page.len() < PAGE {
-                        // The tail of the log when it was read: what follows is live.
-                        self.phase = Phase::Live;
-                    }
-                    return Some((Bytes::from(chunk), true));
-                }
-                Phase::Live => {
-                    // Under load, the pause first: what comes meanwhile is then ready at once,
-                    // and the stream is woken once per pause, not once per event.
-                    if !self.paced().await {
-                        return None;
-                    }
-                    let next = tokio::select! {
-                        _ = self.shutdown.cancelled() => return None,
-                        next = self.live.recv() => next,
-                        _ = tokio::time::sleep(HEARTBEAT) => {
-                            return Some((Bytes::from_static(b":\n\n"), true));
-                        }
-                    };
-                    match next {
-                        Ok(c) if c.event.id <= self.sent => {}
-                        Ok(c) if c.event.id == self.sent + 1 => {
-                            self.pace.arrived(Instant::now());
-                            // The load may have just begun: what comes meanwhile goes with it.
-                            if !self.paced().await {
-                                return None;
-                            }
-                            let chunk = self.burst(c);
-                            self.pace.last_write = Some(Instant::now());
-                            return Some((chunk, true));
-                        }
-                        // A gap (the broadcast dropped events for us): read them from the store.
-                        Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {
-                            self.stats.caught_up.fetch_add(1, Ordering::Relaxed);
-                            self.phase = Phase::CatchUp;
-                        }
-                        Err(broadcast::error::RecvError::Closed) => return None,
-                    }
-                }
+        if !self.started {
+            self.started = true;
+            let last = self.store.last_event_id();
+            if self.follow.after() > last {
+                // The client knows events this store never had (another database, an import):
+                // its replica cannot be patched, it must reload the snapshot.
+                let data = serde_json::json!({ "lastEventId": last });
+                return Some((
+                    Bytes::from(format!("event: reset\ndata: {data}\n\n")),
+                    false,
+                ));
             }
         }
+        // Under load, the pause first: what comes meanwhile is then ready at once, and the
+        // stream is woken once per pause, not once per event.
+        if !self.paced().await {
+            return None;
+        }
+        let next = tokio::select! {
+            _ = self.shutdown.cancelled() => return None,
+            next = self.follow.next(1) => next,
+            _ = tokio::time::sleep(HEARTBEAT) => {
+                return Some((Bytes::from_static(b":\n\n"), true));
+            }
+        };
+        let chunk = match next? {
+            Err(e) => {
+                tracing::error!(error = %e, "reading events for a subscriber failed");
+                return None;
+            }
+            Ok(Batch::Stored(page)) => {
+                let mut chunk = Vec::with_capacity(page.iter().map(|(_, j)| j.len() + 24).sum());
+                for (id, json) in &page {
+                    chunk.extend_from_slice(&frame(*id, json));
+                }
+                Bytes::from(chunk)
+            }
+            Ok(Batch::Live(mut frames)) => {
+                self.pace.arrived(Instant::now());
+                // The load may have just begun: what comes meanwhile goes with it.
+                if !self.paced().await {
+                    return None;
+                }
+                let before = frames.len();
+                self.follow.more(&mut frames, BURST);
+                for _ in before..frames.len() {
+                    self.pace.arrived(Instant::now());
+                }
+                self.pace.last_write = Some(Instant::now());
+                burst(&frames)
+            }
+        };
+        let caught_up = self.follow.caught_up();
+        if caught_up > self.counted {
+            self.stats
+                .caught_up
+                .fetch_add(caught_up - self.counted, Ordering::Relaxed);
+            self.counted = caught_up;
+        }
+        Some((chunk, true))
     }
 
     /// Waits out the pause the load asks for, if any; false when the server shuts down meanwhile.
@@ -279,38 +252,18 @@ impl Feed {
             _ = tokio::time::sleep_until(at.into()) => true,
         }
     }
+}
 
-    /// The frame of `first` and of the events right after it that are ready too, in one
-    /// chunk (shared, not copied, when it is one event).
-    fn burst(&mut self, first: Arc<Committed>) -> Bytes {
-        self.sent = first.event.id;
-        let mut frames = vec![first];
-        while frames.len() < BURST {
-            match self.live.try_recv() {
-                Ok(c) if c.event.id <= self.sent => {}
-                Ok(c) if c.event.id == self.sent + 1 => {
-                    self.sent = c.event.id;
-                    frames.push(c);
-                    self.pace.arrived(Instant::now());
-                }
-                // A gap or a lag: what is gathered goes out, then the store fills the rest.
-                Ok(_) | Err(broadcast::error::TryRecvError::Lagged(_)) => {
-                    self.stats.caught_up.fetch_add(1, Ordering::Relaxed);
-                    self.phase = Phase::CatchUp;
-                    break;
-                }
-                Err(_) => break,
-            }
-        }
-        if let [one] = frames.as_slice() {
-            return shared_frame(one).clone();
-        }
-        let mut chunk = Vec::with_capacity(frames.iter().map(|c| shared_frame(c).len()).sum());
-        for c in &frames {
-            chunk.extend_from_slice(shared_frame(c));
-        }
-        Bytes::from(chunk)
+/// The frames of live events in one chunk (shared, not copied, when it is one event).
+fn burst(frames: &[Arc<Committed>]) -> Bytes {
+    if let [one] = frames {
+        return shared_frame(one).clone();
     }
+    let mut chunk = Vec::with_capacity(frames.iter().map(|c| shared_frame(c).len()).sum());
+    for c in frames {
+        chunk.extend_from_slice(shared_frame(c));
+    }
+    Bytes::from(chunk)
 }
 
 #[cfg(test)]

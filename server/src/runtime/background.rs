@@ -9,31 +9,11 @@ use std::panic::AssertUnwindSafe;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use tokio::sync::broadcast::{self, error::TryRecvError};
-
 /// A projection writes its files at most once an interval; what changes meanwhile goes in its
 /// next write. Each write is a temporary file renamed over the old one, which ext4 starts
 /// writing to the disk at once: written for every event, `_state.md` and the human's inbox
 /// took a third of a core while messages flowed (P8, measured with `perf`).
 pub(super) const INTERVAL: Duration = Duration::from_millis(50);
-
-/// Takes what a projection's subscription holds now, without waiting, handing each event to
-/// `each`: whether it fell behind meanwhile (events were dropped: read them from the store),
-/// `None` once the store closed it.
-pub(super) fn drain<T: Clone>(
-    live: &mut broadcast::Receiver<T>,
-    mut each: impl FnMut(T),
-) -> Option<bool> {
-    let mut lagged = false;
-    loop {
-        match live.try_recv() {
-            Ok(c) => each(c),
-            Err(TryRecvError::Lagged(_)) => lagged = true,
-            Err(TryRecvError::Empty) => return Some(lagged),
-            Err(TryRecvError::Closed) => return None,
-        }
-    }
-}
 
 /// Waits out the interval since a projection's last write (`None`: none yet).
 pub(super) async fn after_interval(written: Option<tokio::time::Instant>) {
@@ -134,23 +114,5 @@ mod tests {
             None
         );
         assert_eq!(background.run(|| 7).await, Some(7));
-    }
-
-    /// A projection that fell behind the live stream is told so (it then reads what it missed
-    /// from the store), with what is still there; a closed stream ends it.
-    #[test]
-    fn draining_says_when_events_were_dropped_and_when_the_stream_closed() {
-        let (tx, mut live) = broadcast::channel(2);
-        let mut got = Vec::new();
-        assert_eq!(drain(&mut live, |n| got.push(n)), Some(false));
-        tx.send(1).unwrap();
-        assert_eq!(drain(&mut live, |n| got.push(n)), Some(false));
-        for n in 2..=5 {
-            tx.send(n).unwrap();
-        }
-        assert_eq!(drain(&mut live, |n| got.push(n)), Some(true));
-        assert_eq!(got, [1, 4, 5]);
-        drop(tx);
-        assert_eq!(drain(&mut live, |n| got.push(n)), None);
     }
 }

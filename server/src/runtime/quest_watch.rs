@@ -9,10 +9,9 @@ use app::domain::docs::{finding_doc_id, QuestStatus};
 use app::domain::events::EventKind;
 use app::domain::quest::{last_progress, quest, running_quest};
 use app::domain::{agent_seats, Seat};
-use tokio::sync::broadcast::error::RecvError;
 
 use super::{human_duration, Outgoing, Runtime};
-use crate::store::StoreError;
+use crate::store::{StoreError, PAGE};
 
 /// A seat summoned for a quest stage: the quest, the stage, and the place it fills.
 #[derive(Clone, Debug)]
@@ -52,7 +51,9 @@ impl Runtime {
             });
         }
         let rt = self.clone();
-        let mut events = self.store().subscribe();
+        // Every registration, even when the watch falls behind the live stream: a newcomer
+        // whose registration were missed would be left out of its stage.
+        let mut follow = self.store().follow(self.store().last_event_id());
         let shutdown = self.shutdown_token();
         let every = (self.config().stage_timeout / 4)
             .clamp(Duration::from_millis(50), Duration::from_secs(5));
@@ -63,12 +64,20 @@ impl Runtime {
                 tokio::select! {
                     _ = shutdown.cancelled() => return,
                     _ = tick.tick() => rt.end_stalled_stage().await,
-                    r = events.recv() => match r {
-                        Ok(c) => if let EventKind::AgentRegistered { seat, name, .. } = &c.event.kind {
-                            rt.joined(*seat, name).await;
-                        },
-                        Err(RecvError::Lagged(_)) => {}
-                        Err(RecvError::Closed) => return,
+                    r = follow.next(PAGE) => match r {
+                        Some(Ok(batch)) => {
+                            for e in batch.events() {
+                                if let EventKind::AgentRegistered { seat, name, .. } = &e.kind {
+                                    rt.joined(*seat, name).await;
+                                }
+                            }
+                        }
+                        // Read again at the next turn of the loop (the tick paces it).
+                        Some(Err(e)) => {
+                            tracing::warn!(error = %e, "the quest watch could not read the log");
+                            tick.tick().await;
+                        }
+                        None => return,
                     },
                 }
             }

@@ -2,16 +2,10 @@
 //! `_state.md` writer), off every process's stdout loop. The store is the record; the inbox
 //! holds the replies as read (the UI has them from their events), bounded like every inbox.
 
-use std::sync::Arc;
-
 use app::domain::events::{Event, EventKind};
-use tokio::sync::broadcast::error::RecvError;
 
 use super::{background, Runtime};
-use crate::store::Committed;
-
-/// Most events read from the store at once when catching up.
-const PAGE: usize = 10_000;
+use crate::store::{Batch, StoreError, PAGE};
 
 /// Who said what, if the event is an agent's (or the lead's) own words.
 fn said(kind: &EventKind) -> Option<(&str, &str)> {
@@ -33,43 +27,41 @@ impl Runtime {
     /// Starts the task that files agents' words in the human's inbox; it ends with the server.
     pub fn file_replies(&self) {
         let rt = self.clone();
-        let mut live = self.store().subscribe();
+        let mut follow = self.store().follow(self.store().last_event_id());
         let shutdown = self.shutdown_token();
-        let mut after = self.store().last_event_id();
         tokio::spawn(async move {
             let mut written: Option<tokio::time::Instant> = None;
             loop {
                 let first = tokio::select! {
                     _ = shutdown.cancelled() => return,
-                    r = live.recv() => r,
+                    r = follow.next(PAGE) => r,
                 };
-                let mut lagged = false;
-                let mut burst: Vec<Arc<Committed>> = Vec::new();
-                match first {
-                    Ok(c) => burst.push(c),
-                    Err(RecvError::Lagged(_)) => lagged = true,
-                    Err(RecvError::Closed) => return,
-                }
+                let Some(first) = first else { return };
+                let mut events: Vec<Event> = Vec::new();
+                let mut take = |r: Result<Batch, StoreError>| match r {
+                    Ok(batch) => {
+                        events.extend(batch.events());
+                        true
+                    }
+                    // Read again at the next turn (after the interval).
+                    Err(e) => {
+                        tracing::warn!(error = %e, "reading events to file replies failed");
+                        false
+                    }
+                };
+                let mut more = take(first);
                 // One write an interval at most: what is said meanwhile is filed with it.
                 tokio::select! {
                     _ = shutdown.cancelled() => return,
                     _ = background::after_interval(written) => {}
                 }
-                match background::drain(&mut live, |c| burst.push(c)) {
-                    Some(fell_behind) => lagged |= fell_behind,
-                    None => return,
+                while more {
+                    match follow.ready(PAGE).await {
+                        Some(r) => more = take(r),
+                        None => break,
+                    }
                 }
-                let events: Vec<Event> = match lagged {
-                    // Fell behind the live stream: what it missed is read from the store.
-                    true => rt.events_since(after).await,
-                    false => burst.iter().map(|c| c.event.clone()).collect(),
-                };
-                let new: Vec<&Event> = events.iter().filter(|e| e.id > after).collect();
-                let Some(last) = new.last().map(|e| e.id) else {
-                    continue;
-                };
-                after = last;
-                let replies: Vec<(String, String)> = new
+                let replies: Vec<(String, String)> = events
                     .iter()
                     .filter_map(|e| said(&e.kind))
                     .map(|(from, text)| (from.to_string(), text.to_string()))
@@ -78,27 +70,6 @@ impl Runtime {
                 written = Some(tokio::time::Instant::now());
             }
         });
-    }
-
-    /// Every stored event after `after`, page by page.
-    async fn events_since(&self, mut after: u64) -> Vec<Event> {
-        let mut all = Vec::new();
-        loop {
-            match self.store().events_after(after, PAGE).await {
-                Ok(page) => {
-                    let full = page.len() == PAGE;
-                    after = page.last().map_or(after, |e| e.id);
-                    all.extend(page);
-                    if !full {
-                        return all;
-                    }
-                }
-                Err(e) => {
-                    tracing::warn!(error = %e, "reading events to file replies failed");
-                    return all;
-                }
-            }
-        }
     }
 
     async fn file(&self, replies: Vec<(String, String)>) {

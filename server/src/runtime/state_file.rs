@@ -12,12 +12,12 @@ use app::domain::docs::pending;
 use app::domain::state_file::{render, Around, FILE_NAME};
 use app::domain::Seat;
 use futures::FutureExt;
-use tokio::sync::broadcast::error::RecvError;
 
 use super::agent_fs::write_file;
 use super::background;
 use super::process::agent_dir;
 use super::Runtime;
+use crate::store::PAGE;
 
 /// A safety net: inbox changes are signalled by the mail watcher, which can miss one when
 /// inotify is unavailable and it polls.
@@ -27,7 +27,8 @@ impl Runtime {
     /// Starts the task that keeps the state files; it ends with the server.
     pub fn keep_state_files(&self) {
         let rt = self.clone();
-        let mut live = self.store().subscribe();
+        // Only a wake-up: what changed is read from the documents.
+        let mut follow = self.store().follow(self.store().last_event_id());
         let shutdown = self.shutdown_token();
         tokio::spawn(async move {
             let mut kept = Kept::default();
@@ -39,7 +40,7 @@ impl Runtime {
                     _ = shutdown.cancelled() => return,
                     _ = recheck.tick() => kept.mail.clear(),
                     _ = rt.inner.inboxes_changed.notified() => kept.mail.clear(),
-                    r = live.recv() => if let Err(RecvError::Closed) = r {
+                    r = follow.next(PAGE) => if r.is_none() {
                         return;
                     },
                 }
@@ -49,9 +50,9 @@ impl Runtime {
                     _ = shutdown.cancelled() => return,
                     _ = background::after_interval(Some(written)) => {}
                 }
-                if background::drain(&mut live, drop).is_none() {
-                    return;
-                }
+                // What came meanwhile is in this rewrite (a read that fails is tried again at
+                // the next wake-up).
+                while let Some(Ok(_)) = follow.ready(PAGE).await {}
                 if rt.inner.inboxes_changed.notified().now_or_never().is_some() {
                     kept.mail.clear();
                 }

@@ -3,6 +3,7 @@
 //! transaction as the event (group commit, its sync pipelined: `sync`); reads run on their own
 //! connection and see the log up to the last event published.
 
+mod follow;
 pub mod history;
 mod read;
 pub mod restore;
@@ -21,6 +22,7 @@ use app::domain::events::{Event, EventKind};
 use rusqlite::Connection;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
+pub use follow::{Batch, Follow, PAGE};
 pub use sync::{fsync, SyncWal};
 pub use writer::NewEvents;
 
@@ -31,8 +33,29 @@ pub fn new_message_id() -> String {
     uuid::Uuid::now_v7().simple().to_string()
 }
 
-/// How many live events a subscriber may fall behind before it re-reads from the store.
-const LIVE_CAPACITY: usize = 4096;
+/// How many live events a follower may fall behind before it reads from the log instead.
+pub const LIVE_CAPACITY: usize = 4096;
+
+/// How a store is opened.
+pub struct Options {
+    /// The clock events are stamped with (tests move it).
+    pub clock: fn() -> i64,
+    /// What makes a commit durable (tests watch it, hold it or fail it).
+    pub sync: SyncWal,
+    /// How many live events a follower may fall behind before it reads from the log instead
+    /// (tests lower it to make followers lag).
+    pub live_capacity: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            clock: crate::now_ms,
+            sync: fsync(),
+            live_capacity: LIVE_CAPACITY,
+        }
+    }
+}
 
 /// Time travel keeps the documents after every this many events (at first; see `History`).
 const HISTORY_SPACING: u64 = 5_000;
@@ -100,21 +123,16 @@ impl Store {
     /// Opens `{data_dir}/soulgrid.db`, creating the directory and the schema if needed, and
     /// starts the writer thread.
     pub fn open(data_dir: &Path) -> Result<Store, StoreError> {
-        Self::open_with_clock(data_dir, crate::now_ms)
+        Self::open_with(data_dir, Options::default())
     }
 
-    /// As [`Store::open`], with the clock events are stamped with (tests use a fixed one).
-    pub fn open_with_clock(data_dir: &Path, clock: fn() -> i64) -> Result<Store, StoreError> {
-        Self::open_with(data_dir, clock, fsync())
-    }
-
-    /// As [`Store::open_with_clock`], with what makes a commit durable (tests watch it, hold it
-    /// or fail it).
-    pub fn open_with(
-        data_dir: &Path,
-        clock: fn() -> i64,
-        sync: SyncWal,
-    ) -> Result<Store, StoreError> {
+    /// As [`Store::open`], with its [`Options`].
+    pub fn open_with(data_dir: &Path, options: Options) -> Result<Store, StoreError> {
+        let Options {
+            clock,
+            sync,
+            live_capacity,
+        } = options;
         std::fs::create_dir_all(data_dir).map_err(|source| StoreError::DataDir {
             path: data_dir.to_path_buf(),
             source,
@@ -122,7 +140,7 @@ impl Store {
         let path = data_dir.join("soulgrid.db");
         let write_conn = schema::open(&path)?;
         let reader = schema::open(&path)?;
-        let (live, _) = broadcast::channel(LIVE_CAPACITY);
+        let (live, _) = broadcast::channel(live_capacity.max(1));
         let shared = Arc::new(RwLock::new(Shared::default()));
         // Read once: the writer keeps its own copy (cloning is cheaper than parsing again).
         let docs = read::load_docs(&reader)?;
@@ -273,7 +291,14 @@ impl Store {
             .last_event_id
     }
 
-    /// Live events, from now on. Subscribe before reading the backlog so nothing falls between.
+    /// Every committed event after `after`, in order, each once: from the log while the
+    /// follower is behind, then live (`follow.rs`). The one way to follow the store.
+    pub fn follow(&self, after: u64) -> Follow {
+        Follow::new(self.clone(), after)
+    }
+
+    /// Live events, from now on, and nothing of what a slow receiver misses: only for
+    /// measuring the commits themselves (the bench); followers use [`Store::follow`].
     pub fn subscribe(&self) -> broadcast::Receiver<Arc<Committed>> {
         self.live.subscribe()
     }

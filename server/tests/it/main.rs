@@ -9,7 +9,7 @@
 //!   `state_file`.
 //! - Mail: `mail_runtime`, `mail_delivery`, `mailbox`, `mailbox_lock`, `inbox_scale`.
 //! - From stdout lines to events: `protocol`, `turn`, `turn_control`, `turn_names`.
-//! - The store and what reads it: `store_sync`, `store_faults`, `restart`, `threads`, `sse`,
+//! - The store and what reads it: `store_sync`, `store_faults`, `follow`, `restart`, `threads`, `sse`,
 //!   `time_travel`, `portable`.
 //! - `fuzz`: arbitrary input at every edge.
 
@@ -24,6 +24,7 @@ static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 mod agent_life;
 mod belief;
+mod follow;
 mod fuzz;
 mod hall;
 mod inbox_scale;

@@ -11,7 +11,7 @@ use app::domain::docs::page::owner;
 use app::domain::events::EventKind;
 use futures::future::join_all;
 use rusqlite::Connection;
-use soulgrid::store::{fsync, new_message_id, Store, StoreError, SyncWal};
+use soulgrid::store::{fsync, new_message_id, Options, Store, StoreError, SyncWal};
 
 fn message(text: &str) -> EventKind {
     EventKind::AgentMessage {
@@ -50,7 +50,14 @@ async fn every_caller_and_every_subscriber_hears_of_an_event_only_after_a_sync_t
             Ok(())
         })
     };
-    let store = Store::open_with(dir.path(), soulgrid::now_ms, sync).unwrap();
+    let store = Store::open_with(
+        dir.path(),
+        Options {
+            sync,
+            ..Default::default()
+        },
+    )
+    .unwrap();
     let mut live = store.subscribe();
     // 32 appenders at once: batches are handed to the sync thread while others are made.
     let appenders = (0..32).map(|a| {
@@ -123,7 +130,14 @@ fn held() -> (Held, SyncWal) {
 async fn a_batch_committed_but_not_yet_synced_is_read_by_nobody() {
     let dir = tempfile::tempdir().unwrap();
     let (held, sync) = held();
-    let store = Store::open_with(dir.path(), soulgrid::now_ms, sync).unwrap();
+    let store = Store::open_with(
+        dir.path(),
+        Options {
+            sync,
+            ..Default::default()
+        },
+    )
+    .unwrap();
     let first = store.append("test", message("on the disk")).await.unwrap();
 
     held.armed.store(true, Ordering::SeqCst);
@@ -186,7 +200,14 @@ async fn a_failed_sync_answers_that_the_events_may_not_be_stored_and_stops_the_s
             disk(wal)
         })
     };
-    let store = Store::open_with(dir.path(), soulgrid::now_ms, sync).unwrap();
+    let store = Store::open_with(
+        dir.path(),
+        Options {
+            sync,
+            ..Default::default()
+        },
+    )
+    .unwrap();
     let first = store.append("test", message("kept")).await.unwrap();
     assert!(!store.stopped());
 
