@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 
-use crate::runtime::PermissionMode;
+pub use crate::clock::parse_duration;
 
 #[derive(Clone, Debug, Parser)]
 #[command(
@@ -59,63 +59,13 @@ pub struct Config {
     #[arg(long, env = "SOULGRID_TEAM", default_value = "soulgrid")]
     pub team: String,
 
-    /// An idle agent is put to sleep after this long without a turn (e.g. `900`, `15m`, `1h`).
-    #[arg(long, env = "SOULGRID_IDLE_TIMEOUT", default_value = "15m", value_parser = parse_duration)]
-    pub idle_timeout: Duration,
-
-    /// A turn with no output for this long is reported as stuck.
-    #[arg(long, env = "SOULGRID_STUCK_AFTER", default_value = "10m", value_parser = parse_duration)]
-    pub stuck_after: Duration,
-
-    /// How agents' tool calls are approved: `auto` (the CLI's rules from --claude-args decide)
-    /// or `ui` (whatever the rules do not allow is asked in the browser: Approve / Deny).
-    #[arg(long, env = "SOULGRID_PERMISSIONS", value_enum, default_value = "auto")]
-    pub permissions: PermissionMode,
-
-    /// With `--permissions ui`: a request nobody answers is denied after this long.
-    #[arg(long, env = "SOULGRID_PERMISSION_TIMEOUT", default_value = "5m", value_parser = parse_duration)]
-    pub permission_timeout: Duration,
-
-    /// A stopped agent gets this long after `SIGTERM` before its whole process group is killed.
-    #[arg(long, env = "SOULGRID_STOP_GRACE", default_value = "5s", value_parser = parse_duration)]
-    pub stop_grace: Duration,
-
-    /// How everything an agent starts (in any session or process group) is stopped with it:
-    /// `auto`, a cgroup per agent process where the machine has a writable cgroup v2
-    /// hierarchy, else a scan of `/proc` at each stop; `scan`, the scan only.
-    #[arg(long, env = "SOULGRID_CONTAINMENT", value_enum, default_value = "auto")]
-    pub containment: crate::runtime::contain::Mode,
-
-    /// An event the runtime cannot store is tried again for this long; then the agent whose
-    /// output it was is stopped and its seat says so.
-    #[arg(long, env = "SOULGRID_RECORD_DEADLINE", default_value = "30s", value_parser = parse_duration)]
-    pub record_deadline: Duration,
+    #[command(flatten)]
+    pub agents: crate::runtime::AgentSettings,
 
     /// How long a message waits for an inbox another program holds locked; then sending it
     /// fails (a 503 for the human, an error on the agent's seat).
     #[arg(long, env = "SOULGRID_INBOX_LOCK_TIMEOUT", default_value = "15s", value_parser = parse_duration)]
     pub inbox_lock_timeout: Duration,
-
-    /// An agent put to sleep (dismissed, the session ended, idle, the server stopping) first
-    /// gets one turn of at most this long to update its knowledge vault; `0s` skips it.
-    #[arg(long, env = "SOULGRID_DISTILL_TIMEOUT", default_value = "60s", value_parser = parse_duration)]
-    pub distill_timeout: Duration,
-
-    /// The model's context window in tokens: `_state.md` shows the context used against it.
-    #[arg(long, env = "SOULGRID_CONTEXT_WINDOW", default_value_t = 200_000)]
-    pub context_window: u64,
-
-    /// A folder a quest may let its agents read (repeatable; none: quests take no folder).
-    #[arg(long = "allow-dir", env = "SOULGRID_ALLOW_DIR", value_delimiter = ',')]
-    pub allow_dir: Vec<std::path::PathBuf>,
-
-    /// A quest stage with no finding or agent done for this long is ended, and the lead told.
-    #[arg(long, env = "SOULGRID_STAGE_TIMEOUT", default_value = "20m", value_parser = parse_duration)]
-    pub stage_timeout: Duration,
-
-    /// A job nobody claimed for this long is offered again to each agent that wakes.
-    #[arg(long, env = "SOULGRID_JOB_TIMEOUT", default_value = "30m", value_parser = parse_duration)]
-    pub job_timeout: Duration,
 
     /// Back the store up this often while serving (into `{data-dir}/backups/`); none: never.
     #[arg(long, env = "SOULGRID_BACKUP_EVERY", value_parser = parse_duration)]
@@ -205,24 +155,6 @@ impl Config {
     }
 }
 
-/// `90`, `90s`, `15m`, `2h`, `250ms`.
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    let s = s.trim();
-    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
-    let (num, unit) = s.split_at(split);
-    let n: u64 = num
-        .parse()
-        .map_err(|_| format!("{s:?} is not a duration like 90s, 15m or 1h"))?;
-    let ms = match unit {
-        "ms" => n,
-        "" | "s" => n * 1000,
-        "m" => n * 60_000,
-        "h" => n * 3_600_000,
-        _ => return Err(format!("{s:?}: the unit must be ms, s, m or h")),
-    };
-    Ok(Duration::from_millis(ms))
-}
-
 fn capitalise(s: &str) -> String {
     let mut c = s.chars();
     match c.next() {
@@ -234,6 +166,7 @@ fn capitalise(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runtime::PermissionMode;
 
     /// The tag agents' processes carry in their environment is no flag's variable: a
     /// `soulgrid` run from an agent's shell would read it as that flag.
@@ -259,11 +192,11 @@ mod tests {
         assert_eq!(c.addr.to_string(), "127.0.0.1:3000");
         assert_eq!(c.lead_name, "Julian");
         assert_eq!(c.data_dir, PathBuf::from("./data"));
-        assert_eq!(c.permissions, PermissionMode::Auto);
-        assert_eq!(c.permission_timeout, Duration::from_secs(300));
-        assert_eq!(c.stop_grace, Duration::from_secs(5));
+        assert_eq!(c.agents.permissions, PermissionMode::Auto);
+        assert_eq!(c.agents.permission_timeout, Duration::from_secs(300));
+        assert_eq!(c.agents.stop_grace, Duration::from_secs(5));
         let c = Config::try_parse_from(["soulgrid", "--permissions", "ui"]).unwrap();
-        assert_eq!(c.permissions, PermissionMode::Ui);
+        assert_eq!(c.agents.permissions, PermissionMode::Ui);
         let err = Config::try_parse_from(["soulgrid", "--permissions", "ask"]).unwrap_err();
         assert!(
             err.to_string().contains("possible values: auto, ui"),

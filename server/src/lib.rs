@@ -1,5 +1,6 @@
 //! The Soulgrid server: axum + leptos_axum, one folder per edge.
 
+pub mod clock;
 pub mod config;
 pub mod data_dir;
 pub mod error;
@@ -13,11 +14,11 @@ pub mod state;
 pub mod store;
 
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use leptos::prelude::LeptosOptions;
 use tokio_util::sync::CancellationToken;
 
+use crate::clock::Clock;
 use crate::config::Config;
 use crate::http::security::Security;
 use crate::mailbox::Mailboxes;
@@ -26,24 +27,17 @@ use crate::runtime::{Runtime, RuntimeConfig};
 use crate::state::AppState;
 use crate::store::Store;
 
-/// Milliseconds since the Unix epoch, for event timestamps.
-pub fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
-}
-
 /// Opens the store, ends an unclean previous session, starts this one.
 pub async fn boot(config: &Config, leptos_options: LeptosOptions) -> anyhow::Result<AppState> {
-    boot_with_clock(config, leptos_options, now_ms).await
+    boot_with_clock(config, leptos_options, Clock::system()).await
 }
 
-/// As [`boot`], with the clock events are stamped with (tests move time forward).
+/// As [`boot`], with the server's one clock: the store, the runtime and the mailboxes read it
+/// (tests move it forward).
 pub async fn boot_with_clock(
     config: &Config,
     leptos_options: LeptosOptions,
-    clock: fn() -> i64,
+    clock: Clock,
 ) -> anyhow::Result<AppState> {
     let security = Security::new(config.addr, config.token.clone()).map_err(anyhow::Error::msg)?;
     // Before anything is read or written: a second server on this directory stops here.
@@ -51,7 +45,7 @@ pub async fn boot_with_clock(
     let store = Store::open_with(
         &config.data_dir,
         store::Options {
-            clock,
+            clock: clock.clone(),
             live_capacity: config.live_capacity,
             ..Default::default()
         },
@@ -70,7 +64,8 @@ pub async fn boot_with_clock(
         .with_lock_timing(mailbox::lock::LockTiming {
             timeout: config.inbox_lock_timeout,
             ..Default::default()
-        });
+        })
+        .with_clock(clock.clone());
     let runtime = Runtime::new(
         RuntimeConfig {
             cmd,
@@ -86,24 +81,14 @@ pub async fn boot_with_clock(
                 human: human.clone(),
                 lead: config.lead_name.clone(),
             },
-            idle_timeout: config.idle_timeout,
-            stuck_after: config.stuck_after,
-            permissions: config.permissions,
-            permission_timeout: config.permission_timeout,
-            stop_grace: config.stop_grace,
-            containment: config.containment,
-            record_deadline: config.record_deadline,
-            distill_timeout: config.distill_timeout,
-            context_window: config.context_window,
             templates: Arc::new(templates),
-            allow_dirs: config.allow_dir.clone(),
-            stage_timeout: config.stage_timeout,
-            job_timeout: config.job_timeout,
+            agents: config.agents.clone(),
         },
         mailboxes,
         store.clone(),
         session.clone(),
         shutdown.clone(),
+        clock.clone(),
     );
     runtime.watch_mail().await;
     runtime.file_replies();
@@ -116,6 +101,7 @@ pub async fn boot_with_clock(
             config.data_dir.clone(),
             every,
             config.backup_keep,
+            clock,
             shutdown.clone(),
         );
     }

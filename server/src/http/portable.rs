@@ -62,12 +62,15 @@ pub async fn export(
     let (tx, rx) = tokio::sync::mpsc::channel(8);
     let data_dir = state.runtime.config().data_dir.clone();
     let team = state.team.to_string();
+    let clock = state.runtime.clock().clone();
     tokio::task::spawn_blocking(move || {
         // One of the few heavy reads at once until the whole export is read.
         let _permit = permit;
         let errors = tx.clone();
         let mut out = std::io::BufWriter::with_capacity(64 * 1024, ChannelWriter(tx));
-        if let Err(e) = crate::portable::team::export(&data_dir, &team, &mut out, &mut |_| {}) {
+        if let Err(e) =
+            crate::portable::team::export(&data_dir, (&team, &clock), &mut out, &mut |_| {})
+        {
             tracing::warn!(error = %e, "an export over HTTP failed");
             // Said if there is room; a stalled client is not waited for.
             let _ = errors.try_send(Err(std::io::Error::other(e.to_string())));
@@ -111,7 +114,12 @@ pub async fn download(
     });
     let (d, _) = state.store.docs_with_threads(Some(owners)).await?;
     let (bytes, name) = app::domain::docs::identity_by_id(&d, &id)
-        .and_then(|i| Some((bundle(&d, &id, &state.team)?, i.name.clone())))
+        .and_then(|i| {
+            Some((
+                bundle(&d, &id, (&state.team, state.runtime.clock()))?,
+                i.name.clone(),
+            ))
+        })
         .ok_or_else(|| AppError::NoSuch("no agent has this id".into()))?;
     let file = format!("{}.soul", safe_name(&name.unwrap_or_default()));
     Ok((

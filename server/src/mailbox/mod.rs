@@ -72,6 +72,8 @@ pub struct Mailboxes {
     /// Inboxes this server left with nothing unread ([`Mailboxes::settled`]).
     settled: Arc<Settled>,
     timing: lock::LockTiming,
+    /// Messages are stamped on the server's one clock.
+    clock: crate::clock::Clock,
 }
 
 impl Mailboxes {
@@ -82,7 +84,14 @@ impl Mailboxes {
             local: Default::default(),
             settled: Default::default(),
             timing: lock::LockTiming::default(),
+            clock: crate::clock::Clock::system(),
         })
+    }
+
+    /// The same inboxes, stamping messages on `clock` (the server's one clock).
+    pub fn with_clock(mut self, clock: crate::clock::Clock) -> Self {
+        self.clock = clock;
+        self
     }
 
     /// The same inboxes with other lock timing (tests make stale locks quick to break).
@@ -163,7 +172,7 @@ impl Mailboxes {
         msg_id: Option<String>,
         unread: Unread,
     ) -> Result<Filed, MailboxError> {
-        let mut message = message(from, text, None, false);
+        let mut message = message(from, text, None, false, self.clock.now_iso());
         if let Some(id) = msg_id {
             message.msg_id = Some(id);
         }
@@ -192,7 +201,7 @@ impl Mailboxes {
     pub fn file_read(&self, to: &str, messages: &[(String, String)]) -> Result<(), MailboxError> {
         let all = messages
             .iter()
-            .map(|(from, text)| message(from, text, None, true))
+            .map(|(from, text)| message(from, text, None, true, self.clock.now_iso()))
             .collect();
         self.append_all(to, all)
     }
@@ -328,23 +337,24 @@ fn tag(messages: &mut [InboxMessage]) -> bool {
 }
 
 /// A message as Soulgrid writes it: its own `msg_id` and `type`.
-fn message(from: &str, text: &str, summary: Option<String>, read: bool) -> InboxMessage {
+fn message(
+    from: &str,
+    text: &str,
+    summary: Option<String>,
+    read: bool,
+    timestamp: String,
+) -> InboxMessage {
     let mut extra = serde_json::Map::new();
     extra.insert("type".into(), "message".into());
     InboxMessage {
         from: from.to_string(),
         text: text.to_string(),
         summary,
-        timestamp: now_iso(),
+        timestamp,
         read,
         msg_id: Some(format!("soulgrid-{}", uuid::Uuid::new_v4().simple())),
         extra,
     }
-}
-
-/// The current time as ISO-8601 with milliseconds, as Claude Code writes timestamps.
-pub fn now_iso() -> String {
-    app::domain::time::iso(crate::now_ms())
 }
 
 /// The unread messages of an inbox, oldest first.

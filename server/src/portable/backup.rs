@@ -68,6 +68,7 @@ pub fn keep_backing_up(
     data_dir: PathBuf,
     every: Duration,
     keep: usize,
+    clock: crate::clock::Clock,
     shutdown: tokio_util::sync::CancellationToken,
 ) {
     tokio::spawn(async move {
@@ -78,8 +79,8 @@ pub fn keep_backing_up(
                 _ = shutdown.cancelled() => return,
                 _ = tick.tick() => {}
             }
-            let dir = data_dir.clone();
-            let done = tokio::task::spawn_blocking(move || backup_now(&dir, keep)).await;
+            let (dir, clock) = (data_dir.clone(), clock.clone());
+            let done = tokio::task::spawn_blocking(move || backup_now(&dir, keep, &clock)).await;
             match done {
                 Ok(Ok(target)) => tracing::info!(backup = %target.display(), "backed up the store"),
                 Ok(Err(e)) => tracing::error!(error = %e, "a backup failed"),
@@ -90,9 +91,13 @@ pub fn keep_backing_up(
 }
 
 /// One backup into `{data_dir}/backups/{time}/`, then the oldest beyond `keep` removed.
-pub fn backup_now(data_dir: &Path, keep: usize) -> Result<PathBuf, PortableError> {
+pub fn backup_now(
+    data_dir: &Path,
+    keep: usize,
+    clock: &crate::clock::Clock,
+) -> Result<PathBuf, PortableError> {
     let root = data_dir.join("backups");
-    let stamp = app::domain::time::iso(crate::now_ms()).replace([':', '.'], "-");
+    let stamp = clock.now_iso().replace([':', '.'], "-");
     let target = backup(data_dir, &root.join(stamp), &mut |_| {})?;
     let mut all: Vec<PathBuf> = std::fs::read_dir(&root)?
         .flatten()

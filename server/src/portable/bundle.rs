@@ -61,7 +61,7 @@ pub struct BundleBody {
 }
 
 /// The bundle of the identity `id`, as file bytes; `None` for an id nobody has.
-pub fn bundle(docs: &Docs, id: &str, team: &str) -> Option<Vec<u8>> {
+pub fn bundle(docs: &Docs, id: &str, (team, now): (&str, &crate::clock::Clock)) -> Option<Vec<u8>> {
     let who = identity_by_id(docs, id)?;
     let id = who.stable_id();
     let relative = |rid: &str| Relative {
@@ -94,7 +94,7 @@ pub fn bundle(docs: &Docs, id: &str, team: &str) -> Option<Vec<u8>> {
     let header = BundleHeader {
         soul_bundle: VERSION,
         soulgrid: env!("CARGO_PKG_VERSION").to_string(),
-        exported_at: app::domain::time::iso(crate::now_ms()),
+        exported_at: now.now_iso(),
         team: team.to_string(),
         id,
         name: who.name.clone(),

@@ -1,6 +1,7 @@
 //! `soulgrid export|import|backup`: each prints its progress on standard error and fails
 //! with one line saying why.
 
+use crate::clock::Clock;
 use std::io::Write;
 
 use super::PortableError;
@@ -23,15 +24,24 @@ pub fn run(command: &Command, config: &Config) -> Result<(), PortableError> {
             let header = match out {
                 Some(path) => {
                     let mut file = std::io::BufWriter::new(std::fs::File::create(path)?);
-                    let header =
-                        super::team::export(data_dir, &config.team, &mut file, &mut progress)?;
+                    let header = super::team::export(
+                        data_dir,
+                        (&config.team, &Clock::system()),
+                        &mut file,
+                        &mut progress,
+                    )?;
                     file.flush()?;
                     header
                 }
                 None => {
                     let stdout = std::io::stdout();
                     let mut lock = std::io::BufWriter::new(stdout.lock());
-                    super::team::export(data_dir, &config.team, &mut lock, &mut progress)?
+                    super::team::export(
+                        data_dir,
+                        (&config.team, &Clock::system()),
+                        &mut lock,
+                        &mut progress,
+                    )?
                 }
             };
             eprintln!(

@@ -25,7 +25,7 @@ pub type Progress<'a> = &'a mut dyn FnMut(&str);
 /// Writes the team in `data_dir` to `out`; returns the header written.
 pub fn export(
     data_dir: &Path,
-    team: &str,
+    (team, now): (&str, &crate::clock::Clock),
     out: &mut dyn Write,
     progress: Progress<'_>,
 ) -> Result<Header, PortableError> {
@@ -92,7 +92,7 @@ pub fn export(
         soulgrid_export: VERSION,
         soulgrid: env!("CARGO_PKG_VERSION").to_string(),
         team: team.to_string(),
-        exported_at: app::domain::time::iso(crate::now_ms()),
+        exported_at: now.now_iso(),
         up_to,
         parts: vec![events.finish("events"), files.finish("files")],
     };

@@ -54,7 +54,7 @@ impl Committer {
                         &job.snapshot,
                         &job.subject,
                         (&job.author, &job.email),
-                        deadline,
+                        (recorder.clock(), deadline),
                     ) => made,
                     _ = stop.cancelled() => return,
                 };

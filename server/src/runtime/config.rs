@@ -6,8 +6,10 @@ use std::time::Duration;
 
 use super::permissions::PermissionMode;
 use super::prompts::Names;
+use crate::clock::parse_duration;
 
-/// How agents are run.
+/// How agents are run: what the runtime was started with (the settings, as the flags give
+/// them, and what the server worked out at startup).
 #[derive(Clone, Debug)]
 pub struct RuntimeConfig {
     pub cmd: PathBuf,
@@ -17,29 +19,67 @@ pub struct RuntimeConfig {
     pub extra_args: Vec<String>,
     pub data_dir: PathBuf,
     pub names: Names,
-    pub idle_timeout: Duration,
-    pub stuck_after: Duration,
-    pub permissions: PermissionMode,
-    /// A permission request nobody answers is denied after this long.
-    pub permission_timeout: Duration,
-    /// A process asked to stop gets this long after `SIGTERM` before its group is killed.
-    pub stop_grace: Duration,
-    /// An event the runtime cannot store is tried again for this long.
-    pub record_deadline: Duration,
-    /// An agent put to sleep first gets one turn of at most this long to distil its knowledge.
-    pub distill_timeout: Duration,
-    /// The model's context window, in tokens.
-    pub context_window: u64,
     /// The process templates quests are planned from (read and checked at startup).
     pub templates: Arc<Vec<app::domain::quest::template::ProcessTemplate>>,
-    /// Folders a quest may let its agents read.
-    pub allow_dirs: Vec<PathBuf>,
-    /// A quest stage without progress for this long is ended.
-    pub stage_timeout: Duration,
-    /// A job unclaimed for this long is offered again at each wake.
-    pub job_timeout: Duration,
-    /// How everything an agent starts is found and stopped with it.
+    pub agents: AgentSettings,
+}
+
+/// The runtime's settings, declared once: these are the server's flags (flattened into
+/// `Config`) and what the runtime reads.
+#[derive(clap::Args, Clone, Debug)]
+pub struct AgentSettings {
+    /// An idle agent is put to sleep after this long without a turn (e.g. `900`, `15m`, `1h`).
+    #[arg(long, env = "SOULGRID_IDLE_TIMEOUT", default_value = "15m", value_parser = parse_duration)]
+    pub idle_timeout: Duration,
+
+    /// A turn with no output for this long is reported as stuck.
+    #[arg(long, env = "SOULGRID_STUCK_AFTER", default_value = "10m", value_parser = parse_duration)]
+    pub stuck_after: Duration,
+
+    /// How agents' tool calls are approved: `auto` (the CLI's rules from --claude-args decide)
+    /// or `ui` (whatever the rules do not allow is asked in the browser: Approve / Deny).
+    #[arg(long, env = "SOULGRID_PERMISSIONS", value_enum, default_value = "auto")]
+    pub permissions: PermissionMode,
+
+    /// With `--permissions ui`: a request nobody answers is denied after this long.
+    #[arg(long, env = "SOULGRID_PERMISSION_TIMEOUT", default_value = "5m", value_parser = parse_duration)]
+    pub permission_timeout: Duration,
+
+    /// A stopped agent gets this long after `SIGTERM` before its whole process group is killed.
+    #[arg(long, env = "SOULGRID_STOP_GRACE", default_value = "5s", value_parser = parse_duration)]
+    pub stop_grace: Duration,
+
+    /// How everything an agent starts (in any session or process group) is stopped with it:
+    /// `auto`, a cgroup per agent process where the machine has a writable cgroup v2
+    /// hierarchy, else a scan of `/proc` at each stop; `scan`, the scan only.
+    #[arg(long, env = "SOULGRID_CONTAINMENT", value_enum, default_value = "auto")]
     pub containment: super::contain::Mode,
+
+    /// An event the runtime cannot store is tried again for this long; then the agent whose
+    /// output it was is stopped and its seat says so.
+    #[arg(long, env = "SOULGRID_RECORD_DEADLINE", default_value = "30s", value_parser = parse_duration)]
+    pub record_deadline: Duration,
+
+    /// An agent put to sleep (dismissed, the session ended, idle, the server stopping) first
+    /// gets one turn of at most this long to update its knowledge vault; `0s` skips it.
+    #[arg(long, env = "SOULGRID_DISTILL_TIMEOUT", default_value = "60s", value_parser = parse_duration)]
+    pub distill_timeout: Duration,
+
+    /// The model's context window in tokens: `_state.md` shows the context used against it.
+    #[arg(long, env = "SOULGRID_CONTEXT_WINDOW", default_value_t = 200_000)]
+    pub context_window: u64,
+
+    /// A folder a quest may let its agents read (repeatable; none: quests take no folder).
+    #[arg(long = "allow-dir", env = "SOULGRID_ALLOW_DIR", value_delimiter = ',')]
+    pub allow_dir: Vec<PathBuf>,
+
+    /// A quest stage with no finding or agent done for this long is ended, and the lead told.
+    #[arg(long, env = "SOULGRID_STAGE_TIMEOUT", default_value = "20m", value_parser = parse_duration)]
+    pub stage_timeout: Duration,
+
+    /// A job nobody claimed for this long is offered again to each agent that wakes.
+    #[arg(long, env = "SOULGRID_JOB_TIMEOUT", default_value = "30m", value_parser = parse_duration)]
+    pub job_timeout: Duration,
 }
 
 impl RuntimeConfig {

@@ -22,7 +22,7 @@ impl Runtime {
             self.inner.shutdown.clone(),
         );
         // Inboxes moved aside before this server started were reported by an earlier one.
-        let since = crate::now_ms();
+        let since = self.clock().now_ms();
         // Mail that waited for the lead while no server ran (or that its last process did not
         // take) is handed over before the server answers anyone: a message sent at once is
         // then the lead's next (it would otherwise race this start, and a first message could

@@ -61,7 +61,8 @@ impl Runtime {
 
     /// Offers the jobs nobody claimed for `--job-timeout` to agents that just woke.
     pub(super) async fn offer_stale_jobs(&self, seats: &[Seat]) {
-        let stale_before = crate::now_ms() - self.config().job_timeout.as_millis() as i64;
+        let stale_before =
+            self.clock().now_ms() - self.config().agents.job_timeout.as_millis() as i64;
         let stale: Vec<String> = self.store().with_docs(|d| {
             jobs(d)
                 .into_iter()

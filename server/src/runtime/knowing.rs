@@ -121,7 +121,7 @@ impl Supervisor {
     pub(super) fn log_logout(&self, reason: &str) {
         let line = format!(
             "{} {} logout ({reason}); work state {}",
-            app::domain::time::iso(crate::now_ms()),
+            self.recorder.clock().now_iso(),
             self.who(),
             self.translator
                 .work_state()

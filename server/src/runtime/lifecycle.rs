@@ -24,14 +24,15 @@ impl Runtime {
             loop {
                 tokio::select! {
                     _ = stop.cancelled() => return,
-                    _ = tick.tick() => rt.expire_hatching_now(crate::now_ms()).await,
+                    _ = tick.tick() => rt.expire_hatching_now().await,
                 }
             }
         });
     }
 
-    /// One pass of [`Runtime::expire_hatching`] as of `now`.
-    pub async fn expire_hatching_now(&self, now: i64) {
+    /// One pass of [`Runtime::expire_hatching`], as of now on the server's clock.
+    pub async fn expire_hatching_now(&self) {
+        let now = self.clock().now_ms();
         let seats: Vec<Seat> = self.inner.store.with_docs(|docs| {
             app::domain::docs::identities(docs)
                 .filter(|d| d.status() == AgentStatus::Hatching && !d.has_name())

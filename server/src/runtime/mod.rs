@@ -45,10 +45,11 @@ use app::domain::process::ProcessState;
 use app::domain::{Seat, LEAD_SEAT};
 use tokio_util::sync::CancellationToken;
 
+use crate::clock::Clock;
 use crate::mailbox::Mailboxes;
 use crate::session::Session;
 use crate::store::{Store, StoreError};
-pub use config::RuntimeConfig;
+pub use config::{AgentSettings, RuntimeConfig};
 pub use fork::ForkError;
 pub use hall::HallError;
 pub use mail::TellError;
@@ -89,9 +90,16 @@ pub struct Recorder {
     session: Arc<Session>,
     /// How long an append that fails is tried again before the failure is given up on.
     deadline: Duration,
+    /// The server's one clock (the store's too).
+    clock: Clock,
 }
 
 impl Recorder {
+    /// The server's one clock.
+    pub fn clock(&self) -> &Clock {
+        &self.clock
+    }
+
     /// Appends events in this session, trying again with backoff until the deadline; the
     /// error is returned (and logged) only once it has not been stored by then.
     pub async fn record(&self, events: Vec<EventKind>) -> Result<(), StoreError> {
@@ -172,14 +180,16 @@ impl Runtime {
         store: Store,
         session: Arc<Session>,
         shutdown: CancellationToken,
+        clock: Clock,
     ) -> Self {
         let recorder = Recorder {
             store: store.clone(),
             session: session.clone(),
-            deadline: config.record_deadline,
+            deadline: config.agents.record_deadline,
+            clock,
         };
         let (quest_queue, quest_requests) = tokio::sync::mpsc::unbounded_channel();
-        let config_containment = config.containment;
+        let config_containment = config.agents.containment;
         Runtime {
             inner: Arc::new(Inner {
                 naming: Default::default(),
@@ -254,6 +264,11 @@ impl Runtime {
 
     pub(crate) fn containment(&self) -> &contain::Containment {
         &self.inner.containment
+    }
+
+    /// The server's one clock: ages (eggs, stalled stages, stale jobs) are read on it.
+    pub fn clock(&self) -> &Clock {
+        self.inner.recorder.clock()
     }
 
     pub fn config(&self) -> &RuntimeConfig {

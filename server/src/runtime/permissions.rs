@@ -133,7 +133,7 @@ impl Runtime {
     /// Denies `request_id` if nobody has answered it when the timeout runs out.
     pub(super) fn deny_when_unanswered(&self, request_id: String) {
         let rt = self.clone();
-        let timeout = self.config().permission_timeout;
+        let timeout = self.config().agents.permission_timeout;
         let shutdown = self.shutdown_token();
         tokio::spawn(async move {
             tokio::select! {

@@ -71,7 +71,7 @@ pub fn command(rt: &Runtime, spec: &Spec, claude_session: &str) -> Command {
     if spec.fork && spec.resume.is_some() {
         cmd.arg("--fork-session");
     }
-    if c.permissions == super::PermissionMode::Ui {
+    if c.agents.permissions == super::PermissionMode::Ui {
         cmd.args(["--permission-prompt-tool", "stdio"]);
     }
     cmd.args(&c.extra_args);
@@ -144,7 +144,7 @@ pub async fn spawn(rt: &Runtime, spec: &Spec, stop: StopSignal) -> Result<Starte
     };
     tracing::info!(seat, pid = child.id(), session = %claude_session, "agent process started");
     let (live, supervisor, reports) = supervise(rt, spec, child, stop, (folder, place));
-    if rt.config().permissions == super::PermissionMode::Ui {
+    if rt.config().agents.permissions == super::PermissionMode::Ui {
         let _ = live.stdin.send(protocol::initialize("soulgrid-init")).await;
     }
     // A process that does not take its first message is stopped by its supervisor's stop or
@@ -199,10 +199,10 @@ fn supervise(
         reports: reports_tx,
         resuming: spec.resume.is_some(),
         timing: Timing {
-            stuck_after: rt.config().stuck_after,
-            idle_timeout: rt.config().idle_timeout,
-            stop_grace: rt.config().stop_grace,
-            distill_timeout: rt.config().distill_timeout,
+            stuck_after: rt.config().agents.stuck_after,
+            idle_timeout: rt.config().agents.idle_timeout,
+            stop_grace: rt.config().agents.stop_grace,
+            distill_timeout: rt.config().agents.distill_timeout,
         },
         unrecorded: None,
         workdir: agent_dir(&rt.config().data_dir, seat),

@@ -55,7 +55,7 @@ impl Runtime {
         // whose registration were missed would be left out of its stage.
         let mut follow = self.store().follow(self.store().last_event_id());
         let shutdown = self.shutdown_token();
-        let every = (self.config().stage_timeout / 4)
+        let every = (self.config().agents.stage_timeout / 4)
             .clamp(Duration::from_millis(50), Duration::from_secs(5));
         tokio::spawn(async move {
             rt.resume_quest().await;
@@ -147,11 +147,12 @@ impl Runtime {
     }
 
     async fn end_stalled_stage(&self) {
-        let timeout = self.config().stage_timeout;
+        let timeout = self.config().agents.stage_timeout;
+        let now = self.clock().now_ms();
         let stalled = self.store().with_docs(|d| {
             let q = running_quest(d)?;
             let at = last_progress(q)?;
-            let stalled = crate::now_ms() - at >= timeout.as_millis() as i64;
+            let stalled = now - at >= timeout.as_millis() as i64;
             let stage = q.stage?;
             stalled.then(|| (q.quest_id.clone(), stage))
         });

@@ -86,7 +86,7 @@ impl Runtime {
                 unread_mail,
                 last_read,
                 pending_permissions: asking,
-                context_window: self.config().context_window,
+                context_window: self.config().agents.context_window,
             };
             let Some(text) = self
                 .store()

@@ -39,7 +39,7 @@ pub const LIVE_CAPACITY: usize = 4096;
 /// How a store is opened.
 pub struct Options {
     /// The clock events are stamped with (tests move it).
-    pub clock: fn() -> i64,
+    pub clock: crate::clock::Clock,
     /// What makes a commit durable (tests watch it, hold it or fail it).
     pub sync: SyncWal,
     /// How many live events a follower may fall behind before it reads from the log instead
@@ -50,7 +50,7 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         Options {
-            clock: crate::now_ms,
+            clock: crate::clock::Clock::system(),
             sync: fsync(),
             live_capacity: LIVE_CAPACITY,
         }

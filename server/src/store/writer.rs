@@ -38,7 +38,7 @@ pub struct Writer {
     last_ts: i64,
     /// Where a committed batch goes to be synced, published and answered.
     stage: Stage,
-    clock: fn() -> i64,
+    clock: crate::clock::Clock,
     /// Transactions committed since the store was opened.
     transactions: u64,
 }
@@ -50,7 +50,7 @@ impl Writer {
         conn: Connection,
         docs: Docs,
         stage: Stage,
-        clock: fn() -> i64,
+        clock: crate::clock::Clock,
     ) -> Result<Self, StoreError> {
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         let last = read::last_event(&conn)?;
@@ -171,7 +171,7 @@ impl Writer {
                 for kind in &req.events.kinds {
                     // Ids are gap-free; timestamps never go backwards even if the clock does.
                     self.last_id += 1;
-                    self.last_ts = (self.clock)().max(self.last_ts);
+                    self.last_ts = self.clock.now_ms().max(self.last_ts);
                     let event = Event {
                         id: self.last_id,
                         ts: self.last_ts,

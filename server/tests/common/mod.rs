@@ -54,6 +54,11 @@ pub async fn boot(data_dir: &Path) -> AppState {
 }
 
 pub async fn boot_with(data_dir: &Path, extra: &[&str]) -> AppState {
+    boot_on(data_dir, extra, soulgrid::clock::Clock::system()).await
+}
+
+/// As [`boot_with`], on `clock` (a movable one moves the store, the runtime and the mailboxes).
+pub async fn boot_on(data_dir: &Path, extra: &[&str], clock: soulgrid::clock::Clock) -> AppState {
     // A server restarted in this process can find the data directory's lock still held for a
     // moment: the tests beside it start processes all the time, and a child between its fork
     // and its exec holds a copy of every descriptor, the lock's too (close-on-exec closes it
@@ -62,7 +67,7 @@ pub async fn boot_with(data_dir: &Path, extra: &[&str]) -> AppState {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
     loop {
         let options = LeptosOptions::builder().output_name("soulgrid").build();
-        match soulgrid::boot(&config(data_dir, extra), options).await {
+        match soulgrid::boot_with_clock(&config(data_dir, extra), options, clock.clone()).await {
             Ok(state) => return state,
             Err(e) if e.to_string().contains(&ours) && std::time::Instant::now() < deadline => {
                 tokio::time::sleep(std::time::Duration::from_millis(10)).await;
@@ -364,8 +369,16 @@ pub async fn team() -> (tempfile::TempDir, AppState, Router) {
 
 /// As [`team`], with extra flags.
 pub async fn team_with(extra: &[&str]) -> (tempfile::TempDir, AppState, Router) {
+    team_on(extra, soulgrid::clock::Clock::system()).await
+}
+
+/// As [`team_with`], on `clock`.
+pub async fn team_on(
+    extra: &[&str],
+    clock: soulgrid::clock::Clock,
+) -> (tempfile::TempDir, AppState, Router) {
     let dir = tempfile::tempdir().unwrap();
-    let state = boot_with(dir.path(), extra).await;
+    let state = boot_on(dir.path(), extra, clock).await;
     let router = soulgrid::http::router(state.clone());
     summon_team(&state, &router).await;
     (dir, state, router)

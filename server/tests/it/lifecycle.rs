@@ -11,37 +11,33 @@ use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn eggs_that_never_hatch_expire_after_five_minutes_and_their_process_stops() {
-    static LATER: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(0);
-    fn clock() -> i64 {
-        soulgrid::now_ms() + LATER.load(std::sync::atomic::Ordering::SeqCst)
-    }
+    let clock = soulgrid::clock::Clock::movable();
     let dir = tempfile::tempdir().unwrap();
-    let options = leptos::prelude::LeptosOptions::builder()
-        .output_name("soulgrid")
-        .build();
     // The simulated agents take 10 s to answer: every seat is still an egg below.
-    let config = common::config(dir.path(), &["--claude-args", "--sim-latency-ms 10000"]);
-    let state = soulgrid::boot_with_clock(&config, options, clock)
-        .await
-        .unwrap();
+    let state = common::boot_on(
+        dir.path(),
+        &["--claude-args", "--sim-latency-ms 10000"],
+        clock.clone(),
+    )
+    .await;
     let router = soulgrid::http::router(state.clone());
     call(&router, post_json("/api/agents/summon", json!({}))).await;
     let docs = state.store.snapshot().0;
     assert!(all_agents(&docs, AgentStatus::Hatching));
     let created = identity(&docs, 0).unwrap().created_at.unwrap();
 
-    state.runtime.expire_hatching_now(clock()).await;
+    state.runtime.expire_hatching_now().await;
     assert!(
         all_agents(&state.store.snapshot().0, AgentStatus::Hatching),
         "not yet"
     );
-    // Five minutes later (by the store's clock too, which stamps the expiry event).
-    LATER.store(
-        app::domain::HATCHING_TTL_MS,
-        std::sync::atomic::Ordering::SeqCst,
-    );
-    assert!(clock() >= created + app::domain::HATCHING_TTL_MS);
-    state.runtime.expire_hatching_now(clock()).await;
+    // Five minutes later, on the server's one clock: the runtime reads it, and the store
+    // stamps the expiry event with it.
+    clock.advance(std::time::Duration::from_millis(
+        app::domain::HATCHING_TTL_MS as u64,
+    ));
+    assert!(clock.now_ms() >= created + app::domain::HATCHING_TTL_MS);
+    state.runtime.expire_hatching_now().await;
     let docs = state.store.snapshot().0;
     assert!(all_agents(&docs, AgentStatus::Expired));
     assert!(

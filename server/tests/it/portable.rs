@@ -4,6 +4,7 @@
 //! (once); a backup taken under load is checked and serves as a data directory.
 
 use crate::common;
+use soulgrid::clock::Clock;
 
 use std::path::Path;
 
@@ -17,7 +18,7 @@ use soulgrid::portable::PortableError;
 
 fn export_to(dir: &Path, file: &Path) {
     let mut out = std::fs::File::create(file).unwrap();
-    export(dir, "soulgrid", &mut out, &mut |_| {}).unwrap();
+    export(dir, ("soulgrid", &Clock::system()), &mut out, &mut |_| {}).unwrap();
 }
 
 /// Every line but the header's time.
@@ -104,7 +105,7 @@ async fn an_export_while_agents_write_is_a_consistent_cut() {
     let path = file.clone();
     let header = tokio::task::spawn_blocking(move || {
         let mut out = std::fs::File::create(&path).unwrap();
-        export(&data, "soulgrid", &mut out, &mut |_| {}).unwrap()
+        export(&data, ("soulgrid", &Clock::system()), &mut out, &mut |_| {}).unwrap()
     })
     .await
     .unwrap();

@@ -168,6 +168,31 @@ async fn a_stage_without_progress_is_ended_and_the_lead_told() {
     soulgrid::shut_down(&state).await;
 }
 
+/// One clock: moved on an hour, the runtime's own watch sees the stage stalled (it reads the
+/// server's clock, the one the store stamped the stage's start with), and ends it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn moving_the_servers_clock_moves_the_runtime_too() {
+    let clock = soulgrid::clock::Clock::movable();
+    let (_dir, state, router) = common::team_on(&["--stage-timeout", "1h"], clock.clone()).await;
+    let id = start(&router, "Think quietly. SIM_SILENT").await;
+    wait_for(&state, "the first stage running", |d| {
+        app::domain::quest::quest(d, &id).is_some_and(|q| q.stage.is_some())
+    })
+    .await;
+    assert!(clock.advance(std::time::Duration::from_secs(3600)));
+    // The watch looks every 5 s at most (a quarter of the timeout, at most 5 s).
+    let ended = |d: &app::domain::docs::Docs| {
+        app::contract::quest_view(d, &id).and_then(|v| v.stages[0].end_reason.clone())
+    };
+    wait_for_secs(&state, 30, "the stalled stage ended", |d| {
+        ended(d).is_some()
+    })
+    .await;
+    let why = state.store.with_all_docs(ended).unwrap();
+    assert!(why.starts_with("no progress for 1 h"), "{why}");
+    soulgrid::shut_down(&state).await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_human_marks_findings_and_they_outlive_their_agent() {
     let (_dir, state, router) = common::team_with(&["--stage-timeout", "20m"]).await;

@@ -140,7 +140,12 @@ fn exported(dir: &Path, mb: u64) -> (f64, f64, f64) {
 /// resident memory in kB.
 pub fn export_child(dir: &Path) -> i32 {
     let mut sink = std::io::sink();
-    if let Err(e) = soulgrid::portable::team::export(dir, "bench", &mut sink, &mut |_| {}) {
+    if let Err(e) = soulgrid::portable::team::export(
+        dir,
+        ("bench", &soulgrid::clock::Clock::system()),
+        &mut sink,
+        &mut |_| {},
+    ) {
         eprintln!("export: {e}");
         return 1;
     }

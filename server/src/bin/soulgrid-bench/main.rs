@@ -148,7 +148,7 @@ fn main() {
         },
         std::thread::available_parallelism().map_or(0, |n| n.get()),
         memory_gib(),
-        app::domain::time::iso(soulgrid::now_ms()),
+        soulgrid::clock::Clock::system().now_iso(),
         started.elapsed().as_secs_f64()
     );
     print!("{}", table::render(&rows));

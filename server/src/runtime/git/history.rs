@@ -232,11 +232,11 @@ impl History {
         snapshot: &Snapshot,
         subject: &str,
         (author, email): (&str, &str),
-        deadline: Instant,
+        (now, deadline): (&crate::clock::Clock, Instant),
     ) -> Result<(String, Vec<String>), GitError> {
         self.ensure(deadline).await?;
         let parent = self.head(deadline).await;
-        let now = crate::now_ms() / 1000;
+        let now = now.now_ms() / 1000;
         let mut stream: Vec<u8> = Vec::new();
         for (i, (_, bytes)) in snapshot.files.iter().enumerate() {
             stream.extend(format!("blob\nmark :{}\ndata {}\n", i + 1, bytes.len()).bytes());

@@ -96,7 +96,12 @@ fn fifo(path: &Path) {
 async fn commit(history: &History, folder: &Path, subject: &str) -> (String, Vec<String>) {
     let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(60);
     history
-        .commit(&Snapshot::read(folder), subject, ("Lyra", "l@x"), deadline)
+        .commit(
+            &Snapshot::read(folder),
+            subject,
+            ("Lyra", "l@x"),
+            (&crate::clock::Clock::system(), deadline),
+        )
         .await
         .unwrap()
 }

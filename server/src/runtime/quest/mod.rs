@@ -109,7 +109,8 @@ impl Runtime {
         let real = std::fs::canonicalize(folder).map_err(|_| refused())?;
         let allowed = self
             .config()
-            .allow_dirs
+            .agents
+            .allow_dir
             .iter()
             .any(|a| std::fs::canonicalize(a).is_ok_and(|a| real.starts_with(a)));
         match allowed && real.is_dir() {
