@@ -2,17 +2,46 @@
 //! response types of [`crate::contract`].
 
 use serde::de::DeserializeOwned;
-use serde::Serialize;
 
-/// POSTs `body` as JSON to `path` and reads the answer as `R`; the server's `{error}` message
-/// on failure.
-pub async fn post<B: Serialize, R: DeserializeOwned>(path: &str, body: &B) -> Result<R, String> {
-    post_once(path, body, None).await
+use crate::contract::endpoints::{Endpoint, Method, Text};
+
+/// A request to one endpoint, made typed: its path from the endpoint's own parameters, its
+/// body of the endpoint's own type (a button holds one and sends it when pressed).
+#[derive(Clone, Debug)]
+pub struct Call {
+    method: Method,
+    path: String,
+    body: serde_json::Value,
 }
 
-/// PUTs `body` as JSON to `path`, as [`post`] does.
-pub async fn put<B: Serialize, R: DeserializeOwned>(path: &str, body: &B) -> Result<R, String> {
-    send(Method::Put, path, body, None).await
+impl Call {
+    pub fn new<E: Endpoint>(params: &E::Params, body: &E::Body) -> Self {
+        Call {
+            method: E::METHOD,
+            path: E::path(params),
+            body: serde_json::to_value(body).unwrap_or_default(),
+        }
+    }
+}
+
+/// Calls `E` with `params` and `body`: its answer, or the server's `{error}` message.
+pub async fn call<E: Endpoint>(params: &E::Params, body: &E::Body) -> Result<E::Answer, String> {
+    send(&Call::new::<E>(params, body), None).await
+}
+
+/// As [`call`], with an `Idempotency-Key` when given: the server answers a retry with the same
+/// key as it answered the first request, and does nothing twice.
+pub async fn call_once<E: Endpoint>(
+    params: &E::Params,
+    body: &E::Body,
+    key: Option<&str>,
+) -> Result<E::Answer, String> {
+    send(&Call::new::<E>(params, body), key).await
+}
+
+/// Sends a call made earlier; the answer only tells success.
+pub async fn send_call(call: &Call) -> Result<(), String> {
+    send::<serde_json::Value>(call, None).await.map(drop)
 }
 
 thread_local! {
@@ -25,14 +54,18 @@ pub fn set_read_only(past: bool) {
     READ_ONLY.with(|r| r.set(past));
 }
 
-/// POSTs `body` as it is (a file's text) to `path`, as [`post`] does with JSON.
+/// Calls `E`, whose body is text (a file's), not JSON.
 #[cfg(feature = "hydrate")]
-pub async fn post_text<R: DeserializeOwned>(path: &str, body: String) -> Result<R, String> {
+pub async fn call_text<E: Endpoint<Body = Text>>(
+    params: &E::Params,
+    body: String,
+) -> Result<E::Answer, String> {
     use gloo_net::http::Request;
     if READ_ONLY.with(|r| r.get()) {
         return Err("This page shows the past: go back to now to act.".into());
     }
-    let response = Request::post(path)
+    let path = E::path(params);
+    let response = Request::post(&path)
         .header("content-type", "application/x-soulgrid-soul")
         .body(body)
         .map_err(|e| format!("cannot build a request to {path}: {e}"))?
@@ -56,13 +89,6 @@ async fn answer<R: DeserializeOwned>(response: gloo_net::http::Response) -> Resu
     }
 }
 
-/// The methods the browser sends with a body.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Method {
-    Post,
-    Put,
-}
-
 /// A fresh key for one composed message (`Idempotency-Key`): 128 random bits, hex.
 #[cfg(feature = "hydrate")]
 pub fn idempotency_key() -> String {
@@ -79,82 +105,49 @@ pub fn idempotency_key() -> String {
     String::new()
 }
 
-/// As [`post`], with an `Idempotency-Key` when given: the server answers a retry with the same
-/// key as it answered the first request, and does nothing twice.
-pub async fn post_once<B: Serialize, R: DeserializeOwned>(
-    path: &str,
-    body: &B,
-    key: Option<&str>,
-) -> Result<R, String> {
-    send(Method::Post, path, body, key).await
-}
-
 #[cfg(feature = "hydrate")]
-async fn send<B: Serialize, R: DeserializeOwned>(
-    method: Method,
-    path: &str,
-    body: &B,
-    key: Option<&str>,
-) -> Result<R, String> {
+async fn send<R: DeserializeOwned>(call: &Call, key: Option<&str>) -> Result<R, String> {
     use gloo_net::http::Request;
 
     if READ_ONLY.with(|r| r.get()) {
         return Err("This page shows the past: go back to now to act.".into());
     }
-    let mut request = match method {
+    let path = &call.path;
+    let mut request = match call.method {
+        Method::Get => Request::get(path),
         Method::Post => Request::post(path),
         Method::Put => Request::put(path),
     };
     if let Some(key) = key {
         request = request.header("idempotency-key", key);
     }
-    let response = request
-        .json(body)
-        .map_err(|e| format!("cannot build a request to {path}: {e}"))?
-        .send()
-        .await
-        .map_err(|_| "the server cannot be reached".to_string())?;
+    let response = match call.method {
+        Method::Get => request.send().await,
+        _ => {
+            request
+                .json(&call.body)
+                .map_err(|e| format!("cannot build a request to {path}: {e}"))?
+                .send()
+                .await
+        }
+    }
+    .map_err(|_| "the server cannot be reached".to_string())?;
     answer(response).await
 }
 
 /// On the server nothing is sent: actions only run in the browser.
 #[cfg(not(feature = "hydrate"))]
-pub async fn post_text<R: DeserializeOwned>(_path: &str, _body: String) -> Result<R, String> {
+pub async fn call_text<E: Endpoint<Body = Text>>(
+    _params: &E::Params,
+    _body: String,
+) -> Result<E::Answer, String> {
     Err("only the browser calls the API".into())
 }
 
 /// On the server nothing is sent: actions only run in the browser.
 #[cfg(not(feature = "hydrate"))]
-async fn send<B: Serialize, R: DeserializeOwned>(
-    _method: Method,
-    _path: &str,
-    _body: &B,
-    _key: Option<&str>,
-) -> Result<R, String> {
+async fn send<R: DeserializeOwned>(call: &Call, _key: Option<&str>) -> Result<R, String> {
+    let Call { method, path, body } = call;
+    let _ = (method, path, body);
     Err("only the browser calls the API".into())
-}
-
-/// `s` as one URL path segment: unreserved characters as they are, everything else
-/// percent-encoded (ids come from the agent's CLI, not from us).
-pub fn path_segment(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn path_segments_are_encoded() {
-        assert_eq!(
-            super::path_segment("b2dc09c1-def1_x.y~"),
-            "b2dc09c1-def1_x.y~"
-        );
-        assert_eq!(super::path_segment("a/b c?é"), "a%2Fb%20c%3F%C3%A9");
-    }
 }

@@ -262,8 +262,11 @@ fn EndSession() -> impl IntoView {
     let press = move |_| {
         busy.set(true);
         leptos::task::spawn_local(async move {
-            let _: Result<crate::contract::SessionEnded, String> =
-                crate::api::post("/api/session/end", &serde_json::json!({})).await;
+            let _ = crate::api::call::<crate::contract::endpoints::EndSession>(
+                &(),
+                &crate::contract::endpoints::Empty {},
+            )
+            .await;
             busy.set(false);
         });
     };

@@ -163,7 +163,10 @@ mod browser {
 
     pub fn connect(live: Live) {
         let after = live.last_event_id.get_untracked();
-        let url = format!("/api/events?after={after}");
+        let url =
+            <crate::contract::endpoints::Events as crate::contract::endpoints::Endpoint>::path(
+                &crate::contract::endpoints::After { after: Some(after) },
+            );
         let mut source = match EventSource::new(&url) {
             Ok(s) => s,
             Err(e) => {

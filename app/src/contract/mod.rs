@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use crate::domain::permissions::{Decision, PermissionState};
 use crate::domain::Seat;
 
+pub mod endpoints;
 mod hall;
 mod knowledge;
 mod life;

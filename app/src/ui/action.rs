@@ -17,16 +17,9 @@ impl Action {
         }
     }
 
-    /// POSTs `body` to `path`; busy until the answer, and the server's error kept if any.
-    pub fn post(self, path: String, body: serde_json::Value) {
-        self.run(
-            async move {
-                crate::api::post::<_, serde_json::Value>(&path, &body)
-                    .await
-                    .map(drop)
-            },
-            || {},
-        );
+    /// Sends `call`; busy until the answer, and the server's error kept if any.
+    pub fn send(self, call: crate::api::Call) {
+        self.run(async move { crate::api::send_call(&call).await }, || {});
     }
 
     /// Runs `work` in the background: busy until it ends, its error kept if any; then `then`.

@@ -1,5 +1,6 @@
 //! The composer: writes to the selected agent, or to the lead.
 
+use crate::contract::endpoints as e;
 use leptos::prelude::*;
 
 use crate::domain::docs::identity;
@@ -48,8 +49,7 @@ pub fn Composer(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
         sending.set(true);
         error.set(None);
         leptos::task::spawn_local(async move {
-            let sent: Result<crate::contract::SendResponse, String> =
-                crate::api::post_once("/api/send", &request, Some(&once)).await;
+            let sent = crate::api::call_once::<e::SendMessage>(&(), &request, Some(&once)).await;
             match sent {
                 Ok(_) => {
                     text.set(String::new());

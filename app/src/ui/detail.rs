@@ -1,5 +1,7 @@
 //! What is known of the selected agent: identity, every soul version, process and cost.
 
+use crate::api::Call;
+use crate::contract::endpoints as e;
 use leptos::prelude::*;
 
 use crate::domain::docs::{identity, souls, AgentIdentity};
@@ -68,15 +70,15 @@ pub fn AgentDetail(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                     <summary>"About " {name.clone().unwrap_or_else(|| "this seat".into())}</summary>
                     {d.can_sleep.then(|| {
                         let label = format!("Put {} to sleep", name.clone().unwrap_or_default());
-                        let path = format!("/api/agents/{}/dismiss", d.seat);
-                        view! { <PostButton label=label path=path/> }
+                        let call = Call::new::<e::Dismiss>(&d.seat, &e::Empty {});
+                        view! { <PostButton label=label call=call/> }
                     })}
                     {d.can_fork.then(|| {
                         view! { <ForkForm seat=d.seat name=name.clone().unwrap_or_default() state=fork/> }
                     })}
                     {d.can_retire.then(|| {
                         let name = name.clone().unwrap_or_else(|| "this agent".into());
-                        let path = format!("/api/agents/{}/kill", d.seat);
+                        let call = Call::new::<e::Kill>(&d.seat, &crate::contract::KillRequest::default());
                         view! {
                             <details class="retire">
                                 <summary>"Retire…"</summary>
@@ -87,7 +89,7 @@ pub fn AgentDetail(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                                          recalled into an empty seat later."
                                     )}
                                 </p>
-                                <PostButton label=format!("Retire {name}") path=path/>
+                                <PostButton label=format!("Retire {name}") call=call/>
                             </details>
                         }
                     })}
@@ -155,17 +157,13 @@ struct Shape {
     soul_version: u32,
 }
 
-/// A button that POSTs `body` (default `{}`) to the API and shows the server's error, if any.
+/// A button that makes one call to the API (typed where it was made) and shows the server's
+/// error, if any.
 #[component]
-pub fn PostButton(
-    label: String,
-    path: String,
-    #[prop(optional)] body: Option<serde_json::Value>,
-) -> impl IntoView {
-    let body = body.unwrap_or_else(|| serde_json::json!({}));
+pub fn PostButton(label: String, call: Call) -> impl IntoView {
     let action = super::action::Action::new();
     let super::action::Action { busy, error } = action;
-    let press = move |_| action.post(path.clone(), body.clone());
+    let press = move |_| action.send(call.clone());
     view! {
         <button type="button" class="agent-action" disabled=move || busy.get() on:click=press>
             {label}
@@ -202,15 +200,12 @@ pub fn ForkForm(seat: crate::domain::Seat, name: String, state: ForkState) -> im
         };
         busy.set(true);
         leptos::task::spawn_local(async move {
-            let path = format!("/api/agents/{seat}/fork");
-            let answer = crate::api::post::<_, crate::contract::SeatResponse>(&path, &request)
-                .await
-                .map(|r| {
-                    format!(
-                        "The fork will hatch in seat {} once this turn has ended.",
-                        r.seat + 1
-                    )
-                });
+            let answer = crate::api::call::<e::Fork>(&seat, &request).await.map(|r| {
+                format!(
+                    "The fork will hatch in seat {} once this turn has ended.",
+                    r.seat + 1
+                )
+            });
             if answer.is_ok() {
                 prompt.set(String::new());
             }

@@ -3,6 +3,8 @@
 //! the next stage boundary); and its artifacts (each stage's output and the report) rendered
 //! with the safe Markdown, each downloadable as `.md`. Then the job board.
 
+use crate::api::Call;
+use crate::contract::endpoints::{self as e, Endpoint as _};
 use leptos::prelude::*;
 
 use super::action::Action;
@@ -86,11 +88,7 @@ pub fn Board() -> impl IntoView {
                         latest_artifacts(d, &id)
                             .into_iter()
                             .map(|a| {
-                                let href = format!(
-                                    "/api/quests/{}/artifacts/{}.md",
-                                    crate::api::path_segment(&a.quest_id),
-                                    crate::api::path_segment(&a.name)
-                                );
+                                let href = e::Artifact::path(&(a.quest_id.clone(), format!("{}.md", a.name)));
                                 let report = a.kind == ArtifactKind::Report;
                                 view! {
                                     <details class="artifact" data-artifact=a.name.clone() open=report>
@@ -122,13 +120,9 @@ fn Finding(f: FindingDoc, face: (String, String, String)) -> impl IntoView {
     let action = Action::new();
     let Action { busy, error } = action;
     let comment = RwSignal::new(String::new());
-    let path = format!(
-        "/api/quests/{}/findings/{}",
-        crate::api::path_segment(&f.quest_id),
-        crate::api::path_segment(&f.finding_id)
-    );
+    let ids = (f.quest_id.clone(), f.finding_id.clone());
     let mark = move |m: FindingMark| {
-        action.post(path.clone(), serde_json::to_value(m).unwrap_or_default());
+        action.send(Call::new::<e::MarkFinding>(&ids, &m));
     };
     let (pin, strike, add) = (mark.clone(), mark.clone(), mark);
     let (pinned, struck) = (f.pinned, f.struck);
@@ -182,7 +176,7 @@ pub fn Jobs() -> impl IntoView {
         };
         error.set(None);
         leptos::task::spawn_local(async move {
-            let posted: Result<Created, String> = crate::api::post("/api/jobs", &body).await;
+            let posted: Result<Created, String> = crate::api::call::<e::PostJob>(&(), &body).await;
             match posted {
                 Ok(_) => {
                     title.set(String::new());

@@ -1,5 +1,8 @@
 //! The 3×3 grid: the lead in the centre, eight seats around it, and the one button below.
 
+use crate::api::Call;
+use crate::contract::endpoints as e;
+use crate::contract::{SummonRequest, WakeRequest};
 use leptos::prelude::*;
 
 use super::cell::{Cell, CellView};
@@ -14,12 +17,12 @@ fn starting(docs: &Docs) -> bool {
     identities(docs).any(|d| d.process_state == Some(ProcessState::Starting))
 }
 
-/// Where pressing the button posts (every empty seat, every sleeper). The server builds every
+/// What pressing the button asks (every empty seat, every sleeper). The server builds every
 /// wake prompt from its own store.
-fn request(button: GridButton) -> Option<&'static str> {
+fn request(button: GridButton) -> Option<Call> {
     match button {
-        GridButton::Summon => Some("/api/agents/summon"),
-        GridButton::Wake => Some("/api/agents/wake"),
+        GridButton::Summon => Some(Call::new::<e::Summon>(&(), &SummonRequest { seats: None })),
+        GridButton::Wake => Some(Call::new::<e::Wake>(&(), &WakeRequest { seats: None })),
         GridButton::Waking | GridButton::None => None,
     }
 }
@@ -63,18 +66,14 @@ pub fn Grid(
     // A memo: the button is drawn again when it changes, not with every event.
     let button = Memo::new(move |_| docs.with(|d| grid_button(d, in_flight.get() || starting(d))));
     let press = move |_| {
-        let Some(path) = request(button.get_untracked()) else {
+        let Some(call) = request(button.get_untracked()) else {
             return;
         };
         super::presence::ask_permission();
         in_flight.set(true);
         error.set(None);
         leptos::task::spawn_local(async move {
-            // Both take `{seats?}`: none named is every seat.
-            let body = crate::contract::SummonRequest { seats: None };
-            let started: Result<crate::contract::SeatsResponse, String> =
-                crate::api::post(path, &body).await;
-            if let Err(e) = started {
+            if let Err(e) = crate::api::send_call(&call).await {
                 error.set(Some(e));
             }
             in_flight.set(false);

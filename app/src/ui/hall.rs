@@ -2,6 +2,8 @@
 //! first lines of the soul, when and why they left, whose fork they are). Each can be recalled
 //! into an empty seat (it wakes there from its soul, its last session and its mail).
 
+use crate::api::Call;
+use crate::contract::endpoints as ep;
 use leptos::prelude::*;
 
 use super::detail::PostButton;
@@ -62,7 +64,7 @@ pub fn Hall() -> impl IntoView {
                                     Some(r) => format!("left {} ({r})", time::human(e.retired_at)),
                                     None => format!("left {}", time::human(e.retired_at)),
                                 };
-                                let path = format!("/api/hall/{}/recall", crate::api::path_segment(&e.id));
+                                let call = Call::new::<ep::Recall>(&e.id, &crate::contract::RecallRequest::default());
                                 view! {
                                     <li class="hall-entry" data-identity=e.id.clone()>
                                         <Face color=s.color eyes_kind=s.eyes mouth_kind=s.mouth/>
@@ -75,7 +77,7 @@ pub fn Hall() -> impl IntoView {
                                             </span>
                                         })}
                                         {e.soul.clone().map(|s| view! { <p class="soul-lines">{s}</p> })}
-                                        <PostButton label=format!("Recall {name}") path=path/>
+                                        <PostButton label=format!("Recall {name}") call=call/>
                                     </li>
                                 }
                             })
@@ -99,8 +101,7 @@ fn DropZone() -> impl IntoView {
     let said = RwSignal::new(None::<Result<String, String>>);
     let bring = move |text: String| {
         leptos::task::spawn_local(async move {
-            let brought: Result<crate::contract::Brought, String> =
-                crate::api::post_text("/api/import/agent", text).await;
+            let brought = crate::api::call_text::<ep::ImportAgent>(&(), text).await;
             said.set(Some(brought.map(|b| {
                 match (b.already_here, b.renamed_from) {
                     (true, _) => format!("{} is here already: nothing changed.", b.name),

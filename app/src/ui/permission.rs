@@ -1,6 +1,7 @@
 //! A permission request in the thread: which tool, with what input, what the CLI suggests; while
 //! it waits, Approve and Deny (with a reason the agent reads); once settled, what became of it.
 
+use crate::contract::endpoints as e;
 use leptos::prelude::*;
 
 use crate::domain::permissions::{input_preview, suggestion_texts, Decision, PermissionDoc};
@@ -11,13 +12,10 @@ pub fn PermissionCard(p: PermissionDoc, who: String) -> impl IntoView {
     let busy = RwSignal::new(false);
     let error = RwSignal::new(None::<String>);
     let reason = RwSignal::new(String::new());
-    let path = format!(
-        "/api/permissions/{}",
-        crate::api::path_segment(&p.request_id)
-    );
+    let id = p.request_id.clone();
     // `suggestion`: with `allow_always`, the index of the suggested rule to keep.
     let answer = move |decision: Decision, suggestion: Option<usize>| {
-        let path = path.clone();
+        let id = id.clone();
         let message = reason.get_untracked();
         busy.set(true);
         error.set(None);
@@ -27,8 +25,7 @@ pub fn PermissionCard(p: PermissionDoc, who: String) -> impl IntoView {
                 message: (!message.trim().is_empty()).then_some(message),
                 suggestion,
             };
-            let answered: Result<crate::contract::PermissionAnswered, String> =
-                crate::api::post(&path, &answer).await;
+            let answered = crate::api::call::<e::AnswerPermission>(&id, &answer).await;
             if let Err(e) = answered {
                 error.set(Some(e));
             }

@@ -2,6 +2,8 @@
 //! the running stage and whether it is done, Abandon), or **New quest** (a problem, and a folder
 //! the agents may read) when none runs; and the earlier quests, each one a click away.
 
+use crate::api::Call;
+use crate::contract::endpoints as e;
 use leptos::prelude::*;
 
 use super::action::Action;
@@ -67,10 +69,7 @@ pub fn QuestBar() -> impl IntoView {
 fn Running(q: QuestDoc) -> impl IntoView {
     let action = Action::new();
     let Action { busy, error } = action;
-    let path = format!(
-        "/api/quests/{}/abandon",
-        crate::api::path_segment(&q.quest_id)
-    );
+    let abandon = Call::new::<e::AbandonQuest>(&q.quest_id, &e::Empty {});
     let problem: String = q.problem.chars().take(160).collect();
     let agents =
         q.current().filter(|s| s.started_at.is_some()).map(|s| {
@@ -95,7 +94,7 @@ fn Running(q: QuestDoc) -> impl IntoView {
             <p class="quest-where" role="status">{where_it_is(&q)}</p>
             {agents.map(|a| view! { <ul class="quest-agents">{a}</ul> })}
             <button type="button" class="agent-action" disabled=move || busy.get()
-                on:click=move |_| action.post(path.clone(), serde_json::json!({}))>"Abandon the quest"</button>
+                on:click=move |_| action.send(abandon.clone())>"Abandon the quest"</button>
             {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
         </section>
     }
@@ -115,7 +114,8 @@ fn NewQuestForm() -> impl IntoView {
         busy.set(true);
         error.set(None);
         leptos::task::spawn_local(async move {
-            let started: Result<Created, String> = crate::api::post("/api/quests", &body).await;
+            let started: Result<Created, String> =
+                crate::api::call::<e::StartQuest>(&(), &body).await;
             match started {
                 Ok(_) => problem.set(String::new()),
                 Err(e) => error.set(Some(e)),

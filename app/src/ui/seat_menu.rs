@@ -1,6 +1,8 @@
 //! What an empty seat offers: **Summon here** (a newborn in this seat), **Recall…** (someone
 //! from the Hall into this seat) and **Fork into** (a child of a seated agent in this seat).
 
+use crate::api::Call;
+use crate::contract::endpoints as e;
 use leptos::prelude::*;
 
 use crate::contract::{ForkRequest, RecallRequest, SummonRequest};
@@ -38,15 +40,12 @@ pub fn SeatMenu(seat: Seat) -> impl IntoView {
     // Posts one request; the seat fills (or says why not) through the live stream.
     let action = super::action::Action::new();
     let super::action::Action { busy, error } = action;
-    let act = move |path: String, body: serde_json::Value| action.post(path, body);
+    let act = move |call: Call| action.send(call);
     let summon = move |_| {
         let body = SummonRequest {
             seats: Some(vec![seat]),
         };
-        act(
-            "/api/agents/summon".into(),
-            serde_json::to_value(body).unwrap_or_default(),
-        );
+        act(Call::new::<e::Summon>(&(), &body));
     };
     let recall_list = move || {
         let hall = candidates.with(|c| c.hall.clone());
@@ -54,11 +53,10 @@ pub fn SeatMenu(seat: Seat) -> impl IntoView {
             let items = hall
                 .into_iter()
                 .map(|(id, name)| {
-                    let path = format!("/api/hall/{}/recall", crate::api::path_segment(&id));
-                    let body = serde_json::to_value(RecallRequest { seat: Some(seat) }).unwrap_or_default();
+                    let call = Call::new::<e::Recall>(&id, &RecallRequest { seat: Some(seat) });
                     view! {
                         <li><button type="button" disabled=move || busy.get()
-                            on:click=move |_| act(path.clone(), body.clone())>{format!("Recall {name} here")}</button></li>
+                            on:click=move |_| act(call.clone())>{format!("Recall {name} here")}</button></li>
                     }
                 })
                 .collect_view();
@@ -71,12 +69,10 @@ pub fn SeatMenu(seat: Seat) -> impl IntoView {
             let items = seated
                 .into_iter()
                 .map(|(from, name)| {
-                    let path = format!("/api/agents/{from}/fork");
-                    let body = serde_json::to_value(ForkRequest { prompt: None, seat: Some(seat) })
-                        .unwrap_or_default();
+                    let call = Call::new::<e::Fork>(&from, &ForkRequest { prompt: None, seat: Some(seat) });
                     view! {
                         <li><button type="button" disabled=move || busy.get()
-                            on:click=move |_| act(path.clone(), body.clone())>{format!("Fork {name} into this seat")}</button></li>
+                            on:click=move |_| act(call.clone())>{format!("Fork {name} into this seat")}</button></li>
                     }
                 })
                 .collect_view();

@@ -3,6 +3,8 @@
 //! for a sleeping agent is marked queued. The view stays at the bottom unless the human scrolled
 //! up.
 
+use crate::api::Call;
+use crate::contract::endpoints as e;
 use leptos::html::Section;
 use leptos::prelude::*;
 
@@ -244,8 +246,8 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                 <span class="thread-activity">{move || working.get().map(|(a, _)| a)}</span>
                 {move || {
                     running.get().map(|s| {
-                        let path = format!("/api/agents/{s}/interrupt");
-                        view! { <PostButton label="Interrupt".to_string() path=path/> }
+                        let call = Call::new::<e::Interrupt>(&s, &e::Empty {});
+                        view! { <PostButton label="Interrupt".to_string() call=call/> }
                     })
                 }}
             </div>

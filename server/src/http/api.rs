@@ -3,8 +3,7 @@
 use app::domain::docs::seat_named;
 use app::domain::permissions::Decider;
 use app::domain::LEAD_SEAT;
-use axum::extract::rejection::{JsonRejection, PathRejection};
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
 
@@ -14,6 +13,7 @@ use app::contract::{
 };
 use app::domain::Seat;
 
+use super::extract::{AppJson, AppPath};
 use crate::error::AppError;
 use crate::http::idempotency::Idempotency;
 use crate::runtime::{DecideError, TellError};
@@ -72,9 +72,8 @@ use app::contract::SendRequest as SendBody;
 pub async fn send(
     State(state): State<AppState>,
     headers: axum::http::HeaderMap,
-    body: Result<Json<SendBody>, JsonRejection>,
+    AppJson(body): AppJson<SendBody>,
 ) -> Result<(StatusCode, Json<SendResponse>), AppError> {
-    let Json(body) = body?;
     let key = Idempotency::key(&headers)?;
     let answer = state
         .idempotency
@@ -163,9 +162,9 @@ fn agent_seats_only(seats: &[Seat]) -> Result<(), AppError> {
 /// `seats` that are empty (`409` when none of them is).
 pub async fn summon(
     State(state): State<AppState>,
-    body: Result<Option<Json<SummonRequest>>, JsonRejection>,
+    body: Option<AppJson<SummonRequest>>,
 ) -> Result<(StatusCode, Json<SeatsResponse>), AppError> {
-    let only = body?.and_then(|Json(b)| b.seats);
+    let only = body.and_then(|AppJson(b)| b.seats);
     if let Some(only) = &only {
         agent_seats_only(only)?;
     }
@@ -183,9 +182,9 @@ pub async fn summon(
 /// (older pages sent payloads) is ignored.
 pub async fn wake(
     State(state): State<AppState>,
-    body: Result<Option<Json<WakeRequest>>, JsonRejection>,
+    body: Option<AppJson<WakeRequest>>,
 ) -> Result<(StatusCode, Json<SeatsResponse>), AppError> {
-    let only = body?.and_then(|Json(b)| b.seats);
+    let only = body.and_then(|AppJson(b)| b.seats);
     if let Some(only) = &only {
         agent_seats_only(only)?;
     }
@@ -196,9 +195,8 @@ pub async fn wake(
 /// `POST /api/agents/{pos}/dismiss`: the agent's process stops and its seat sleeps.
 pub async fn dismiss(
     State(state): State<AppState>,
-    pos: Result<Path<u8>, PathRejection>,
+    AppPath(pos): AppPath<u8>,
 ) -> Result<Json<SeatResponse>, AppError> {
-    let Path(pos) = pos?;
     if pos >= app::domain::SEATS {
         return Err(AppError::BadRequest(format!(
             "seat {pos} is not on the grid (0-8)"
@@ -216,9 +214,8 @@ pub async fn dismiss(
 /// `POST /api/agents/{pos}/interrupt`: the agent's current turn is stopped; the agent stays.
 pub async fn interrupt(
     State(state): State<AppState>,
-    pos: Result<Path<u8>, PathRejection>,
+    AppPath(pos): AppPath<u8>,
 ) -> Result<(StatusCode, Json<SeatResponse>), AppError> {
-    let Path(pos) = pos?;
     state
         .runtime
         .interrupt(pos)
@@ -254,11 +251,9 @@ pub const MAX_DENY_MESSAGE_BYTES: usize = 4 * 1024;
 /// stopped.
 pub async fn permission(
     State(state): State<AppState>,
-    id: Result<Path<String>, PathRejection>,
-    body: Result<Json<PermissionAnswer>, JsonRejection>,
+    AppPath(id): AppPath<String>,
+    AppJson(body): AppJson<PermissionAnswer>,
 ) -> Result<Json<PermissionAnswered>, AppError> {
-    let Path(id) = id?;
-    let Json(body) = body?;
     if body
         .message
         .as_ref()

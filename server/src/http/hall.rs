@@ -4,11 +4,11 @@ use app::contract::{
     agent_view, hall_entry, AgentView, ForkRequest, HallEntry, KillRequest, KillResponse,
     RecallRequest, SeatResponse,
 };
-use axum::extract::rejection::{JsonRejection, PathRejection};
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
 
+use super::extract::{AppJson, AppPath};
 use crate::error::AppError;
 use crate::runtime::{ForkError, HallError};
 use crate::state::AppState;
@@ -28,11 +28,9 @@ impl From<HallError> for AppError {
 /// lead's.
 pub async fn kill(
     State(state): State<AppState>,
-    pos: Result<Path<u8>, PathRejection>,
-    body: Result<Json<KillRequest>, JsonRejection>,
+    AppPath(pos): AppPath<u8>,
+    AppJson(request): AppJson<KillRequest>,
 ) -> Result<Json<KillResponse>, AppError> {
-    let Path(pos) = pos?;
-    let Json(request) = body?;
     let retired = state
         .runtime
         .retire_branch(pos, "retired by the human", request.cascade)
@@ -53,9 +51,8 @@ pub async fn hall(State(state): State<AppState>) -> Json<Vec<HallEntry>> {
 /// seated or in the Hall; `404` for an id nobody has.
 pub async fn agent(
     State(state): State<AppState>,
-    id: Result<Path<String>, PathRejection>,
+    AppPath(id): AppPath<String>,
 ) -> Result<Json<AgentView>, AppError> {
-    let Path(id) = id?;
     state
         .store
         .with_docs(|d| agent_view(d, &id))
@@ -67,11 +64,9 @@ pub async fn agent(
 /// Hall, `409` when no seat is empty (or the one asked for is not).
 pub async fn recall(
     State(state): State<AppState>,
-    id: Result<Path<String>, PathRejection>,
-    body: Result<Json<RecallRequest>, JsonRejection>,
+    AppPath(id): AppPath<String>,
+    AppJson(request): AppJson<RecallRequest>,
 ) -> Result<(StatusCode, Json<SeatResponse>), AppError> {
-    let Path(id) = id?;
-    let Json(request) = body?;
     let seat = state.runtime.recall(&id, request.seat).await?;
     Ok((StatusCode::ACCEPTED, Json(SeatResponse { seat })))
 }
@@ -90,11 +85,9 @@ impl From<ForkError> for AppError {
 /// to fork.
 pub async fn fork(
     State(state): State<AppState>,
-    pos: Result<Path<u8>, PathRejection>,
-    body: Result<Json<ForkRequest>, JsonRejection>,
+    AppPath(pos): AppPath<u8>,
+    AppJson(request): AppJson<ForkRequest>,
 ) -> Result<(StatusCode, Json<SeatResponse>), AppError> {
-    let Path(pos) = pos?;
-    let Json(request) = body?;
     let message = request
         .prompt
         .filter(|p| !p.trim().is_empty())

@@ -4,14 +4,14 @@
 use app::contract::{
     commits_view, knowledge_view, CommitView, KnowledgeEdit, KnowledgeSaved, KnowledgeView,
 };
-use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
-use axum::extract::{Path, Query, State};
+use axum::extract::State;
 use axum::Json;
-use serde::Deserialize;
 
+use super::extract::{AppJson, AppPath, AppQuery};
 use crate::error::AppError;
 use crate::runtime::EditError;
 use crate::state::AppState;
+use app::contract::endpoints::VersionQuery;
 
 impl From<EditError> for AppError {
     fn from(e: EditError) -> Self {
@@ -23,20 +23,13 @@ impl From<EditError> for AppError {
     }
 }
 
-#[derive(Debug, Deserialize)]
-pub struct VersionQuery {
-    version: Option<u32>,
-}
-
 /// `GET /api/agents/{id}/knowledge[?version=N]` → the vault's files at that version (the
 /// current one by default) and every version; `404` for an unknown id or version.
 pub async fn knowledge(
     State(state): State<AppState>,
-    id: Result<Path<String>, PathRejection>,
-    query: Result<Query<VersionQuery>, QueryRejection>,
+    AppPath(id): AppPath<String>,
+    AppQuery(q): AppQuery<VersionQuery>,
 ) -> Result<Json<KnowledgeView>, AppError> {
-    let Path(id) = id?;
-    let Query(q) = query?;
     state
         .store
         .with_docs(|d| knowledge_view(d, &id, q.version))
@@ -50,11 +43,9 @@ pub async fn knowledge(
 /// one vault file (empty removes it), a new version by the human; the agent is told.
 pub async fn edit(
     State(state): State<AppState>,
-    params: Result<Path<(String, String)>, PathRejection>,
-    body: Result<Json<KnowledgeEdit>, JsonRejection>,
+    AppPath((id, path)): AppPath<(String, String)>,
+    AppJson(edit): AppJson<KnowledgeEdit>,
 ) -> Result<Json<KnowledgeSaved>, AppError> {
-    let Path((id, path)) = params?;
-    let Json(edit) = body?;
     let version = state.runtime.edit_knowledge(&id, &path, &edit.text).await?;
     Ok(Json(KnowledgeSaved { version }))
 }
@@ -62,9 +53,8 @@ pub async fn edit(
 /// `GET /api/agents/{id}/commits` → its work-cycle commits, oldest first.
 pub async fn commits(
     State(state): State<AppState>,
-    id: Result<Path<String>, PathRejection>,
+    AppPath(id): AppPath<String>,
 ) -> Result<Json<Vec<CommitView>>, AppError> {
-    let Path(id) = id?;
     state
         .store
         .with_docs(|d| commits_view(d, &id))

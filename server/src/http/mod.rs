@@ -2,6 +2,7 @@
 
 mod api;
 mod api_errors;
+pub mod extract;
 mod hall;
 pub mod heavy;
 pub mod idempotency;
@@ -14,14 +15,15 @@ pub mod sse;
 
 use std::sync::Arc;
 
+use app::contract::endpoints as e;
 use app::functions::SnapshotSource;
-use axum::routing::{get, post, put};
 use axum::Router;
 use leptos::prelude::*;
 use leptos_axum::{generate_route_list, LeptosRoutes};
 use tower_http::limit::RequestBodyLimitLayer;
 
 use crate::state::AppState;
+use extract::Mount;
 
 pub use api::MAX_TEXT_BYTES;
 
@@ -38,7 +40,7 @@ pub fn router(state: AppState) -> Router {
     let security = state.security.clone();
     // Bundles are larger than any other body: their route has its own limit.
     let bundles = Router::new()
-        .route("/api/import/agent", post(portable::import_agent))
+        .at::<e::ImportAgent, _, _>(portable::import_agent)
         .layer(axum::extract::DefaultBodyLimit::max(MAX_BUNDLE_BYTES))
         .layer(RequestBodyLimitLayer::new(MAX_BUNDLE_BYTES));
     // The page's own files, served with conditional requests (an unchanged file is a 304):
@@ -52,32 +54,36 @@ pub fn router(state: AppState) -> Router {
     .precompressed_br();
     let rest = Router::new()
         .nest_service(&pkg, files)
-        .route("/healthz", get(api::healthz))
-        .route("/api/docs", get(api::docs))
-        .route("/api/events", get(sse::events))
-        .route("/api/send", post(api::send))
-        .route("/api/agents/summon", post(api::summon))
-        .route("/api/agents/wake", post(api::wake))
-        .route("/api/agents/{pos}/dismiss", post(api::dismiss))
-        .route("/api/agents/{pos}/interrupt", post(api::interrupt))
-        .route("/api/agents/{pos}/kill", post(hall::kill))
-        .route("/api/agents/{pos}/fork", post(hall::fork))
-        .route("/api/agents/{id}", get(hall::agent))
-        .route("/api/agents/{id}/knowledge", get(knowledge::knowledge))
-        .route("/api/agents/{id}/knowledge/{*path}", put(knowledge::edit))
-        .route("/api/agents/{id}/commits", get(knowledge::commits))
-        .route("/api/agents/{id}/bundle", get(portable::download))
-        .route("/api/export", get(portable::export))
-        .route("/api/hall", get(hall::hall))
-        .route("/api/hall/{id}/recall", post(hall::recall))
-        .route("/api/quests", post(quests::start).get(quests::list))
-        .route("/api/quests/{id}", get(quests::one))
-        .route("/api/quests/{id}/abandon", post(quests::abandon))
-        .route("/api/quests/{id}/findings/{fid}", post(quests::mark))
-        .route("/api/quests/{id}/artifacts/{file}", get(quests::artifact))
-        .route("/api/jobs", post(quests::post_job).get(quests::jobs))
-        .route("/api/session/end", post(api::end_session))
-        .route("/api/permissions/{id}", post(api::permission))
+        // Every endpoint of the contract (app/src/contract/endpoints.rs), at its method and
+        // route; docs/API.md lists them.
+        .at::<e::Healthz, _, _>(api::healthz)
+        .at::<e::Docs, _, _>(api::docs)
+        .at::<e::Events, _, _>(sse::events)
+        .at::<e::SendMessage, _, _>(api::send)
+        .at::<e::Summon, _, _>(api::summon)
+        .at::<e::Wake, _, _>(api::wake)
+        .at::<e::Dismiss, _, _>(api::dismiss)
+        .at::<e::Interrupt, _, _>(api::interrupt)
+        .at::<e::Kill, _, _>(hall::kill)
+        .at::<e::Fork, _, _>(hall::fork)
+        .at::<e::Agent, _, _>(hall::agent)
+        .at::<e::Knowledge, _, _>(knowledge::knowledge)
+        .at::<e::EditKnowledge, _, _>(knowledge::edit)
+        .at::<e::Commits, _, _>(knowledge::commits)
+        .at::<e::Bundle, _, _>(portable::download)
+        .at::<e::Export, _, _>(portable::export)
+        .at::<e::Hall, _, _>(hall::hall)
+        .at::<e::Recall, _, _>(hall::recall)
+        .at::<e::StartQuest, _, _>(quests::start)
+        .at::<e::Quests, _, _>(quests::list)
+        .at::<e::Quest, _, _>(quests::one)
+        .at::<e::AbandonQuest, _, _>(quests::abandon)
+        .at::<e::MarkFinding, _, _>(quests::mark)
+        .at::<e::Artifact, _, _>(quests::artifact)
+        .at::<e::PostJob, _, _>(quests::post_job)
+        .at::<e::Jobs, _, _>(quests::jobs)
+        .at::<e::EndSession, _, _>(api::end_session)
+        .at::<e::AnswerPermission, _, _>(api::permission)
         .leptos_routes_with_context(
             &state,
             routes,

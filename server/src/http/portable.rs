@@ -2,12 +2,12 @@
 //! bundle, and a bundle brought into the Hall.
 
 use axum::body::{Body, Bytes};
-use axum::extract::rejection::PathRejection;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::header;
 use axum::response::IntoResponse;
 use axum::Json;
 
+use super::extract::AppPath;
 use crate::error::AppError;
 use crate::portable::bundle::{bring, bundle, Brought};
 use crate::portable::PortableError;
@@ -104,9 +104,8 @@ fn safe_name(s: &str) -> String {
 /// `GET /api/agents/{id}/bundle`: the identity as a `.soul` file.
 pub async fn download(
     State(state): State<AppState>,
-    id: Result<Path<String>, PathRejection>,
+    AppPath(id): AppPath<String>,
 ) -> Result<impl IntoResponse, AppError> {
-    let Path(id) = id?;
     let owners = state.store.with_docs(|d| {
         app::domain::docs::identity_by_id(d, &id)
             .map(app::domain::docs::page::thread_owners)

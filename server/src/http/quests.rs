@@ -5,12 +5,12 @@ use app::contract::{
     QuestSummary, QuestView,
 };
 use app::domain::quest::artifacts_of;
-use axum::extract::rejection::{JsonRejection, PathRejection};
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::IntoResponse;
 use axum::Json;
 
+use super::extract::{AppJson, AppPath};
 use crate::error::AppError;
 use crate::runtime::{QuestEditError, QuestStartError};
 use crate::state::AppState;
@@ -51,9 +51,8 @@ fn bounded(what: &str, text: &str) -> Result<(), AppError> {
 /// `POST /api/quests {"problem", "folder"?}` → `202 {"id"}`; `409` while another runs.
 pub async fn start(
     State(state): State<AppState>,
-    body: Result<Json<NewQuest>, JsonRejection>,
+    AppJson(q): AppJson<NewQuest>,
 ) -> Result<(StatusCode, Json<Created>), AppError> {
-    let Json(q) = body?;
     bounded("the problem", &q.problem)?;
     let id = state
         .runtime
@@ -70,9 +69,8 @@ pub async fn list(State(state): State<AppState>) -> Json<Vec<QuestSummary>> {
 /// `GET /api/quests/{id}`: its stages, findings and artifacts.
 pub async fn one(
     State(state): State<AppState>,
-    id: Result<Path<String>, PathRejection>,
+    AppPath(id): AppPath<String>,
 ) -> Result<Json<QuestView>, AppError> {
-    let Path(id) = id?;
     state
         .store
         .with_docs(|d| quest_view(d, &id))
@@ -83,11 +81,9 @@ pub async fn one(
 /// `POST /api/quests/{id}/findings/{fid} {"pinned"?, "struck"?, "comment"?}`.
 pub async fn mark(
     State(state): State<AppState>,
-    ids: Result<Path<(String, String)>, PathRejection>,
-    body: Result<Json<FindingMark>, JsonRejection>,
+    AppPath((quest, finding)): AppPath<(String, String)>,
+    AppJson(m): AppJson<FindingMark>,
 ) -> Result<StatusCode, AppError> {
-    let Path((quest, finding)) = ids?;
-    let Json(m) = body?;
     bounded("the comment", m.comment.as_deref().unwrap_or(""))?;
     state
         .runtime
@@ -99,9 +95,8 @@ pub async fn mark(
 /// `POST /api/quests/{id}/abandon`.
 pub async fn abandon(
     State(state): State<AppState>,
-    id: Result<Path<String>, PathRejection>,
+    AppPath(id): AppPath<String>,
 ) -> Result<StatusCode, AppError> {
-    let Path(id) = id?;
     state
         .runtime
         .abandon_quest(&id, "abandoned by the human")
@@ -113,9 +108,8 @@ pub async fn abandon(
 /// Markdown file to download.
 pub async fn artifact(
     State(state): State<AppState>,
-    ids: Result<Path<(String, String)>, PathRejection>,
+    AppPath((quest, file)): AppPath<(String, String)>,
 ) -> Result<impl IntoResponse, AppError> {
-    let Path((quest, file)) = ids?;
     let name = file
         .strip_suffix(".md")
         .ok_or_else(|| AppError::NoSuch("artifacts are downloaded as NAME.md".into()))?;
@@ -149,9 +143,8 @@ pub async fn artifact(
 /// `POST /api/jobs {"title", "text"}` → `202 {"id"}`; every awake agent is offered it.
 pub async fn post_job(
     State(state): State<AppState>,
-    body: Result<Json<NewJob>, JsonRejection>,
+    AppJson(job): AppJson<NewJob>,
 ) -> Result<(StatusCode, Json<Created>), AppError> {
-    let Json(job) = body?;
     if job.title.trim().is_empty() {
         return Err(AppError::BadRequest("a job needs a title".into()));
     }

@@ -19,17 +19,18 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::body::Body;
-use axum::extract::{Query, State};
+use axum::extract::State;
 use axum::http::{header, HeaderMap};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use futures::Stream;
-use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
+use super::extract::AppQuery;
 use crate::error::AppError;
 use crate::state::AppState;
 use crate::store::{Batch, Committed, Follow, Store};
+use app::contract::endpoints::After;
 /// Most live events one write carries.
 const BURST: usize = 256;
 /// Frames a second, all subscribers together, from which streams coalesce their writes.
@@ -43,17 +44,11 @@ pub const COALESCE: Duration = Duration::from_millis(20);
 /// How often an idle stream sends a comment, so proxies and clients know it is alive.
 pub const HEARTBEAT: Duration = Duration::from_secs(5);
 
-#[derive(Debug, Deserialize)]
-pub struct EventsQuery {
-    after: Option<u64>,
-}
-
 pub async fn events(
     State(state): State<AppState>,
     headers: HeaderMap,
-    query: Result<Query<EventsQuery>, axum::extract::rejection::QueryRejection>,
+    AppQuery(query): AppQuery<After>,
 ) -> Result<Response, AppError> {
-    let Query(query) = query?;
     let header_id = match headers.get("last-event-id") {
         None => None,
         Some(v) => Some(

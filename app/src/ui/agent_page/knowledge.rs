@@ -2,6 +2,7 @@
 //! human: the edit is a new version, and the agent is told), every version with a diff between
 //! any two, and its work cycle as the commits it made or the server made for it.
 
+use crate::contract::endpoints as e;
 use leptos::prelude::*;
 
 use super::super::diff::DiffLines;
@@ -87,18 +88,11 @@ fn Files(id: String, view: Memo<Option<KnowledgeView>>) -> impl IntoView {
     let save = {
         let id = id.clone();
         move |path: String, body: String| {
-            let url = format!(
-                "/api/agents/{}/knowledge/{}",
-                crate::api::path_segment(&id),
-                path.split('/')
-                    .map(crate::api::path_segment)
-                    .collect::<Vec<_>>()
-                    .join("/")
-            );
+            let at = (id.clone(), e::FilePath(path));
             busy.set(true);
             leptos::task::spawn_local(async move {
                 let saved: Result<KnowledgeSaved, String> =
-                    crate::api::put(&url, &KnowledgeEdit { text: body }).await;
+                    crate::api::call::<e::EditKnowledge>(&at, &KnowledgeEdit { text: body }).await;
                 said.set(Some(saved.map(|s| {
                     format!("Saved as version {}; the agent is told.", s.version)
                 })));

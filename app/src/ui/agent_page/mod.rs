@@ -8,6 +8,8 @@ mod ledger;
 mod lineage;
 mod souls;
 
+use crate::api::Call;
+use crate::contract::endpoints::{self as e, Endpoint as _};
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
@@ -183,29 +185,28 @@ fn Actions(who: Memo<Option<AgentIdentity>>) -> impl IntoView {
     });
     move || {
         facts.get().map(|(id, name, seat, retired, status, running)| {
-            let soul = format!("/api/agents/{}/bundle", crate::api::path_segment(&id));
+            let soul = e::Bundle::path(&id);
             let download = view! {
                 <a class="download-soul" href=soul download>"Download soul"</a>
             };
             if retired {
-                let path = format!("/api/hall/{}/recall", crate::api::path_segment(&id));
+                let call = Call::new::<e::Recall>(&id, &crate::contract::RecallRequest::default());
                 return view! {
                     <div class="agent-actions">
-                        <PostButton label=format!("Recall {name}") path=path/>
+                        <PostButton label=format!("Recall {name}") call=call/>
                         {download}
                     </div>
                 }
                 .into_any();
             }
             let wake = (status == AgentStatus::Sleeping && !running && seat != LEAD_SEAT).then(|| {
-                let body = serde_json::to_value(crate::contract::WakeRequest { seats: Some(vec![seat]) })
-                    .unwrap_or_default();
-                view! { <PostButton label=format!("Wake {name}") path="/api/agents/wake".to_string() body=body/> }
+                let call = Call::new::<e::Wake>(&(), &crate::contract::WakeRequest { seats: Some(vec![seat]) });
+                view! { <PostButton label=format!("Wake {name}") call=call/> }
             });
             let named = status == AgentStatus::Alive || status == AgentStatus::Sleeping;
             let fork_form = named.then(|| view! { <ForkForm seat=seat name=name.clone() state=fork/> });
             let retire = (seat != LEAD_SEAT).then(|| {
-                let path = format!("/api/agents/{seat}/kill");
+                let call = Call::new::<e::Kill>(&seat, &crate::contract::KillRequest::default());
                 view! {
                     <details class="retire">
                         <summary>"Retire…"</summary>
@@ -214,7 +215,7 @@ fn Actions(who: Memo<Option<AgentIdentity>>) -> impl IntoView {
                              soul, message and memory; it can be recalled later.",
                             seat + 1
                         )}</p>
-                        <PostButton label=format!("Retire {name}") path=path/>
+                        <PostButton label=format!("Retire {name}") call=call/>
                     </details>
                 }
             });

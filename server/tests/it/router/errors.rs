@@ -93,3 +93,40 @@ async fn every_kind_of_bad_request_is_answered_in_json() {
         .unwrap()
         .starts_with("text/html"));
 }
+
+/// Every endpoint of the contract (`app::contract::endpoints::ALL`, which docs/API.md lists)
+/// is routed at its method and path: none answers "no such endpoint" or "does not take".
+#[tokio::test]
+async fn every_endpoint_of_the_contract_is_routed() {
+    use tower::ServiceExt;
+    let _serial = SERIAL.lock().await;
+    let dir = tempfile::tempdir().unwrap();
+    let state = boot(dir.path()).await;
+    let router = soulgrid::http::router(state.clone());
+    for e in app::contract::endpoints::ALL {
+        // Seat 0 and id "0" fill any route; a body that is not JSON stops a handler before
+        // it acts.
+        let path = app::contract::endpoints::fill(e.route, &["0".into(), "0".into()]);
+        let body = match e.method {
+            app::contract::endpoints::Method::Get => "",
+            _ => "not json",
+        };
+        let request = req(e.method.as_str(), &path, Some("application/json"), body);
+        let res = router.clone().oneshot(request).await.unwrap();
+        let status = res.status();
+        assert_ne!(status, StatusCode::METHOD_NOT_ALLOWED, "{} {path}", e.name);
+        if status == StatusCode::NOT_FOUND {
+            let body = http_body_util::BodyExt::collect(res.into_body())
+                .await
+                .unwrap()
+                .to_bytes();
+            let body = String::from_utf8_lossy(&body);
+            assert!(
+                !body.contains("there is no endpoint"),
+                "{} {path}: {body}",
+                e.name
+            );
+        }
+    }
+    soulgrid::shut_down(&state).await;
+}

@@ -1,0 +1,397 @@
+//! Every endpoint of the HTTP API, defined once: its method, its route, what fills the route,
+//! the body it takes and the answer it gives. The server's router mounts each at
+//! [`Endpoint::ROUTE`]; the console builds each URL with [`Endpoint::path`] and sends a body of
+//! the endpoint's own type, so a wrong path or body does not compile. `docs/API.md` is written
+//! from [`ALL`] (a test keeps it current).
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use super::*;
+use crate::domain::Seat;
+
+/// The methods of the API.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Method {
+    Get,
+    Post,
+    Put,
+}
+
+impl Method {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Get => "GET",
+            Method::Post => "POST",
+            Method::Put => "PUT",
+        }
+    }
+}
+
+/// One endpoint of the API.
+pub trait Endpoint {
+    const METHOD: Method;
+    /// The route as the router writes it: `{name}` for a parameter, `{*name}` for the rest.
+    const ROUTE: &'static str;
+    /// What fills the route's parameters (and its query, if any).
+    type Params: Params;
+    /// The request's body: JSON of this type ([`Empty`] for none, [`Text`] for plain text).
+    type Body: Serialize + DeserializeOwned;
+    /// The answer's body: JSON of this type ([`Empty`] for a status alone, [`File`] for a
+    /// download or a stream).
+    type Answer: Serialize + DeserializeOwned;
+
+    /// The URL of this endpoint for `params`.
+    fn path(params: &Self::Params) -> String {
+        let mut path = fill(Self::ROUTE, &params.segments());
+        if let Some(q) = params.query() {
+            path.push('?');
+            path.push_str(&q);
+        }
+        path
+    }
+}
+
+/// What fills a route's parameters, in order, each already encoded for a URL.
+pub trait Params {
+    fn segments(&self) -> Vec<String>;
+    /// The query string (without `?`), if any.
+    fn query(&self) -> Option<String> {
+        None
+    }
+}
+
+impl Params for () {
+    fn segments(&self) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+impl Params for Seat {
+    fn segments(&self) -> Vec<String> {
+        vec![self.to_string()]
+    }
+}
+
+impl Params for String {
+    fn segments(&self) -> Vec<String> {
+        vec![path_segment(self)]
+    }
+}
+
+impl Params for (String, String) {
+    fn segments(&self) -> Vec<String> {
+        vec![path_segment(&self.0), path_segment(&self.1)]
+    }
+}
+
+/// A file's path inside a folder (`{*path}`): each of its parts encoded, the slashes kept.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FilePath(pub String);
+
+impl Params for (String, FilePath) {
+    fn segments(&self) -> Vec<String> {
+        let rest: Vec<String> = self.1 .0.split('/').map(path_segment).collect();
+        vec![path_segment(&self.0), rest.join("/")]
+    }
+}
+
+/// `?after=N`: the events after this id.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct After {
+    #[serde(default)]
+    pub after: Option<u64>,
+}
+
+impl Params for After {
+    fn segments(&self) -> Vec<String> {
+        Vec::new()
+    }
+    fn query(&self) -> Option<String> {
+        self.after.map(|a| format!("after={a}"))
+    }
+}
+
+/// An identity and, in the query, one version of its knowledge (`?version=N`; the current one
+/// when absent).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct KnowledgeAt {
+    pub id: String,
+    pub version: Option<u32>,
+}
+
+impl Params for KnowledgeAt {
+    fn segments(&self) -> Vec<String> {
+        vec![path_segment(&self.id)]
+    }
+    fn query(&self) -> Option<String> {
+        self.version.map(|v| format!("version={v}"))
+    }
+}
+
+/// `?version=N`, as the server reads it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VersionQuery {
+    #[serde(default)]
+    pub version: Option<u32>,
+}
+
+/// No body: sent as `{}`, read as anything.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Empty {}
+
+/// A body of plain text (a soul bundle), not JSON.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Text(pub String);
+
+/// An answer that is a file or a stream, not JSON.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct File;
+
+/// `route` with its parameters filled by `segments`, in order.
+pub fn fill(route: &str, segments: &[String]) -> String {
+    let mut out = String::with_capacity(route.len() + 16);
+    let mut given = segments.iter();
+    let mut rest = route;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let close = rest[open..].find('}').map_or(rest.len(), |c| open + c + 1);
+        out.push_str(given.next().map_or("", String::as_str));
+        rest = &rest[close..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `s` as one URL path segment: unreserved characters as they are, everything else
+/// percent-encoded (ids come from the agent's CLI, not from us).
+pub fn path_segment(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// An endpoint as the API's documentation lists it.
+#[derive(Clone, Copy, Debug)]
+pub struct Info {
+    pub name: &'static str,
+    pub method: Method,
+    pub route: &'static str,
+    pub params: &'static str,
+    pub body: &'static str,
+    pub answer: &'static str,
+    pub doc: &'static str,
+}
+
+macro_rules! endpoints {
+    ($(
+        $(#[doc = $doc:literal])+
+        $name:ident: $method:ident $route:literal, $params:ty, $body:ty => $answer:ty;
+    )*) => {
+        $(
+            $(#[doc = $doc])+
+            #[derive(Clone, Copy, Debug)]
+            pub struct $name;
+
+            impl Endpoint for $name {
+                const METHOD: Method = Method::$method;
+                const ROUTE: &'static str = $route;
+                type Params = $params;
+                type Body = $body;
+                type Answer = $answer;
+            }
+        )*
+
+        /// Every endpoint, in the order the documentation lists them.
+        pub const ALL: &[Info] = &[$(
+            Info {
+                name: stringify!($name),
+                method: Method::$method,
+                route: $route,
+                params: stringify!($params),
+                body: stringify!($body),
+                answer: stringify!($answer),
+                doc: concat!($($doc, "\n"),+),
+            },
+        )*];
+    };
+}
+
+endpoints! {
+    /// Whether the server answers (`{"ok": true}`); with the access token, also what it runs.
+    Healthz: Get "/healthz", (), Empty => Health;
+    /// The documents (threads paged: each thread's newest page) and the id of the last event
+    /// applied to them.
+    Docs: Get "/api/docs", (), Empty => DocsResponse;
+    /// The event log as Server-Sent Events: from `?after=N` (or `Last-Event-ID`), then live.
+    /// One `id:` per event; `event: reset` for a client ahead of the store.
+    Events: Get "/api/events", After, Empty => File;
+    /// A message from the human to a seat (the lead by default), `202`. An `Idempotency-Key`
+    /// header makes a retry the same message.
+    SendMessage: Post "/api/send", (), SendRequest => SendResponse;
+    /// SUMMON: newborn agents into the empty seats (those given, or all), `202`.
+    Summon: Post "/api/agents/summon", (), SummonRequest => SeatsResponse;
+    /// WAKE: the sleeping agents (those given, or all) with soul, transcript and knowledge,
+    /// `202`.
+    Wake: Post "/api/agents/wake", (), WakeRequest => SeatsResponse;
+    /// Puts the agent in a seat to sleep (after its distil turn).
+    Dismiss: Post "/api/agents/{pos}/dismiss", Seat, Empty => SeatResponse;
+    /// Stops the agent's current turn; the process stays, `202`.
+    Interrupt: Post "/api/agents/{pos}/interrupt", Seat, Empty => SeatResponse;
+    /// Retires the agent to the Hall (`cascade`: its descendants too).
+    Kill: Post "/api/agents/{pos}/kill", Seat, KillRequest => KillResponse;
+    /// Forks the agent into an empty seat after its turn, `202`.
+    Fork: Post "/api/agents/{pos}/fork", Seat, ForkRequest => SeatResponse;
+    /// One identity: its souls, sessions, ledger and lineage.
+    Agent: Get "/api/agents/{id}", String, Empty => AgentView;
+    /// An identity's knowledge at one version (`?version=N`, the current one by default) and
+    /// every version.
+    Knowledge: Get "/api/agents/{id}/knowledge", KnowledgeAt, Empty => KnowledgeView;
+    /// The human's text for one knowledge file (empty removes it): a new version; the agent is
+    /// told.
+    EditKnowledge: Put "/api/agents/{id}/knowledge/{*path}", (String, FilePath), KnowledgeEdit => KnowledgeSaved;
+    /// The work-state commits of an identity's folder, newest first.
+    Commits: Get "/api/agents/{id}/commits", String, Empty => Vec<CommitView>;
+    /// An identity's soul bundle, as a file to keep or bring elsewhere.
+    Bundle: Get "/api/agents/{id}/bundle", String, Empty => File;
+    /// The whole team as one file (a consistent cut of the log).
+    Export: Get "/api/export", (), Empty => File;
+    /// The retired identities.
+    Hall: Get "/api/hall", (), Empty => Vec<HallEntry>;
+    /// Seats a retired identity again and wakes it, `202`.
+    Recall: Post "/api/hall/{id}/recall", String, RecallRequest => SeatResponse;
+    /// Starts a quest on a problem, `202`; one quest runs at a time (`409`).
+    StartQuest: Post "/api/quests", (), NewQuest => Created;
+    /// Every quest, newest first.
+    Quests: Get "/api/quests", (), Empty => Vec<QuestSummary>;
+    /// One quest: its stages, findings and artifacts.
+    Quest: Get "/api/quests/{id}", String, Empty => QuestView;
+    /// Abandons the running quest, `204`.
+    AbandonQuest: Post "/api/quests/{id}/abandon", String, Empty => Empty;
+    /// The human marks a finding (kept, dismissed), `204`.
+    MarkFinding: Post "/api/quests/{id}/findings/{fid}", (String, String), FindingMark => Empty;
+    /// One artifact of a quest as Markdown (`report.md`, `stage-1.md`, …).
+    Artifact: Get "/api/quests/{id}/artifacts/{file}", (String, String), Empty => File;
+    /// Offers a job on the board, `202`.
+    PostJob: Post "/api/jobs", (), NewJob => Created;
+    /// The job board.
+    Jobs: Get "/api/jobs", (), Empty => Vec<JobView>;
+    /// Ends the session: every agent sleeps.
+    EndSession: Post "/api/session/end", (), Empty => SessionEnded;
+    /// The human's answer to a permission request (the first answer counts).
+    AnswerPermission: Post "/api/permissions/{id}", String, PermissionAnswer => PermissionAnswered;
+    /// Brings a soul bundle (the body, as text) into the Hall; the same bundle again changes
+    /// nothing.
+    ImportAgent: Post "/api/import/agent", (), Text => Brought;
+}
+
+/// `docs/API.md`, as [`ALL`] tells it.
+pub fn api_markdown() -> String {
+    let mut md = String::from(
+        "# The HTTP API\n\n\
+         Written from `app/src/contract/endpoints.rs` (the one definition the router and the \
+         console both use) by `cargo test -p app`; do not edit by hand. Bodies and answers are \
+         JSON of the named types in `app/src/contract/`; every error is `{\"error\": \"...\"}` \
+         with a fitting status, on every `/api` path, unknown ones included. A request that \
+         changes something must come from the page's own origin (or carry the access token, \
+         see SECURITY.md).\n\n\
+         | Method | Path | Body | Answer | What it does |\n\
+         |---|---|---|---|---|\n",
+    );
+    for e in ALL {
+        let doc = e.doc.split_whitespace().collect::<Vec<_>>().join(" ");
+        let body = match e.body {
+            "Empty" => "–".to_string(),
+            "Text" => "text".to_string(),
+            b => format!("`{b}`"),
+        };
+        let answer = match e.answer {
+            "Empty" => "status".to_string(),
+            "File" => "file / stream".to_string(),
+            a => format!("`{}`", a.replace(' ', "")),
+        };
+        let query = match e.params {
+            "After" => "[?after=N]",
+            "KnowledgeAt" => "[?version=N]",
+            _ => "",
+        };
+        md.push_str(&format!(
+            "| {} | `{}{query}` | {body} | {answer} | {doc} |\n",
+            e.method.as_str(),
+            e.route
+        ));
+    }
+    md
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_are_filled_in_order_and_encoded() {
+        assert_eq!(Kill::path(&7), "/api/agents/7/kill");
+        assert_eq!(Recall::path(&"a/b c".into()), "/api/hall/a%2Fb%20c/recall");
+        assert_eq!(
+            MarkFinding::path(&("q1".into(), "f 2".into())),
+            "/api/quests/q1/findings/f%202"
+        );
+        assert_eq!(
+            EditKnowledge::path(&("id".into(), FilePath("notes/é.md".into()))),
+            "/api/agents/id/knowledge/notes/%C3%A9.md"
+        );
+        assert_eq!(
+            Events::path(&After { after: Some(5) }),
+            "/api/events?after=5"
+        );
+        assert_eq!(Events::path(&After::default()), "/api/events");
+        assert_eq!(
+            Knowledge::path(&KnowledgeAt {
+                id: "x".into(),
+                version: Some(2)
+            }),
+            "/api/agents/x/knowledge?version=2"
+        );
+        assert_eq!(SendMessage::path(&()), "/api/send");
+        assert_eq!(path_segment("b2dc09c1-def1_x.y~"), "b2dc09c1-def1_x.y~");
+    }
+
+    #[test]
+    fn no_two_endpoints_share_a_method_and_route() {
+        let mut seen = std::collections::HashSet::new();
+        for e in ALL {
+            assert!(
+                seen.insert((e.method, e.route)),
+                "{} {}",
+                e.method.as_str(),
+                e.route
+            );
+        }
+    }
+
+    #[test]
+    fn an_empty_body_is_an_empty_object() {
+        assert_eq!(serde_json::to_string(&Empty {}).unwrap(), "{}");
+    }
+
+    /// `docs/API.md` is what [`ALL`] says (`SOULGRID_WRITE_API_MD=1` writes it).
+    #[test]
+    fn the_api_document_is_current() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/API.md");
+        let want = api_markdown();
+        if std::env::var_os("SOULGRID_WRITE_API_MD").is_some() {
+            std::fs::write(path, &want).unwrap();
+        }
+        let have = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            have == want,
+            "docs/API.md is not what app/src/contract/endpoints.rs says: run \
+             SOULGRID_WRITE_API_MD=1 cargo test -p app the_api_document_is_current"
+        );
+    }
+}
