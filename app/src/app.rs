@@ -106,7 +106,7 @@ fn Home() -> impl IntoView {
     let snapshot = Resource::new(at, |at| async move {
         match at {
             Some(at) => get_snapshot_at(at).await,
-            None => get_snapshot().await,
+            None => get_snapshot(None).await,
         }
     });
     view! {
@@ -137,7 +137,7 @@ pub const SNAPSHOT_ID: &str = "snapshot";
 #[cfg(feature = "ssr")]
 fn given_snapshot() -> Option<(Snapshot, String)> {
     let source = use_context::<std::sync::Arc<dyn crate::functions::SnapshotSource>>()?;
-    let snapshot = source.snapshot();
+    let snapshot = source.snapshot(None);
     // In a script element only `</script>` (any `<`, here) could end it early; outside JSON's
     // strings there is none, and inside them it is written as its escape.
     let json = serde_json::to_string(&snapshot)

@@ -26,6 +26,9 @@ pub struct Live {
     pub simulated: bool,
     /// Time travel: the event these documents are after (they do not follow the stream).
     pub at: Option<u64>,
+    /// The identity whose whole history the documents hold (its page), asked for again on a
+    /// reload.
+    pub agent: StoredValue<Option<String>>,
 }
 
 impl Live {
@@ -40,6 +43,7 @@ impl Live {
             team_label: StoredValue::new(s.team_label),
             simulated: s.simulated,
             at: s.at.map(|m| m.event_id),
+            agent: StoredValue::new(s.agent),
         }
     }
 
@@ -246,7 +250,7 @@ mod browser {
     /// tab is disconnected until it succeeds, never for good).
     fn reload(live: Live) {
         leptos::task::spawn_local(async move {
-            match crate::functions::get_snapshot().await {
+            match crate::functions::get_snapshot(live.agent.get_value()).await {
                 Ok(s) => {
                     live.reload(s);
                     connect(live);

@@ -2,7 +2,9 @@
 
 use std::sync::Arc;
 
-use app::domain::docs::page::{newest_pages, page_before, seat_thread_owners, FIRST, PAGE};
+use app::domain::docs::page::{
+    history_for, newest_pages, page_before, seat_thread_owners, FIRST, PAGE,
+};
 use app::functions::{OlderPage, Snapshot, SnapshotSource};
 use axum::extract::FromRef;
 use leptos::prelude::LeptosOptions;
@@ -40,13 +42,16 @@ pub struct AppState {
 impl AppState {
     /// The page's snapshot: the lead's thread (the one a page opens on) with its newest
     /// [`FIRST`] messages; older ones, and the others' threads, come when they are looked at.
-    pub fn snapshot(&self) -> Snapshot {
+    /// Of every identity but `agent` (on its own page) it leaves out the soul and knowledge
+    /// versions only that identity's page shows (`history_for`).
+    pub fn snapshot(&self, agent: Option<String>) -> Snapshot {
         let (docs, older, last_event_id) = self.store.page_snapshot(
             |d| Some(seat_thread_owners(d, app::domain::LEAD_SEAT)),
             FIRST,
         );
         Snapshot {
-            docs,
+            docs: history_for(docs, agent.as_deref()),
+            agent,
             older,
             last_event_id,
             lead_name: self.lead_name.to_string(),
@@ -59,8 +64,8 @@ impl AppState {
 }
 
 impl SnapshotSource for AppState {
-    fn snapshot(&self) -> Snapshot {
-        AppState::snapshot(self)
+    fn snapshot(&self, agent: Option<String>) -> Snapshot {
+        AppState::snapshot(self, agent)
     }
 
     fn snapshot_at(
@@ -77,7 +82,7 @@ impl SnapshotSource for AppState {
                 .map_err(|e| e.to_string())?
                 .ok_or_else(|| format!("{at:?} is neither an event number nor a time"))?;
             let (docs, ts) = state.store.docs_at(id).await.map_err(|e| e.to_string())?;
-            let (docs, older) = newest_pages(&docs, PAGE);
+            let (docs, older) = newest_pages(&history_for(docs, None), PAGE);
             Ok(Snapshot {
                 docs,
                 older,

@@ -26,6 +26,10 @@ pub struct Snapshot {
     /// Time travel: the moment these documents are from (read-only, not live).
     #[serde(default)]
     pub at: Option<Moment>,
+    /// The identity whose page this is: its whole history is in `docs` (the soul and knowledge
+    /// versions other pages leave out, `docs::page::history_for`); a reload asks for it again.
+    #[serde(default)]
+    pub agent: Option<String>,
 }
 
 /// A moment of the past: after which event, when that was, and the last event there is now.
@@ -48,7 +52,8 @@ pub struct OlderPage {
 /// Where the server takes snapshots from; provided as a context by the server binary.
 #[cfg(feature = "ssr")]
 pub trait SnapshotSource: Send + Sync + 'static {
-    fn snapshot(&self) -> Snapshot;
+    /// The live documents a page starts from; with the whole history of `agent` on its page.
+    fn snapshot(&self, agent: Option<String>) -> Snapshot;
 
     /// The documents as they were at `at` (an event id or a time), read-only.
     fn snapshot_at(
@@ -66,12 +71,14 @@ pub trait SnapshotSource: Send + Sync + 'static {
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<OlderPage, String>> + Send>>;
 }
 
+/// The live documents a page starts from; on an agent's page (`agent`, its id), with its whole
+/// history.
 #[server]
-pub async fn get_snapshot() -> Result<Snapshot, ServerFnError> {
+pub async fn get_snapshot(agent: Option<String>) -> Result<Snapshot, ServerFnError> {
     use std::sync::Arc;
     let source = use_context::<Arc<dyn SnapshotSource>>()
         .ok_or_else(|| ServerFnError::new("the server provided no snapshot source"))?;
-    Ok(source.snapshot())
+    Ok(source.snapshot(agent))
 }
 
 /// The documents as they were at `at`: an event id, or a time (the last event then).

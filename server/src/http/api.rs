@@ -55,7 +55,7 @@ pub async fn healthz(
     (status, Json(health))
 }
 
-/// `{docs, lastEventId}`: the snapshot SSR renders from.
+/// `{docs, lastEventId}`: every document (a full replica; a page's snapshot leaves history out).
 pub async fn docs(State(state): State<AppState>) -> Result<Json<DocsResponse>, AppError> {
     let (docs, last_event_id) = state.store.docs_with_threads(None).await?;
     Ok(Json(DocsResponse {

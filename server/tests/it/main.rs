@@ -36,6 +36,7 @@ mod mailbox;
 mod mailbox_lock;
 mod names;
 mod one_process;
+mod page_snapshot;
 mod permissions;
 mod portable;
 mod protocol;

@@ -128,3 +128,33 @@ pub fn oldest_held(docs: &Docs, owner_id: &str) -> (i64, u64) {
         .min()
         .unwrap_or((i64::MAX, u64::MAX))
 }
+
+/// What a page's snapshot holds besides its threads: every document but the history only an
+/// agent's own page shows. The knowledge versions before each identity's current one, and the
+/// soul versions of the identities in the Hall, stay out; of `agent` (an identity's id, on its
+/// page) everything is in. What stays out is never read by the reducer (it reads each
+/// identity's current knowledge version, and a seat's souls only to give them an owner), so
+/// the replica applies every event as the server does.
+pub fn history_for(docs: Docs, agent: Option<&str>) -> Docs {
+    let seated: std::collections::HashSet<String> = super::identities(&docs)
+        .map(AgentIdentity::stable_id)
+        .collect();
+    let current: HashMap<String, u32> = super::identities(&docs)
+        .chain(super::hall(&docs))
+        .map(|d| (d.stable_id(), d.vault_version))
+        .collect();
+    docs.into_iter()
+        .filter(|(_, d)| match d {
+            Doc::Vault(v) => {
+                agent == Some(v.identity_id.as_str())
+                    || current.get(&v.identity_id) == Some(&v.version)
+            }
+            // Unowned souls (older data) are a seat's: kept with it.
+            Doc::Soul(s) => s
+                .identity_id
+                .as_ref()
+                .is_none_or(|owner| seated.contains(owner) || agent == Some(owner.as_str())),
+            _ => true,
+        })
+        .collect()
+}

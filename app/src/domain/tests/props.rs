@@ -261,6 +261,41 @@ proptest! {
         }
     }
 
+    /// A page's snapshot leaves history out (`page::history_for`: old knowledge versions,
+    /// the Hall's soul versions), yet the replica it starts applies every later event as the
+    /// server does: every other document, and each identity's current knowledge, come out the
+    /// same.
+    #[test]
+    fn a_replica_without_the_history_applies_every_event_as_the_server_does(
+        events in log(),
+        cut in any::<prop::sample::Index>(),
+    ) {
+        let at = cut.index(events.len() + 1);
+        let page = crate::domain::docs::page::history_for(
+            through_json(&replay(&Docs::new(), &events[..at])),
+            None,
+        );
+        let replica = replay(&page, &events[at..]);
+        let server = replay(&Docs::new(), &events);
+        let without_history = |docs: &Docs| -> Docs {
+            docs.iter()
+                .filter(|(_, d)| !matches!(d, Doc::Soul(_) | Doc::Vault(_)))
+                .map(|(k, d)| (k.clone(), d.clone()))
+                .collect()
+        };
+        prop_assert_eq!(without_history(&replica), without_history(&server));
+        let current = |docs: &Docs| -> Vec<Doc> {
+            identities(docs)
+                .chain(crate::domain::docs::hall(docs))
+                .filter_map(|d| {
+                    docs.get(&crate::domain::docs::vault_doc_id(&d.stable_id(), d.vault_version))
+                        .cloned()
+                })
+                .collect()
+        };
+        prop_assert_eq!(current(&replica), current(&server));
+    }
+
     #[test]
     fn snapshot_at_any_prefix_plus_suffix_equals_full_replay(events in log(), cut in any::<prop::sample::Index>()) {
         let at = cut.index(events.len() + 1);

@@ -29,7 +29,11 @@ const PAGE: usize = 50;
 
 #[component]
 pub fn AgentPage() -> impl IntoView {
-    let snapshot = Resource::new(|| (), |_| get_snapshot());
+    let params = use_params_map();
+    let id = Memo::new(move |_| params.with(|p| p.get("id").unwrap_or_default()));
+    // With this identity's whole history (its soul and knowledge versions), which the grid's
+    // snapshot leaves out: a link to another identity's page loads that one's.
+    let snapshot = Resource::new(move || id.get(), |id| get_snapshot(Some(id)));
     view! {
         <Transition fallback=|| view! { <p class="loading">"Loading…"</p> }>
             <ErrorBoundary fallback=|errors| view! {
@@ -48,14 +52,12 @@ pub fn AgentPage() -> impl IntoView {
     }
 }
 
-/// The replica, once; the page of whichever identity the address names (a link from one
-/// agent's lineage to another's changes only the id).
+/// The replica of the identity's page, and its life.
 #[component]
 fn Lives(snapshot: Snapshot) -> impl IntoView {
+    let id = snapshot.agent.clone().unwrap_or_default();
     provide_live(snapshot);
-    let params = use_params_map();
-    let id = Memo::new(move |_| params.with(|p| p.get("id").unwrap_or_default()));
-    move || view! { <AgentLife id=id.get()/> }
+    view! { <AgentLife id=id/> }
 }
 
 #[component]
