@@ -30,7 +30,7 @@ pub struct AppState {
     /// Which Claude command runs the agents, as shown in the UI and `/healthz`.
     pub claude_label: Arc<str>,
     /// What the event streams did (subscribers caught up from the store after lagging).
-    pub sse: Arc<crate::http::sse::SseStats>,
+    pub sse: Arc<SseStats>,
     /// Answers of requests sent with an `Idempotency-Key`.
     pub idempotency: Arc<crate::http::idempotency::Idempotency>,
     /// This server's hold on its data directory (one server per directory).
@@ -137,4 +137,13 @@ impl FromRef<AppState> for LeptosOptions {
     fn from_ref(state: &AppState) -> Self {
         state.leptos_options.clone()
     }
+}
+
+/// What the event streams did, for the log and for tests.
+#[derive(Debug, Default)]
+pub struct SseStats {
+    /// Times a subscriber fell behind the live stream and was caught up from the store.
+    pub caught_up: std::sync::atomic::AtomicU64,
+    /// Live streams now.
+    pub subscribers: std::sync::atomic::AtomicUsize,
 }

@@ -13,8 +13,7 @@
 //! little later. A console's few tabs never come near it, so an event there goes out at once.
 
 use std::convert::Infallible;
-use std::sync::atomic::AtomicUsize;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -79,14 +78,7 @@ pub async fn events(
         .into_response())
 }
 
-/// What the event streams did, for the log and for tests.
-#[derive(Debug, Default)]
-pub struct SseStats {
-    /// Times a subscriber fell behind the live stream and was caught up from the store.
-    pub caught_up: AtomicU64,
-    /// Live streams now.
-    pub subscribers: AtomicUsize,
-}
+pub use crate::state::SseStats;
 
 /// One stream's view of the load: how many live events it gets a second (counted over windows
 /// of [`WINDOW`]) times how many streams there are, and when it last wrote.

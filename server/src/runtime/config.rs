@@ -4,8 +4,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::permissions::PermissionMode;
-use super::prompts::Names;
 use crate::clock::parse_duration;
 
 /// How agents are run: what the runtime was started with (the settings, as the flags give
@@ -53,7 +51,7 @@ pub struct AgentSettings {
     /// `auto`, a cgroup per agent process where the machine has a writable cgroup v2
     /// hierarchy, else a scan of `/proc` at each stop; `scan`, the scan only.
     #[arg(long, env = "SOULGRID_CONTAINMENT", value_enum, default_value = "auto")]
-    pub containment: super::contain::Mode,
+    pub containment: crate::runtime::process::contain::Mode,
 
     /// An event the runtime cannot store is tried again for this long; then the agent whose
     /// output it was is stopped and its seat says so.
@@ -114,4 +112,22 @@ fn which(name: &str) -> Option<PathBuf> {
             .map(|p| p.join(name))
             .find(|p| p.is_file())
     })
+}
+
+/// The names a prompt is filled with.
+#[derive(Clone, Debug)]
+pub struct Names {
+    pub human: String,
+    pub lead: String,
+}
+
+/// How agents' tool calls are approved.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum PermissionMode {
+    /// The CLI's own rules decide (`--claude-args`, e.g. `--permission-mode acceptEdits`);
+    /// what they do not allow is refused without asking anyone.
+    #[default]
+    Auto,
+    /// Whatever the rules do not allow is asked in the UI.
+    Ui,
 }

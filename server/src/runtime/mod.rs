@@ -2,38 +2,19 @@
 //! for the lead. The server owns them: it starts them for SUMMON and WAKE, delivers messages on
 //! their stdin and turns their stdout into events. Liveness comes from here.
 
-mod agent_fs;
+// The rooms: each holds one concern; the rules between them are in docs/ARCHITECTURE.md and
+// checked by `scripts/rooms.sh`.
 mod background;
-mod commits;
 mod config;
-pub mod contain;
-mod fork;
-mod git;
-mod group;
-mod hall;
-mod inbox_watch;
-mod jobs;
-mod knowing;
-mod lifecycle;
-pub mod lines;
+mod folder;
 mod mail;
-mod outgoing;
-mod owner;
-mod permissions;
-mod pipes;
 pub mod process;
 pub mod prompts;
-pub mod protocol;
 pub mod quest;
-mod quest_watch;
-mod replies;
-mod requests;
-mod state_file;
-mod stdout;
-mod supervisor;
-mod table;
-pub mod turn;
-mod vault;
+mod team;
+
+// The runtime's public modules, where the rest of the server reads them.
+pub use process::{contain, lines, outgoing, protocol, turn};
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
@@ -50,17 +31,17 @@ use crate::mailbox::Mailboxes;
 use crate::session::Session;
 use crate::store::{Store, StoreError};
 pub use config::{AgentSettings, RuntimeConfig};
-pub use fork::ForkError;
-pub use hall::HallError;
-pub use mail::TellError;
-pub use outgoing::{Mail, Outgoing};
-pub use permissions::{human_duration, DecideError, PermissionMode};
-use process::Spec;
+pub use folder::knowledge::EditError;
+pub use mail::postman::TellError;
+pub use process::outgoing::{Mail, Outgoing};
+use process::spawn::Spec;
+use process::table::Table;
 use prompts::Names;
+pub use quest::watch::QuestEditError;
 pub use quest::QuestStartError;
-pub use quest_watch::QuestEditError;
-use table::Table;
-pub use vault::EditError;
+pub use team::fork::ForkError;
+pub use team::hall::HallError;
+pub use team::permissions::{human_duration, DecideError, PermissionMode};
 
 pub use app::contract::Delivery;
 
@@ -163,7 +144,7 @@ struct Inner {
     /// The projections' file work (the human's inbox, `_state.md`), at the lowest priority.
     background: background::Background,
     /// Seats summoned for a quest stage, until their newcomer has a name.
-    joining: Mutex<std::collections::HashMap<Seat, quest_watch::Joining>>,
+    joining: Mutex<std::collections::HashMap<Seat, quest::watch::Joining>>,
     /// Quest and job markers, carried out one at a time in the order they were written (by
     /// the task `watch_quests` starts, which takes the receiver).
     quest_queue: tokio::sync::mpsc::UnboundedSender<quest::QuestRequest>,
@@ -335,7 +316,7 @@ impl Runtime {
             return Err(RuntimeError::NotWorking(seat));
         }
         let request_id = format!("interrupt-{}", uuid::Uuid::new_v4().simple());
-        self.record(vec![process::process_event(
+        self.record(vec![process::spawn::process_event(
             seat,
             ProcessState::Running,
             Some("interrupting…".into()),

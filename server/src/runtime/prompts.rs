@@ -25,12 +25,7 @@ const PROCESSES: [(&str, &str); 2] = [
     ),
 ];
 
-/// The names a prompt is filled with.
-#[derive(Clone, Debug)]
-pub struct Names {
-    pub human: String,
-    pub lead: String,
-}
+pub use crate::runtime::config::Names;
 
 fn template(data_dir: &Path, file: &str, builtin: &'static str) -> String {
     let path = data_dir.join("prompts").join(file);

@@ -43,6 +43,7 @@ mod protocol;
 mod provenance;
 mod quests;
 mod restart;
+mod rooms;
 mod router;
 mod runtime;
 mod sse;

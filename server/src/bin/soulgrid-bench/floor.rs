@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use crate::page::sim;
+use crate::serve::sim;
 use soulgrid::runtime::protocol::user_message;
 
 use crate::serve::message;

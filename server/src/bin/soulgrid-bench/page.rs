@@ -1,20 +1,13 @@
 //! P6: the page. Server-side rendering of a full team with long threads, and the size of the
 //! wasm the browser downloads (its time to hydrate is measured in Chromium: `browser.rs`).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use app::domain::events::EventKind;
 
 use crate::serve::{request, serve_sim, stop, until};
 use crate::table::{thousands, Row, Spread};
-
-/// The simulated CLI beside this program.
-pub fn sim() -> PathBuf {
-    std::env::current_exe()
-        .unwrap()
-        .with_file_name("soulgrid-sim")
-}
 
 /// Nine agents (a summoned team and its lead), `per` messages in each one's thread, then
 /// `GET /` timed, whole response read, on a fresh connection each time.

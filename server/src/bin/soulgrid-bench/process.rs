@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use app::domain::events::{Event, EventKind};
 
-use crate::page::sim;
+use crate::serve::sim;
 use crate::serve::{now_micros, request, serve_sim, stop, until, watch};
 use crate::table::{thousands, Row, Spread};
 

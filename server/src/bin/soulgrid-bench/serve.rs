@@ -89,7 +89,7 @@ pub async fn serve(data_dir: &Path, extra: &[&str]) -> (AppState, u16) {
 /// A server as [`serve`] makes one, whose agents are the simulated CLI beside this program
 /// (and sleep at once: no distil turn).
 pub fn serve_sim(rt: &tokio::runtime::Runtime, data_dir: &Path) -> (AppState, u16) {
-    let sim = crate::page::sim().display().to_string();
+    let sim = sim().display().to_string();
     rt.block_on(serve(
         data_dir,
         &["--claude-cmd", &sim, "--distill-timeout", "0s"],
@@ -210,4 +210,11 @@ pub async fn until(limit: Duration, mut ready: impl AsyncFnMut() -> bool) -> boo
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     false
+}
+
+/// The simulated CLI beside this program.
+pub fn sim() -> std::path::PathBuf {
+    std::env::current_exe()
+        .unwrap()
+        .with_file_name("soulgrid-sim")
 }

@@ -9,56 +9,18 @@ use app::domain::docs::{identity, ArtifactKind, QuestStatus, StageAgent, StageDo
 use app::domain::events::EventKind;
 use app::domain::quest::prompts::{brief, Member};
 use app::domain::quest::{quest, running_quest};
-use app::domain::{agent_seats, Seat, LEAD_SEAT};
+use app::domain::{agent_seats, LEAD_SEAT};
 
+pub(in crate::runtime) mod jobs;
 mod stage;
+pub(in crate::runtime) mod watch;
 
-use super::{uuid22, Outgoing, Runtime};
+use crate::runtime::uuid22;
+use crate::runtime::Outgoing;
+use crate::runtime::Runtime;
 use crate::store::StoreError;
 
-/// What an agent asks of a quest or the job board with a marker.
-#[derive(Clone, Debug, PartialEq)]
-pub enum QuestRequest {
-    /// The lead's plan: a template, and per stage the agents by name.
-    Plan {
-        template: String,
-        stages: Vec<Vec<String>>,
-    },
-    StageNext {
-        summon: Vec<String>,
-        dismiss: Vec<String>,
-    },
-    Report {
-        title: String,
-        body: String,
-    },
-    Finding {
-        seat: Seat,
-        from: String,
-        title: String,
-        body: String,
-        severity: Option<String>,
-    },
-    StageDone {
-        seat: Seat,
-        from: String,
-    },
-    PostJob {
-        title: String,
-        text: String,
-    },
-    Claim {
-        seat: Seat,
-        from: String,
-        job: String,
-    },
-    JobDone {
-        seat: Seat,
-        from: String,
-        job: String,
-        result: String,
-    },
-}
+pub use crate::runtime::process::turn::QuestRequest;
 
 /// Why a quest cannot be started.
 #[derive(Debug, thiserror::Error)]
@@ -138,7 +100,7 @@ impl Runtime {
         })
     }
 
-    pub(super) async fn brief_lead(&self, quest_id: &str) {
+    pub(in crate::runtime) async fn brief_lead(&self, quest_id: &str) {
         let Some(q) = self.store().with_docs(|d| quest(d, quest_id).cloned()) else {
             return;
         };
@@ -148,14 +110,14 @@ impl Runtime {
     }
 
     /// Tells the lead (a plan or a move it asked for could not be done, and why).
-    pub(super) async fn tell_lead(&self, line: &str, why: &str) {
+    pub(in crate::runtime) async fn tell_lead(&self, line: &str, why: &str) {
         self.lead_marker_error(line, why).await;
         let text = format!("[message from Soulgrid]\nYour {line} was not done: {why}.");
         self.deliver(LEAD_SEAT, Outgoing::text(text)).await;
     }
 
     /// Carries out a quest or job marker.
-    pub(super) async fn quest_request(&self, r: QuestRequest) {
+    pub(in crate::runtime) async fn quest_request(&self, r: QuestRequest) {
         match r {
             QuestRequest::Plan { template, stages } => self.plan(&template, stages).await,
             QuestRequest::StageNext { summon, dismiss } => self.stage_next(summon, dismiss).await,

@@ -8,7 +8,9 @@ use app::domain::quest::prompts::{review, stage_artifact, stage_prompt};
 use app::domain::quest::{findings_of, latest_artifacts, quest, running_quest, stage_of};
 use app::domain::{Seat, LEAD_SEAT};
 
-use super::super::{uuid22, Outgoing, Runtime};
+use crate::runtime::uuid22;
+use crate::runtime::Outgoing;
+use crate::runtime::Runtime;
 
 impl Runtime {
     /// Moves the quest to stage `index` and gives each of its agents the stage prompt (woken

@@ -1,0 +1,217 @@
+//! The knowledge vault between an agent's folder and the store. The store is the record: the
+//! folder's `knowledge/` is captured into a new version whenever it changed (at every
+//! work-state transition, after the distil turn before a process stops), and is made equal to
+//! the identity's current version before a process starts there (a folder lost, edited by
+//! hand or left by the seat's previous occupant never changes what the identity knows).
+
+use std::path::Path;
+
+use app::domain::docs::{identity, identity_by_id, Author, Docs, VaultFiles};
+use app::domain::events::EventKind;
+use app::domain::vault::{vault_of, within_limits};
+use app::domain::Seat;
+
+use crate::runtime::folder::agent_fs::{read_vault, restore_vault};
+use crate::runtime::Runtime;
+use crate::store::Store;
+
+/// A capture of a folder's vault.
+#[derive(Debug, Default)]
+pub struct Captured {
+    /// `vault_saved`, when the folder differs from the identity's current version.
+    pub event: Option<EventKind>,
+    /// What was not kept, and why, in words for the agent and the human.
+    pub problems: Vec<String>,
+}
+
+/// The current vault of the identity `id`, from the store.
+pub fn current(docs: &Docs, id: &str) -> VaultFiles {
+    identity_by_id(docs, id)
+        .and_then(|who| vault_of(docs, id, who.vault_version))
+        .map(|v| v.files.clone())
+        .unwrap_or_default()
+}
+
+/// Reads `dir`'s vault for the identity `id`.
+pub fn capture(dir: &Path, store: &Store, id: &str, reason: &str) -> Captured {
+    let (files, skipped) = match read_vault(dir) {
+        Ok(read) => read,
+        Err(e) => {
+            return Captured {
+                event: None,
+                problems: vec![format!("the knowledge folder could not be read: {e}")],
+            }
+        }
+    };
+    let (kept, errors) = within_limits(files);
+    let mut problems: Vec<String> = skipped
+        .files
+        .into_iter()
+        .map(|(path, why)| format!("knowledge/{path}: {why}"))
+        .collect();
+    problems.extend(errors.into_iter().map(|e| format!("knowledge: {e}")));
+    let before = store.with_docs(|d| current(d, id));
+    let event = (kept != before).then(|| EventKind::VaultSaved {
+        identity_id: id.to_string(),
+        author: Author::Agent,
+        author_name: None,
+        reason: Some(reason.to_string()),
+        files: kept,
+    });
+    Captured { event, problems }
+}
+
+/// What a process needs to know of its folder.
+#[derive(Clone, Debug, Default)]
+pub struct Folder {
+    /// The stable id of the identity in the seat.
+    pub identity: Option<String>,
+    /// The folder repository's `HEAD` when the process started: commits after it are new.
+    pub head: Option<String>,
+}
+
+impl Runtime {
+    /// Readies `dir` for the identity in `seat`: its vault restored from the store, and a git
+    /// repository. Problems are logged and said on the seat; the process starts anyway.
+    pub(in crate::runtime) async fn prepare_folder(&self, seat: Seat, dir: &Path) -> Folder {
+        let (id, files) = self.store().with_docs(|d| {
+            let id = identity(d, seat).map(|i| i.stable_id());
+            let files = id.as_deref().map(|id| current(d, id)).unwrap_or_default();
+            (id, files)
+        });
+        let _ = std::fs::create_dir_all(dir);
+        let owned = dir.to_path_buf();
+        let restored = tokio::task::spawn_blocking(move || restore_vault(&owned, &files))
+            .await
+            .map_err(std::io::Error::other)
+            .and_then(|r| r);
+        if let Err(e) = restored {
+            tracing::warn!(seat, error = %e, "the knowledge folder could not be restored");
+            self.record(vec![EventKind::RuntimeError {
+                seat: Some(seat),
+                message: format!("the knowledge folder could not be restored: {e}"),
+            }])
+            .await;
+        }
+        let repo = crate::runtime::folder::git::Repo::new(dir);
+        if let Err(e) = repo.ensure().await {
+            tracing::warn!(seat, error = %e, "the agent folder has no git repository");
+        }
+        Folder {
+            identity: id,
+            head: repo.head().await,
+        }
+    }
+}
+
+/// Why the human's edit of a vault file was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum EditError {
+    #[error("no agent has this id")]
+    NoSuch,
+    #[error(transparent)]
+    Vault(#[from] app::domain::vault::VaultError),
+    #[error("the edit could not be recorded: {0}")]
+    Store(#[from] crate::store::StoreError),
+}
+
+impl Runtime {
+    /// The human writes `text` into `path` of the vault of the identity `id` (empty text
+    /// removes the file): a new version by the human, the file in its folder if it is seated,
+    /// and a message telling the agent, delivered at once if it is awake, else when it wakes.
+    pub async fn edit_knowledge(&self, id: &str, path: &str, text: &str) -> Result<u32, EditError> {
+        use app::domain::vault::{valid_path, within_limits, VaultError};
+        if !valid_path(path) {
+            return Err(VaultError::BadPath(path.to_string()).into());
+        }
+        let (seat, inbox, mut files) = self
+            .store()
+            .with_docs(|d| {
+                let who = identity_by_id(d, id)?;
+                let seat = who.retired_at.is_none().then_some(who.grid_position);
+                Some((seat, who.inbox(), current(d, id)))
+            })
+            .ok_or(EditError::NoSuch)?;
+        match text.is_empty() {
+            true => files.remove(path),
+            false => files.insert(path.to_string(), text.to_string()),
+        };
+        let (kept, mut problems) = within_limits(files.clone());
+        if !problems.is_empty() {
+            return Err(problems.remove(0).into());
+        }
+        let human = self.names().human.clone();
+        self.inner
+            .recorder
+            .record(vec![EventKind::VaultSaved {
+                identity_id: id.to_string(),
+                author: Author::Human,
+                author_name: Some(human.clone()),
+                reason: Some(format!("{path} edited by {human}")),
+                files: kept,
+            }])
+            .await?;
+        let version = self
+            .store()
+            .with_docs(|d| identity_by_id(d, id).map(|w| w.vault_version))
+            .unwrap_or_default();
+        let what = match text.is_empty() {
+            true => format!("{human} removed your knowledge/{path}."),
+            false => format!(
+                "{human} edited your knowledge/{path} (vault version {version}); it now reads:\n\n{}",
+                text.chars().take(4000).collect::<String>()
+            ),
+        };
+        match seat {
+            Some(seat) => {
+                let dir =
+                    crate::runtime::folder::agent_fs::agent_dir(&self.config().data_dir, seat);
+                let (owned, p, t) = (dir, path.to_string(), text.to_string());
+                let written = tokio::task::spawn_blocking(move || match t.is_empty() {
+                    // Relative to the folder, never through a link in the path.
+                    true => crate::fsafe::remove_in(
+                        &owned,
+                        &std::path::Path::new(app::domain::vault::DIR).join(&p),
+                    )
+                    .or_else(|e| match e.kind() {
+                        std::io::ErrorKind::NotFound => Ok(()),
+                        _ => Err(e),
+                    }),
+                    false => crate::runtime::folder::agent_fs::write_file(
+                        &owned.join(app::domain::vault::DIR),
+                        &p,
+                        t.as_bytes(),
+                        0o644,
+                    )
+                    .or_else(|e| {
+                        // No folder yet: the vault is restored when it first starts.
+                        match owned.exists() {
+                            true => Err(e),
+                            false => Ok(()),
+                        }
+                    }),
+                })
+                .await;
+                if let Ok(Err(e)) = written {
+                    tracing::warn!(seat, error = %e, "the edited vault file could not be written");
+                }
+                // As `/api/send` takes it: recorded in its thread, delivered now if it is
+                // awake (else it waits for its wake).
+                if let Err(e) = self.tell_from_human(seat, &what, None).await {
+                    tracing::warn!(seat, error = %e, "the agent could not be told of the edit");
+                }
+            }
+            None => {
+                // In the Hall: the message waits in its inbox for its recall.
+                if let Some(inbox) = inbox {
+                    let (mailboxes, body) = (self.inner.mailboxes.clone(), what);
+                    let _ = tokio::task::spawn_blocking(move || {
+                        mailboxes.send(&human, &inbox, &body, None)
+                    })
+                    .await;
+                }
+            }
+        }
+        Ok(version)
+    }
+}

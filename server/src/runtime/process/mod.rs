@@ -1,0 +1,23 @@
+//! The agents' processes: starting one (`spawn`), its stdin (`pipes`, `outgoing`, `in_flight`),
+//! its stdout turned into events (`supervisor`, `stdout`, `lines`, `protocol`, `turn`), the
+//! distil turn that captures its knowledge before it stops (`capture`), the table of who runs
+//! where (`table`), and what keeps all it starts together (`group`, `contain`).
+//!
+//! Rule: names none of `mail/`, `team/`, `quest/` (what a process's markers ask of them is
+//! carried out by `team::owner` and `team::requests`).
+
+pub(in crate::runtime) mod capture;
+pub mod contain;
+pub(in crate::runtime) mod group;
+pub(in crate::runtime) mod in_flight;
+pub mod lines;
+pub mod outgoing;
+pub(in crate::runtime) mod pipes;
+pub mod protocol;
+pub(in crate::runtime) mod spawn;
+pub(in crate::runtime) mod stdout;
+pub(in crate::runtime) mod supervisor;
+pub(in crate::runtime) mod table;
+pub mod turn;
+
+pub use spawn::STREAM_JSON;

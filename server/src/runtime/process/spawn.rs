@@ -1,0 +1,245 @@
+//! One Claude process: the command it runs with (the protocol flags, its own folder, process
+//! group and temp dirs) and its start. Its supervision is [`crate::runtime::process::supervisor`].
+
+use std::process::Stdio;
+
+use app::domain::events::EventKind;
+use app::domain::process::ProcessState;
+use app::domain::Seat;
+use tokio::process::Command;
+use tokio::sync::mpsc;
+use tokio_util::codec::FramedRead;
+
+use crate::runtime::process::group::Group;
+use crate::runtime::process::lines::LineCodec;
+use crate::runtime::process::protocol;
+use crate::runtime::process::supervisor::{self, Report, Supervisor, Timing};
+use crate::runtime::process::table::{Live, StopSignal};
+use crate::runtime::process::turn::Translator;
+use crate::runtime::Runtime;
+use crate::runtime::RuntimeError;
+
+/// The longest stdout line we read (a tool result can be large); a longer one is skipped.
+pub const MAX_LINE: usize = 32 * 1024 * 1024;
+
+/// How a process is started.
+#[derive(Clone, Debug)]
+pub struct Spec {
+    pub seat: Seat,
+    /// The agent's name, if it has one (a newborn does not).
+    pub name: Option<String>,
+    /// A blank session given the summon letter.
+    pub summoning: bool,
+    pub system_prompt: String,
+    pub first_message: crate::runtime::Outgoing,
+    /// The Claude session to continue (`--resume`) instead of starting a new one.
+    pub resume: Option<String>,
+    /// With `resume`: a new session that starts as a copy of it (`--fork-session`): a fork.
+    pub fork: bool,
+}
+
+pub use crate::runtime::folder::agent_fs::agent_dir;
+
+/// How every Claude process is started: one JSON line per message each way, and each user
+/// message echoed as the CLI takes it (mail is marked read only then).
+pub const STREAM_JSON: [&str; 7] = [
+    "-p",
+    "--input-format",
+    "stream-json",
+    "--output-format",
+    "stream-json",
+    "--verbose",
+    "--replay-user-messages",
+];
+
+pub fn command(rt: &Runtime, spec: &Spec, claude_session: &str) -> Command {
+    let c = rt.config();
+    let mut cmd = Command::new(&c.cmd);
+    cmd.args(STREAM_JSON);
+    cmd.args([
+        if spec.resume.is_some() {
+            "--resume"
+        } else {
+            "--session-id"
+        },
+        claude_session,
+        "--append-system-prompt",
+        &spec.system_prompt,
+    ]);
+    if spec.fork && spec.resume.is_some() {
+        cmd.arg("--fork-session");
+    }
+    if c.agents.permissions == crate::runtime::config::PermissionMode::Ui {
+        cmd.args(["--permission-prompt-tool", "stdio"]);
+    }
+    cmd.args(&c.extra_args);
+    let work = agent_dir(&c.data_dir, spec.seat);
+    let tmp = c.data_dir.join("tmp").join(spec.seat.to_string());
+    let run = c.data_dir.join("run");
+    for dir in [&work, &tmp, &run] {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    cmd.current_dir(&work)
+        .env_remove("CLAUDECODE")
+        .env("CLAUDE_CODE_TMPDIR", &tmp)
+        .env("XDG_RUNTIME_DIR", &run)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    #[cfg(unix)]
+    cmd.process_group(0);
+    cmd
+}
+
+/// A process that runs, and what it takes to supervise it.
+pub struct Started {
+    pub live: Live,
+    pub supervisor: Supervisor,
+    pub reports: mpsc::UnboundedReceiver<Report>,
+}
+
+/// Records `starting`, spawns the process and sends it its first message. A process that
+/// cannot be spawned is recorded as stopped, with why.
+pub async fn spawn(rt: &Runtime, spec: &Spec, stop: StopSignal) -> Result<Started, RuntimeError> {
+    let seat = spec.seat;
+    // Its folder as the store says it should be: the identity's vault, a git repository.
+    let folder = rt
+        .prepare_folder(seat, &agent_dir(&rt.config().data_dir, seat))
+        .await;
+    let claude_session = spec
+        .resume
+        .clone()
+        .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+    rt.record(vec![process_event(
+        seat,
+        ProcessState::Starting,
+        None,
+        Some(claude_session.clone()),
+    )])
+    .await;
+    let place = rt.containment().place(seat);
+    let mut cmd = command(rt, spec, &claude_session);
+    place.prepare(&mut cmd);
+    let child = match cmd.spawn() {
+        Ok(child) => child,
+        Err(source) => {
+            let err = RuntimeError::Spawn {
+                cmd: rt.config().cmd.display().to_string(),
+                source,
+            };
+            let reason = err.to_string();
+            rt.record(vec![
+                process_event(seat, ProcessState::Stopped, Some(reason.clone()), None),
+                EventKind::RuntimeError {
+                    seat: Some(seat),
+                    message: reason,
+                },
+            ])
+            .await;
+            return Err(err);
+        }
+    };
+    tracing::info!(seat, pid = child.id(), session = %claude_session, "agent process started");
+    let (live, supervisor, reports) = supervise(rt, spec, child, stop, (folder, place));
+    if rt.config().agents.permissions == crate::runtime::config::PermissionMode::Ui {
+        let _ = live.stdin.send(protocol::initialize("soulgrid-init")).await;
+    }
+    // A process that does not take its first message is stopped by its supervisor's stop or
+    // watchdogs; the send itself never waits long (the channel is empty).
+    if let Err(e) = rt.send_to(seat, &live, spec.first_message.clone()).await {
+        tracing::warn!(seat, error = %e, "the first message could not be written");
+    }
+    Ok(Started {
+        live,
+        supervisor,
+        reports,
+    })
+}
+
+/// The tasks around a spawned child (stdin writer, stderr drain) and its supervisor.
+fn supervise(
+    rt: &Runtime,
+    spec: &Spec,
+    mut child: tokio::process::Child,
+    stop: StopSignal,
+    (folder, place): (
+        crate::runtime::folder::knowledge::Folder,
+        crate::runtime::process::contain::Place,
+    ),
+) -> (Live, Supervisor, mpsc::UnboundedReceiver<Report>) {
+    let seat = spec.seat;
+    let group = Group::of(&child);
+    let stdin = child.stdin.take().expect("piped stdin");
+    let stdout = child.stdout.take().expect("piped stdout");
+    let stderr = child.stderr.take().expect("piped stderr");
+    let (stdin_tx, stdin_rx) = mpsc::channel::<String>(256);
+    tokio::spawn(crate::runtime::process::pipes::write_stdin(
+        seat, stdin, stdin_rx,
+    ));
+    let live = Live {
+        stdin: stdin_tx,
+        busy: Default::default(),
+        in_flight: Default::default(),
+    };
+    let (reports_tx, reports) = mpsc::unbounded_channel();
+    let supervisor = Supervisor {
+        seat,
+        child,
+        group,
+        lines: FramedRead::new(stdout, LineCodec::new(MAX_LINE)),
+        stderr: tokio::spawn(crate::runtime::process::pipes::drain_stderr(seat, stderr)),
+        live: live.clone(),
+        stop,
+        shutdown: rt.shutdown_token(),
+        translator: Translator::new(seat, spec.name.clone(), spec.summoning)
+            .with_team_names(&rt.names().lead, &rt.names().human),
+        naming: rt.naming(),
+        stop_asked: None,
+        pending: Vec::new(),
+        taken: Vec::new(),
+        recorder: rt.recorder().clone(),
+        reports: reports_tx,
+        resuming: spec.resume.is_some(),
+        timing: Timing {
+            stuck_after: rt.config().agents.stuck_after,
+            idle_timeout: rt.config().agents.idle_timeout,
+            stop_grace: rt.config().agents.stop_grace,
+            distill_timeout: rt.config().agents.distill_timeout,
+        },
+        unrecorded: None,
+        workdir: agent_dir(&rt.config().data_dir, seat),
+        folder,
+        letters: supervisor::Letters {
+            data_dir: rt.config().data_dir.clone(),
+            names: rt.names().clone(),
+        },
+        committer: crate::runtime::folder::commits::Committer::start(
+            seat,
+            crate::runtime::folder::git::History::new(&rt.config().data_dir, seat),
+            rt.recorder().clone(),
+        ),
+        commits_in_turn: 0,
+        place: Some(place),
+    };
+    (live, supervisor, reports)
+}
+
+/// A change of a seat's process state, with nothing else to report.
+pub(in crate::runtime) fn process_event(
+    seat: Seat,
+    state: ProcessState,
+    reason: Option<String>,
+    claude_session_id: Option<String>,
+) -> EventKind {
+    EventKind::AgentProcess {
+        seat,
+        state,
+        reason,
+        claude_session_id,
+        context_tokens: None,
+        cost_usd: None,
+        tool: None,
+        usage: None,
+    }
+}

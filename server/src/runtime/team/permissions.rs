@@ -1,0 +1,166 @@
+//! Permission prompts (`--permissions ui`): agents run with `--permission-prompt-tool stdio`,
+//! so every tool call the CLI's rules do not already allow arrives as a `can_use_tool` control
+//! request. It is recorded as a `permission_request` and waits for the human (Approve / Deny in
+//! the UI, `POST /api/permissions/{id}`), or for the timeout, which denies it. Exactly one answer
+//! is written back to the CLI and recorded as a `permission_decision`.
+
+use std::time::Duration;
+
+use app::domain::docs::request;
+use app::domain::events::EventKind;
+use app::domain::permissions::{updates_for, Decider, Decision, PermissionState};
+
+use crate::runtime::process::protocol;
+use crate::runtime::Runtime;
+
+pub use crate::runtime::config::PermissionMode;
+
+/// Why an answer could not be given.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DecideError {
+    #[error("no permission request {0:?}")]
+    Unknown(String),
+    #[error("the request was already {}", .0.as_str())]
+    Settled(PermissionState),
+    #[error("the request is being answered")]
+    Answering,
+    #[error("the agent that asked is not running any more")]
+    Gone,
+    #[error(
+        "no such rule to remember for this request (see its suggestions); allow it once instead"
+    )]
+    NothingToRemember,
+}
+
+impl Runtime {
+    /// Answers a pending permission request: writes the `control_response` on the asking
+    /// process's stdin and records the decision. The first answer wins; a later one (a second
+    /// tab, the timeout) gets an error and changes nothing.
+    pub async fn decide(
+        &self,
+        request_id: &str,
+        decision: Decision,
+        message: Option<String>,
+        by: Decider,
+        suggestion: Option<usize>,
+    ) -> Result<PermissionState, DecideError> {
+        let doc = self
+            .store()
+            .with_docs(|d| request(d, request_id).cloned())
+            .ok_or_else(|| DecideError::Unknown(request_id.to_string()))?;
+        if !doc.is_pending() {
+            return Err(DecideError::Settled(doc.state));
+        }
+        let updates = match decision {
+            Decision::AllowAlways => {
+                Some(updates_for(&doc, suggestion).ok_or(DecideError::NothingToRemember)?)
+            }
+            _ => None,
+        };
+        if !self.claim_answer(request_id) {
+            return Err(DecideError::Answering);
+        }
+        let answered = self
+            .answer_claimed(&doc, request_id, decision, message, by, suggestion, updates)
+            .await;
+        // Settled (or impossible): the document says so from now on; the claim can go.
+        self.release_answer(request_id);
+        answered
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn answer_claimed(
+        &self,
+        doc: &app::domain::permissions::PermissionDoc,
+        request_id: &str,
+        decision: Decision,
+        message: Option<String>,
+        by: Decider,
+        suggestion: Option<usize>,
+        updates: Option<Vec<serde_json::Value>>,
+    ) -> Result<PermissionState, DecideError> {
+        let stdin = self.table().live(doc.seat).map(|l| l.stdin);
+        let Some(stdin) = stdin else {
+            return Err(DecideError::Gone);
+        };
+        let message = message
+            .map(|m| m.trim().to_string())
+            .filter(|m| !m.is_empty());
+        let line = match decision {
+            Decision::Allow => protocol::allow(request_id, &doc.input),
+            Decision::AllowAlways => protocol::allow_always(
+                request_id,
+                &doc.input,
+                &serde_json::Value::Array(updates.unwrap_or_default()),
+            ),
+            Decision::Deny => protocol::deny(
+                request_id,
+                message
+                    .as_deref()
+                    .unwrap_or("The human denied this tool call."),
+            ),
+        };
+        // Stored before the CLI is told: told first, it can carry the answer out and end its
+        // turn before the decision is stored, and the turn's end would settle the request as
+        // cancelled.
+        tracing::info!(seat = doc.seat, request_id, ?decision, ?by, tool = %doc.tool_name, "permission answered");
+        self.record(vec![EventKind::PermissionDecision {
+            seat: doc.seat,
+            request_id: request_id.to_string(),
+            decision,
+            message,
+            decided_by: by,
+            suggestion: suggestion.filter(|_| decision == Decision::AllowAlways),
+        }])
+        .await;
+        if stdin.send(line).await.is_err() {
+            return Err(DecideError::Gone);
+        }
+        Ok(match decision {
+            Decision::Allow | Decision::AllowAlways => PermissionState::Allowed,
+            Decision::Deny => PermissionState::Denied,
+        })
+    }
+
+    /// Denies `request_id` if nobody has answered it when the timeout runs out.
+    pub(in crate::runtime) fn deny_when_unanswered(&self, request_id: String) {
+        let rt = self.clone();
+        let timeout = self.config().agents.permission_timeout;
+        let shutdown = self.shutdown_token();
+        tokio::spawn(async move {
+            tokio::select! {
+                _ = tokio::time::sleep(timeout) => {}
+                _ = shutdown.cancelled() => return,
+            }
+            let message = format!(
+                "Nobody answered within {}; denied automatically.",
+                human_duration(timeout)
+            );
+            match rt
+                .decide(
+                    &request_id,
+                    Decision::Deny,
+                    Some(message),
+                    Decider::Timeout,
+                    None,
+                )
+                .await
+            {
+                Ok(_) => tracing::warn!(request_id, "permission request timed out: denied"),
+                Err(e) => tracing::debug!(request_id, "timeout found the request settled: {e}"),
+            }
+        });
+    }
+}
+
+/// `90 s`, `5 min`, `1 h 30 min`.
+pub fn human_duration(d: Duration) -> String {
+    let s = d.as_secs();
+    match s {
+        0 => format!("{} ms", d.as_millis()),
+        1..=119 => format!("{s} s"),
+        _ if s < 3600 => format!("{} min", s / 60),
+        _ if s.is_multiple_of(3600) => format!("{} h", s / 3600),
+        _ => format!("{} h {} min", s / 3600, s % 3600 / 60),
+    }
+}
