@@ -2,7 +2,8 @@
 # Every performance figure in one run, on the release build, as one table
 # (docs/PERFORMANCE.md): the browser figures in Chromium first, then soulgrid-bench, which reads them
 # and measures the rest. Timing never fails this command; a figure short of its target is a
-# FAIL row. The table is also written to target/bench/table.md.
+# FAIL row. The table is also written to target/bench/table.md, and (a full run) into
+# docs/PERFORMANCE.md.
 #   scripts/bench.sh            the full run (~5 minutes after the build)
 #   scripts/bench.sh --quick    every figure small: a smoke
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -42,3 +43,30 @@ browser() {
 # A browser run that fails leaves its rows "not run"; the rest is still measured.
 step "browser figures (Chromium, release wasm)" browser || true
 step "soulgrid-bench" bash -c "set -o pipefail; '$bin/soulgrid-bench' ${quick[*]:-} --browser '$out/browser.json' --site-root '$ROOT/$(site_root)' --viewless '$ROOT/target/bench/viewless/viewless.wasm' | tee '$out/table.md'"
+
+# The full run's table goes into docs/PERFORMANCE.md and the README (between their bench
+# markers), with when and at which commit it was measured; a quick run writes nothing there.
+performance_doc() {
+  local doc when commit
+  when="$(date -u '+%Y-%m-%d (%H:%M UTC)')"
+  commit="$(git -C "$ROOT" rev-parse --short HEAD)"
+  git -C "$ROOT" diff --quiet HEAD -- server app frontend || commit="$commit with changes not committed"
+  for doc in "$ROOT/docs/PERFORMANCE.md" "$ROOT/README.md"; do
+    awk -v table="$out/table.md" -v when="$when" -v commit="$commit" '
+      /<!-- bench:begin -->/ {
+        print
+        print "Measured on " when " on this machine (" ENVIRON["BENCH_MACHINE"] "), `make bench` at " commit "."
+        print ""
+        while ((getline line < table) > 0) if (line ~ /^\|/) print line
+        skip = 1
+        next
+      }
+      /<!-- bench:end -->/ { skip = 0 }
+      !skip { print }
+    ' "$doc" > "$doc.new" && mv "$doc.new" "$doc" || return
+  done
+}
+if [ ${#quick[@]} -eq 0 ]; then
+  BENCH_MACHINE="$(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo)" \
+    step "docs/PERFORMANCE.md and README.md: the latest table" performance_doc
+fi
