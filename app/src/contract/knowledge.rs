@@ -71,12 +71,12 @@ pub fn knowledge_view(
     version: Option<u32>,
 ) -> Option<KnowledgeView> {
     use crate::domain::docs::identity_by_id;
-    use crate::domain::vault::{vault_of, vault_versions};
+    use crate::domain::knowledge::{knowledge_at, knowledge_versions};
     let who = identity_by_id(docs, id)?;
     let version = version.unwrap_or(who.vault_version);
     let files = match version {
         0 => Vec::new(),
-        v => vault_of(docs, id, v)?
+        v => knowledge_at(docs, id, v)?
             .files
             .iter()
             .map(|(path, text)| KnowledgeFile {
@@ -88,7 +88,7 @@ pub fn knowledge_view(
     Some(KnowledgeView {
         version,
         files,
-        versions: vault_versions(docs, id)
+        versions: knowledge_versions(docs, id)
             .into_iter()
             .map(|v| KnowledgeVersion {
                 version: v.version,
@@ -106,7 +106,7 @@ pub fn knowledge_view(
 pub fn commits_view(docs: &crate::domain::docs::Docs, id: &str) -> Option<Vec<CommitView>> {
     crate::domain::docs::identity_by_id(docs, id)?;
     Some(
-        crate::domain::vault::commits_of(docs, id)
+        crate::domain::knowledge::commits_of(docs, id)
             .into_iter()
             .map(|c| CommitView {
                 sha: c.sha.clone(),

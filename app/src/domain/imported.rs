@@ -7,7 +7,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
 use super::docs::{
-    AgentIdentity, ClaudeSessionDoc, LedgerDoc, MessageDoc, SoulDoc, VaultDoc, WorkCommitDoc,
+    AgentIdentity, ClaudeSessionDoc, KnowledgeDoc, LedgerDoc, MessageDoc, SoulDoc, WorkCommitDoc,
 };
 use super::fields::take_field;
 
@@ -61,7 +61,7 @@ pub struct Lived {
     pub messages: Vec<MessageDoc>,
     /// Every version of its knowledge vault.
     #[serde(default)]
-    pub vault: Vec<VaultDoc>,
+    pub vault: Vec<KnowledgeDoc>,
     /// Its work commits.
     #[serde(default)]
     pub commits: Vec<WorkCommitDoc>,
@@ -96,7 +96,7 @@ impl Lived {
             ));
         }
         for v in &self.vault {
-            let (_, problems) = super::vault::within_limits(v.files.clone());
+            let (_, problems) = super::knowledge::within_limits(v.files.clone());
             if let Some(p) = problems.first() {
                 return Some(format!("its knowledge version {}: {p}", v.version));
             }

@@ -16,6 +16,7 @@ pub mod docs;
 pub mod events;
 mod fields;
 pub mod imported;
+pub mod knowledge;
 pub mod life;
 pub mod mail;
 pub mod markdown;
@@ -30,7 +31,6 @@ pub mod reducer;
 pub mod state_file;
 pub mod status;
 pub mod time;
-pub mod vault;
 pub mod wake;
 pub mod work_cycle;
 

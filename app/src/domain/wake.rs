@@ -94,8 +94,8 @@ pub fn wake_payload(docs: &Docs, seat: Seat, inbox: &[InboxMessage]) -> Option<W
         None => Vec::new(),
     };
     let inherited = inherited(docs, d.parent_uuid.as_deref(), d.fork_message_id.as_deref());
-    let knowledge = super::vault::vault_of(docs, &d.stable_id(), d.vault_version)
-        .and_then(|v| super::vault::prompt(&v.files, super::vault::PROMPT_BUDGET));
+    let knowledge = super::knowledge::knowledge_at(docs, &d.stable_id(), d.vault_version)
+        .and_then(|v| super::knowledge::prompt(&v.files, super::knowledge::PROMPT_BUDGET));
     Some(WakePayload {
         seat,
         name: d.name.clone().unwrap_or_default(),

@@ -17,7 +17,7 @@ impl From<EditError> for AppError {
     fn from(e: EditError) -> Self {
         match e {
             EditError::NoSuch => AppError::NoSuch(e.to_string()),
-            EditError::Vault(_) => AppError::BadRequest(e.to_string()),
+            EditError::Knowledge(_) => AppError::BadRequest(e.to_string()),
             EditError::Store(s) => AppError::Store(s),
         }
     }

@@ -7,8 +7,8 @@
 use app::domain::docs::{identity_by_id, permissions, souls_of, thread_of, AgentIdentity, Docs};
 use app::domain::events::EventKind;
 use app::domain::imported::{ImportedAgent, Lived};
+use app::domain::knowledge::{commits_of, knowledge_versions};
 use app::domain::life::{children_of, ledger_of, sessions_of};
-use app::domain::vault::{commits_of, vault_versions};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -73,7 +73,7 @@ pub fn bundle(docs: &Docs, id: &str, (team, now): (&str, &crate::clock::Clock)) 
         lived: Lived {
             souls: souls_of(docs, who).into_iter().cloned().collect(),
             messages: thread_of(docs, who).into_iter().cloned().collect(),
-            vault: vault_versions(docs, &id).into_iter().cloned().collect(),
+            vault: knowledge_versions(docs, &id).into_iter().cloned().collect(),
             commits: commits_of(docs, &id).into_iter().cloned().collect(),
             ledger: ledger_of(docs, &id).cloned(),
             sessions: sessions_of(docs, &id).into_iter().cloned().collect(),

@@ -64,7 +64,7 @@ async fn a_vault_survives_a_sleep_and_a_folder_deleted_by_hand() {
     let insights = state.store.with_all_docs(|d| {
         let who = identity(d, 0).unwrap();
         assert_eq!(who.status(), AgentStatus::Sleeping);
-        app::domain::vault::vault_of(d, &id, who.vault_version)
+        app::domain::knowledge::knowledge_at(d, &id, who.vault_version)
             .map(|v| v.files["insights.md"].clone())
     });
     let insights = insights.expect("a vault version after the sleep");
@@ -150,7 +150,7 @@ async fn every_transition_is_one_commit_holding_its_state_file() {
     )
     .await;
     wait_for(&state, "four commits", |d| {
-        app::domain::vault::commits_of(d, &id).len() == 4
+        app::domain::knowledge::commits_of(d, &id).len() == 4
     })
     .await;
     // The server's history of the folder, in its own repository.
@@ -208,7 +208,7 @@ async fn a_hostile_git_config_in_the_folder_holds_up_no_commit_and_no_stop() {
     std::fs::write(&config, text).unwrap();
     send(&router, 0, "SIM_STATE: bootstrap starting").await;
     wait_for(&state, "the transition committed", |d| {
-        app::domain::vault::commits_of(d, &id).len() == 1
+        app::domain::knowledge::commits_of(d, &id).len() == 1
     })
     .await;
     let t = std::time::Instant::now();
@@ -245,7 +245,7 @@ async fn a_turn_commits_at_most_eight_transitions_and_says_so() {
     })
     .await;
     wait_for(&state, "eight commits", |d| {
-        app::domain::vault::commits_of(d, &id).len() == 8
+        app::domain::knowledge::commits_of(d, &id).len() == 8
     })
     .await;
     // The commit task has nothing more queued: still eight once Lyra's next turn is done.
@@ -257,7 +257,7 @@ async fn a_turn_commits_at_most_eight_transitions_and_says_so() {
     })
     .await;
     state.store.with_all_docs(|d| {
-        assert_eq!(app::domain::vault::commits_of(d, &id).len(), 8);
+        assert_eq!(app::domain::knowledge::commits_of(d, &id).len(), 8);
     });
     soulgrid::shut_down(&state).await;
 }
@@ -390,7 +390,7 @@ async fn a_vault_past_its_limits_is_kept_without_what_does_not_fit_and_the_agent
     .await;
     state.store.with_all_docs(|d| {
         let who = identity(d, 0).unwrap();
-        let v = app::domain::vault::vault_of(d, &id, who.vault_version).unwrap();
+        let v = app::domain::knowledge::knowledge_at(d, &id, who.vault_version).unwrap();
         assert!(v.files.contains_key("insights.md"));
         assert!(!v.files.contains_key("huge.md"));
     });

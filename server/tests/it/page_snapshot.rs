@@ -37,7 +37,7 @@ async fn the_grid_carries_current_knowledge_and_seated_souls_and_an_agents_page_
         let lyra_versions = docs
             .values()
             .filter_map(|d| match d {
-                Doc::Vault(v) if v.identity_id == lyra => Some(v.version),
+                Doc::Knowledge(v) if v.identity_id == lyra => Some(v.version),
                 _ => None,
             })
             .collect();

@@ -50,7 +50,7 @@ async fn lived() -> (tempfile::TempDir, soulgrid::state::AppState, axum::Router)
         .await;
     }
     wait_for(&state, "Lyra's commit", |d| {
-        app::domain::vault::commits_of(d, &identity(d, 0).unwrap().stable_id()).len() == 1
+        app::domain::knowledge::commits_of(d, &identity(d, 0).unwrap().stable_id()).len() == 1
     })
     .await;
     (dir, state, router)
@@ -264,7 +264,7 @@ async fn a_soul_bundle_brings_an_agent_into_another_teams_hall_once() {
         assert!(thread(d, 3)
             .iter()
             .any(|m| m.text.contains("eleven strings")));
-        assert!(app::domain::vault::vault_of(d, &id, who.vault_version).is_some());
+        assert!(app::domain::knowledge::knowledge_at(d, &id, who.vault_version).is_some());
     });
     // A bundle that is not one, or tampered with, changes nothing.
     for (bad, why) in [

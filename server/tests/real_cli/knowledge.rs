@@ -65,7 +65,7 @@ async fn what_an_agent_wrote_in_its_vault_reaches_the_model_when_it_wakes() {
     );
     let kept = state.store.with_all_docs(|d| {
         let who = identity(d, 0).unwrap();
-        app::domain::vault::vault_of(d, &who.stable_id(), who.vault_version)
+        app::domain::knowledge::knowledge_at(d, &who.stable_id(), who.vault_version)
             .map(|v| v.files.get("insights.md").cloned().unwrap_or_default())
     });
     assert!(kept.is_some_and(|t| t.contains("VAULT_REMEMBERS_THE_TIDE")));

@@ -9,10 +9,10 @@ use serde_json::Value;
 use super::super::permissions::{PermissionDoc, TYPE_PERMISSION};
 use super::super::Seat;
 use super::{
-    AgentIdentity, ArtifactDoc, ClaudeSessionDoc, FindingDoc, JobDoc, LedgerDoc, MessageDoc,
-    QuestDoc, SoulDoc, VaultDoc, WorkCommitDoc, TYPE_ARTIFACT, TYPE_CLAUDE_SESSION, TYPE_FINDING,
-    TYPE_HALL, TYPE_IDENTITY, TYPE_JOB, TYPE_LEDGER, TYPE_MESSAGE, TYPE_QUEST, TYPE_SOUL,
-    TYPE_VAULT, TYPE_WORK_COMMIT,
+    AgentIdentity, ArtifactDoc, ClaudeSessionDoc, FindingDoc, JobDoc, KnowledgeDoc, LedgerDoc,
+    MessageDoc, QuestDoc, SoulDoc, WorkCommitDoc, TYPE_ARTIFACT, TYPE_CLAUDE_SESSION, TYPE_FINDING,
+    TYPE_HALL, TYPE_IDENTITY, TYPE_JOB, TYPE_KNOWLEDGE, TYPE_LEDGER, TYPE_MESSAGE, TYPE_QUEST,
+    TYPE_SOUL, TYPE_WORK_COMMIT,
 };
 
 /// Declares `Doc` with one variant per known document type (`Box<T> => T` for a boxed one):
@@ -80,7 +80,7 @@ documents! {
     Permission(Box<PermissionDoc> => PermissionDoc) = TYPE_PERMISSION, as_permission;
     Ledger(LedgerDoc => LedgerDoc) = TYPE_LEDGER, as_ledger;
     ClaudeSession(Box<ClaudeSessionDoc> => ClaudeSessionDoc) = TYPE_CLAUDE_SESSION, as_claude_session;
-    Vault(VaultDoc => VaultDoc) = TYPE_VAULT, as_vault;
+    Knowledge(KnowledgeDoc => KnowledgeDoc) = TYPE_KNOWLEDGE, as_knowledge;
     WorkCommit(WorkCommitDoc => WorkCommitDoc) = TYPE_WORK_COMMIT, as_work_commit;
     Quest(Box<QuestDoc> => QuestDoc) = TYPE_QUEST, as_quest;
     Finding(Box<FindingDoc> => FindingDoc) = TYPE_FINDING, as_finding;

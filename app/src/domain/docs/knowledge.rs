@@ -9,15 +9,15 @@ use serde_json::{Map, Value};
 
 use super::super::{Millis, Seat};
 
-pub const TYPE_VAULT: &str = "vault";
+pub const TYPE_KNOWLEDGE: &str = "vault";
 pub const TYPE_WORK_COMMIT: &str = "work-commit";
 
 /// A vault's files: path inside `knowledge/` → text.
-pub type VaultFiles = BTreeMap<String, String>;
+pub type KnowledgeFiles = BTreeMap<String, String>;
 
 /// `vault:{identity}:{version}`; versions are zero-padded so that they sort in order.
-pub fn vault_doc_id(identity: &str, version: u32) -> String {
-    format!("{TYPE_VAULT}:{identity}:{version:06}")
+pub fn knowledge_doc_id(identity: &str, version: u32) -> String {
+    format!("{TYPE_KNOWLEDGE}:{identity}:{version:06}")
 }
 
 /// `work-commit:{sha}`.
@@ -38,7 +38,7 @@ pub enum Author {
 /// One version of an identity's vault: all of it, and which files changed from the one before.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct VaultDoc {
+pub struct KnowledgeDoc {
     #[serde(rename = "_id")]
     pub id: String,
     pub identity_id: String,
@@ -51,7 +51,7 @@ pub struct VaultDoc {
     /// When it was captured: "deep_work", "dismissed", "edited"…
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
-    pub files: VaultFiles,
+    pub files: KnowledgeFiles,
     /// Paths added, changed or removed since the version before.
     #[serde(default)]
     pub changed: Vec<String>,

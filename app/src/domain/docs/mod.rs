@@ -18,8 +18,8 @@ mod quest;
 pub use doc::{commit, Doc, DocWrite, Docs};
 pub use identity::{identity_id, AgentIdentity, Problem, TYPE_HALL, TYPE_IDENTITY};
 pub use knowledge::{
-    vault_doc_id, work_commit_id, Author, VaultDoc, VaultFiles, WorkCommitDoc, TYPE_VAULT,
-    TYPE_WORK_COMMIT,
+    knowledge_doc_id, work_commit_id, Author, KnowledgeDoc, KnowledgeFiles, WorkCommitDoc,
+    TYPE_KNOWLEDGE, TYPE_WORK_COMMIT,
 };
 pub use ledger::{
     claude_session_doc_id, ledger_id, micro_usd, ClaudeSessionDoc, LedgerDoc, TYPE_CLAUDE_SESSION,

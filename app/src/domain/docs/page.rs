@@ -145,7 +145,7 @@ pub fn history_for(docs: Docs, agent: Option<&str>) -> Docs {
         .collect();
     docs.into_iter()
         .filter(|(_, d)| match d {
-            Doc::Vault(v) => {
+            Doc::Knowledge(v) => {
                 agent == Some(v.identity_id.as_str())
                     || current.get(&v.identity_id) == Some(&v.version)
             }

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 mod about;
 mod read;
 
-use super::docs::{ArtifactKind, Author, QuestStatus, Severity, StageDoc, VaultFiles};
+use super::docs::{ArtifactKind, Author, KnowledgeFiles, QuestStatus, Severity, StageDoc};
 use super::permissions::{Decider, Decision};
 use super::process::ProcessState;
 use super::work_cycle::WorkState;
@@ -226,7 +226,7 @@ pub enum EventKind {
         author_name: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         reason: Option<String>,
-        files: VaultFiles,
+        files: KnowledgeFiles,
     },
     /// A commit of an agent's work cycle in its folder (the server's at a validated transition,
     /// or the agent's own).

@@ -156,7 +156,7 @@ fn unowned_souls(docs: &Docs, seat: Seat) -> Vec<&SoulDoc> {
 /// already (seated or in the Hall) is not brought twice.
 pub(super) fn import(w: &mut Writes, event: &Event, a: &super::super::imported::ImportedAgent) {
     use super::super::docs::{
-        claude_session_doc_id, identity_by_id, identity_soul_id, ledger_id, vault_doc_id,
+        claude_session_doc_id, identity_by_id, identity_soul_id, knowledge_doc_id, ledger_id,
         work_commit_id,
     };
     let id = a.identity.stable_id();
@@ -200,8 +200,8 @@ pub(super) fn import(w: &mut Writes, event: &Event, a: &super::super::imported::
     for v in &a.lived.vault {
         let mut v = v.clone();
         v.identity_id = id.clone();
-        v.id = vault_doc_id(&id, v.version);
-        put_new(v.id.clone(), Doc::Vault(v));
+        v.id = knowledge_doc_id(&id, v.version);
+        put_new(v.id.clone(), Doc::Knowledge(v));
     }
     for c in &a.lived.commits {
         let mut c = c.clone();

@@ -2,11 +2,11 @@
 //! (within the vault's limits, whoever wrote the event); a work commit is kept as it was made.
 
 use super::super::docs::{
-    hall_id, identities, vault_doc_id, work_commit_id, AgentIdentity, Author, Doc, VaultDoc,
-    VaultFiles, WorkCommitDoc,
+    hall_id, identities, knowledge_doc_id, work_commit_id, AgentIdentity, Author, Doc,
+    KnowledgeDoc, KnowledgeFiles, WorkCommitDoc,
 };
 use super::super::events::Event;
-use super::super::vault::{changed, vault_of, within_limits};
+use super::super::knowledge::{changed, knowledge_at, within_limits};
 use super::super::Seat;
 use super::writes::Writes;
 
@@ -24,7 +24,7 @@ pub(super) struct Saved<'a> {
     pub author: Author,
     pub author_name: &'a Option<String>,
     pub reason: &'a Option<String>,
-    pub files: &'a VaultFiles,
+    pub files: &'a KnowledgeFiles,
 }
 
 pub(super) fn vault_saved(w: &mut Writes, event: &Event, s: Saved<'_>) {
@@ -32,7 +32,7 @@ pub(super) fn vault_saved(w: &mut Writes, event: &Event, s: Saved<'_>) {
         return;
     };
     let (files, _) = within_limits(s.files.clone());
-    let before = vault_of(w.docs, s.identity_id, who.vault_version)
+    let before = knowledge_at(w.docs, s.identity_id, who.vault_version)
         .map(|v| v.files.clone())
         .unwrap_or_default();
     let changed = changed(&before, &files);
@@ -40,10 +40,10 @@ pub(super) fn vault_saved(w: &mut Writes, event: &Event, s: Saved<'_>) {
         return;
     }
     who.vault_version += 1;
-    let id = vault_doc_id(s.identity_id, who.vault_version);
+    let id = knowledge_doc_id(s.identity_id, who.vault_version);
     w.put(
         id.clone(),
-        Doc::Vault(VaultDoc {
+        Doc::Knowledge(KnowledgeDoc {
             id,
             identity_id: s.identity_id.to_string(),
             version: who.vault_version,

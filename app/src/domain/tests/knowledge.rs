@@ -2,24 +2,24 @@
 //! changed, whoever wrote it, seated or in the Hall), the vault in a prompt within its budget,
 //! and commit subjects that report a work state.
 
-use super::super::docs::{Author, Docs, VaultFiles};
+use super::super::docs::{Author, Docs, KnowledgeFiles};
 use super::super::events::EventKind;
-use super::super::vault::{
-    changed, commit_subject, commits_of, parse_commit_subject, prompt, valid_path, vault_of,
-    vault_versions, within_limits, StateCommit, VaultError, MAX_FILES, MAX_FILE_BYTES,
-    MAX_VAULT_BYTES,
+use super::super::knowledge::{
+    changed, commit_subject, commits_of, knowledge_at, knowledge_versions, parse_commit_subject,
+    prompt, valid_path, within_limits, KnowledgeError, StateCommit, MAX_FILES, MAX_FILE_BYTES,
+    MAX_KNOWLEDGE_BYTES,
 };
 use super::super::wake::{wake_payload, wake_prompt};
 use super::*;
 
-fn files(pairs: &[(&str, &str)]) -> VaultFiles {
+fn files(pairs: &[(&str, &str)]) -> KnowledgeFiles {
     pairs
         .iter()
         .map(|(p, t)| (p.to_string(), t.to_string()))
         .collect()
 }
 
-fn saved(id: &str, author: Author, f: VaultFiles) -> EventKind {
+fn saved(id: &str, author: Author, f: KnowledgeFiles) -> EventKind {
     EventKind::VaultSaved {
         identity_id: id.into(),
         author,
@@ -72,19 +72,22 @@ fn a_vault_keeps_what_fits_and_says_why_the_rest_does_not() {
     ]));
     assert_eq!(kept, files(&[("a.md", "fine")]));
     assert_eq!(problems.len(), 2);
-    assert!(matches!(&problems[0], VaultError::BadPath(p) if p == "../c.md"));
-    assert!(matches!(&problems[1], VaultError::FileTooLarge { path, .. } if path == "b.md"));
+    assert!(matches!(&problems[0], KnowledgeError::BadPath(p) if p == "../c.md"));
+    assert!(matches!(&problems[1], KnowledgeError::FileTooLarge { path, .. } if path == "b.md"));
     assert!(problems[1].to_string().contains("b.md"));
 
     // The whole vault and the number of files are bounded too.
     let half = "y".repeat(MAX_FILE_BYTES);
-    let many: VaultFiles = (0..(MAX_VAULT_BYTES / MAX_FILE_BYTES + 1))
+    let many: KnowledgeFiles = (0..(MAX_KNOWLEDGE_BYTES / MAX_FILE_BYTES + 1))
         .map(|i| (format!("f{i}.md"), half.clone()))
         .collect();
     let (kept, problems) = within_limits(many);
-    assert_eq!(kept.len(), MAX_VAULT_BYTES / MAX_FILE_BYTES);
-    assert!(matches!(&problems[..], [VaultError::VaultTooLarge { .. }]));
-    let lots: VaultFiles = (0..MAX_FILES + 2)
+    assert_eq!(kept.len(), MAX_KNOWLEDGE_BYTES / MAX_FILE_BYTES);
+    assert!(matches!(
+        &problems[..],
+        [KnowledgeError::KnowledgeTooLarge { .. }]
+    ));
+    let lots: KnowledgeFiles = (0..MAX_FILES + 2)
         .map(|i| (format!("n{i:03}.md"), "z".into()))
         .collect();
     let (kept, problems) = within_limits(lots);
@@ -101,7 +104,7 @@ fn changed_lists_added_changed_and_removed_paths() {
 
 #[test]
 fn a_vault_goes_into_a_prompt_whole_or_by_first_lines_past_the_budget() {
-    assert_eq!(prompt(&VaultFiles::new(), 100), None);
+    assert_eq!(prompt(&KnowledgeFiles::new(), 100), None);
     let small = files(&[("insights.md", "the parser is LL(1)\nsecond line")]);
     let p = prompt(&small, 1000).unwrap();
     assert!(p.contains("## knowledge/insights.md") && p.contains("second line"));
@@ -166,9 +169,9 @@ fn a_saved_vault_is_a_new_version_only_when_something_changed() {
     );
     v2.insert("../escape.md".into(), "never kept".into());
     run(&mut docs, &[ev(5, 4, saved("lyra-id", Author::Human, v2))]);
-    let versions = vault_versions(&docs, "lyra-id");
+    let versions = knowledge_versions(&docs, "lyra-id");
     assert_eq!(versions.len(), 2);
-    let last = vault_of(&docs, "lyra-id", 2).unwrap();
+    let last = knowledge_at(&docs, "lyra-id", 2).unwrap();
     assert_eq!(last.author, Author::Human);
     assert_eq!(last.author_name.as_deref(), Some("Marcus"));
     assert_eq!(last.changed, ["insights.md"]);
@@ -218,7 +221,10 @@ fn a_retired_identity_keeps_its_vault_and_gets_new_versions_in_the_hall() {
     );
     let retired = super::super::docs::hall(&docs).next().unwrap();
     assert_eq!(retired.vault_version, 2);
-    assert_eq!(vault_of(&docs, "lyra-id", 2).unwrap().files["a.md"], "2");
+    assert_eq!(
+        knowledge_at(&docs, "lyra-id", 2).unwrap().files["a.md"],
+        "2"
+    );
 }
 
 #[test]

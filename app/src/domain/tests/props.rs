@@ -279,7 +279,7 @@ proptest! {
         let server = replay(&Docs::new(), &events);
         let without_history = |docs: &Docs| -> Docs {
             docs.iter()
-                .filter(|(_, d)| !matches!(d, Doc::Soul(_) | Doc::Vault(_)))
+                .filter(|(_, d)| !matches!(d, Doc::Soul(_) | Doc::Knowledge(_)))
                 .map(|(k, d)| (k.clone(), d.clone()))
                 .collect()
         };
@@ -288,7 +288,7 @@ proptest! {
             identities(docs)
                 .chain(crate::domain::docs::hall(docs))
                 .filter_map(|d| {
-                    docs.get(&crate::domain::docs::vault_doc_id(&d.stable_id(), d.vault_version))
+                    docs.get(&crate::domain::docs::knowledge_doc_id(&d.stable_id(), d.vault_version))
                         .cloned()
                 })
                 .collect()

@@ -8,8 +8,8 @@ use leptos::prelude::*;
 use super::super::diff::DiffLines;
 use crate::contract::{commits_view, knowledge_view, KnowledgeEdit, KnowledgeSaved, KnowledgeView};
 use crate::domain::docs::Author;
+use crate::domain::knowledge::knowledge_at;
 use crate::domain::time;
-use crate::domain::vault::vault_of;
 use crate::live::use_live;
 
 #[component]
@@ -208,7 +208,7 @@ fn Versions(id: String, view: Memo<Option<KnowledgeView>>) -> impl IntoView {
         let (a, b) = pair.get()?;
         let files = |v: u32| {
             live.docs.with(|d| {
-                vault_of(d, &id, v)
+                knowledge_at(d, &id, v)
                     .map(|x| x.files.clone())
                     .unwrap_or_default()
             })

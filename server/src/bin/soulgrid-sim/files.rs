@@ -5,7 +5,7 @@ use std::io::Write;
 use serde_json::Value;
 
 /// Appends a line to `knowledge/{file}` in its folder, as an agent writes its vault.
-pub(crate) fn append_vault(file: &str, line: &str) {
+pub(crate) fn append_knowledge(file: &str, line: &str) {
     let _ = std::fs::create_dir_all("knowledge");
     if let Ok(mut f) = std::fs::OpenOptions::new()
         .create(true)

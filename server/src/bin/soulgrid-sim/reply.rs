@@ -4,7 +4,7 @@ use std::io::Write;
 
 use serde_json::{json, Value};
 
-use super::files::{append_vault, between, git_commit, position};
+use super::files::{append_knowledge, between, git_commit, position};
 use super::{Sim, NAMES};
 
 impl Sim {
@@ -118,7 +118,7 @@ impl Sim {
         }
         if input.starts_with("Before you sleep.") {
             let heard = self.heard.clone().unwrap_or_else(|| "nothing yet".into());
-            append_vault(
+            append_knowledge(
                 "insights.md",
                 &format!("- Before sleeping I noted: {heard}"),
             );
@@ -132,7 +132,7 @@ impl Sim {
                 .map(|r| r.trim().to_string())
         };
         if let Some(text) = arg("SIM_LEARN:") {
-            append_vault("insights.md", &format!("- {text}"));
+            append_knowledge("insights.md", &format!("- {text}"));
             return format!("Noted in my vault: {text}");
         }
         if input.contains("SIM_BIG_VAULT") {

@@ -8,8 +8,8 @@ use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Component, Path, PathBuf};
 
-use app::domain::docs::VaultFiles;
-use app::domain::vault::{self, MAX_FILE_BYTES};
+use app::domain::docs::KnowledgeFiles;
+use app::domain::knowledge::{self, MAX_FILE_BYTES};
 
 fn not_a_folder(p: &Path) -> std::io::Error {
     std::io::Error::other(format!("{} is not a folder", p.display()))
@@ -109,18 +109,18 @@ pub struct Skipped {
 }
 
 /// The files of `dir/knowledge/` (one folder deep at most), as the agent left them; a missing
-/// folder is an empty vault. Sizes are not checked here (see `vault::within_limits`), except
+/// folder is an empty vault. Sizes are not checked here (see `knowledge::within_limits`), except
 /// that a file is read no further than a byte past the largest a vault keeps.
-pub fn read_vault(dir: &Path) -> std::io::Result<(VaultFiles, Skipped)> {
-    let root = dir.join(vault::DIR);
-    let mut files = VaultFiles::new();
+pub fn read_knowledge(dir: &Path) -> std::io::Result<(KnowledgeFiles, Skipped)> {
+    let root = dir.join(knowledge::DIR);
+    let mut files = KnowledgeFiles::new();
     let mut skipped = Skipped::default();
     match std::fs::symlink_metadata(&root) {
         Ok(m) if m.is_dir() => {}
         Ok(_) => {
             skipped
                 .files
-                .push((vault::DIR.into(), "it is not a folder".into()));
+                .push((knowledge::DIR.into(), "it is not a folder".into()));
             return Ok((files, skipped));
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((files, skipped)),
@@ -140,7 +140,7 @@ pub fn read_vault(dir: &Path) -> std::io::Result<(VaultFiles, Skipped)> {
             if name.starts_with('.') {
                 continue;
             }
-            if !kind.is_file() || !vault::valid_path(&rel) {
+            if !kind.is_file() || !knowledge::valid_path(&rel) {
                 skipped
                     .files
                     .push((rel, "not a vault file (a .md or .txt file)".into()));
@@ -157,7 +157,7 @@ pub fn read_vault(dir: &Path) -> std::io::Result<(VaultFiles, Skipped)> {
             // As listed: every folder on the way opened without following a link (one
             // swapped for a link since the listing is not read through).
             let found =
-                crate::fsafe::read_in(dir, &Path::new(vault::DIR).join(&rel), MAX_FILE_BYTES)?;
+                crate::fsafe::read_in(dir, &Path::new(knowledge::DIR).join(&rel), MAX_FILE_BYTES)?;
             match found {
                 crate::fsafe::Found::Bytes(bytes) => match String::from_utf8(bytes) {
                     Ok(text) => {
@@ -175,14 +175,14 @@ pub fn read_vault(dir: &Path) -> std::io::Result<(VaultFiles, Skipped)> {
 
 /// Makes `dir/knowledge/` hold exactly `files`: each written (never through a link), every
 /// other file there removed (the store holds whatever was captured of it).
-pub fn restore_vault(dir: &Path, files: &VaultFiles) -> std::io::Result<()> {
-    let root = real_folder(dir, Path::new(vault::DIR))?;
-    let (present, _) = read_vault(dir)?;
+pub fn restore_knowledge(dir: &Path, files: &KnowledgeFiles) -> std::io::Result<()> {
+    let root = real_folder(dir, Path::new(knowledge::DIR))?;
+    let (present, _) = read_knowledge(dir)?;
     for path in present.keys().filter(|p| !files.contains_key(*p)) {
         let _ = crate::fsafe::remove_in(&root, Path::new(path));
     }
     for (path, text) in files {
-        if vault::valid_path(path) && present.get(path) != Some(text) {
+        if knowledge::valid_path(path) && present.get(path) != Some(text) {
             write_file(&root, path, text.as_bytes(), 0o644)?;
         }
     }

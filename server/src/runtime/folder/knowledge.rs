@@ -6,12 +6,12 @@
 
 use std::path::Path;
 
-use app::domain::docs::{identity, identity_by_id, Author, Docs, VaultFiles};
+use app::domain::docs::{identity, identity_by_id, Author, Docs, KnowledgeFiles};
 use app::domain::events::EventKind;
-use app::domain::vault::{vault_of, within_limits};
+use app::domain::knowledge::{knowledge_at, within_limits};
 use app::domain::Seat;
 
-use crate::runtime::folder::agent_fs::{read_vault, restore_vault};
+use crate::runtime::folder::agent_fs::{read_knowledge, restore_knowledge};
 use crate::runtime::Runtime;
 use crate::store::Store;
 
@@ -25,16 +25,16 @@ pub struct Captured {
 }
 
 /// The current vault of the identity `id`, from the store.
-pub fn current(docs: &Docs, id: &str) -> VaultFiles {
+pub fn current(docs: &Docs, id: &str) -> KnowledgeFiles {
     identity_by_id(docs, id)
-        .and_then(|who| vault_of(docs, id, who.vault_version))
+        .and_then(|who| knowledge_at(docs, id, who.vault_version))
         .map(|v| v.files.clone())
         .unwrap_or_default()
 }
 
 /// Reads `dir`'s vault for the identity `id`.
 pub fn capture(dir: &Path, store: &Store, id: &str, reason: &str) -> Captured {
-    let (files, skipped) = match read_vault(dir) {
+    let (files, skipped) = match read_knowledge(dir) {
         Ok(read) => read,
         Err(e) => {
             return Captured {
@@ -81,7 +81,7 @@ impl Runtime {
         });
         let _ = std::fs::create_dir_all(dir);
         let owned = dir.to_path_buf();
-        let restored = tokio::task::spawn_blocking(move || restore_vault(&owned, &files))
+        let restored = tokio::task::spawn_blocking(move || restore_knowledge(&owned, &files))
             .await
             .map_err(std::io::Error::other)
             .and_then(|r| r);
@@ -110,7 +110,7 @@ pub enum EditError {
     #[error("no agent has this id")]
     NoSuch,
     #[error(transparent)]
-    Vault(#[from] app::domain::vault::VaultError),
+    Knowledge(#[from] app::domain::knowledge::KnowledgeError),
     #[error("the edit could not be recorded: {0}")]
     Store(#[from] crate::store::StoreError),
 }
@@ -120,9 +120,9 @@ impl Runtime {
     /// removes the file): a new version by the human, the file in its folder if it is seated,
     /// and a message telling the agent, delivered at once if it is awake, else when it wakes.
     pub async fn edit_knowledge(&self, id: &str, path: &str, text: &str) -> Result<u32, EditError> {
-        use app::domain::vault::{valid_path, within_limits, VaultError};
+        use app::domain::knowledge::{valid_path, within_limits, KnowledgeError};
         if !valid_path(path) {
-            return Err(VaultError::BadPath(path.to_string()).into());
+            return Err(KnowledgeError::BadPath(path.to_string()).into());
         }
         let (seat, inbox, mut files) = self
             .store()
@@ -171,14 +171,14 @@ impl Runtime {
                     // Relative to the folder, never through a link in the path.
                     true => crate::fsafe::remove_in(
                         &owned,
-                        &std::path::Path::new(app::domain::vault::DIR).join(&p),
+                        &std::path::Path::new(app::domain::knowledge::DIR).join(&p),
                     )
                     .or_else(|e| match e.kind() {
                         std::io::ErrorKind::NotFound => Ok(()),
                         _ => Err(e),
                     }),
                     false => crate::runtime::folder::agent_fs::write_file(
-                        &owned.join(app::domain::vault::DIR),
+                        &owned.join(app::domain::knowledge::DIR),
                         &p,
                         t.as_bytes(),
                         0o644,

@@ -5,9 +5,9 @@
 use std::time::{Duration, Instant};
 
 use app::domain::events::EventKind;
+use app::domain::knowledge::{commit_subject, parse_commit_subject};
 use app::domain::process::ProcessState;
 use app::domain::state_file::FILE_NAME;
-use app::domain::vault::{commit_subject, parse_commit_subject};
 use app::domain::work_cycle::WorkState;
 use futures::StreamExt;
 
@@ -84,7 +84,7 @@ impl Supervisor {
 
     /// Captures the folder's vault into the store (when it changed). What was not kept is said
     /// on the seat, and (`tell`) to the agent while it can still act on it.
-    pub(in crate::runtime) async fn capture_vault(&mut self, reason: &str, tell: bool) {
+    pub(in crate::runtime) async fn capture_knowledge(&mut self, reason: &str, tell: bool) {
         let Some(id) = self.folder.identity.clone() else {
             return;
         };
@@ -143,7 +143,7 @@ impl Supervisor {
         let Some(id) = self.folder.identity.clone() else {
             return;
         };
-        self.capture_vault(t.state.as_str(), true).await;
+        self.capture_knowledge(t.state.as_str(), true).await;
         self.commits_in_turn += 1;
         if self.commits_in_turn > MAX_COMMITS_PER_TURN {
             if self.commits_in_turn == MAX_COMMITS_PER_TURN + 1 {
@@ -260,7 +260,7 @@ impl Supervisor {
         out.events.extend(events);
         self.record(out.events).await;
         if moved {
-            self.capture_vault("commit", true).await;
+            self.capture_knowledge("commit", true).await;
         }
     }
 }

@@ -228,7 +228,7 @@ impl Supervisor {
                 // A sleep keeps what the agent knows: its distil turn, then its vault.
                 if sleep && self.translator.name().is_some() && !self.translator.is_summoning() {
                     self.distil(&reason, p).await;
-                    self.capture_vault(&reason, false).await;
+                    self.capture_knowledge(&reason, false).await;
                     self.log_logout(&reason);
                 }
                 group::terminate(&mut self.child, self.group, self.timing.stop_grace).await;

@@ -4,14 +4,16 @@
 //! vault goes into a prompt within a budget, and how a commit message reports a work state.
 
 use super::docs::TYPE_WORK_COMMIT;
-use super::docs::{vault_doc_id, Doc, Docs, VaultDoc, VaultFiles, WorkCommitDoc, TYPE_VAULT};
+use super::docs::{
+    knowledge_doc_id, Doc, Docs, KnowledgeDoc, KnowledgeFiles, WorkCommitDoc, TYPE_KNOWLEDGE,
+};
 
 /// The vault's folder inside the agent's folder.
 pub const DIR: &str = "knowledge";
 /// The largest file a vault keeps.
 pub const MAX_FILE_BYTES: usize = 64 * 1024;
 /// The most a whole vault holds.
-pub const MAX_VAULT_BYTES: usize = 256 * 1024;
+pub const MAX_KNOWLEDGE_BYTES: usize = 256 * 1024;
 /// The most files a vault holds.
 pub const MAX_FILES: usize = 64;
 /// The most of a vault's text a prompt carries; past it, names and first lines.
@@ -19,15 +21,15 @@ pub const PROMPT_BUDGET: usize = 24 * 1024;
 
 /// Why (part of) a vault was not kept.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum VaultError {
+pub enum KnowledgeError {
     #[error("{0:?} is not a vault path: a name of letters, digits, '.', '_' and '-' ending in .md or .txt, at most one folder deep")]
     BadPath(String),
     #[error("{path} is {bytes} bytes; a vault file may have {MAX_FILE_BYTES}")]
     FileTooLarge { path: String, bytes: usize },
     #[error(
-        "the vault would hold {bytes} bytes; it may hold {MAX_VAULT_BYTES}, so {path} was left out"
+        "the vault would hold {bytes} bytes; it may hold {MAX_KNOWLEDGE_BYTES}, so {path} was left out"
     )]
-    VaultTooLarge { path: String, bytes: usize },
+    KnowledgeTooLarge { path: String, bytes: usize },
     #[error("the vault may hold {MAX_FILES} files, so {0} was left out")]
     TooManyFiles(String),
 }
@@ -49,22 +51,22 @@ pub fn valid_path(path: &str) -> bool {
 }
 
 /// What of `files` a vault keeps (in path order, until a limit), and why the rest was not.
-pub fn within_limits(files: VaultFiles) -> (VaultFiles, Vec<VaultError>) {
-    let mut kept = VaultFiles::new();
+pub fn within_limits(files: KnowledgeFiles) -> (KnowledgeFiles, Vec<KnowledgeError>) {
+    let mut kept = KnowledgeFiles::new();
     let mut problems = Vec::new();
     let mut total = 0;
     for (path, text) in files {
         if !valid_path(&path) {
-            problems.push(VaultError::BadPath(path));
+            problems.push(KnowledgeError::BadPath(path));
         } else if text.len() > MAX_FILE_BYTES {
-            problems.push(VaultError::FileTooLarge {
+            problems.push(KnowledgeError::FileTooLarge {
                 bytes: text.len(),
                 path,
             });
         } else if kept.len() >= MAX_FILES {
-            problems.push(VaultError::TooManyFiles(path));
-        } else if total + text.len() > MAX_VAULT_BYTES {
-            problems.push(VaultError::VaultTooLarge {
+            problems.push(KnowledgeError::TooManyFiles(path));
+        } else if total + text.len() > MAX_KNOWLEDGE_BYTES {
+            problems.push(KnowledgeError::KnowledgeTooLarge {
                 bytes: total + text.len(),
                 path,
             });
@@ -77,7 +79,7 @@ pub fn within_limits(files: VaultFiles) -> (VaultFiles, Vec<VaultError>) {
 }
 
 /// The paths added, changed or removed from `old` to `new`, in order.
-pub fn changed(old: &VaultFiles, new: &VaultFiles) -> Vec<String> {
+pub fn changed(old: &KnowledgeFiles, new: &KnowledgeFiles) -> Vec<String> {
     let mut paths: Vec<String> = new
         .iter()
         .filter(|(p, t)| old.get(*p) != Some(*t))
@@ -90,7 +92,7 @@ pub fn changed(old: &VaultFiles, new: &VaultFiles) -> Vec<String> {
 
 /// The vault as a prompt section: every file whole when it fits `budget`, else each file's
 /// name and first lines with where to read the rest; `None` for an empty vault.
-pub fn prompt(files: &VaultFiles, budget: usize) -> Option<String> {
+pub fn prompt(files: &KnowledgeFiles, budget: usize) -> Option<String> {
     if files.is_empty() {
         return None;
     }
@@ -115,19 +117,19 @@ pub fn prompt(files: &VaultFiles, budget: usize) -> Option<String> {
 }
 
 /// The current version of `identity`'s vault, if it has one.
-pub fn vault_of<'a>(docs: &'a Docs, identity: &str, version: u32) -> Option<&'a VaultDoc> {
+pub fn knowledge_at<'a>(docs: &'a Docs, identity: &str, version: u32) -> Option<&'a KnowledgeDoc> {
     (version > 0)
-        .then(|| docs.get(&vault_doc_id(identity, version)))
+        .then(|| docs.get(&knowledge_doc_id(identity, version)))
         .flatten()
-        .and_then(Doc::as_vault)
+        .and_then(Doc::as_knowledge)
 }
 
 /// Every version of `identity`'s vault, oldest first.
-pub fn vault_versions<'a>(docs: &'a Docs, identity: &str) -> Vec<&'a VaultDoc> {
-    let from = format!("{TYPE_VAULT}:{identity}:");
-    let to = format!("{TYPE_VAULT}:{identity};");
+pub fn knowledge_versions<'a>(docs: &'a Docs, identity: &str) -> Vec<&'a KnowledgeDoc> {
+    let from = format!("{TYPE_KNOWLEDGE}:{identity}:");
+    let to = format!("{TYPE_KNOWLEDGE}:{identity};");
     docs.range(from..to)
-        .filter_map(|(_, d)| d.as_vault())
+        .filter_map(|(_, d)| d.as_knowledge())
         .collect()
 }
 
