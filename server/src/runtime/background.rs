@@ -13,10 +13,10 @@ use std::time::Duration;
 /// next write. Each write is a temporary file renamed over the old one, which ext4 starts
 /// writing to the disk at once: written for every event, `_state.md` and the human's inbox
 /// took a third of a core while messages flowed (P8, measured with `perf`).
-pub(super) const INTERVAL: Duration = Duration::from_millis(50);
+pub(in crate::runtime) const INTERVAL: Duration = Duration::from_millis(50);
 
 /// Waits out the interval since a projection's last write (`None`: none yet).
-pub(super) async fn after_interval(written: Option<tokio::time::Instant>) {
+pub(in crate::runtime) async fn after_interval(written: Option<tokio::time::Instant>) {
     if let Some(written) = written {
         tokio::time::sleep_until(written + INTERVAL).await;
     }
@@ -26,14 +26,14 @@ type Job = Box<dyn FnOnce() + Send>;
 
 /// The thread; it ends when the last handle is dropped.
 #[derive(Clone)]
-pub(super) struct Background {
+pub(in crate::runtime) struct Background {
     jobs: mpsc::Sender<Job>,
 }
 
 impl Background {
     /// Starts the thread; one that cannot be started leaves every job run on tokio's blocking
     /// pool instead (said once).
-    pub(super) fn start() -> Self {
+    pub(in crate::runtime) fn start() -> Self {
         let (jobs, queue) = mpsc::channel::<Job>();
         let started = std::thread::Builder::new()
             .name("soulgrid-background".into())
@@ -51,7 +51,7 @@ impl Background {
     }
 
     /// Runs `f` on the background thread; `None` if it panicked.
-    pub(super) async fn run<R: Send + 'static>(
+    pub(in crate::runtime) async fn run<R: Send + 'static>(
         &self,
         f: impl FnOnce() -> R + Send + 'static,
     ) -> Option<R> {

@@ -51,7 +51,7 @@ pub struct AgentSettings {
     /// `auto`, a cgroup per agent process where the machine has a writable cgroup v2
     /// hierarchy, else a scan of `/proc` at each stop; `scan`, the scan only.
     #[arg(long, env = "SOULGRID_CONTAINMENT", value_enum, default_value = "auto")]
-    pub containment: crate::runtime::process::contain::Mode,
+    pub containment: ContainmentMode,
 
     /// An event the runtime cannot store is tried again for this long; then the agent whose
     /// output it was is stopped and its seat says so.
@@ -130,4 +130,13 @@ pub enum PermissionMode {
     Auto,
     /// Whatever the rules do not allow is asked in the UI.
     Ui,
+}
+
+/// How agent processes are contained (`--containment`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ContainmentMode {
+    /// A cgroup where the machine has a writable cgroup v2 hierarchy, else the scan.
+    Auto,
+    /// The scan only.
+    Scan,
 }

@@ -6,11 +6,14 @@
 // checked by `scripts/rooms.sh`.
 mod background;
 mod config;
+mod error;
 mod folder;
+mod ids;
 mod mail;
 pub mod process;
 pub mod prompts;
 pub mod quest;
+mod record;
 mod team;
 
 // The runtime's public modules, where the rest of the server reads them.
@@ -29,7 +32,7 @@ use tokio_util::sync::CancellationToken;
 use crate::clock::Clock;
 use crate::mailbox::Mailboxes;
 use crate::session::Session;
-use crate::store::{Store, StoreError};
+use crate::store::Store;
 pub use config::{AgentSettings, RuntimeConfig};
 pub use folder::knowledge::EditError;
 pub use mail::postman::TellError;
@@ -44,81 +47,13 @@ pub use team::hall::HallError;
 pub use team::permissions::{human_duration, DecideError, PermissionMode};
 
 pub use app::contract::Delivery;
-
-/// Why the runtime could not do what it was asked.
-#[derive(Debug, thiserror::Error)]
-pub enum RuntimeError {
-    #[error("seat {0} already has a process (running or starting)")]
-    SeatTaken(Seat),
-    #[error("could not start {cmd}: {source}")]
-    Spawn {
-        cmd: String,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("seat {0} has no running agent")]
-    NotRunning(Seat),
-    #[error("seat {0} is not working on a turn: there is nothing to interrupt")]
-    NotWorking(Seat),
-    #[error("the agent in seat {0} is not taking input: {1}")]
-    NotTakingInput(Seat, String),
-}
-
-/// Appends the runtime's events in the current server session.
-#[derive(Clone)]
-pub struct Recorder {
-    store: Store,
-    session: Arc<Session>,
-    /// How long an append that fails is tried again before the failure is given up on.
-    deadline: Duration,
-    /// The server's one clock (the store's too).
-    clock: Clock,
-}
-
-impl Recorder {
-    /// The server's one clock.
-    pub fn clock(&self) -> &Clock {
-        &self.clock
-    }
-
-    /// Appends events in this session, trying again with backoff until the deadline; the
-    /// error is returned (and logged) only once it has not been stored by then.
-    pub async fn record(&self, events: Vec<EventKind>) -> Result<(), StoreError> {
-        if events.is_empty() {
-            return Ok(());
-        }
-        let deadline = tokio::time::Instant::now() + self.deadline;
-        let mut backoff = Duration::from_millis(50);
-        loop {
-            match self
-                .store
-                .append_all(&self.session.id(), events.clone())
-                .await
-            {
-                Ok(_) => return Ok(()),
-                // Neither comes right by waiting: the store is shut down, or stopped on a disk
-                // that did not confirm a write.
-                Err(e @ (StoreError::Closed | StoreError::NotDurable)) => return Err(e),
-                Err(e) if tokio::time::Instant::now() + backoff < deadline => {
-                    tracing::warn!(error = %e, "recording runtime events failed; trying again");
-                    tokio::time::sleep(backoff).await;
-                    backoff = (backoff * 2).min(Duration::from_secs(2));
-                }
-                Err(e) => {
-                    tracing::error!(error = %e, ?events, "runtime events could not be recorded");
-                    return Err(e);
-                }
-            }
-        }
-    }
-}
+pub use error::RuntimeError;
+pub use ids::uuid22;
+use process::pipes::STDIN_SEND_TIMEOUT;
+pub use record::Recorder;
 
 /// How long a message waits for a process that is starting.
 const START_WAIT: Duration = Duration::from_secs(15);
-
-/// How long writing on an agent's stdin may wait for room (an agent that does not read its
-/// stdin must not hang the sender).
-pub(crate) const STDIN_SEND_TIMEOUT: Duration = Duration::from_secs(5);
 
 #[derive(Clone)]
 pub struct Runtime {
@@ -140,7 +75,7 @@ struct Inner {
     /// Permission requests an answer was claimed for: the first claim answers.
     answered: Mutex<HashSet<String>>,
     /// An inbox changed: the agents' state files may be out of date.
-    inboxes_changed: tokio::sync::Notify,
+    inboxes_changed: Arc<tokio::sync::Notify>,
     /// The projections' file work (the human's inbox, `_state.md`), at the lowest priority.
     background: background::Background,
     /// Seats summoned for a quest stage, until their newcomer has a name.
@@ -184,7 +119,7 @@ impl Runtime {
                     .map(|_| Default::default())
                     .collect(),
                 answered: Mutex::default(),
-                inboxes_changed: tokio::sync::Notify::new(),
+                inboxes_changed: Default::default(),
                 background: background::Background::start(),
                 joining: Mutex::default(),
                 quest_queue,
@@ -250,6 +185,32 @@ impl Runtime {
     /// The server's one clock: ages (eggs, stalled stages, stale jobs) are read on it.
     pub fn clock(&self) -> &Clock {
         self.inner.recorder.clock()
+    }
+
+    /// Starts the task that keeps every agent's `_state.md` current; it ends with the server.
+    pub fn keep_state_files(&self) {
+        folder::state_file::StateFiles {
+            store: self.store().clone(),
+            mailboxes: self.mailboxes().clone(),
+            data_dir: self.config().data_dir.clone(),
+            context_window: self.config().agents.context_window,
+            inboxes_changed: self.inner.inboxes_changed.clone(),
+            background: self.inner.background.clone(),
+            shutdown: self.shutdown_token(),
+        }
+        .start();
+    }
+
+    /// Starts the task that files agents' words in the human's inbox; it ends with the server.
+    pub fn file_replies(&self) {
+        mail::replies::Replies {
+            store: self.store().clone(),
+            mailboxes: self.mailboxes().clone(),
+            human: self.human_inbox(),
+            background: self.inner.background.clone(),
+            shutdown: self.shutdown_token(),
+        }
+        .start();
     }
 
     pub fn config(&self) -> &RuntimeConfig {
@@ -373,18 +334,4 @@ impl Runtime {
             None => Delivery::Queued,
         }
     }
-}
-
-/// A 22-character base64url uuid, as the documents' `uuid` field has it.
-pub fn uuid22() -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-    let bytes = uuid::Uuid::new_v4().into_bytes();
-    let mut bits: u128 = u128::from_be_bytes(bytes);
-    let mut out = [0u8; 22];
-    // 22 digits of 6 bits cover 132 bits; the top 4 are zero.
-    for slot in out.iter_mut().rev() {
-        *slot = ALPHABET[(bits & 63) as usize];
-        bits >>= 6;
-    }
-    String::from_utf8(out.to_vec()).expect("ASCII")
 }

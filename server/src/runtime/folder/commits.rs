@@ -13,7 +13,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::runtime::folder::git::{History, Snapshot};
-use crate::runtime::Recorder;
+use crate::runtime::record::Recorder;
 
 /// The most one commit may take, every git process of it together.
 pub const COMMIT_DEADLINE: Duration = Duration::from_secs(30);

@@ -13,23 +13,41 @@ use app::domain::state_file::{render, Around, FILE_NAME};
 use app::domain::Seat;
 use futures::FutureExt;
 
-use crate::runtime::background;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
+
+use crate::mailbox::Mailboxes;
+use crate::runtime::background::{self, Background};
 use crate::runtime::folder::agent_fs::agent_dir;
 use crate::runtime::folder::agent_fs::write_file;
-use crate::runtime::Runtime;
-use crate::store::PAGE;
+use crate::store::{Store, PAGE};
 
 /// A safety net: inbox changes are signalled by the mail watcher, which can miss one when
 /// inotify is unavailable and it polls.
 const MAIL_RECHECK: Duration = Duration::from_secs(5);
 
-impl Runtime {
+/// The keeper of the state files: what it reads and where it writes.
+pub(in crate::runtime) struct StateFiles {
+    pub store: Store,
+    pub mailboxes: Mailboxes,
+    pub data_dir: PathBuf,
+    pub context_window: u64,
+    /// An inbox changed: the agents' state files may be out of date.
+    pub inboxes_changed: Arc<Notify>,
+    pub background: Background,
+    pub shutdown: CancellationToken,
+}
+
+impl StateFiles {
     /// Starts the task that keeps the state files; it ends with the server.
-    pub fn keep_state_files(&self) {
-        let rt = self.clone();
+    pub fn start(self) {
+        let rt = self;
         // Only a wake-up: what changed is read from the documents.
-        let mut follow = self.store().follow(self.store().last_event_id());
-        let shutdown = self.shutdown_token();
+        let mut follow = rt.store.follow(rt.store.last_event_id());
+        let shutdown = rt.shutdown.clone();
         tokio::spawn(async move {
             let mut kept = Kept::default();
             let mut recheck = tokio::time::interval(MAIL_RECHECK);
@@ -39,7 +57,7 @@ impl Runtime {
                 tokio::select! {
                     _ = shutdown.cancelled() => return,
                     _ = recheck.tick() => kept.mail.clear(),
-                    _ = rt.inner.inboxes_changed.notified() => kept.mail.clear(),
+                    _ = rt.inboxes_changed.notified() => kept.mail.clear(),
                     r = follow.next(PAGE) => if r.is_none() {
                         return;
                     },
@@ -53,7 +71,7 @@ impl Runtime {
                 // What came meanwhile is in this rewrite (a read that fails is tried again at
                 // the next wake-up).
                 while let Some(Ok(_)) = follow.ready(PAGE).await {}
-                if rt.inner.inboxes_changed.notified().now_or_never().is_some() {
+                if rt.inboxes_changed.notified().now_or_never().is_some() {
                     kept.mail.clear();
                 }
             }
@@ -64,7 +82,7 @@ impl Runtime {
     /// written. An inbox is read again only after an inbox changed (the log moving does not
     /// change one).
     async fn write_state_files(&self, kept: &mut Kept) {
-        let seats: Vec<(Seat, String, usize)> = self.store().with_docs(|docs| {
+        let seats: Vec<(Seat, String, usize)> = self.store.with_docs(|docs| {
             identities(docs)
                 .filter(|d| d.status().is_visible())
                 .filter_map(|d| {
@@ -86,10 +104,10 @@ impl Runtime {
                 unread_mail,
                 last_read,
                 pending_permissions: asking,
-                context_window: self.config().agents.context_window,
+                context_window: self.context_window,
             };
             let Some(text) = self
-                .store()
+                .store
                 .with_docs(|d| app::domain::docs::identity(d, seat).map(|i| render(i, &around)))
             else {
                 continue;
@@ -98,10 +116,9 @@ impl Runtime {
                 continue;
             }
             // The folder is the process's to make: no folder, no agent has run there yet.
-            let dir = agent_dir(&self.config().data_dir, seat);
+            let dir = agent_dir(&self.data_dir, seat);
             let bytes = text.clone().into_bytes();
             let wrote = self
-                .inner
                 .background
                 .run(move || {
                     dir.is_dir()
@@ -121,9 +138,8 @@ impl Runtime {
 
     /// What a state file says of an inbox: its unread count and the newest message read.
     async fn read_mail(&self, inbox: String) -> MailSeen {
-        let mailboxes = self.mailboxes().clone();
+        let mailboxes = self.mailboxes.clone();
         let mail = self
-            .inner
             .background
             .run(move || mailboxes.all(&inbox))
             .await

@@ -11,10 +11,10 @@ use app::domain::mail::InboxMessage;
 use app::domain::provenance;
 
 use crate::mailbox::{Filed, MailboxError};
-use crate::runtime::Delivery;
-use crate::runtime::Mail;
-use crate::runtime::Outgoing;
+use crate::runtime::process::outgoing::Mail;
+use crate::runtime::process::outgoing::Outgoing;
 use crate::runtime::Runtime;
+use app::contract::Delivery;
 
 /// Why a message from the human was not taken ([`Runtime::tell_from_human`]).
 #[derive(Debug, thiserror::Error)]

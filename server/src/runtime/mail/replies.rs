@@ -4,9 +4,11 @@
 
 use app::domain::events::{Event, EventKind};
 
-use crate::runtime::background;
-use crate::runtime::Runtime;
-use crate::store::{Batch, StoreError, PAGE};
+use tokio_util::sync::CancellationToken;
+
+use crate::mailbox::Mailboxes;
+use crate::runtime::background::{self, Background};
+use crate::store::{Batch, Store, StoreError, PAGE};
 
 /// Who said what, if the event is an agent's (or the lead's) own words.
 fn said(kind: &EventKind) -> Option<(&str, &str)> {
@@ -24,12 +26,22 @@ fn said(kind: &EventKind) -> Option<(&str, &str)> {
     }
 }
 
-impl Runtime {
+/// The filer of replies: what it follows and where it files.
+pub(in crate::runtime) struct Replies {
+    pub store: Store,
+    pub mailboxes: Mailboxes,
+    /// The human's inbox.
+    pub human: String,
+    pub background: Background,
+    pub shutdown: CancellationToken,
+}
+
+impl Replies {
     /// Starts the task that files agents' words in the human's inbox; it ends with the server.
-    pub fn file_replies(&self) {
-        let rt = self.clone();
-        let mut follow = self.store().follow(self.store().last_event_id());
-        let shutdown = self.shutdown_token();
+    pub fn start(self) {
+        let rt = self;
+        let mut follow = rt.store.follow(rt.store.last_event_id());
+        let shutdown = rt.shutdown.clone();
         tokio::spawn(async move {
             let mut written: Option<tokio::time::Instant> = None;
             loop {
@@ -77,9 +89,8 @@ impl Runtime {
         if replies.is_empty() {
             return;
         }
-        let (mailboxes, human) = (self.mailboxes().clone(), self.human_inbox());
+        let (mailboxes, human) = (self.mailboxes.clone(), self.human.clone());
         let filed = self
-            .inner
             .background
             .run(move || mailboxes.file_read(&human, &replies))
             .await;

@@ -15,13 +15,13 @@ use crate::runtime::folder::agent_fs::{append_line, read_regular};
 use crate::runtime::folder::commits::{Job, MAX_COMMITS_PER_TURN};
 use crate::runtime::folder::git::{FastHead, Repo, Snapshot};
 use crate::runtime::folder::knowledge;
+use crate::runtime::process::pipes::STDIN_SEND_TIMEOUT;
 use crate::runtime::process::protocol;
 use crate::runtime::process::spawn::process_event;
 use crate::runtime::process::supervisor::Batching;
 use crate::runtime::process::supervisor::{Progress, Supervisor};
 use crate::runtime::process::turn::{Output, Transition};
 use crate::runtime::prompts;
-use crate::runtime::STDIN_SEND_TIMEOUT;
 
 /// How long a commit waits for `_state.md` to show the new work state.
 const STATE_FILE_WAIT: Duration = Duration::from_secs(2);

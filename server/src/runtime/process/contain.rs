@@ -25,14 +25,7 @@ use app::domain::Seat;
 /// shell would read the tag as its value.)
 pub const TAG_VAR: &str = "SOULGRID_AGENT_TAG";
 
-/// How agent processes are contained (`--containment`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Mode {
-    /// A cgroup where the machine has a writable cgroup v2 hierarchy, else the scan.
-    Auto,
-    /// The scan only.
-    Scan,
-}
+pub use crate::runtime::config::ContainmentMode as Mode;
 
 /// The server's own cgroup for agents (`…/soulgrid-{pid}`), if it could make one.
 #[derive(Debug)]

@@ -11,11 +11,11 @@ use std::path::Path;
 
 use app::domain::Seat;
 
+use crate::runtime::error::RuntimeError;
+use crate::runtime::process::pipes::STDIN_SEND_TIMEOUT;
 use crate::runtime::process::protocol::{self, MAX_STDIN_LINE};
 use crate::runtime::process::table::Live;
 use crate::runtime::Runtime;
-use crate::runtime::RuntimeError;
-use crate::runtime::STDIN_SEND_TIMEOUT;
 
 /// A user message for an agent.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -54,3 +54,7 @@ pub async fn write_stdin(
         }
     }
 }
+
+/// How long writing on an agent's stdin may wait for room (an agent that does not read its
+/// stdin must not hang the sender).
+pub(crate) const STDIN_SEND_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);

@@ -10,6 +10,7 @@ use tokio::process::Command;
 use tokio::sync::mpsc;
 use tokio_util::codec::FramedRead;
 
+use crate::runtime::error::RuntimeError;
 use crate::runtime::process::group::Group;
 use crate::runtime::process::lines::LineCodec;
 use crate::runtime::process::protocol;
@@ -17,7 +18,6 @@ use crate::runtime::process::supervisor::{self, Report, Supervisor, Timing};
 use crate::runtime::process::table::{Live, StopSignal};
 use crate::runtime::process::turn::Translator;
 use crate::runtime::Runtime;
-use crate::runtime::RuntimeError;
 
 /// The longest stdout line we read (a tool result can be large); a longer one is skipped.
 pub const MAX_LINE: usize = 32 * 1024 * 1024;
@@ -31,7 +31,7 @@ pub struct Spec {
     /// A blank session given the summon letter.
     pub summoning: bool,
     pub system_prompt: String,
-    pub first_message: crate::runtime::Outgoing,
+    pub first_message: crate::runtime::process::outgoing::Outgoing,
     /// The Claude session to continue (`--resume`) instead of starting a new one.
     pub resume: Option<String>,
     /// With `resume`: a new session that starts as a copy of it (`--fork-session`): a fork.

@@ -18,7 +18,7 @@ use crate::runtime::process::group::{self, Group};
 use crate::runtime::process::lines::LineCodec;
 use crate::runtime::process::table::{Live, StopSignal};
 use crate::runtime::process::turn::{LeadRequest, Translator};
-use crate::runtime::Recorder;
+use crate::runtime::record::Recorder;
 
 /// What a supervisor tells its owner while the process runs.
 #[derive(Debug)]

@@ -14,8 +14,8 @@ use app::domain::Seat;
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
+use crate::runtime::error::RuntimeError;
 use crate::runtime::Runtime;
-use crate::runtime::RuntimeError;
 
 /// Asks a process to stop, once; the first reason given is the one recorded. A stop is a kill
 /// (at once) or a sleep (the agent first gets its distil turn); the first request decides.

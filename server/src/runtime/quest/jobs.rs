@@ -9,8 +9,8 @@ use app::domain::provenance::delivered;
 use app::domain::quest::jobs;
 use app::domain::{Seat, LEAD_SEAT};
 
-use crate::runtime::uuid22;
-use crate::runtime::Outgoing;
+use crate::runtime::ids::uuid22;
+use crate::runtime::process::outgoing::Outgoing;
 use crate::runtime::Runtime;
 use crate::store::StoreError;
 

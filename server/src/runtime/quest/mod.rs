@@ -15,8 +15,8 @@ pub(in crate::runtime) mod jobs;
 mod stage;
 pub(in crate::runtime) mod watch;
 
-use crate::runtime::uuid22;
-use crate::runtime::Outgoing;
+use crate::runtime::ids::uuid22;
+use crate::runtime::process::outgoing::Outgoing;
 use crate::runtime::Runtime;
 use crate::store::StoreError;
 

@@ -8,8 +8,8 @@ use app::domain::quest::prompts::{review, stage_artifact, stage_prompt};
 use app::domain::quest::{findings_of, latest_artifacts, quest, running_quest, stage_of};
 use app::domain::{Seat, LEAD_SEAT};
 
-use crate::runtime::uuid22;
-use crate::runtime::Outgoing;
+use crate::runtime::ids::uuid22;
+use crate::runtime::process::outgoing::Outgoing;
 use crate::runtime::Runtime;
 
 impl Runtime {

@@ -10,8 +10,8 @@ use app::domain::events::EventKind;
 use app::domain::quest::{last_progress, quest, running_quest};
 use app::domain::{agent_seats, Seat};
 
-use crate::runtime::human_duration;
-use crate::runtime::Outgoing;
+use crate::runtime::process::outgoing::Outgoing;
+use crate::runtime::team::permissions::human_duration;
 use crate::runtime::Runtime;
 use crate::store::{StoreError, PAGE};
 

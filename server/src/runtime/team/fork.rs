@@ -12,11 +12,11 @@ use app::domain::process::ProcessState;
 use app::domain::provenance;
 use app::domain::Seat;
 
+use crate::runtime::ids::uuid22;
+use crate::runtime::process::outgoing::Outgoing;
 use crate::runtime::process::spawn::{process_event, Spec};
 use crate::runtime::prompts;
-use crate::runtime::uuid22;
-use crate::runtime::HallError;
-use crate::runtime::Outgoing;
+use crate::runtime::team::hall::HallError;
 use crate::runtime::Runtime;
 
 /// How long a fork waits for the parent's running turn to end.

@@ -8,15 +8,15 @@ use app::domain::status::AgentStatus;
 use app::domain::wake::{sleeping_seats, wake_agents_xml, wake_payload, wake_prompt, WakePayload};
 use app::domain::{agent_seats, Seat, LEAD_SEAT};
 
+use crate::runtime::ids::uuid22;
+use crate::runtime::process::outgoing::Mail;
+use crate::runtime::process::outgoing::Outgoing;
 use crate::runtime::process::spawn::Spec;
 use crate::runtime::process::table::Reservation;
 use crate::runtime::prompts;
-use crate::runtime::uuid22;
-use crate::runtime::Delivery;
-use crate::runtime::Mail;
-use crate::runtime::Outgoing;
 use crate::runtime::Runtime;
 use crate::store::StoreError;
+use app::contract::Delivery;
 
 impl Runtime {
     /// Every 30 s, eggs that never hatched (nameless, older than 5 minutes) expire, and a

@@ -6,11 +6,11 @@
 use app::domain::events::EventKind;
 use app::domain::process::ProcessState;
 
+use crate::runtime::error::RuntimeError;
 use crate::runtime::process::spawn::{self, Spec, Started};
 use crate::runtime::process::supervisor::{Exit, Report};
 use crate::runtime::process::table::{Live, Reservation};
 use crate::runtime::Runtime;
-use crate::runtime::RuntimeError;
 
 impl Runtime {
     /// Starts a process for `spec.seat`, which must be free; returns once it runs.

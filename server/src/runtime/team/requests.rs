@@ -40,7 +40,9 @@ async fn handle_inner(rt: &Runtime, request: LeadRequest) {
                     .retire_branch(seat, "retired by the lead", cascade)
                     .await
                     .map(|_| ()),
-                None => Err(crate::runtime::HallError::NotInHall(name.clone())),
+                None => Err(crate::runtime::team::hall::HallError::NotInHall(
+                    name.clone(),
+                )),
             };
             if let Err(e) = result {
                 rt.lead_marker_error(&format!("kill {name}"), &e.to_string())
@@ -58,7 +60,9 @@ async fn handle_inner(rt: &Runtime, request: LeadRequest) {
             });
             let result = match id {
                 Some(id) => rt.recall(&id, None).await.map(|_| ()),
-                None => Err(crate::runtime::HallError::NotInHall(name.clone())),
+                None => Err(crate::runtime::team::hall::HallError::NotInHall(
+                    name.clone(),
+                )),
             };
             if let Err(e) = result {
                 rt.lead_marker_error(&format!("recall {name}"), &e.to_string())
