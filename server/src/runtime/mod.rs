@@ -19,7 +19,6 @@ mod team;
 // The runtime's public modules, where the rest of the server reads them.
 pub use process::{contain, lines, outgoing, protocol, turn};
 
-use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -72,8 +71,8 @@ struct Inner {
     /// Newborns choose names one at a time: a name is checked and recorded before the next
     /// newborn's is checked, so two cannot both take one name.
     naming: Arc<tokio::sync::Mutex<()>>,
-    /// Permission requests an answer was claimed for: the first claim answers.
-    answered: Mutex<HashSet<String>>,
+    /// The human's answers to permission requests.
+    permissions: team::permissions::Permissions,
     /// An inbox changed: the agents' state files may be out of date.
     inboxes_changed: Arc<tokio::sync::Notify>,
     /// The projections' file work (the human's inbox, `_state.md`), at the lowest priority.
@@ -105,6 +104,15 @@ impl Runtime {
             clock,
         };
         let (quest_queue, quest_requests) = tokio::sync::mpsc::unbounded_channel();
+        let table = Table::default();
+        let permissions = team::permissions::Permissions {
+            store: store.clone(),
+            recorder: recorder.clone(),
+            table: table.clone(),
+            timeout: config.agents.permission_timeout,
+            shutdown: shutdown.clone(),
+            answered: Default::default(),
+        };
         let config_containment = config.agents.containment;
         Runtime {
             inner: Arc::new(Inner {
@@ -114,11 +122,11 @@ impl Runtime {
                 recorder,
                 store,
                 session,
-                table: Table::default(),
+                table,
                 delivering: (0..app::domain::SEATS)
                     .map(|_| Default::default())
                     .collect(),
-                answered: Mutex::default(),
+                permissions,
                 inboxes_changed: Default::default(),
                 background: background::Background::start(),
                 joining: Mutex::default(),
@@ -213,6 +221,47 @@ impl Runtime {
         .start();
     }
 
+    /// Gives a running process a user message (one turn): one line on its stdin, bounded.
+    pub(crate) async fn send_to(
+        &self,
+        seat: Seat,
+        live: &process::table::Live,
+        message: Outgoing,
+    ) -> Result<(), RuntimeError> {
+        process::outgoing::send_to(&self.config().data_dir, seat, live, message).await
+    }
+
+    /// Who runs where (the process room's table).
+    pub(crate) fn table(&self) -> &Table {
+        &self.inner.table
+    }
+
+    /// Holds `seat` for a new process; fails if it has one or one is starting.
+    pub(crate) fn reserve(&self, seat: Seat) -> Result<process::table::Reservation, RuntimeError> {
+        self.table().reserve(seat)
+    }
+
+    /// Seats with a running process.
+    pub fn running(&self) -> Vec<Seat> {
+        self.table().running()
+    }
+
+    /// Asks the seat's process to stop (or not to start) at once; returns once it has stopped
+    /// and its `stopped` event is recorded (`Table::stop`).
+    pub async fn stop(&self, seat: Seat, reason: &str) {
+        self.table().stop(seat, reason).await
+    }
+
+    /// Puts the seat's agent to sleep: its distil turn, its knowledge captured, then the stop.
+    pub async fn sleep(&self, seat: Seat, reason: &str) {
+        self.table().sleep(seat, reason).await
+    }
+
+    /// Puts every agent to sleep, all at once (each distils in parallel).
+    pub async fn stop_all(&self, reason: &str) {
+        self.table().stop_all(reason).await
+    }
+
     pub fn config(&self) -> &RuntimeConfig {
         &self.inner.config
     }
@@ -235,28 +284,26 @@ impl Runtime {
 
     /// Permission answers being written now (claims are let go once the request is settled).
     pub fn answers_in_progress(&self) -> usize {
-        self.inner
-            .answered
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .len()
+        self.inner.permissions.answers_in_progress()
     }
 
-    fn release_answer(&self, request_id: &str) {
+    /// Answers a pending permission request (`team::permissions::Permissions::decide`).
+    pub async fn decide(
+        &self,
+        request_id: &str,
+        decision: app::domain::permissions::Decision,
+        message: Option<String>,
+        by: app::domain::permissions::Decider,
+        suggestion: Option<usize>,
+    ) -> Result<app::domain::permissions::PermissionState, DecideError> {
         self.inner
-            .answered
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(request_id);
+            .permissions
+            .decide(request_id, decision, message, by, suggestion)
+            .await
     }
 
-    /// True for the first caller only: that one answers `request_id`.
-    fn claim_answer(&self, request_id: &str) -> bool {
-        self.inner
-            .answered
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(request_id.to_string())
+    pub(crate) fn permissions(&self) -> &team::permissions::Permissions {
+        &self.inner.permissions
     }
 
     /// Appends events in this session (tried again until the deadline); a failure is logged,

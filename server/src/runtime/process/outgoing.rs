@@ -15,7 +15,6 @@ use crate::runtime::error::RuntimeError;
 use crate::runtime::process::pipes::STDIN_SEND_TIMEOUT;
 use crate::runtime::process::protocol::{self, MAX_STDIN_LINE};
 use crate::runtime::process::table::Live;
-use crate::runtime::Runtime;
 
 /// A user message for an agent.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -82,42 +81,38 @@ impl NoFollow for std::fs::OpenOptions {
     }
 }
 
-impl Runtime {
-    /// Gives a running process a user message (one turn): one line on its stdin, bounded.
-    pub(crate) async fn send_to(
-        &self,
-        seat: Seat,
-        live: &Live,
-        message: Outgoing,
-    ) -> Result<(), RuntimeError> {
-        let uuid = uuid::Uuid::new_v4().to_string();
-        // Only a message too long for a line touches the disk (off the async threads).
-        let line = match short_line(&message.text, &uuid) {
-            Some(line) => line,
-            None => {
-                let folder =
-                    crate::runtime::folder::agent_fs::agent_dir(&self.config().data_dir, seat);
-                let (text, id) = (message.text, uuid.clone());
-                tokio::task::spawn_blocking(move || written_aside(&folder, &text, &id))
-                    .await
-                    .map_err(|e| RuntimeError::NotTakingInput(seat, e.to_string()))?
-                    .map_err(|e| {
-                        RuntimeError::NotTakingInput(seat, format!("a long message: {e}"))
-                    })?
-            }
-        };
-        if let Some(mail) = message.mail {
-            live.in_flight.add(uuid.clone(), mail);
+/// Gives a running process a user message (one turn): one line on its stdin, bounded. A text
+/// too long for a line is written in the agent's folder under `data_dir` first.
+pub(crate) async fn send_to(
+    data_dir: &Path,
+    seat: Seat,
+    live: &Live,
+    message: Outgoing,
+) -> Result<(), RuntimeError> {
+    let uuid = uuid::Uuid::new_v4().to_string();
+    // Only a message too long for a line touches the disk (off the async threads).
+    let line = match short_line(&message.text, &uuid) {
+        Some(line) => line,
+        None => {
+            let folder = crate::runtime::folder::agent_fs::agent_dir(data_dir, seat);
+            let (text, id) = (message.text, uuid.clone());
+            tokio::task::spawn_blocking(move || written_aside(&folder, &text, &id))
+                .await
+                .map_err(|e| RuntimeError::NotTakingInput(seat, e.to_string()))?
+                .map_err(|e| RuntimeError::NotTakingInput(seat, format!("a long message: {e}")))?
         }
-        if !live.hand_turn(line, STDIN_SEND_TIMEOUT).await {
-            live.in_flight.remove(&uuid);
-            return Err(RuntimeError::NotTakingInput(
-                seat,
-                "its input is full or closed".into(),
-            ));
-        }
-        Ok(())
+    };
+    if let Some(mail) = message.mail {
+        live.in_flight.add(uuid.clone(), mail);
     }
+    if !live.hand_turn(line, STDIN_SEND_TIMEOUT).await {
+        live.in_flight.remove(&uuid);
+        return Err(RuntimeError::NotTakingInput(
+            seat,
+            "its input is full or closed".into(),
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -15,7 +15,6 @@ use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
 use crate::runtime::error::RuntimeError;
-use crate::runtime::Runtime;
 
 /// Asks a process to stop, once; the first reason given is the one recorded. A stop is a kill
 /// (at once) or a sleep (the agent first gets its distil turn); the first request decides.
@@ -136,8 +135,12 @@ struct Slot {
     live: watch::Receiver<Option<Live>>,
 }
 
+/// Who runs where: the process room's owner of the seats. Cheap to clone (one table).
+#[derive(Clone, Default)]
+pub struct Table(Arc<Slots>);
+
 #[derive(Default)]
-pub struct Table {
+struct Slots {
     slots: Mutex<std::collections::HashMap<Seat, Slot>>,
     generations: AtomicU64,
 }
@@ -145,7 +148,7 @@ pub struct Table {
 /// A seat held for one process (while it starts, runs and stops). Dropping it frees the seat
 /// (if it still holds it) and tells whoever waits for the stop.
 pub struct Reservation {
-    rt: Runtime,
+    table: Table,
     seat: Seat,
     generation: u64,
     stop: StopSignal,
@@ -175,7 +178,7 @@ impl Reservation {
 
 impl Drop for Reservation {
     fn drop(&mut self) {
-        let mut slots = self.rt.table().lock();
+        let mut slots = self.table.lock();
         if slots
             .get(&self.seat)
             .is_some_and(|s| s.generation == self.generation)
@@ -189,7 +192,7 @@ impl Drop for Reservation {
 
 impl Table {
     fn lock(&self) -> std::sync::MutexGuard<'_, std::collections::HashMap<Seat, Slot>> {
-        self.slots.lock().unwrap_or_else(|p| p.into_inner())
+        self.0.slots.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Seats whose process runs (not those still starting).
@@ -245,19 +248,14 @@ impl Table {
     }
 }
 
-impl Runtime {
-    pub(in crate::runtime) fn table(&self) -> &Table {
-        &self.inner.table
-    }
-
+impl Table {
     /// Holds `seat` for a new process; fails if it has one or one is starting.
     pub(in crate::runtime) fn reserve(&self, seat: Seat) -> Result<Reservation, RuntimeError> {
-        let table = self.table();
-        let mut slots = table.lock();
+        let mut slots = self.lock();
         if slots.contains_key(&seat) {
             return Err(RuntimeError::SeatTaken(seat));
         }
-        let generation = table.generations.fetch_add(1, Ordering::Relaxed);
+        let generation = self.0.generations.fetch_add(1, Ordering::Relaxed);
         let stop = StopSignal::default();
         let (done, done_rx) = watch::channel(false);
         let (live, live_rx) = watch::channel(None);
@@ -271,7 +269,7 @@ impl Runtime {
             },
         );
         Ok(Reservation {
-            rt: self.clone(),
+            table: self.clone(),
             seat,
             generation,
             stop,
@@ -280,23 +278,18 @@ impl Runtime {
         })
     }
 
-    /// Seats with a running process.
-    pub fn running(&self) -> Vec<Seat> {
-        self.table().running()
-    }
-
     /// Asks the seat's process to stop (or not to start) at once; returns once it has stopped
     /// and its `stopped` event is recorded. Bounded: the process gets a grace, then it is killed.
     pub async fn stop(&self, seat: Seat, reason: &str) {
-        if let Some(done) = self.table().request_stop(seat, reason, false) {
+        if let Some(done) = self.request_stop(seat, reason, false) {
             wait_done(done).await;
         }
     }
 
     /// Puts the seat's agent to sleep: its distil turn (bounded by `--distill-timeout`), its
-    /// vault captured, then the stop as [`Runtime::stop`].
+    /// knowledge captured, then the stop as [`Table::stop`].
     pub async fn sleep(&self, seat: Seat, reason: &str) {
-        if let Some(done) = self.table().request_stop(seat, reason, true) {
+        if let Some(done) = self.request_stop(seat, reason, true) {
             wait_done(done).await;
         }
     }
@@ -304,10 +297,9 @@ impl Runtime {
     /// Puts every agent to sleep, all at once (each distils in parallel).
     pub async fn stop_all(&self, reason: &str) {
         let waits: Vec<_> = self
-            .table()
             .all_seats()
             .into_iter()
-            .filter_map(|seat| self.table().request_stop(seat, reason, true))
+            .filter_map(|seat| self.request_stop(seat, reason, true))
             .collect();
         futures::future::join_all(waits.into_iter().map(wait_done)).await;
     }

@@ -114,7 +114,7 @@ impl Runtime {
     async fn on_report(&self, seat: app::domain::Seat, live: &Live, report: Report) {
         match report {
             Report::Taken(uuid) => self.mark_taken(seat, live, &uuid).await,
-            Report::Asked(request_id) => self.deny_when_unanswered(request_id),
+            Report::Asked(request_id) => self.permissions().deny_when_unanswered(request_id),
             // In order, one at a time: a finding before the `stage_done` after it, a claim
             // before its `job_done`.
             Report::Request(crate::runtime::process::turn::LeadRequest::Quest(request)) => {

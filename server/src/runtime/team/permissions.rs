@@ -10,8 +10,15 @@ use app::domain::docs::request;
 use app::domain::events::EventKind;
 use app::domain::permissions::{updates_for, Decider, Decision, PermissionState};
 
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+
+use tokio_util::sync::CancellationToken;
+
 use crate::runtime::process::protocol;
-use crate::runtime::Runtime;
+use crate::runtime::process::table::Table;
+use crate::runtime::record::Recorder;
+use crate::store::Store;
 
 pub use crate::runtime::config::PermissionMode;
 
@@ -32,7 +39,38 @@ pub enum DecideError {
     NothingToRemember,
 }
 
-impl Runtime {
+/// The human's answers to permission requests: the team room's owner of them. Cheap to clone.
+#[derive(Clone)]
+pub struct Permissions {
+    pub(in crate::runtime) store: Store,
+    pub(in crate::runtime) recorder: Recorder,
+    pub(in crate::runtime) table: Table,
+    /// A request nobody answers is denied after this long.
+    pub(in crate::runtime) timeout: Duration,
+    pub(in crate::runtime) shutdown: CancellationToken,
+    /// Requests an answer was claimed for: the first claim answers.
+    pub(in crate::runtime) answered: Arc<Mutex<HashSet<String>>>,
+}
+
+impl Permissions {
+    /// Permission answers being written now (claims are let go once the request is settled).
+    pub fn answers_in_progress(&self) -> usize {
+        self.claims().len()
+    }
+
+    fn claims(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
+        self.answered.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// True for the first caller only: that one answers `request_id`.
+    fn claim_answer(&self, request_id: &str) -> bool {
+        self.claims().insert(request_id.to_string())
+    }
+
+    fn release_answer(&self, request_id: &str) {
+        self.claims().remove(request_id);
+    }
+
     /// Answers a pending permission request: writes the `control_response` on the asking
     /// process's stdin and records the decision. The first answer wins; a later one (a second
     /// tab, the timeout) gets an error and changes nothing.
@@ -45,7 +83,7 @@ impl Runtime {
         suggestion: Option<usize>,
     ) -> Result<PermissionState, DecideError> {
         let doc = self
-            .store()
+            .store
             .with_docs(|d| request(d, request_id).cloned())
             .ok_or_else(|| DecideError::Unknown(request_id.to_string()))?;
         if !doc.is_pending() {
@@ -79,7 +117,7 @@ impl Runtime {
         suggestion: Option<usize>,
         updates: Option<Vec<serde_json::Value>>,
     ) -> Result<PermissionState, DecideError> {
-        let stdin = self.table().live(doc.seat).map(|l| l.stdin);
+        let stdin = self.table.live(doc.seat).map(|l| l.stdin);
         let Some(stdin) = stdin else {
             return Err(DecideError::Gone);
         };
@@ -104,15 +142,17 @@ impl Runtime {
         // turn before the decision is stored, and the turn's end would settle the request as
         // cancelled.
         tracing::info!(seat = doc.seat, request_id, ?decision, ?by, tool = %doc.tool_name, "permission answered");
-        self.record(vec![EventKind::PermissionDecision {
-            seat: doc.seat,
-            request_id: request_id.to_string(),
-            decision,
-            message,
-            decided_by: by,
-            suggestion: suggestion.filter(|_| decision == Decision::AllowAlways),
-        }])
-        .await;
+        let _ = self
+            .recorder
+            .record(vec![EventKind::PermissionDecision {
+                seat: doc.seat,
+                request_id: request_id.to_string(),
+                decision,
+                message,
+                decided_by: by,
+                suggestion: suggestion.filter(|_| decision == Decision::AllowAlways),
+            }])
+            .await;
         if stdin.send(line).await.is_err() {
             return Err(DecideError::Gone);
         }
@@ -125,8 +165,8 @@ impl Runtime {
     /// Denies `request_id` if nobody has answered it when the timeout runs out.
     pub(in crate::runtime) fn deny_when_unanswered(&self, request_id: String) {
         let rt = self.clone();
-        let timeout = self.config().agents.permission_timeout;
-        let shutdown = self.shutdown_token();
+        let timeout = self.timeout;
+        let shutdown = self.shutdown.clone();
         tokio::spawn(async move {
             tokio::select! {
                 _ = tokio::time::sleep(timeout) => {}
