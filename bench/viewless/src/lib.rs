@@ -45,7 +45,7 @@ fn Home() -> impl IntoView {
             async move {
                 match given {
                     Some(s) => Ok(s),
-                    None => get_snapshot().await,
+                    None => get_snapshot(None).await,
                 }
             }
         },
