@@ -44,29 +44,27 @@ browser() {
 step "browser figures (Chromium, release wasm)" browser || true
 step "soulgrid-bench" bash -c "set -o pipefail; '$bin/soulgrid-bench' ${quick[*]:-} --browser '$out/browser.json' --site-root '$ROOT/$(site_root)' --viewless '$ROOT/target/bench/viewless/viewless.wasm' | tee '$out/table.md'"
 
-# The full run's table goes into docs/PERFORMANCE.md and the README (between their bench
-# markers), with when and at which commit it was measured; a quick run writes nothing there.
+# The full run's table goes into docs/PERFORMANCE.md (between its bench markers), with when and
+# at which commit it was measured; a quick run writes nothing there.
 performance_doc() {
-  local doc when commit
+  local doc="$ROOT/docs/PERFORMANCE.md" when commit
   when="$(date -u '+%Y-%m-%d (%H:%M UTC)')"
   commit="$(git -C "$ROOT" rev-parse --short HEAD)"
   git -C "$ROOT" diff --quiet HEAD -- server app frontend || commit="$commit with changes not committed"
-  for doc in "$ROOT/docs/PERFORMANCE.md" "$ROOT/README.md"; do
-    awk -v table="$out/table.md" -v when="$when" -v commit="$commit" '
-      /<!-- bench:begin -->/ {
-        print
-        print "Measured on " when " on this machine (" ENVIRON["BENCH_MACHINE"] "), `make bench` at " commit "."
-        print ""
-        while ((getline line < table) > 0) if (line ~ /^\|/) print line
-        skip = 1
-        next
-      }
-      /<!-- bench:end -->/ { skip = 0 }
-      !skip { print }
-    ' "$doc" > "$doc.new" && mv "$doc.new" "$doc" || return
-  done
+  awk -v table="$out/table.md" -v when="$when" -v commit="$commit" '
+    /<!-- bench:begin -->/ {
+      print
+      print "Measured on " when " on this machine (" ENVIRON["BENCH_MACHINE"] "), `make bench` at " commit "."
+      print ""
+      while ((getline line < table) > 0) if (line ~ /^\|/) print line
+      skip = 1
+      next
+    }
+    /<!-- bench:end -->/ { skip = 0 }
+    !skip { print }
+  ' "$doc" > "$doc.new" && mv "$doc.new" "$doc"
 }
 if [ ${#quick[@]} -eq 0 ]; then
   BENCH_MACHINE="$(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo)" \
-    step "docs/PERFORMANCE.md and README.md: the latest table" performance_doc
+    step "docs/PERFORMANCE.md: the latest table" performance_doc
 fi
