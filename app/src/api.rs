@@ -54,6 +54,15 @@ pub fn set_read_only(past: bool) {
     READ_ONLY.with(|r| r.set(past));
 }
 
+/// Refuses every call while the page shows the past.
+#[cfg(feature = "hydrate")]
+fn may_act() -> Result<(), String> {
+    match READ_ONLY.with(|r| r.get()) {
+        true => Err("This page shows the past: go back to now to act.".into()),
+        false => Ok(()),
+    }
+}
+
 /// Calls `E`, whose body is text (a file's), not JSON.
 #[cfg(feature = "hydrate")]
 pub async fn call_text<E: Endpoint<Body = Text>>(
@@ -61,9 +70,7 @@ pub async fn call_text<E: Endpoint<Body = Text>>(
     body: String,
 ) -> Result<E::Answer, String> {
     use gloo_net::http::Request;
-    if READ_ONLY.with(|r| r.get()) {
-        return Err("This page shows the past: go back to now to act.".into());
-    }
+    may_act()?;
     let path = E::path(params);
     let response = Request::post(&path)
         .header("content-type", "application/x-soulgrid-soul")
@@ -109,9 +116,7 @@ pub fn idempotency_key() -> String {
 async fn send<R: DeserializeOwned>(call: &Call, key: Option<&str>) -> Result<R, String> {
     use gloo_net::http::Request;
 
-    if READ_ONLY.with(|r| r.get()) {
-        return Err("This page shows the past: go back to now to act.".into());
-    }
+    may_act()?;
     let path = &call.path;
     let mut request = match call.method {
         Method::Get => Request::get(path),

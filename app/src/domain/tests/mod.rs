@@ -15,6 +15,7 @@ mod provenance;
 mod quest;
 mod reducer;
 mod reducer_process;
+mod replica;
 mod state_file;
 mod wake;
 mod work;

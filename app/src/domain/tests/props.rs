@@ -147,7 +147,7 @@ fn kind() -> impl Strategy<Value = EventKind> {
 }
 
 /// A log: ids 1.., timestamps that advance by up to three minutes, two server sessions.
-fn log() -> impl Strategy<Value = Vec<Event>> {
+pub(super) fn log() -> impl Strategy<Value = Vec<Event>> {
     prop::collection::vec(
         (kind(), 0i64..(HATCHING_TTL_MS / 100 * 60), any::<bool>()),
         0..40,
@@ -204,7 +204,7 @@ fn log() -> impl Strategy<Value = Vec<Event>> {
     })
 }
 
-fn replay(from: &Docs, events: &[Event]) -> Docs {
+pub(super) fn replay(from: &Docs, events: &[Event]) -> Docs {
     let mut docs = from.clone();
     for e in events {
         let w = apply(&docs, e);
@@ -220,7 +220,7 @@ fn statuses(docs: &Docs) -> BTreeMap<Seat, AgentStatus> {
 }
 
 /// Serializes documents as the store and the SSR snapshot do, and reads them back.
-fn through_json(docs: &Docs) -> Docs {
+pub(super) fn through_json(docs: &Docs) -> Docs {
     serde_json::from_str(&serde_json::to_string(docs).unwrap()).unwrap()
 }
 
@@ -259,41 +259,6 @@ proptest! {
             let text = serde_json::to_string(e).unwrap();
             prop_assert_eq!(&serde_json::from_str::<Event>(&text).unwrap(), e, "{}", text);
         }
-    }
-
-    /// A page's snapshot leaves history out (`page::history_for`: old knowledge versions,
-    /// the Hall's soul versions), yet the replica it starts applies every later event as the
-    /// server does: every other document, and each identity's current knowledge, come out the
-    /// same.
-    #[test]
-    fn a_replica_without_the_history_applies_every_event_as_the_server_does(
-        events in log(),
-        cut in any::<prop::sample::Index>(),
-    ) {
-        let at = cut.index(events.len() + 1);
-        let page = crate::domain::docs::page::history_for(
-            through_json(&replay(&Docs::new(), &events[..at])),
-            None,
-        );
-        let replica = replay(&page, &events[at..]);
-        let server = replay(&Docs::new(), &events);
-        let without_history = |docs: &Docs| -> Docs {
-            docs.iter()
-                .filter(|(_, d)| !matches!(d, Doc::Soul(_) | Doc::Knowledge(_)))
-                .map(|(k, d)| (k.clone(), d.clone()))
-                .collect()
-        };
-        prop_assert_eq!(without_history(&replica), without_history(&server));
-        let current = |docs: &Docs| -> Vec<Doc> {
-            identities(docs)
-                .chain(crate::domain::docs::hall(docs))
-                .filter_map(|d| {
-                    docs.get(&crate::domain::docs::knowledge_doc_id(&d.stable_id(), d.vault_version))
-                        .cloned()
-                })
-                .collect()
-        };
-        prop_assert_eq!(current(&replica), current(&server));
     }
 
     #[test]
