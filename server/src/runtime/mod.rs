@@ -6,6 +6,7 @@
 // checked by `scripts/rooms.sh`.
 mod background;
 mod config;
+mod context;
 mod error;
 mod folder;
 mod ids;
@@ -14,18 +15,15 @@ pub mod process;
 pub mod prompts;
 pub mod quest;
 mod record;
+mod switchboard;
 mod team;
 
 // The runtime's public modules, where the rest of the server reads them.
 pub use process::{contain, lines, outgoing, protocol, turn};
 
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::Arc;
 
-use app::domain::docs::identity;
-use app::domain::events::EventKind;
-use app::domain::process::ProcessState;
-use app::domain::{Seat, LEAD_SEAT};
+use app::domain::Seat;
 use tokio_util::sync::CancellationToken;
 
 use crate::clock::Clock;
@@ -33,59 +31,46 @@ use crate::mailbox::Mailboxes;
 use crate::session::Session;
 use crate::store::Store;
 pub use config::{AgentSettings, RuntimeConfig};
+use context::Context;
 pub use folder::knowledge::EditError;
-pub use mail::postman::TellError;
+use folder::knowledge::Folders;
+use mail::postman::Postman;
+pub use mail::tell::TellError;
 pub use process::outgoing::{Mail, Outgoing};
-use process::spawn::Spec;
-use process::table::Table;
+use process::owner::Processes;
 use prompts::Names;
 pub use quest::watch::QuestEditError;
 pub use quest::QuestStartError;
+use quest::Quests;
 pub use team::fork::ForkError;
 pub use team::hall::HallError;
+use team::permissions::Permissions;
 pub use team::permissions::{human_duration, DecideError, PermissionMode};
+use team::Team;
 
 pub use app::contract::Delivery;
 pub use error::RuntimeError;
 pub use ids::uuid22;
-use process::pipes::STDIN_SEND_TIMEOUT;
 pub use record::Recorder;
 
-/// How long a message waits for a process that is starting.
-const START_WAIT: Duration = Duration::from_secs(15);
-
+/// The façade: it holds the rooms' owners and answers the rest of the server; each call goes
+/// to the room it belongs to. Cheap to clone.
 #[derive(Clone)]
 pub struct Runtime {
     inner: Arc<Inner>,
 }
 
 struct Inner {
-    config: RuntimeConfig,
-    mailboxes: Mailboxes,
-    store: Store,
-    session: Arc<Session>,
-    recorder: Recorder,
-    table: Table,
-    /// One mail delivery per seat at a time.
-    delivering: Vec<tokio::sync::Mutex<()>>,
-    /// Newborns choose names one at a time: a name is checked and recorded before the next
-    /// newborn's is checked, so two cannot both take one name.
-    naming: Arc<tokio::sync::Mutex<()>>,
+    ctx: Context,
+    processes: Processes,
+    folders: Folders,
+    postman: Postman,
+    team: Team,
+    quests: Quests,
     /// The human's answers to permission requests.
-    permissions: team::permissions::Permissions,
-    /// An inbox changed: the agents' state files may be out of date.
-    inboxes_changed: Arc<tokio::sync::Notify>,
+    permissions: Permissions,
     /// The projections' file work (the human's inbox, `_state.md`), at the lowest priority.
     background: background::Background,
-    /// Seats summoned for a quest stage, until their newcomer has a name.
-    joining: Mutex<std::collections::HashMap<Seat, quest::watch::Joining>>,
-    /// Quest and job markers, carried out one at a time in the order they were written (by
-    /// the task `watch_quests` starts, which takes the receiver).
-    quest_queue: tokio::sync::mpsc::UnboundedSender<quest::QuestRequest>,
-    quest_requests: Mutex<Option<tokio::sync::mpsc::UnboundedReceiver<quest::QuestRequest>>>,
-    shutdown: CancellationToken,
-    /// Where agents' processes are kept, so a stop stops all they started.
-    containment: contain::Containment,
 }
 
 impl Runtime {
@@ -97,189 +82,224 @@ impl Runtime {
         shutdown: CancellationToken,
         clock: Clock,
     ) -> Self {
-        let recorder = Recorder {
-            store: store.clone(),
-            session: session.clone(),
-            deadline: config.agents.record_deadline,
-            clock,
-        };
-        let (quest_queue, quest_requests) = tokio::sync::mpsc::unbounded_channel();
-        let table = Table::default();
-        let permissions = team::permissions::Permissions {
-            store: store.clone(),
-            recorder: recorder.clone(),
-            table: table.clone(),
-            timeout: config.agents.permission_timeout,
-            shutdown: shutdown.clone(),
-            answered: Default::default(),
-        };
-        let config_containment = config.agents.containment;
-        Runtime {
-            inner: Arc::new(Inner {
-                naming: Default::default(),
-                config,
-                mailboxes,
-                recorder,
-                store,
-                session,
-                table,
-                delivering: (0..app::domain::SEATS)
-                    .map(|_| Default::default())
-                    .collect(),
+        let ctx = Context::new(config, mailboxes, store, session, shutdown, clock);
+        let inner = Arc::new_cyclic(|me| {
+            let folders = Folders { ctx: ctx.clone() };
+            let switchboard = Arc::new(switchboard::Switchboard(me.clone()));
+            let processes = Processes::new(ctx.clone(), folders.clone(), switchboard);
+            let postman = Postman::new(ctx.clone(), processes.clone());
+            let team = Team {
+                ctx: ctx.clone(),
+                processes: processes.clone(),
+                postman: postman.clone(),
+            };
+            let quests = Quests::new(
+                ctx.clone(),
+                processes.clone(),
+                postman.clone(),
+                team.clone(),
+            );
+            let permissions = Permissions::new(&ctx, processes.table().clone());
+            Inner {
+                ctx,
+                processes,
+                folders,
+                postman,
+                team,
+                quests,
                 permissions,
-                inboxes_changed: Default::default(),
                 background: background::Background::start(),
-                joining: Mutex::default(),
-                quest_queue,
-                quest_requests: Mutex::new(Some(quest_requests)),
-                shutdown,
-                containment: contain::Containment::new(config_containment),
-            }),
-        }
+            }
+        });
+        Runtime { inner }
+    }
+
+    // The shared services and lookups (`context`).
+
+    pub fn config(&self) -> &RuntimeConfig {
+        self.inner.ctx.config()
+    }
+
+    pub fn names(&self) -> &Names {
+        self.inner.ctx.names()
+    }
+
+    pub fn store(&self) -> &Store {
+        self.inner.ctx.store()
     }
 
     pub fn mailboxes(&self) -> &Mailboxes {
-        &self.inner.mailboxes
+        self.inner.ctx.mailboxes()
     }
 
-    /// The display name of the agent in `seat` (the lead's configured name for the lead).
-    pub fn seat_name(&self, seat: Seat) -> Option<String> {
-        if seat == LEAD_SEAT {
-            return Some(self.names().lead.clone());
-        }
-        self.inner
-            .store
-            .with_docs(|d| identity(d, seat).and_then(|i| i.name.clone()))
-    }
-
-    /// The inbox name of the agent in `seat`: derived from its name when it registered (the
-    /// lead's from its configured name); never the display name itself.
-    pub fn seat_inbox(&self, seat: Seat) -> Option<String> {
-        if seat == LEAD_SEAT {
-            return Some(app::domain::names::slug(&self.names().lead));
-        }
-        self.inner
-            .store
-            .with_docs(|d| identity(d, seat).and_then(|i| i.inbox()))
-    }
-
-    /// The seat whose inbox is `inbox`.
-    pub fn seat_of_inbox(&self, inbox: &str) -> Option<Seat> {
-        if app::domain::names::slug(&self.names().lead) == inbox {
-            return Some(LEAD_SEAT);
-        }
-        self.inner.store.with_docs(|d| {
-            app::domain::docs::identities(d)
-                .filter(|i| i.status().is_visible())
-                .find(|i| i.inbox().as_deref() == Some(inbox))
-                .map(|i| i.grid_position)
-        })
-    }
-
-    /// The human's inbox name, derived from the human's name (`first.last` → `first-last`).
-    pub fn human_inbox(&self) -> String {
-        app::domain::names::slug(&self.names().human)
-    }
-
-    /// Whether agents' processes are kept in cgroups (else found by a scan at each stop).
-    pub fn contained_by_cgroups(&self) -> bool {
-        self.inner.containment.uses_cgroups()
-    }
-
-    pub(crate) fn containment(&self) -> &contain::Containment {
-        &self.inner.containment
+    pub fn shutdown_token(&self) -> CancellationToken {
+        self.inner.ctx.shutdown_token()
     }
 
     /// The server's one clock: ages (eggs, stalled stages, stale jobs) are read on it.
     pub fn clock(&self) -> &Clock {
-        self.inner.recorder.clock()
+        self.inner.ctx.clock()
     }
 
-    /// Starts the task that keeps every agent's `_state.md` current; it ends with the server.
-    pub fn keep_state_files(&self) {
-        folder::state_file::StateFiles {
-            store: self.store().clone(),
-            mailboxes: self.mailboxes().clone(),
-            data_dir: self.config().data_dir.clone(),
-            context_window: self.config().agents.context_window,
-            inboxes_changed: self.inner.inboxes_changed.clone(),
-            background: self.inner.background.clone(),
-            shutdown: self.shutdown_token(),
-        }
-        .start();
+    pub fn recorder(&self) -> &Recorder {
+        self.inner.ctx.recorder()
     }
 
-    /// Starts the task that files agents' words in the human's inbox; it ends with the server.
-    pub fn file_replies(&self) {
-        mail::replies::Replies {
-            store: self.store().clone(),
-            mailboxes: self.mailboxes().clone(),
-            human: self.human_inbox(),
-            background: self.inner.background.clone(),
-            shutdown: self.shutdown_token(),
-        }
-        .start();
+    /// The inbox name of the agent in `seat` (derived from its name when it registered).
+    pub fn seat_inbox(&self, seat: Seat) -> Option<String> {
+        self.inner.ctx.seat_inbox(seat)
     }
 
-    /// Gives a running process a user message (one turn): one line on its stdin, bounded.
-    pub(crate) async fn send_to(
-        &self,
-        seat: Seat,
-        live: &process::table::Live,
-        message: Outgoing,
-    ) -> Result<(), RuntimeError> {
-        process::outgoing::send_to(&self.config().data_dir, seat, live, message).await
+    /// The human's inbox name, derived from the human's name (`first.last` → `first-last`).
+    pub fn human_inbox(&self) -> String {
+        self.inner.ctx.human_inbox()
     }
 
-    /// Who runs where (the process room's table).
-    pub(crate) fn table(&self) -> &Table {
-        &self.inner.table
-    }
-
-    /// Holds `seat` for a new process; fails if it has one or one is starting.
-    pub(crate) fn reserve(&self, seat: Seat) -> Result<process::table::Reservation, RuntimeError> {
-        self.table().reserve(seat)
-    }
+    // The processes (`process/`).
 
     /// Seats with a running process.
     pub fn running(&self) -> Vec<Seat> {
-        self.table().running()
+        self.inner.processes.running()
+    }
+
+    /// Whether agents' processes are kept in cgroups (else found by a scan at each stop).
+    pub fn contained_by_cgroups(&self) -> bool {
+        self.inner.processes.containment().uses_cgroups()
+    }
+
+    pub(crate) fn containment(&self) -> &contain::Containment {
+        self.inner.processes.containment()
     }
 
     /// Asks the seat's process to stop (or not to start) at once; returns once it has stopped
     /// and its `stopped` event is recorded (`Table::stop`).
     pub async fn stop(&self, seat: Seat, reason: &str) {
-        self.table().stop(seat, reason).await
+        self.inner.processes.table().stop(seat, reason).await
     }
 
     /// Puts the seat's agent to sleep: its distil turn, its knowledge captured, then the stop.
     pub async fn sleep(&self, seat: Seat, reason: &str) {
-        self.table().sleep(seat, reason).await
+        self.inner.processes.table().sleep(seat, reason).await
     }
 
     /// Puts every agent to sleep, all at once (each distils in parallel).
     pub async fn stop_all(&self, reason: &str) {
-        self.table().stop_all(reason).await
+        self.inner.processes.table().stop_all(reason).await
     }
 
-    pub fn config(&self) -> &RuntimeConfig {
-        &self.inner.config
+    /// Asks the agent's process to stop its current turn; the process stays.
+    pub async fn interrupt(&self, seat: Seat) -> Result<(), RuntimeError> {
+        self.inner.processes.interrupt(seat).await
     }
 
-    pub fn store(&self) -> &Store {
-        &self.inner.store
+    // Mail (`mail/`).
+
+    /// A message from the human to the agent in `seat` (`mail::tell`).
+    pub async fn tell_from_human(
+        &self,
+        seat: Seat,
+        text: &str,
+        msg_id: Option<String>,
+    ) -> Result<(u64, Delivery), TellError> {
+        self.inner.postman.tell_from_human(seat, text, msg_id).await
     }
 
-    pub fn shutdown_token(&self) -> CancellationToken {
-        self.inner.shutdown.clone()
+    /// Delivers mail anyone appends to an awake agent's inbox, as the inbox directory changes.
+    pub async fn watch_mail(&self) {
+        self.inner.postman.watch_mail().await
     }
 
-    pub(crate) fn naming(&self) -> Arc<tokio::sync::Mutex<()>> {
-        self.inner.naming.clone()
+    /// Starts the task that files agents' words in the human's inbox; it ends with the server.
+    pub fn file_replies(&self) {
+        mail::replies::Replies::new(&self.inner.ctx, self.inner.background.clone()).start();
     }
 
-    pub(crate) fn recorder(&self) -> &Recorder {
-        &self.inner.recorder
+    // Folders (`folder/`).
+
+    /// Starts the task that keeps every agent's `_state.md` current; it ends with the server.
+    pub fn keep_state_files(&self) {
+        folder::state_file::StateFiles::new(
+            &self.inner.ctx,
+            self.inner.postman.inboxes_changed(),
+            self.inner.background.clone(),
+        )
+        .start();
+    }
+
+    /// The human writes `text` into `path` of the vault of the identity `id` (empty text
+    /// removes the file): a new version by the human, the file in its folder if it is seated,
+    /// and a message telling the agent, delivered at once if it is awake, else when it wakes.
+    pub async fn edit_knowledge(&self, id: &str, path: &str, text: &str) -> Result<u32, EditError> {
+        let edited = self.inner.folders.edit(id, path, text).await?;
+        match (edited.seat, edited.inbox) {
+            // As `/api/send` takes it: recorded in its thread, delivered now if it is awake.
+            (Some(seat), _) => {
+                if let Err(e) = self.tell_from_human(seat, &edited.note, None).await {
+                    tracing::warn!(seat, error = %e, "the agent could not be told of the edit");
+                }
+            }
+            // In the Hall: the message waits in its inbox for its recall.
+            (None, Some(inbox)) => self.inner.postman.leave_note(inbox, edited.note).await,
+            (None, None) => {}
+        }
+        Ok(edited.version)
+    }
+
+    // The team (`team/`).
+
+    /// SUMMON into the empty seats among `seats` (every empty seat when `None`).
+    pub async fn summon_only(
+        &self,
+        seats: Option<&[Seat]>,
+    ) -> Result<Vec<Seat>, crate::store::StoreError> {
+        self.inner.team.summon_only(seats).await
+    }
+
+    /// WAKE of the sleeping agents among `seats` (all when `None`); the jobs that waited are
+    /// offered to those woken.
+    pub async fn wake_only(&self, seats: Option<&[Seat]>) -> Vec<Seat> {
+        let woken = self.inner.team.wake_only(seats).await;
+        self.inner.quests.offer_stale_jobs(&woken).await;
+        woken
+    }
+
+    /// Every 30 s, eggs that never hatched expire.
+    pub fn expire_hatching(&self) {
+        self.inner.team.expire_hatching()
+    }
+
+    /// One pass of [`Runtime::expire_hatching`], as of now on the server's clock.
+    pub async fn expire_hatching_now(&self) {
+        self.inner.team.expire_hatching_now().await
+    }
+
+    /// Forks the agent in `parent` into `seat` (or the first empty seat).
+    pub async fn fork(
+        &self,
+        parent: Seat,
+        message: Option<(String, String)>,
+        seat: Option<Seat>,
+    ) -> Result<Seat, ForkError> {
+        self.inner.team.fork(parent, message, seat).await
+    }
+
+    /// Retires the identity in `seat` (with `cascade`, its seated descendants first).
+    pub async fn retire_branch(
+        &self,
+        seat: Seat,
+        reason: &str,
+        cascade: bool,
+    ) -> Result<Vec<String>, HallError> {
+        self.inner.team.retire_branch(seat, reason, cascade).await
+    }
+
+    /// Seats the retired identity `id` again and wakes it (the jobs that waited offered).
+    pub async fn recall(&self, id: &str, seat: Option<Seat>) -> Result<Seat, HallError> {
+        let (seat, woken) = self.inner.team.recall(id, seat).await?;
+        if woken {
+            self.inner.quests.offer_stale_jobs(&[seat]).await;
+        }
+        Ok(seat)
     }
 
     /// Permission answers being written now (claims are let go once the request is settled).
@@ -302,83 +322,49 @@ impl Runtime {
             .await
     }
 
-    pub(crate) fn permissions(&self) -> &team::permissions::Permissions {
-        &self.inner.permissions
+    // Quests (`quest/`).
+
+    /// The human's problem: a new quest, briefed to the lead. Returns its id.
+    pub async fn start_quest(
+        &self,
+        problem: &str,
+        folder: Option<&str>,
+    ) -> Result<String, QuestStartError> {
+        self.inner.quests.start_quest(problem, folder).await
     }
 
-    /// Appends events in this session (tried again until the deadline); a failure is logged,
-    /// never a crash of the runtime.
-    pub async fn record(&self, events: Vec<EventKind>) {
-        let _ = self.inner.recorder.record(events).await;
+    /// Posts a job by `by`; returns its id. Every awake agent is offered it.
+    pub async fn post_job(
+        &self,
+        title: &str,
+        text: &str,
+        by: &str,
+    ) -> Result<String, crate::store::StoreError> {
+        self.inner.quests.post_job(title, text, by).await
     }
 
-    /// Asks the agent's process to stop its current turn (`control_request` interrupt); the
-    /// process stays. An agent between turns is left as it is: nothing would end the
-    /// "interrupting" (no `result` comes).
-    pub async fn interrupt(&self, seat: Seat) -> Result<(), RuntimeError> {
-        let live = self
-            .table()
-            .live(seat)
-            .ok_or(RuntimeError::NotRunning(seat))?;
-        if !live.is_busy() {
-            return Err(RuntimeError::NotWorking(seat));
-        }
-        let request_id = format!("interrupt-{}", uuid::Uuid::new_v4().simple());
-        self.record(vec![process::spawn::process_event(
-            seat,
-            ProcessState::Running,
-            Some("interrupting…".into()),
-            None,
-        )])
-        .await;
-        live.stdin
-            .send_timeout(protocol::interrupt(&request_id), STDIN_SEND_TIMEOUT)
-            .await
-            .map_err(|_| RuntimeError::NotTakingInput(seat, "its input is full or closed".into()))
-    }
-
-    pub fn names(&self) -> &Names {
-        &self.inner.config.names
-    }
-
-    fn lead_spec(&self, first_message: Outgoing) -> Spec {
-        Spec {
-            seat: LEAD_SEAT,
-            name: Some(self.names().lead.clone()),
-            summoning: false,
-            system_prompt: prompts::lead_prompt(&self.inner.config.data_dir, self.names()),
-            first_message,
-            resume: self.last_claude_session(LEAD_SEAT),
-            fork: false,
-        }
-    }
-
-    /// The Claude session the seat's last process ran. The lead's next process resumes it, so
-    /// the lead keeps its conversation across session ends and server restarts.
-    fn last_claude_session(&self, seat: Seat) -> Option<String> {
+    /// The human pins or strikes a finding, or comments on it.
+    pub async fn mark_finding(
+        &self,
+        quest_id: &str,
+        finding_id: &str,
+        pinned: Option<bool>,
+        struck: Option<bool>,
+        comment: Option<String>,
+    ) -> Result<(), QuestEditError> {
         self.inner
-            .store
-            .with_docs(|d| identity(d, seat).and_then(|i| i.claude_session_id.clone()))
+            .quests
+            .mark_finding(quest_id, finding_id, pinned, struck, comment)
+            .await
     }
 
-    /// Gives `text` to the agent in `seat`: on its stdin if it runs; the lead is started with
-    /// it if it does not; a sleeping agent's message waits.
-    pub async fn deliver(&self, seat: Seat, message: Outgoing) -> Delivery {
-        if seat == LEAD_SEAT && !self.table().is_taken(seat) {
-            match self.start(self.lead_spec(message.clone())).await {
-                Ok(()) => return Delivery::Started,
-                // Another start won the seat meanwhile: the message goes to that process.
-                Err(RuntimeError::SeatTaken(_)) => {}
-                Err(_) => return Delivery::Queued,
-            }
-        }
-        // A process that is starting is waited for: the text is not dropped meanwhile.
-        match self.table().live_soon(seat, START_WAIT).await {
-            Some(live) => match self.send_to(seat, &live, message).await {
-                Ok(()) => Delivery::Delivered,
-                Err(_) => Delivery::Queued,
-            },
-            None => Delivery::Queued,
-        }
+    /// The human abandons a quest: it ends where it is.
+    pub async fn abandon_quest(&self, quest_id: &str, reason: &str) -> Result<(), QuestEditError> {
+        self.inner.quests.abandon_quest(quest_id, reason).await
+    }
+
+    /// Starts the task that joins newcomers, ends stalled stages and resumes a quest.
+    pub fn watch_quests(&self) {
+        self.inner.quests.watch_quests()
     }
 }

@@ -11,8 +11,8 @@ use app::domain::events::EventKind;
 use app::domain::knowledge::{knowledge_at, within_limits};
 use app::domain::Seat;
 
+use crate::runtime::context::Context;
 use crate::runtime::folder::agent_fs::{read_knowledge, restore_knowledge};
-use crate::runtime::Runtime;
 use crate::store::Store;
 
 /// A capture of a folder's vault.
@@ -70,11 +70,18 @@ pub struct Folder {
     pub head: Option<String>,
 }
 
-impl Runtime {
+/// The folder room's owner: readies an agent's folder from the store, and takes the human's
+/// edits of a vault into the store and the folder.
+#[derive(Clone)]
+pub struct Folders {
+    pub(in crate::runtime) ctx: Context,
+}
+
+impl Folders {
     /// Readies `dir` for the identity in `seat`: its vault restored from the store, and a git
     /// repository. Problems are logged and said on the seat; the process starts anyway.
-    pub(in crate::runtime) async fn prepare_folder(&self, seat: Seat, dir: &Path) -> Folder {
-        let (id, files) = self.store().with_docs(|d| {
+    pub(in crate::runtime) async fn prepare(&self, seat: Seat, dir: &Path) -> Folder {
+        let (id, files) = self.ctx.store().with_docs(|d| {
             let id = identity(d, seat).map(|i| i.stable_id());
             let files = id.as_deref().map(|id| current(d, id)).unwrap_or_default();
             (id, files)
@@ -87,11 +94,12 @@ impl Runtime {
             .and_then(|r| r);
         if let Err(e) = restored {
             tracing::warn!(seat, error = %e, "the knowledge folder could not be restored");
-            self.record(vec![EventKind::RuntimeError {
-                seat: Some(seat),
-                message: format!("the knowledge folder could not be restored: {e}"),
-            }])
-            .await;
+            self.ctx
+                .record(vec![EventKind::RuntimeError {
+                    seat: Some(seat),
+                    message: format!("the knowledge folder could not be restored: {e}"),
+                }])
+                .await;
         }
         let repo = crate::runtime::folder::git::Repo::new(dir);
         if let Err(e) = repo.ensure().await {
@@ -115,16 +123,29 @@ pub enum EditError {
     Store(#[from] crate::store::StoreError),
 }
 
-impl Runtime {
+/// A vault file the human edited: the new version, and what the agent is to be told.
+#[derive(Debug)]
+pub struct Edited {
+    pub version: u32,
+    /// The identity's seat, unless it is in the Hall.
+    pub seat: Option<Seat>,
+    /// Its inbox, where the note waits while it is in the Hall.
+    pub inbox: Option<String>,
+    /// The note for the agent: what changed, in the human's name.
+    pub note: String,
+}
+
+impl Folders {
     /// The human writes `text` into `path` of the vault of the identity `id` (empty text
-    /// removes the file): a new version by the human, the file in its folder if it is seated,
-    /// and a message telling the agent, delivered at once if it is awake, else when it wakes.
-    pub async fn edit_knowledge(&self, id: &str, path: &str, text: &str) -> Result<u32, EditError> {
+    /// removes the file): a new version by the human, and the file in its folder if it is
+    /// seated. Telling the agent is the caller's (the mail room's).
+    pub async fn edit(&self, id: &str, path: &str, text: &str) -> Result<Edited, EditError> {
         use app::domain::knowledge::{valid_path, within_limits, KnowledgeError};
         if !valid_path(path) {
             return Err(KnowledgeError::BadPath(path.to_string()).into());
         }
         let (seat, inbox, mut files) = self
+            .ctx
             .store()
             .with_docs(|d| {
                 let who = identity_by_id(d, id)?;
@@ -140,9 +161,9 @@ impl Runtime {
         if !problems.is_empty() {
             return Err(problems.remove(0).into());
         }
-        let human = self.names().human.clone();
-        self.inner
-            .recorder
+        let human = self.ctx.names().human.clone();
+        self.ctx
+            .recorder()
             .record(vec![EventKind::VaultSaved {
                 identity_id: id.to_string(),
                 author: Author::Human,
@@ -152,66 +173,59 @@ impl Runtime {
             }])
             .await?;
         let version = self
+            .ctx
             .store()
             .with_docs(|d| identity_by_id(d, id).map(|w| w.vault_version))
             .unwrap_or_default();
-        let what = match text.is_empty() {
+        let note = match text.is_empty() {
             true => format!("{human} removed your knowledge/{path}."),
             false => format!(
                 "{human} edited your knowledge/{path} (vault version {version}); it now reads:\n\n{}",
                 text.chars().take(4000).collect::<String>()
             ),
         };
-        match seat {
-            Some(seat) => {
-                let dir =
-                    crate::runtime::folder::agent_fs::agent_dir(&self.config().data_dir, seat);
-                let (owned, p, t) = (dir, path.to_string(), text.to_string());
-                let written = tokio::task::spawn_blocking(move || match t.is_empty() {
-                    // Relative to the folder, never through a link in the path.
-                    true => crate::fsafe::remove_in(
-                        &owned,
-                        &std::path::Path::new(app::domain::knowledge::DIR).join(&p),
-                    )
-                    .or_else(|e| match e.kind() {
-                        std::io::ErrorKind::NotFound => Ok(()),
-                        _ => Err(e),
-                    }),
-                    false => crate::runtime::folder::agent_fs::write_file(
-                        &owned.join(app::domain::knowledge::DIR),
-                        &p,
-                        t.as_bytes(),
-                        0o644,
-                    )
-                    .or_else(|e| {
-                        // No folder yet: the vault is restored when it first starts.
-                        match owned.exists() {
-                            true => Err(e),
-                            false => Ok(()),
-                        }
-                    }),
-                })
-                .await;
-                if let Ok(Err(e)) = written {
-                    tracing::warn!(seat, error = %e, "the edited vault file could not be written");
-                }
-                // As `/api/send` takes it: recorded in its thread, delivered now if it is
-                // awake (else it waits for its wake).
-                if let Err(e) = self.tell_from_human(seat, &what, None).await {
-                    tracing::warn!(seat, error = %e, "the agent could not be told of the edit");
-                }
-            }
-            None => {
-                // In the Hall: the message waits in its inbox for its recall.
-                if let Some(inbox) = inbox {
-                    let (mailboxes, body) = (self.inner.mailboxes.clone(), what);
-                    let _ = tokio::task::spawn_blocking(move || {
-                        mailboxes.send(&human, &inbox, &body, None)
-                    })
-                    .await;
-                }
-            }
+        if let Some(seat) = seat {
+            self.write_edit(seat, path, text).await;
         }
-        Ok(version)
+        Ok(Edited {
+            version,
+            seat,
+            inbox,
+            note,
+        })
+    }
+
+    /// The edited file in the seated agent's folder (a problem is logged: the store has it).
+    async fn write_edit(&self, seat: Seat, path: &str, text: &str) {
+        let dir = crate::runtime::folder::agent_fs::agent_dir(&self.ctx.config().data_dir, seat);
+        let (owned, p, t) = (dir, path.to_string(), text.to_string());
+        let written = tokio::task::spawn_blocking(move || match t.is_empty() {
+            // Relative to the folder, never through a link in the path.
+            true => crate::fsafe::remove_in(
+                &owned,
+                &std::path::Path::new(app::domain::knowledge::DIR).join(&p),
+            )
+            .or_else(|e| match e.kind() {
+                std::io::ErrorKind::NotFound => Ok(()),
+                _ => Err(e),
+            }),
+            false => crate::runtime::folder::agent_fs::write_file(
+                &owned.join(app::domain::knowledge::DIR),
+                &p,
+                t.as_bytes(),
+                0o644,
+            )
+            .or_else(|e| {
+                // No folder yet: the vault is restored when it first starts.
+                match owned.exists() {
+                    true => Err(e),
+                    false => Ok(()),
+                }
+            }),
+        })
+        .await;
+        if let Ok(Err(e)) = written {
+            tracing::warn!(seat, error = %e, "the edited vault file could not be written");
+        }
     }
 }

@@ -42,6 +42,22 @@ pub(in crate::runtime) struct StateFiles {
 }
 
 impl StateFiles {
+    pub fn new(
+        ctx: &crate::runtime::context::Context,
+        inboxes_changed: Arc<Notify>,
+        background: Background,
+    ) -> Self {
+        StateFiles {
+            store: ctx.store().clone(),
+            mailboxes: ctx.mailboxes().clone(),
+            data_dir: ctx.config().data_dir.clone(),
+            context_window: ctx.config().agents.context_window,
+            inboxes_changed,
+            background,
+            shutdown: ctx.shutdown_token(),
+        }
+    }
+
     /// Starts the task that keeps the state files; it ends with the server.
     pub fn start(self) {
         let rt = self;

@@ -1,5 +1,5 @@
 //! The inbox watcher's side of mail: as the inbox directory changes, mail is handed to awake
-//! agents ([`Runtime::deliver_mail`]), mail others wrote into the human's inbox is shown, and
+//! agents ([`Postman::deliver_mail`]), mail others wrote into the human's inbox is shown, and
 //! inboxes moved aside as invalid are reported.
 
 use std::path::PathBuf;
@@ -9,31 +9,33 @@ use app::domain::events::EventKind;
 use app::domain::{Seat, LEAD_SEAT};
 
 use crate::mailbox::watch::Changes;
-use crate::runtime::Runtime;
+use crate::runtime::mail::postman::Postman;
 
-impl Runtime {
+impl Postman {
     /// Delivers mail that anyone appends to an awake agent's inbox, as the inbox directory
     /// changes: only the inboxes that changed are read (a slow poll looks at all of them).
     pub async fn watch_mail(&self) {
         let mut watcher = crate::mailbox::watch::watch(
-            self.inner.mailboxes.dir().to_path_buf(),
+            self.ctx.mailboxes().dir().to_path_buf(),
             Duration::from_secs(30),
             Duration::from_secs(2),
-            self.inner.shutdown.clone(),
+            self.ctx.shutdown_token(),
         );
         // Inboxes moved aside before this server started were reported by an earlier one.
-        let since = self.clock().now_ms();
+        let since = self.ctx.clock().now_ms();
         // Mail that waited for the lead while no server ran (or that its last process did not
         // take) is handed over before the server answers anyone: a message sent at once is
         // then the lead's next (it would otherwise race this start, and a first message could
         // be answered `delivered` for a lead this start began with it).
         self.deliver_mail(LEAD_SEAT).await;
-        let rt = self.clone();
+        let postman = self.clone();
         tokio::spawn(async move {
             let mut reported = std::collections::HashSet::new();
             while let Some(changes) = watcher.next().await {
-                rt.on_inbox_changes(changes, since, &mut reported).await;
-                rt.inner.inboxes_changed.notify_one();
+                postman
+                    .on_inbox_changes(changes, since, &mut reported)
+                    .await;
+                postman.inboxes_changed.notify_one();
             }
         });
     }
@@ -45,14 +47,14 @@ impl Runtime {
         reported: &mut std::collections::HashSet<PathBuf>,
     ) {
         if changes.all {
-            for seat in self.running() {
+            for seat in self.processes.running() {
                 self.deliver_mail(seat).await;
             }
             self.collect_human_mail().await;
             self.report_moved_aside(since, reported).await;
             return;
         }
-        let human = Some(self.human_inbox());
+        let human = Some(self.ctx.human_inbox());
         let mut moved_aside = false;
         for file in &changes.files {
             moved_aside |= file.contains(".json.invalid-");
@@ -62,7 +64,7 @@ impl Runtime {
             };
             // This server's own write with nothing unread in it (a mark of mail read, replies
             // filed for the human): nothing to hand over or collect.
-            if self.inner.mailboxes.settled(inbox) {
+            if self.ctx.mailboxes().settled(inbox) {
                 continue;
             }
             if Some(inbox) == human.as_deref() {
@@ -78,8 +80,9 @@ impl Runtime {
 
     /// The running seat whose inbox file is `{inbox}.json`.
     fn running_seat_of_inbox(&self, inbox: &str) -> Option<Seat> {
-        self.seat_of_inbox(inbox)
-            .filter(|s| self.running().contains(s))
+        self.ctx
+            .seat_of_inbox(inbox)
+            .filter(|s| self.processes.running().contains(s))
     }
 
     /// An inbox that was not valid JSON was moved aside (by whichever reader met it first):
@@ -89,13 +92,13 @@ impl Runtime {
         since: i64,
         reported: &mut std::collections::HashSet<PathBuf>,
     ) {
-        let found = self.inner.mailboxes.moved_aside_since(since);
+        let found = self.ctx.mailboxes().moved_aside_since(since);
         let mut events = Vec::new();
         for (inbox, path) in found {
             if !reported.insert(path.clone()) {
                 continue;
             }
-            let seat = self.seat_of_inbox(&inbox);
+            let seat = self.ctx.seat_of_inbox(&inbox);
             events.push(EventKind::RuntimeError {
                 seat,
                 message: format!(
@@ -104,14 +107,14 @@ impl Runtime {
                 ),
             });
         }
-        self.record(events).await;
+        self.ctx.record(events).await;
     }
 
     /// Mail others wrote into the human's inbox (an agent's own tooling, another program) is
     /// shown: recorded in the sender's thread (the lead's when the sender has no seat), then
     /// marked read.
     pub async fn collect_human_mail(&self) {
-        let (mailboxes, human) = (self.inner.mailboxes.clone(), self.human_inbox());
+        let (mailboxes, human) = (self.ctx.mailboxes().clone(), self.ctx.human_inbox());
         let unread =
             match tokio::task::spawn_blocking(move || mailboxes.unread_tagged(&human)).await {
                 Ok(Ok(unread)) => unread,
@@ -126,7 +129,7 @@ impl Runtime {
         }
         self.record_external(&unread, LEAD_SEAT, None).await;
         let ids: Vec<String> = unread.into_iter().filter_map(|m| m.msg_id).collect();
-        let (mailboxes, human) = (self.inner.mailboxes.clone(), self.human_inbox());
+        let (mailboxes, human) = (self.ctx.mailboxes().clone(), self.ctx.human_inbox());
         if let Ok(Err(e)) =
             tokio::task::spawn_blocking(move || mailboxes.mark_read(&human, &ids)).await
         {

@@ -37,6 +37,16 @@ pub(in crate::runtime) struct Replies {
 }
 
 impl Replies {
+    pub fn new(ctx: &crate::runtime::context::Context, background: Background) -> Self {
+        Replies {
+            store: ctx.store().clone(),
+            mailboxes: ctx.mailboxes().clone(),
+            human: ctx.human_inbox(),
+            background,
+            shutdown: ctx.shutdown_token(),
+        }
+    }
+
     /// Starts the task that files agents' words in the human's inbox; it ends with the server.
     pub fn start(self) {
         let rt = self;

@@ -4,7 +4,7 @@
 //! where (`table`), and what keeps all it starts together (`group`, `contain`).
 //!
 //! Rule: names none of `mail/`, `team/`, `quest/` (what a process's markers ask of them is
-//! carried out by `team::owner` and `team::requests`).
+//! carried out by the runtime's switchboard).
 
 pub(in crate::runtime) mod capture;
 pub mod contain;
@@ -12,6 +12,7 @@ pub(in crate::runtime) mod group;
 pub(in crate::runtime) mod in_flight;
 pub mod lines;
 pub mod outgoing;
+pub(in crate::runtime) mod owner;
 pub(in crate::runtime) mod pipes;
 pub mod protocol;
 pub(in crate::runtime) mod spawn;

@@ -10,14 +10,16 @@ use tokio::process::Command;
 use tokio::sync::mpsc;
 use tokio_util::codec::FramedRead;
 
+use crate::runtime::context::Context;
 use crate::runtime::error::RuntimeError;
+use crate::runtime::folder::knowledge::Folders;
+use crate::runtime::process::contain::Containment;
 use crate::runtime::process::group::Group;
 use crate::runtime::process::lines::LineCodec;
 use crate::runtime::process::protocol;
 use crate::runtime::process::supervisor::{self, Report, Supervisor, Timing};
 use crate::runtime::process::table::{Live, StopSignal};
 use crate::runtime::process::turn::Translator;
-use crate::runtime::Runtime;
 
 /// The longest stdout line we read (a tool result can be large); a longer one is skipped.
 pub const MAX_LINE: usize = 32 * 1024 * 1024;
@@ -52,8 +54,13 @@ pub const STREAM_JSON: [&str; 7] = [
     "--replay-user-messages",
 ];
 
-pub fn command(rt: &Runtime, spec: &Spec, claude_session: &str) -> Command {
-    let c = rt.config();
+/// The command line a process runs with: the protocol flags, its folder, process group and
+/// temp dirs (under the data dir, never the user's own).
+pub fn command(
+    c: &crate::runtime::config::RuntimeConfig,
+    spec: &Spec,
+    claude_session: &str,
+) -> Command {
     let mut cmd = Command::new(&c.cmd);
     cmd.args(STREAM_JSON);
     cmd.args([
@@ -99,130 +106,159 @@ pub struct Started {
     pub reports: mpsc::UnboundedReceiver<Report>,
 }
 
-/// Records `starting`, spawns the process and sends it its first message. A process that
-/// cannot be spawned is recorded as stopped, with why.
-pub async fn spawn(rt: &Runtime, spec: &Spec, stop: StopSignal) -> Result<Started, RuntimeError> {
-    let seat = spec.seat;
-    // Its folder as the store says it should be: the identity's vault, a git repository.
-    let folder = rt
-        .prepare_folder(seat, &agent_dir(&rt.config().data_dir, seat))
-        .await;
-    let claude_session = spec
-        .resume
-        .clone()
-        .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
-    rt.record(vec![process_event(
-        seat,
-        ProcessState::Starting,
-        None,
-        Some(claude_session.clone()),
-    )])
-    .await;
-    let place = rt.containment().place(seat);
-    let mut cmd = command(rt, spec, &claude_session);
-    place.prepare(&mut cmd);
-    let child = match cmd.spawn() {
-        Ok(child) => child,
-        Err(source) => {
-            let err = RuntimeError::Spawn {
-                cmd: rt.config().cmd.display().to_string(),
-                source,
-            };
-            let reason = err.to_string();
-            rt.record(vec![
-                process_event(seat, ProcessState::Stopped, Some(reason.clone()), None),
-                EventKind::RuntimeError {
-                    seat: Some(seat),
-                    message: reason,
-                },
-            ])
-            .await;
-            return Err(err);
-        }
-    };
-    tracing::info!(seat, pid = child.id(), session = %claude_session, "agent process started");
-    let (live, supervisor, reports) = supervise(rt, spec, child, stop, (folder, place));
-    if rt.config().agents.permissions == crate::runtime::config::PermissionMode::Ui {
-        let _ = live.stdin.send(protocol::initialize("soulgrid-init")).await;
-    }
-    // A process that does not take its first message is stopped by its supervisor's stop or
-    // watchdogs; the send itself never waits long (the channel is empty).
-    if let Err(e) = rt.send_to(seat, &live, spec.first_message.clone()).await {
-        tracing::warn!(seat, error = %e, "the first message could not be written");
-    }
-    Ok(Started {
-        live,
-        supervisor,
-        reports,
-    })
+/// What starts a process: the settings, the folder room that readies its folder, where its
+/// processes are kept, and the lock newborns choose their names under.
+#[derive(Clone)]
+pub struct Spawner {
+    pub(in crate::runtime) ctx: Context,
+    pub(in crate::runtime) folders: Folders,
+    /// Where agents' processes are kept, so a stop stops all they started.
+    pub(in crate::runtime) containment: std::sync::Arc<Containment>,
+    /// Newborns choose names one at a time: a name is checked and recorded before the next
+    /// newborn's is checked, so two cannot both take one name.
+    pub(in crate::runtime) naming: std::sync::Arc<tokio::sync::Mutex<()>>,
 }
 
-/// The tasks around a spawned child (stdin writer, stderr drain) and its supervisor.
-fn supervise(
-    rt: &Runtime,
-    spec: &Spec,
-    mut child: tokio::process::Child,
-    stop: StopSignal,
-    (folder, place): (
-        crate::runtime::folder::knowledge::Folder,
-        crate::runtime::process::contain::Place,
-    ),
-) -> (Live, Supervisor, mpsc::UnboundedReceiver<Report>) {
-    let seat = spec.seat;
-    let group = Group::of(&child);
-    let stdin = child.stdin.take().expect("piped stdin");
-    let stdout = child.stdout.take().expect("piped stdout");
-    let stderr = child.stderr.take().expect("piped stderr");
-    let (stdin_tx, stdin_rx) = mpsc::channel::<String>(256);
-    tokio::spawn(crate::runtime::process::pipes::write_stdin(
-        seat, stdin, stdin_rx,
-    ));
-    let live = Live {
-        stdin: stdin_tx,
-        busy: Default::default(),
-        in_flight: Default::default(),
-    };
-    let (reports_tx, reports) = mpsc::unbounded_channel();
-    let supervisor = Supervisor {
-        seat,
-        child,
-        group,
-        lines: FramedRead::new(stdout, LineCodec::new(MAX_LINE)),
-        stderr: tokio::spawn(crate::runtime::process::pipes::drain_stderr(seat, stderr)),
-        live: live.clone(),
-        stop,
-        shutdown: rt.shutdown_token(),
-        translator: Translator::new(seat, spec.name.clone(), spec.summoning)
-            .with_team_names(&rt.names().lead, &rt.names().human),
-        naming: rt.naming(),
-        stop_asked: None,
-        pending: Vec::new(),
-        taken: Vec::new(),
-        recorder: rt.recorder().clone(),
-        reports: reports_tx,
-        resuming: spec.resume.is_some(),
-        timing: Timing {
-            stuck_after: rt.config().agents.stuck_after,
-            idle_timeout: rt.config().agents.idle_timeout,
-            stop_grace: rt.config().agents.stop_grace,
-            distill_timeout: rt.config().agents.distill_timeout,
-        },
-        unrecorded: None,
-        workdir: agent_dir(&rt.config().data_dir, seat),
-        folder,
-        letters: supervisor::Letters {
-            data_dir: rt.config().data_dir.clone(),
-            names: rt.names().clone(),
-        },
-        committer: crate::runtime::folder::commits::Committer::start(
+impl Spawner {
+    /// Records `starting`, spawns the process and sends it its first message. A process that
+    /// cannot be spawned is recorded as stopped, with why.
+    pub(in crate::runtime) async fn spawn(
+        &self,
+        spec: &Spec,
+        stop: StopSignal,
+    ) -> Result<Started, RuntimeError> {
+        let rt = &self.ctx;
+        let seat = spec.seat;
+        // Its folder as the store says it should be: the identity's vault, a git repository.
+        let folder = self
+            .folders
+            .prepare(seat, &agent_dir(&rt.config().data_dir, seat))
+            .await;
+        let claude_session = spec
+            .resume
+            .clone()
+            .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+        rt.record(vec![process_event(
             seat,
-            crate::runtime::folder::git::History::new(&rt.config().data_dir, seat),
-            rt.recorder().clone(),
+            ProcessState::Starting,
+            None,
+            Some(claude_session.clone()),
+        )])
+        .await;
+        let place = self.containment.place(seat);
+        let mut cmd = command(rt.config(), spec, &claude_session);
+        place.prepare(&mut cmd);
+        let child = match cmd.spawn() {
+            Ok(child) => child,
+            Err(source) => {
+                let err = RuntimeError::Spawn {
+                    cmd: rt.config().cmd.display().to_string(),
+                    source,
+                };
+                let reason = err.to_string();
+                rt.record(vec![
+                    process_event(seat, ProcessState::Stopped, Some(reason.clone()), None),
+                    EventKind::RuntimeError {
+                        seat: Some(seat),
+                        message: reason,
+                    },
+                ])
+                .await;
+                return Err(err);
+            }
+        };
+        tracing::info!(seat, pid = child.id(), session = %claude_session, "agent process started");
+        let (live, supervisor, reports) = self.supervisor(spec, child, stop, (folder, place));
+        if rt.config().agents.permissions == crate::runtime::config::PermissionMode::Ui {
+            let _ = live.stdin.send(protocol::initialize("soulgrid-init")).await;
+        }
+        // A process that does not take its first message is stopped by its supervisor's stop or
+        // watchdogs; the send itself never waits long (the channel is empty).
+        if let Err(e) = crate::runtime::process::outgoing::send_to(
+            &rt.config().data_dir,
+            seat,
+            &live,
+            spec.first_message.clone(),
+        )
+        .await
+        {
+            tracing::warn!(seat, error = %e, "the first message could not be written");
+        }
+        Ok(Started {
+            live,
+            supervisor,
+            reports,
+        })
+    }
+
+    /// The tasks around a spawned child (stdin writer, stderr drain) and its supervisor.
+    fn supervisor(
+        &self,
+        spec: &Spec,
+        mut child: tokio::process::Child,
+        stop: StopSignal,
+        (folder, place): (
+            crate::runtime::folder::knowledge::Folder,
+            crate::runtime::process::contain::Place,
         ),
-        commits_in_turn: 0,
-        place: Some(place),
-    };
-    (live, supervisor, reports)
+    ) -> (Live, Supervisor, mpsc::UnboundedReceiver<Report>) {
+        let rt = &self.ctx;
+        let seat = spec.seat;
+        let group = Group::of(&child);
+        let stdin = child.stdin.take().expect("piped stdin");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let stderr = child.stderr.take().expect("piped stderr");
+        let (stdin_tx, stdin_rx) = mpsc::channel::<String>(256);
+        tokio::spawn(crate::runtime::process::pipes::write_stdin(
+            seat, stdin, stdin_rx,
+        ));
+        let live = Live {
+            stdin: stdin_tx,
+            busy: Default::default(),
+            in_flight: Default::default(),
+        };
+        let (reports_tx, reports) = mpsc::unbounded_channel();
+        let supervisor = Supervisor {
+            seat,
+            child,
+            group,
+            lines: FramedRead::new(stdout, LineCodec::new(MAX_LINE)),
+            stderr: tokio::spawn(crate::runtime::process::pipes::drain_stderr(seat, stderr)),
+            live: live.clone(),
+            stop,
+            shutdown: rt.shutdown_token(),
+            translator: Translator::new(seat, spec.name.clone(), spec.summoning)
+                .with_team_names(&rt.names().lead, &rt.names().human),
+            naming: self.naming.clone(),
+            stop_asked: None,
+            pending: Vec::new(),
+            taken: Vec::new(),
+            recorder: rt.recorder().clone(),
+            reports: reports_tx,
+            resuming: spec.resume.is_some(),
+            timing: Timing {
+                stuck_after: rt.config().agents.stuck_after,
+                idle_timeout: rt.config().agents.idle_timeout,
+                stop_grace: rt.config().agents.stop_grace,
+                distill_timeout: rt.config().agents.distill_timeout,
+            },
+            unrecorded: None,
+            workdir: agent_dir(&rt.config().data_dir, seat),
+            folder,
+            letters: supervisor::Letters {
+                data_dir: rt.config().data_dir.clone(),
+                names: rt.names().clone(),
+            },
+            committer: crate::runtime::folder::commits::Committer::start(
+                seat,
+                crate::runtime::folder::git::History::new(&rt.config().data_dir, seat),
+                rt.recorder().clone(),
+            ),
+            commits_in_turn: 0,
+            place: Some(place),
+        };
+        (live, supervisor, reports)
+    }
 }
 
 /// A change of a seat's process state, with nothing else to report.

@@ -76,7 +76,7 @@ pub struct Supervisor {
     /// Set when events of this process could not be stored: it is stopped rather than left
     /// running with state nobody stored.
     pub unrecorded: Option<String>,
-    /// Held while a newborn's line is translated and recorded (see `Inner::naming`).
+    /// Held while a newborn's line is translated and recorded (see `Processes::naming`).
     pub naming: std::sync::Arc<tokio::sync::Mutex<()>>,
     /// Its own output asked for it to be stopped, for this reason.
     pub stop_asked: Option<String>,

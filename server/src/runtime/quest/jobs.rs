@@ -11,14 +11,15 @@ use app::domain::{Seat, LEAD_SEAT};
 
 use crate::runtime::ids::uuid22;
 use crate::runtime::process::outgoing::Outgoing;
-use crate::runtime::Runtime;
+use crate::runtime::quest::Quests;
 use crate::store::StoreError;
 
-impl Runtime {
+impl Quests {
     /// Posts a job by `by`; returns its id. Every awake agent is offered it.
     pub async fn post_job(&self, title: &str, text: &str, by: &str) -> Result<String, StoreError> {
         let id = uuid22();
-        self.recorder()
+        self.ctx
+            .recorder()
             .record(vec![EventKind::JobPosted {
                 job_id: id.clone(),
                 title: title.to_string(),
@@ -27,6 +28,7 @@ impl Runtime {
             }])
             .await?;
         let awake: Vec<Seat> = self
+            .processes
             .running()
             .into_iter()
             .filter(|s| *s != LEAD_SEAT)
@@ -40,6 +42,7 @@ impl Runtime {
     /// Offers the job `id` to the agent in `seat`.
     async fn offer(&self, seat: Seat, id: &str) {
         let Some(job) = self
+            .ctx
             .store()
             .with_docs(|d| d.get(&job_doc_id(id)).and_then(Doc::as_job).cloned())
         else {
@@ -58,14 +61,14 @@ impl Runtime {
              and when it is done:\n\
              [ACTION] {{\"action\":\"job_done\",\"job\":\"{id}\",\"result\":\"<what you did>\"}}"
         );
-        self.deliver(seat, Outgoing::text(text)).await;
+        self.postman.deliver(seat, Outgoing::text(text)).await;
     }
 
     /// Offers the jobs nobody claimed for `--job-timeout` to agents that just woke.
     pub(in crate::runtime) async fn offer_stale_jobs(&self, seats: &[Seat]) {
         let stale_before =
-            self.clock().now_ms() - self.config().agents.job_timeout.as_millis() as i64;
-        let stale: Vec<String> = self.store().with_docs(|d| {
+            self.ctx.clock().now_ms() - self.ctx.config().agents.job_timeout.as_millis() as i64;
+        let stale: Vec<String> = self.ctx.store().with_docs(|d| {
             jobs(d)
                 .into_iter()
                 .filter(|j| j.status == JobStatus::Open && j.created_at <= stale_before)
@@ -80,24 +83,30 @@ impl Runtime {
     }
 
     pub(in crate::runtime) async fn claim(&self, seat: Seat, from: &str, id: &str) {
-        let known = self.store().with_docs(|d| d.get(&job_doc_id(id)).is_some());
+        let known = self
+            .ctx
+            .store()
+            .with_docs(|d| d.get(&job_doc_id(id)).is_some());
         if !known {
             return self
+                .ctx
                 .marker_error(seat, "claim", "there is no such job")
                 .await;
         }
-        self.record(vec![EventKind::JobClaimed {
-            job_id: id.to_string(),
-            by: from.to_string(),
-        }])
-        .await;
-        let holder = self.store().with_docs(|d| {
+        self.ctx
+            .record(vec![EventKind::JobClaimed {
+                job_id: id.to_string(),
+                by: from.to_string(),
+            }])
+            .await;
+        let holder = self.ctx.store().with_docs(|d| {
             d.get(&job_doc_id(id))
                 .and_then(Doc::as_job)
                 .map(|j| (j.title.clone(), j.claimed_by.clone()))
         });
         if let Some((title, Some(holder))) = holder.filter(|(_, h)| h.as_deref() != Some(from)) {
-            self.deliver(seat, Outgoing::text(taken_note(&title, &holder)))
+            self.postman
+                .deliver(seat, Outgoing::text(taken_note(&title, &holder)))
                 .await;
         }
     }
@@ -109,7 +118,7 @@ impl Runtime {
         id: &str,
         result: &str,
     ) {
-        let mine = self.store().with_docs(|d| {
+        let mine = self.ctx.store().with_docs(|d| {
             d.get(&job_doc_id(id))
                 .and_then(Doc::as_job)
                 .is_some_and(|j| {
@@ -118,15 +127,17 @@ impl Runtime {
         });
         if !mine {
             return self
+                .ctx
                 .marker_error(seat, "job_done", "that job is not one you claimed")
                 .await;
         }
-        self.record(vec![EventKind::JobDone {
-            job_id: id.to_string(),
-            by: from.to_string(),
-            result: result.to_string(),
-        }])
-        .await;
+        self.ctx
+            .record(vec![EventKind::JobDone {
+                job_id: id.to_string(),
+                by: from.to_string(),
+                result: result.to_string(),
+            }])
+            .await;
     }
 }
 

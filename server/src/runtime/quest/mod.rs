@@ -9,15 +9,22 @@ use app::domain::docs::{identity, ArtifactKind, QuestStatus, StageAgent, StageDo
 use app::domain::events::EventKind;
 use app::domain::quest::prompts::{brief, Member};
 use app::domain::quest::{quest, running_quest};
-use app::domain::{agent_seats, LEAD_SEAT};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use app::domain::{agent_seats, Seat, LEAD_SEAT};
+use tokio::sync::mpsc;
 
 pub(in crate::runtime) mod jobs;
 mod stage;
 pub(in crate::runtime) mod watch;
 
+use crate::runtime::context::Context;
 use crate::runtime::ids::uuid22;
+use crate::runtime::mail::postman::Postman;
 use crate::runtime::process::outgoing::Outgoing;
-use crate::runtime::Runtime;
+use crate::runtime::process::owner::Processes;
+use crate::runtime::team::Team;
 use crate::store::StoreError;
 
 pub use crate::runtime::process::turn::QuestRequest;
@@ -35,7 +42,43 @@ pub enum QuestStartError {
     Store(#[from] StoreError),
 }
 
-impl Runtime {
+/// The quest room's owner: quests, their stages, the job board, and the watch that keeps them
+/// moving. It wakes and summons through the team room and tells through the postman.
+#[derive(Clone)]
+pub struct Quests {
+    pub(in crate::runtime) ctx: Context,
+    pub(in crate::runtime) processes: Processes,
+    pub(in crate::runtime) postman: Postman,
+    pub(in crate::runtime) team: Team,
+    /// Seats summoned for a quest stage, until their newcomer has a name.
+    pub(in crate::runtime) joining: Arc<Mutex<HashMap<Seat, watch::Joining>>>,
+    /// Quest and job markers, carried out one at a time in the order they were written (by
+    /// the task `watch_quests` starts, which takes the receiver).
+    pub(in crate::runtime) queue: mpsc::UnboundedSender<QuestRequest>,
+    pub(in crate::runtime) requests: Arc<Mutex<Option<mpsc::UnboundedReceiver<QuestRequest>>>>,
+}
+
+impl Quests {
+    pub fn new(ctx: Context, processes: Processes, postman: Postman, team: Team) -> Self {
+        let (queue, requests) = mpsc::unbounded_channel();
+        Quests {
+            ctx,
+            processes,
+            postman,
+            team,
+            joining: Default::default(),
+            queue,
+            requests: Arc::new(Mutex::new(Some(requests))),
+        }
+    }
+
+    /// WAKE of the agents in `seats`, and the jobs that waited offered to those woken.
+    pub async fn wake(&self, seats: &[Seat]) -> Vec<Seat> {
+        let woken = self.team.wake_only(Some(seats)).await;
+        self.offer_stale_jobs(&woken).await;
+        woken
+    }
+
     /// The human submits a problem (and a folder the agents may read): a new quest, briefed to
     /// the lead. Returns its id.
     pub async fn start_quest(
@@ -46,7 +89,7 @@ impl Runtime {
         if problem.trim().is_empty() {
             return Err(QuestStartError::Empty);
         }
-        if let Some(q) = self.store().with_docs(|d| running_quest(d).cloned()) {
+        if let Some(q) = self.ctx.store().with_docs(|d| running_quest(d).cloned()) {
             return Err(QuestStartError::Busy(q.problem));
         }
         let folder = match folder.filter(|f| !f.trim().is_empty()) {
@@ -54,7 +97,8 @@ impl Runtime {
             None => None,
         };
         let id = uuid22();
-        self.recorder()
+        self.ctx
+            .recorder()
             .record(vec![EventKind::QuestStarted {
                 quest_id: id.clone(),
                 problem: problem.trim().to_string(),
@@ -70,6 +114,7 @@ impl Runtime {
         let refused = || QuestStartError::Folder(folder.to_string());
         let real = std::fs::canonicalize(folder).map_err(|_| refused())?;
         let allowed = self
+            .ctx
             .config()
             .agents
             .allow_dir
@@ -83,7 +128,7 @@ impl Runtime {
 
     /// The team as the lead and the agents see it.
     fn roster(&self) -> (Vec<Member>, usize) {
-        self.store().with_docs(|d| {
+        self.ctx.store().with_docs(|d| {
             let mut team = Vec::new();
             let mut empty = 0;
             for seat in agent_seats() {
@@ -101,19 +146,19 @@ impl Runtime {
     }
 
     pub(in crate::runtime) async fn brief_lead(&self, quest_id: &str) {
-        let Some(q) = self.store().with_docs(|d| quest(d, quest_id).cloned()) else {
+        let Some(q) = self.ctx.store().with_docs(|d| quest(d, quest_id).cloned()) else {
             return;
         };
         let (team, empty) = self.roster();
-        let text = brief(&q, &self.config().templates, &team, empty);
-        self.deliver(LEAD_SEAT, Outgoing::text(text)).await;
+        let text = brief(&q, &self.ctx.config().templates, &team, empty);
+        self.postman.deliver(LEAD_SEAT, Outgoing::text(text)).await;
     }
 
     /// Tells the lead (a plan or a move it asked for could not be done, and why).
     pub(in crate::runtime) async fn tell_lead(&self, line: &str, why: &str) {
-        self.lead_marker_error(line, why).await;
+        self.ctx.marker_error(LEAD_SEAT, line, why).await;
         let text = format!("[message from Soulgrid]\nYour {line} was not done: {why}.");
-        self.deliver(LEAD_SEAT, Outgoing::text(text)).await;
+        self.postman.deliver(LEAD_SEAT, Outgoing::text(text)).await;
     }
 
     /// Carries out a quest or job marker.
@@ -131,7 +176,7 @@ impl Runtime {
             } => self.finding(seat, &from, title, body, severity).await,
             QuestRequest::StageDone { seat, from } => self.stage_done(seat, &from).await,
             QuestRequest::PostJob { title, text } => {
-                let lead = self.names().lead.clone();
+                let lead = self.ctx.names().lead.clone();
                 if let Err(e) = self.post_job(&title, &text, &lead).await {
                     tracing::warn!(error = %e, "the lead's job could not be posted");
                 }
@@ -147,7 +192,7 @@ impl Runtime {
     }
 
     async fn plan(&self, template: &str, stages: Vec<Vec<String>>) {
-        let Some(q) = self.store().with_docs(|d| {
+        let Some(q) = self.ctx.store().with_docs(|d| {
             running_quest(d)
                 .filter(|q| q.status == QuestStatus::Analysing)
                 .cloned()
@@ -156,8 +201,15 @@ impl Runtime {
                 .tell_lead("quest_plan", "no quest is waiting for a plan")
                 .await;
         };
-        let Some(t) = self.config().templates.iter().find(|t| t.name == template) else {
+        let Some(t) = self
+            .ctx
+            .config()
+            .templates
+            .iter()
+            .find(|t| t.name == template)
+        else {
             let names: Vec<&str> = self
+                .ctx
                 .config()
                 .templates
                 .iter()
@@ -205,17 +257,18 @@ impl Runtime {
                 progress_at: None,
             })
             .collect();
-        self.record(vec![EventKind::QuestPlanned {
-            quest_id: q.quest_id.clone(),
-            template: template.to_string(),
-            stages: planned,
-        }])
-        .await;
+        self.ctx
+            .record(vec![EventKind::QuestPlanned {
+                quest_id: q.quest_id.clone(),
+                template: template.to_string(),
+                stages: planned,
+            }])
+            .await;
         self.begin_stage(&q.quest_id, 0).await;
     }
 
     async fn report(&self, title: &str, body: &str) {
-        let Some(q) = self.store().with_docs(|d| running_quest(d).cloned()) else {
+        let Some(q) = self.ctx.store().with_docs(|d| running_quest(d).cloned()) else {
             return self.tell_lead("report", "no quest is under way").await;
         };
         if q.status == QuestStatus::Analysing {
@@ -228,28 +281,29 @@ impl Runtime {
                 .await;
         }
         let id = q.quest_id.clone();
-        self.record(vec![
-            EventKind::QuestMoved {
-                quest_id: id.clone(),
-                status: QuestStatus::Reporting,
-                stage: None,
-                reason: None,
-            },
-            EventKind::ArtifactWritten {
-                quest_id: id.clone(),
-                name: "report".into(),
-                kind: ArtifactKind::Report,
-                stage: None,
-                title: title.to_string(),
-                text: body.to_string(),
-            },
-            EventKind::QuestMoved {
-                quest_id: id,
-                status: QuestStatus::Done,
-                stage: None,
-                reason: Some("reported".into()),
-            },
-        ])
-        .await;
+        self.ctx
+            .record(vec![
+                EventKind::QuestMoved {
+                    quest_id: id.clone(),
+                    status: QuestStatus::Reporting,
+                    stage: None,
+                    reason: None,
+                },
+                EventKind::ArtifactWritten {
+                    quest_id: id.clone(),
+                    name: "report".into(),
+                    kind: ArtifactKind::Report,
+                    stage: None,
+                    title: title.to_string(),
+                    text: body.to_string(),
+                },
+                EventKind::QuestMoved {
+                    quest_id: id,
+                    status: QuestStatus::Done,
+                    stage: None,
+                    reason: Some("reported".into()),
+                },
+            ])
+            .await;
     }
 }

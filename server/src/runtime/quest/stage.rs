@@ -10,26 +10,27 @@ use app::domain::{Seat, LEAD_SEAT};
 
 use crate::runtime::ids::uuid22;
 use crate::runtime::process::outgoing::Outgoing;
-use crate::runtime::Runtime;
+use crate::runtime::quest::Quests;
 
-impl Runtime {
+impl Quests {
     /// Moves the quest to stage `index` and gives each of its agents the stage prompt (woken
     /// first; a name the team does not have is a newcomer summoned for it).
     pub(super) async fn begin_stage(&self, quest_id: &str, index: u32) {
-        self.record(vec![EventKind::QuestMoved {
-            quest_id: quest_id.to_string(),
-            status: QuestStatus::Stage,
-            stage: Some(index),
-            reason: None,
-        }])
-        .await;
+        self.ctx
+            .record(vec![EventKind::QuestMoved {
+                quest_id: quest_id.to_string(),
+                status: QuestStatus::Stage,
+                stage: Some(index),
+                reason: None,
+            }])
+            .await;
         self.prompt_stage(quest_id, index).await;
     }
 
     /// Gives every agent of the running stage that is not done its prompt (after a restart
     /// too); summons a newcomer for each name the team does not have.
     pub(in crate::runtime) async fn prompt_stage(&self, quest_id: &str, index: u32) {
-        let Some(stage) = self.store().with_docs(|d| {
+        let Some(stage) = self.ctx.store().with_docs(|d| {
             quest(d, quest_id).and_then(|q| {
                 q.current()
                     .filter(|s| s.index == index && s.is_running())
@@ -44,7 +45,7 @@ impl Runtime {
             .iter()
             .filter(|a| !stage.done.iter().any(|d| d.eq_ignore_ascii_case(&a.name)))
         {
-            match self.store().with_docs(|d| seat_named(d, &a.name)) {
+            match self.ctx.store().with_docs(|d| seat_named(d, &a.name)) {
                 Some(seat) => self.give_stage_prompt(quest_id, index, seat, &a.name).await,
                 None => newcomers.push(a.name.clone()),
             }
@@ -59,7 +60,7 @@ impl Runtime {
         seat: Seat,
         name: &str,
     ) {
-        let text = self.store().with_docs(|d| {
+        let text = self.ctx.store().with_docs(|d| {
             let q = quest(d, quest_id)?;
             let stage = q.stages.get(index as usize)?;
             let prior: Vec<_> = latest_artifacts(d, quest_id)
@@ -69,10 +70,10 @@ impl Runtime {
             Some(stage_prompt(q, stage, name, &prior))
         });
         let Some(text) = text else { return };
-        if seat != LEAD_SEAT && !self.running().contains(&seat) {
-            self.wake_only(Some(&[seat])).await;
+        if seat != LEAD_SEAT && !self.processes.running().contains(&seat) {
+            self.wake(&[seat]).await;
         }
-        self.deliver(seat, Outgoing::text(text)).await;
+        self.postman.deliver(seat, Outgoing::text(text)).await;
     }
 
     pub(super) async fn finding(
@@ -83,8 +84,9 @@ impl Runtime {
         body: String,
         severity: Option<String>,
     ) {
-        let Some((quest_id, stage)) = self.store().with_docs(|d| stage_of(d, from)) else {
+        let Some((quest_id, stage)) = self.ctx.store().with_docs(|d| stage_of(d, from)) else {
             return self
+                .ctx
                 .marker_error(seat, "finding", "you are in no running quest stage")
                 .await;
         };
@@ -95,32 +97,35 @@ impl Runtime {
             "critical" => Some(Severity::Critical),
             _ => None,
         });
-        self.record(vec![EventKind::FindingPosted {
-            quest_id,
-            finding_id: uuid22(),
-            stage,
-            seat,
-            agent: from.to_string(),
-            title,
-            body,
-            severity,
-        }])
-        .await;
+        self.ctx
+            .record(vec![EventKind::FindingPosted {
+                quest_id,
+                finding_id: uuid22(),
+                stage,
+                seat,
+                agent: from.to_string(),
+                title,
+                body,
+                severity,
+            }])
+            .await;
     }
 
     pub(super) async fn stage_done(&self, seat: Seat, from: &str) {
-        let Some((quest_id, stage)) = self.store().with_docs(|d| stage_of(d, from)) else {
+        let Some((quest_id, stage)) = self.ctx.store().with_docs(|d| stage_of(d, from)) else {
             return self
+                .ctx
                 .marker_error(seat, "stage_done", "you are in no running quest stage")
                 .await;
         };
-        self.record(vec![EventKind::StageAgentDone {
-            quest_id: quest_id.clone(),
-            stage,
-            agent: from.to_string(),
-        }])
-        .await;
-        let all_done = self.store().with_docs(|d| {
+        self.ctx
+            .record(vec![EventKind::StageAgentDone {
+                quest_id: quest_id.clone(),
+                stage,
+                agent: from.to_string(),
+            }])
+            .await;
+        let all_done = self.ctx.store().with_docs(|d| {
             quest(d, &quest_id)
                 .and_then(|q| {
                     q.current()
@@ -134,15 +139,6 @@ impl Runtime {
         }
     }
 
-    pub(in crate::runtime) async fn marker_error(&self, seat: Seat, line: &str, why: &str) {
-        self.record(vec![EventKind::MarkerError {
-            seat: Some(seat),
-            line: line.to_string(),
-            error: why.to_string(),
-        }])
-        .await;
-    }
-
     /// Ends the running stage `index`: its artifact is written from its findings and (with
     /// `review`) the lead is given them to decide what comes next.
     pub(in crate::runtime) async fn end_stage(
@@ -152,13 +148,14 @@ impl Runtime {
         reason: &str,
         review_it: bool,
     ) {
-        self.record(vec![EventKind::StageEnded {
-            quest_id: quest_id.to_string(),
-            stage: index,
-            reason: reason.to_string(),
-        }])
-        .await;
-        let written = self.store().with_docs(|d| {
+        self.ctx
+            .record(vec![EventKind::StageEnded {
+                quest_id: quest_id.to_string(),
+                stage: index,
+                reason: reason.to_string(),
+            }])
+            .await;
+        let written = self.ctx.store().with_docs(|d| {
             let q = quest(d, quest_id)?;
             let stage = q.stages.get(index as usize)?;
             let findings = findings_of(d, quest_id);
@@ -172,22 +169,25 @@ impl Runtime {
         let Some((artifact, review_text, title)) = written else {
             return;
         };
-        self.record(vec![EventKind::ArtifactWritten {
-            quest_id: quest_id.to_string(),
-            name: format!("stage-{}", index + 1),
-            kind: ArtifactKind::Stage,
-            stage: Some(index),
-            title,
-            text: artifact,
-        }])
-        .await;
+        self.ctx
+            .record(vec![EventKind::ArtifactWritten {
+                quest_id: quest_id.to_string(),
+                name: format!("stage-{}", index + 1),
+                kind: ArtifactKind::Stage,
+                stage: Some(index),
+                title,
+                text: artifact,
+            }])
+            .await;
         if review_it {
-            self.deliver(LEAD_SEAT, Outgoing::text(review_text)).await;
+            self.postman
+                .deliver(LEAD_SEAT, Outgoing::text(review_text))
+                .await;
         }
     }
 
     pub(super) async fn stage_next(&self, summon: Vec<String>, dismiss: Vec<String>) {
-        let Some(q) = self.store().with_docs(|d| running_quest(d).cloned()) else {
+        let Some(q) = self.ctx.store().with_docs(|d| running_quest(d).cloned()) else {
             return self.tell_lead("stage_next", "no quest is under way").await;
         };
         let Some(current) = q.current().cloned() else {
@@ -209,34 +209,39 @@ impl Runtime {
                 .await;
         }
         for name in &dismiss {
-            if let Some(seat) = self.store().with_docs(|d| seat_named(d, name)) {
-                self.sleep(seat, "dismissed by the lead").await;
+            if let Some(seat) = self.ctx.store().with_docs(|d| seat_named(d, name)) {
+                self.processes
+                    .table()
+                    .sleep(seat, "dismissed by the lead")
+                    .await;
             }
         }
-        self.record(vec![EventKind::QuestMoved {
-            quest_id: q.quest_id.clone(),
-            status: QuestStatus::Stage,
-            stage: Some(next),
-            reason: None,
-        }])
-        .await;
+        self.ctx
+            .record(vec![EventKind::QuestMoved {
+                quest_id: q.quest_id.clone(),
+                status: QuestStatus::Stage,
+                stage: Some(next),
+                reason: None,
+            }])
+            .await;
         // Reinforcements: a place in the stage for each role, filled once a newcomer is named.
         let places: Vec<String> = summon
             .iter()
             .map(|role| format!("a newcomer ({})", role.trim()))
             .collect();
-        self.record(
-            places
-                .iter()
-                .map(|p| EventKind::StageJoined {
-                    quest_id: q.quest_id.clone(),
-                    stage: next,
-                    agent: p.clone(),
-                    replaces: None,
-                })
-                .collect(),
-        )
-        .await;
+        self.ctx
+            .record(
+                places
+                    .iter()
+                    .map(|p| EventKind::StageJoined {
+                        quest_id: q.quest_id.clone(),
+                        stage: next,
+                        agent: p.clone(),
+                        replaces: None,
+                    })
+                    .collect(),
+            )
+            .await;
         self.prompt_stage(&q.quest_id, next).await;
     }
 }

@@ -11,8 +11,8 @@ use app::domain::quest::{last_progress, quest, running_quest};
 use app::domain::{agent_seats, Seat};
 
 use crate::runtime::process::outgoing::Outgoing;
+use crate::runtime::quest::Quests;
 use crate::runtime::team::permissions::human_duration;
-use crate::runtime::Runtime;
 use crate::store::{StoreError, PAGE};
 
 /// A seat summoned for a quest stage: the quest, the stage, and the place it fills.
@@ -34,13 +34,12 @@ pub enum QuestEditError {
     Store(#[from] StoreError),
 }
 
-impl Runtime {
+impl Quests {
     /// Starts the task that joins newcomers, ends stalled stages and resumes a quest after a
     /// restart; it ends with the server.
     pub fn watch_quests(&self) {
         let requests = self
-            .inner
-            .quest_requests
+            .requests
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .take();
@@ -55,9 +54,9 @@ impl Runtime {
         let rt = self.clone();
         // Every registration, even when the watch falls behind the live stream: a newcomer
         // whose registration were missed would be left out of its stage.
-        let mut follow = self.store().follow(self.store().last_event_id());
-        let shutdown = self.shutdown_token();
-        let every = (self.config().agents.stage_timeout / 4)
+        let mut follow = self.ctx.store().follow(self.ctx.store().last_event_id());
+        let shutdown = self.ctx.shutdown_token();
+        let every = (self.ctx.config().agents.stage_timeout / 4)
             .clamp(Duration::from_millis(50), Duration::from_secs(5));
         tokio::spawn(async move {
             rt.resume_quest().await;
@@ -87,8 +86,8 @@ impl Runtime {
     }
 
     /// Queues a quest or job marker: carried out after the ones before it.
-    pub(in crate::runtime) fn enqueue_quest(&self, request: crate::runtime::quest::QuestRequest) {
-        let _ = self.inner.quest_queue.send(request);
+    pub(in crate::runtime) fn enqueue(&self, request: crate::runtime::quest::QuestRequest) {
+        let _ = self.queue.send(request);
     }
 
     /// Summons a newcomer into an empty seat for each of `places` (names or roles) of the
@@ -102,7 +101,7 @@ impl Runtime {
         if places.is_empty() {
             return;
         }
-        let empty: Vec<Seat> = self.store().with_docs(|d| {
+        let empty: Vec<Seat> = self.ctx.store().with_docs(|d| {
             agent_seats()
                 .filter(|s| {
                     app::domain::docs::identity(d, *s).is_none_or(|i| !i.status().is_visible())
@@ -111,7 +110,7 @@ impl Runtime {
         });
         let mut seats = Vec::new();
         {
-            let mut joining = self.inner.joining.lock().unwrap_or_else(|p| p.into_inner());
+            let mut joining = self.joining.lock().unwrap_or_else(|p| p.into_inner());
             for (seat, place) in empty.iter().zip(&places) {
                 joining.insert(
                     *seat,
@@ -128,7 +127,7 @@ impl Runtime {
             let why = format!("no seat is empty for {place}");
             self.tell_lead("stage plan", &why).await;
         }
-        if let Err(e) = self.summon_only(Some(&seats)).await {
+        if let Err(e) = self.team.summon_only(Some(&seats)).await {
             tracing::warn!(error = %e, "summoning newcomers for a quest failed");
         }
     }
@@ -136,27 +135,27 @@ impl Runtime {
     /// A newcomer summoned for a stage chose its name: it takes its place and gets its prompt.
     async fn joined(&self, seat: Seat, name: &str) {
         let join = self
-            .inner
             .joining
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .remove(&seat);
         let Some(j) = join else { return };
-        self.record(vec![EventKind::StageJoined {
-            quest_id: j.quest_id.clone(),
-            stage: j.stage,
-            agent: name.to_string(),
-            replaces: Some(j.place),
-        }])
-        .await;
+        self.ctx
+            .record(vec![EventKind::StageJoined {
+                quest_id: j.quest_id.clone(),
+                stage: j.stage,
+                agent: name.to_string(),
+                replaces: Some(j.place),
+            }])
+            .await;
         self.give_stage_prompt(&j.quest_id, j.stage, seat, name)
             .await;
     }
 
     async fn end_stalled_stage(&self) {
-        let timeout = self.config().agents.stage_timeout;
-        let now = self.clock().now_ms();
-        let stalled = self.store().with_docs(|d| {
+        let timeout = self.ctx.config().agents.stage_timeout;
+        let now = self.ctx.clock().now_ms();
+        let stalled = self.ctx.store().with_docs(|d| {
             let q = running_quest(d)?;
             let at = last_progress(q)?;
             let stalled = now - at >= timeout.as_millis() as i64;
@@ -172,7 +171,7 @@ impl Runtime {
 
     /// After a restart: the quest goes on where it was (its agents started again).
     async fn resume_quest(&self) {
-        let Some(q) = self.store().with_docs(|d| running_quest(d).cloned()) else {
+        let Some(q) = self.ctx.store().with_docs(|d| running_quest(d).cloned()) else {
             return;
         };
         tracing::info!(quest = %q.quest_id, status = q.status.as_str(), "resuming the quest");
@@ -183,7 +182,7 @@ impl Runtime {
             }
             (QuestStatus::Stage, Some(s)) => {
                 // The lead had not answered the review: it is given it again.
-                let text = self.store().with_docs(|d| {
+                let text = self.ctx.store().with_docs(|d| {
                     let findings = app::domain::quest::findings_of(d, &q.quest_id);
                     let of: Vec<_> = findings
                         .into_iter()
@@ -191,7 +190,8 @@ impl Runtime {
                         .collect();
                     app::domain::quest::prompts::review(&q, s, &of)
                 });
-                self.deliver(app::domain::LEAD_SEAT, Outgoing::text(text))
+                self.postman
+                    .deliver(app::domain::LEAD_SEAT, Outgoing::text(text))
                     .await;
             }
             _ => {}
@@ -209,12 +209,14 @@ impl Runtime {
         comment: Option<String>,
     ) -> Result<(), QuestEditError> {
         let exists = self
+            .ctx
             .store()
             .with_docs(|d| d.contains_key(&finding_doc_id(quest_id, finding_id)));
         if !exists {
             return Err(QuestEditError::NoSuch);
         }
-        self.recorder()
+        self.ctx
+            .recorder()
             .record(vec![EventKind::FindingMarked {
                 quest_id: quest_id.to_string(),
                 finding_id: finding_id.to_string(),
@@ -229,13 +231,15 @@ impl Runtime {
     /// The human abandons a quest: it ends where it is.
     pub async fn abandon_quest(&self, quest_id: &str, reason: &str) -> Result<(), QuestEditError> {
         let status = self
+            .ctx
             .store()
             .with_docs(|d| quest(d, quest_id).map(|q| q.status))
             .ok_or(QuestEditError::NoSuch)?;
         if status.is_over() {
             return Err(QuestEditError::Over);
         }
-        self.recorder()
+        self.ctx
+            .recorder()
             .record(vec![EventKind::QuestMoved {
                 quest_id: quest_id.to_string(),
                 status: QuestStatus::Abandoned,
@@ -243,8 +247,7 @@ impl Runtime {
                 reason: Some(reason.to_string()),
             }])
             .await?;
-        self.inner
-            .joining
+        self.joining
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .retain(|_, j| j.quest_id != quest_id);

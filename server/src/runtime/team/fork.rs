@@ -17,7 +17,7 @@ use crate::runtime::process::outgoing::Outgoing;
 use crate::runtime::process::spawn::{process_event, Spec};
 use crate::runtime::prompts;
 use crate::runtime::team::hall::HallError;
-use crate::runtime::Runtime;
+use crate::runtime::team::Team;
 
 /// How long a fork waits for the parent's running turn to end.
 const BARRIER: Duration = Duration::from_secs(10 * 60);
@@ -33,7 +33,7 @@ pub enum ForkError {
     Seat(#[from] HallError),
 }
 
-impl Runtime {
+impl Team {
     /// Forks the agent in `parent` into `seat` (or the first empty seat), with an optional
     /// first message from `from`. Returns the child's seat once it is reserved; the child
     /// starts when the parent's running turn has ended.
@@ -44,6 +44,7 @@ impl Runtime {
         seat: Option<Seat>,
     ) -> Result<Seat, ForkError> {
         let (parent_id, parent_name, session) = self
+            .ctx
             .store()
             .with_docs(|d| {
                 let p = identity(d, parent).filter(|p| p.status().is_visible() && p.has_name())?;
@@ -55,13 +56,14 @@ impl Runtime {
         }
         let child = self.empty_seat(seat)?;
         let reservation = self
+            .processes
             .reserve(child)
             .map_err(|_| HallError::Occupied(child))?;
         let rt = self.clone();
         tokio::spawn(async move {
             rt.wait_for_turn_end(parent).await;
             // The parent's session and last message as the turn left them: the fork point.
-            let (session, fork_message_id) = rt.store().with_newest(|d, threads| {
+            let (session, fork_message_id) = rt.ctx.store().with_newest(|d, threads| {
                 (
                     identity(d, parent).and_then(|p| p.claude_session_id.clone()),
                     threads
@@ -70,21 +72,22 @@ impl Runtime {
                 )
             });
             let uuid = uuid22();
-            rt.record(vec![EventKind::AgentForked {
-                seat: child,
-                uuid: uuid.clone(),
-                parent_id,
-                fork_message_id,
-            }])
-            .await;
-            let placed = rt.store().with_docs(|d| {
+            rt.ctx
+                .record(vec![EventKind::AgentForked {
+                    seat: child,
+                    uuid: uuid.clone(),
+                    parent_id,
+                    fork_message_id,
+                }])
+                .await;
+            let placed = rt.ctx.store().with_docs(|d| {
                 identity(d, child).is_some_and(|c| c.uuid.as_deref() == Some(uuid.as_str()))
             });
             if !placed {
                 return;
             }
-            let data_dir = &rt.config().data_dir;
-            let mut letter = prompts::fork_letter(data_dir, child, &parent_name, rt.names());
+            let data_dir = &rt.ctx.config().data_dir;
+            let mut letter = prompts::fork_letter(data_dir, child, &parent_name, rt.ctx.names());
             if let Some((from, text)) = message {
                 letter = format!("{letter}\n\n{}", provenance::delivered(&from, &text));
             }
@@ -92,12 +95,12 @@ impl Runtime {
                 seat: child,
                 name: None,
                 summoning: true,
-                system_prompt: prompts::agent_prompt(data_dir, rt.names()),
+                system_prompt: prompts::agent_prompt(data_dir, rt.ctx.names()),
                 first_message: Outgoing::text(letter),
                 resume: session,
                 fork: true,
             };
-            if let Err(e) = rt.start_reserved(reservation, spec).await {
+            if let Err(e) = rt.processes.start_reserved(reservation, spec).await {
                 tracing::warn!(seat = child, error = %e, "starting a fork failed");
             }
         });
@@ -106,21 +109,22 @@ impl Runtime {
 
     /// The parent's running turn, if any, ends first; its seat says so meanwhile (bounded).
     async fn wait_for_turn_end(&self, parent: Seat) {
-        let Some(live) = self.table().live(parent) else {
+        let Some(live) = self.processes.table().live(parent) else {
             return;
         };
         if !live.is_busy() {
             return;
         }
-        self.record(vec![process_event(
-            parent,
-            ProcessState::Running,
-            Some("forking after this turn".into()),
-            None,
-        )])
-        .await;
+        self.ctx
+            .record(vec![process_event(
+                parent,
+                ProcessState::Running,
+                Some("forking after this turn".into()),
+                None,
+            )])
+            .await;
         let gone = async {
-            if let Some(done) = self.table().done(parent) {
+            if let Some(done) = self.processes.table().done(parent) {
                 crate::runtime::process::table::wait_done(done).await;
             }
         };

@@ -6,7 +6,7 @@ use app::domain::docs::{hall_id, identity, Doc};
 use app::domain::events::EventKind;
 use app::domain::{agent_seats, Seat, LEAD_SEAT, SEATS};
 
-use crate::runtime::Runtime;
+use crate::runtime::team::Team;
 
 /// Why a retire or a recall cannot be done.
 #[derive(Debug, thiserror::Error)]
@@ -27,11 +27,12 @@ pub enum HallError {
     Store(String),
 }
 
-impl Runtime {
+impl Team {
     /// `seat` if it is an empty agent seat, or (none asked for) the first empty one.
     pub(in crate::runtime) fn empty_seat(&self, seat: Option<Seat>) -> Result<Seat, HallError> {
         let empty = |s: Seat| {
-            self.store()
+            self.ctx
+                .store()
                 .with_docs(|d| identity(d, s).is_none_or(|i| !i.status().is_visible()))
         };
         match seat {
@@ -42,16 +43,6 @@ impl Runtime {
                 .find(|&s| empty(s))
                 .ok_or(HallError::NoEmptySeat),
         }
-    }
-
-    /// A request of the lead's that could not be carried out, said on the lead's seat.
-    pub(in crate::runtime) async fn lead_marker_error(&self, line: &str, error: &str) {
-        self.record(vec![EventKind::MarkerError {
-            seat: Some(LEAD_SEAT),
-            line: line.to_string(),
-            error: error.to_string(),
-        }])
-        .await;
     }
 
     /// Retires the identity in `seat` and (with `cascade`) its seated descendants, deepest
@@ -71,13 +62,13 @@ impl Runtime {
             // Descendants by depth: each level's children, then theirs; retired deepest first.
             let mut level = vec![seat];
             while !level.is_empty() {
-                let ids: Vec<String> = self.store().with_docs(|d| {
+                let ids: Vec<String> = self.ctx.store().with_docs(|d| {
                     level
                         .iter()
                         .filter_map(|&s| identity(d, s).map(|i| i.stable_id()))
                         .collect()
                 });
-                level = self.store().with_docs(|d| {
+                level = self.ctx.store().with_docs(|d| {
                     app::domain::docs::identities(d)
                         .filter(|c| c.status().is_visible())
                         .filter(|c| c.parent_uuid.as_ref().is_some_and(|p| ids.contains(p)))
@@ -104,6 +95,7 @@ impl Runtime {
             return Err(HallError::NotASeat(seat));
         }
         let id = self
+            .ctx
             .store()
             .with_docs(|d| {
                 identity(d, seat)
@@ -111,8 +103,9 @@ impl Runtime {
                     .map(|i| i.stable_id())
             })
             .ok_or(HallError::Empty(seat))?;
-        self.stop(seat, reason).await;
-        self.recorder()
+        self.processes.table().stop(seat, reason).await;
+        self.ctx
+            .recorder()
             .record(vec![EventKind::AgentKilled {
                 seat,
                 reason: Some(reason.to_string()),
@@ -122,9 +115,10 @@ impl Runtime {
         Ok(vec![id])
     }
 
-    /// Seats the retired identity `id` again (in `seat`, or the first empty one) and wakes it.
-    pub async fn recall(&self, id: &str, seat: Option<Seat>) -> Result<Seat, HallError> {
-        let in_hall = self.store().with_docs(|d| {
+    /// Seats the retired identity `id` again (in `seat`, or the first empty one) and wakes it;
+    /// returns its seat and whether it woke.
+    pub async fn recall(&self, id: &str, seat: Option<Seat>) -> Result<(Seat, bool), HallError> {
+        let in_hall = self.ctx.store().with_docs(|d| {
             d.get(&hall_id(id))
                 .and_then(Doc::as_hall)
                 .is_some_and(|h| h.retired_at.is_some() && h.recalled_at.is_none())
@@ -134,8 +128,12 @@ impl Runtime {
         }
         let seat = self.empty_seat(seat)?;
         // Held while it is recorded: a SUMMON at the same moment does not take the seat.
-        let reservation = self.reserve(seat).map_err(|_| HallError::Occupied(seat))?;
-        self.recorder()
+        let reservation = self
+            .processes
+            .reserve(seat)
+            .map_err(|_| HallError::Occupied(seat))?;
+        self.ctx
+            .recorder()
             .record(vec![EventKind::AgentRecalled {
                 identity_id: id.to_string(),
                 seat,
@@ -144,12 +142,13 @@ impl Runtime {
             .map_err(|e| HallError::Store(e.to_string()))?;
         drop(reservation);
         let seated = self
+            .ctx
             .store()
             .with_docs(|d| identity(d, seat).is_some_and(|i| i.stable_id() == id));
         if !seated {
             return Err(HallError::Refused(seat));
         }
-        self.wake_only(Some(&[seat])).await;
-        Ok(seat)
+        let woken = self.wake_only(Some(&[seat])).await;
+        Ok((seat, woken.contains(&seat)))
     }
 }

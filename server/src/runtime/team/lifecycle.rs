@@ -14,18 +14,17 @@ use crate::runtime::process::outgoing::Outgoing;
 use crate::runtime::process::spawn::Spec;
 use crate::runtime::process::table::Reservation;
 use crate::runtime::prompts;
-use crate::runtime::Runtime;
+use crate::runtime::team::Team;
 use crate::store::StoreError;
-use app::contract::Delivery;
 
-impl Runtime {
+impl Team {
     /// Every 30 s, eggs that never hatched (nameless, older than 5 minutes) expire, and a
     /// summon process still running for one is stopped.
     pub fn expire_hatching(&self) {
         let rt = self.clone();
         tokio::spawn(async move {
             let mut tick = tokio::time::interval(Duration::from_secs(30));
-            let stop = rt.shutdown_token();
+            let stop = rt.ctx.shutdown_token();
             loop {
                 tokio::select! {
                     _ = stop.cancelled() => return,
@@ -35,10 +34,10 @@ impl Runtime {
         });
     }
 
-    /// One pass of [`Runtime::expire_hatching`], as of now on the server's clock.
+    /// One pass of [`Team::expire_hatching`], as of now on the server's clock.
     pub async fn expire_hatching_now(&self) {
-        let now = self.clock().now_ms();
-        let seats: Vec<Seat> = self.inner.store.with_docs(|docs| {
+        let now = self.ctx.clock().now_ms();
+        let seats: Vec<Seat> = self.ctx.store().with_docs(|docs| {
             app::domain::docs::identities(docs)
                 .filter(|d| d.status() == AgentStatus::Hatching && !d.has_name())
                 .filter(|d| {
@@ -52,22 +51,20 @@ impl Runtime {
             return;
         }
         for &seat in &seats {
-            self.stop(seat, "never chose a name").await;
+            self.processes
+                .table()
+                .stop(seat, "never chose a name")
+                .await;
         }
         tracing::info!(?seats, "hatching placeholders expired");
-        self.record(vec![EventKind::HatchingExpired { seats }])
+        self.ctx
+            .record(vec![EventKind::HatchingExpired { seats }])
             .await;
-    }
-
-    /// SUMMON: placeholders for the empty or expired seats, then one blank session per seat
-    /// given the summon letter. Returns the seats summoned.
-    pub async fn summon(&self) -> Result<Vec<Seat>, StoreError> {
-        self.summon_only(None).await
     }
 
     /// SUMMON into the empty seats among `seats` (every empty seat when `None`).
     pub async fn summon_only(&self, seats: Option<&[Seat]>) -> Result<Vec<Seat>, StoreError> {
-        let candidates: Vec<Seat> = self.inner.store.with_docs(|docs| {
+        let candidates: Vec<Seat> = self.ctx.store().with_docs(|docs| {
             agent_seats()
                 .filter(|s| seats.is_none_or(|only| only.contains(s)))
                 .filter(|s| identity(docs, *s).is_none_or(|d| d.status() == AgentStatus::Expired))
@@ -76,7 +73,7 @@ impl Runtime {
         // Held before anything is awaited: a second SUMMON at the same time takes none of them.
         let reserved: Vec<Reservation> = candidates
             .into_iter()
-            .filter_map(|seat| self.reserve(seat).ok())
+            .filter_map(|seat| self.processes.reserve(seat).ok())
             .collect();
         let seats: Vec<Seat> = reserved.iter().map(Reservation::seat).collect();
         if seats.is_empty() {
@@ -89,10 +86,10 @@ impl Runtime {
                 uuid: Some(uuid22()),
             })
             .collect();
-        self.inner
-            .store
+        self.ctx
+            .store()
             .append(
-                &self.inner.session.id(),
+                &self.ctx.session().id(),
                 EventKind::AgentsSummoned {
                     seats: summoned.clone(),
                 },
@@ -100,14 +97,14 @@ impl Runtime {
             .await?;
         // Only the seats that got this summon's egg: one filled meanwhile (a recall between the
         // choice and the reservation) keeps its agent, and no newborn is started there.
-        let placed: Vec<Seat> = self.inner.store.with_docs(|docs| {
+        let placed: Vec<Seat> = self.ctx.store().with_docs(|docs| {
             summoned
                 .iter()
                 .filter(|s| identity(docs, s.seat).is_some_and(|d| d.uuid == s.uuid))
                 .map(|s| s.seat)
                 .collect()
         });
-        let data_dir = &self.inner.config.data_dir;
+        let data_dir = &self.ctx.config().data_dir;
         for reservation in reserved {
             let seat = reservation.seat();
             if !placed.contains(&seat) {
@@ -117,38 +114,34 @@ impl Runtime {
                 seat,
                 name: None,
                 summoning: true,
-                system_prompt: prompts::agent_prompt(data_dir, self.names()),
-                first_message: Outgoing::text(prompts::summon_letter(data_dir, seat, self.names())),
+                system_prompt: prompts::agent_prompt(data_dir, self.ctx.names()),
+                first_message: Outgoing::text(prompts::summon_letter(
+                    data_dir,
+                    seat,
+                    self.ctx.names(),
+                )),
                 resume: None,
                 fork: false,
             };
-            if let Err(e) = self.start_reserved(reservation, spec).await {
+            if let Err(e) = self.processes.start_reserved(reservation, spec).await {
                 tracing::warn!(seat, error = %e, "summoning failed for a seat");
             }
         }
         Ok(placed)
     }
 
-    /// WAKE: a fresh session for each sleeping agent, whose first message is its wake prompt
-    /// (the design's contract: a fresh session inherits the soul plus the transcript of its last
-    /// session; only the lead resumes its own). Payloads the browser assembled (with the shared
-    /// code) are used where given. Seats are reserved before anything is awaited, so WAKEs at
-    /// the same time start each agent once and hand its mail over once.
-    pub async fn wake(&self) -> Vec<Seat> {
-        self.wake_only(None).await
-    }
-
-    /// WAKE of the sleeping agents among `seats` (all of them when `None`).
+    /// WAKE of the sleeping agents among `seats` (all of them when `None`); returns the seats
+    /// woken (the jobs that waited are offered to them by the quest room).
     pub async fn wake_only(&self, seats: Option<&[Seat]>) -> Vec<Seat> {
         // Reserved before anything is awaited (the transcripts are read after): a WAKE at the
         // same time takes none of these seats.
         let reserved: Vec<Reservation> = self
-            .inner
-            .store
+            .ctx
+            .store()
             .with_docs(sleeping_seats)
             .into_iter()
             .filter(|s| seats.is_none_or(|only| only.contains(s)))
-            .filter_map(|s| self.reserve(s).ok())
+            .filter_map(|s| self.processes.reserve(s).ok())
             .collect();
         let mut payloads = self.wake_payloads(&reserved).await;
         // A reservation without a payload is dropped here: its seat is free again.
@@ -167,32 +160,32 @@ impl Runtime {
                 seat: p.seat,
                 name: Some(p.name.clone()),
                 summoning: false,
-                system_prompt: prompts::agent_prompt(&self.inner.config.data_dir, self.names()),
+                system_prompt: prompts::agent_prompt(&self.ctx.config().data_dir, self.ctx.names()),
                 first_message: Outgoing {
-                    text: wake_prompt(&p, &self.names().human, &self.names().lead),
+                    text: wake_prompt(&p, &self.ctx.names().human, &self.ctx.names().lead),
                     mail,
                 },
                 resume: None,
                 fork: false,
             };
-            match self.start_reserved(reservation, spec).await {
+            match self.processes.start_reserved(reservation, spec).await {
                 Ok(()) => woken.push(p.seat),
                 Err(e) => {
                     tracing::warn!(seat = p.seat, error = %e, "waking failed for a seat");
                     // The lead hears of the mail it was to be given (which stays unread in its
                     // inbox, for when it can be started).
                     for m in &p.unread_mail {
-                        self.relay(&p.name, &m.from, &m.text).await;
+                        self.postman.relay(&p.name, &m.from, &m.text).await;
                     }
                 }
             }
             payloads.push(p);
         }
         if !payloads.is_empty() {
-            self.deliver(LEAD_SEAT, Outgoing::text(wake_agents_xml(&payloads)))
+            self.postman
+                .deliver(LEAD_SEAT, Outgoing::text(wake_agents_xml(&payloads)))
                 .await;
         }
-        self.offer_stale_jobs(&woken).await;
         woken
     }
 
@@ -202,10 +195,10 @@ impl Runtime {
     async fn wake_payloads(&self, reserved: &[Reservation]) -> Vec<WakePayload> {
         let seats: Vec<Seat> = reserved.iter().map(Reservation::seat).collect();
         let owners = self
-            .inner
-            .store
+            .ctx
+            .store()
             .with_docs(|docs| app::domain::docs::page::transcript_owners(docs, &seats));
-        match self.inner.store.docs_with_threads(Some(owners)).await {
+        match self.ctx.store().docs_with_threads(Some(owners)).await {
             Ok((docs, _)) => {
                 // Still asleep now the transcripts are read (a retirement meanwhile takes an
                 // agent out of its seat; the reservation only keeps other starts away).
@@ -225,7 +218,7 @@ impl Runtime {
                         message: format!("not woken: its transcript could not be read ({e})"),
                     })
                     .collect();
-                self.record(events).await;
+                self.ctx.record(events).await;
                 Vec::new()
             }
         }
@@ -234,8 +227,8 @@ impl Runtime {
     /// Puts the mail that waited for `p`'s agent into its payload; returns it as the mail the
     /// wake prompt carries (marked read once the agent has taken the prompt).
     async fn waiting_mail(&self, p: &mut WakePayload) -> Option<Mail> {
-        let inbox = self.seat_inbox(p.seat)?;
-        let (mailboxes, name) = (self.inner.mailboxes.clone(), inbox.clone());
+        let inbox = self.ctx.seat_inbox(p.seat)?;
+        let (mailboxes, name) = (self.ctx.mailboxes().clone(), inbox.clone());
         let mail = match tokio::task::spawn_blocking(move || mailboxes.unread_tagged(&name)).await {
             Ok(Ok(mail)) => mail,
             _ => Vec::new(),
@@ -250,19 +243,5 @@ impl Runtime {
             })
             .collect();
         (!ids.is_empty()).then_some(Mail { inbox, ids })
-    }
-
-    /// Gives the lead a message from `from` meant for `name`, whose process cannot be started.
-    pub async fn relay(&self, name: &str, from: &str, text: &str) -> Delivery {
-        match self
-            .deliver(
-                LEAD_SEAT,
-                Outgoing::text(app::domain::provenance::relayed(name, from, text)),
-            )
-            .await
-        {
-            Delivery::Queued => Delivery::Queued,
-            _ => Delivery::Relayed,
-        }
     }
 }

@@ -1,12 +1,23 @@
 //! The team's lives: SUMMON and WAKE (`lifecycle`), fork, retire and recall (`fork`, `hall`),
-//! the task that owns each process and acts on its reports (`owner`), the human's answers to
-//! permission requests (`permissions`), and what markers ask of the team (`requests`).
+//! and the human's answers to permission requests (`permissions`). What a process's markers
+//! ask of the team reaches it through the runtime's switchboard.
 //!
 //! Rule: names `process/` (and `folder/`, `mail/`), never `quest/`.
 
 pub(in crate::runtime) mod fork;
 pub(in crate::runtime) mod hall;
 pub(in crate::runtime) mod lifecycle;
-pub(in crate::runtime) mod owner;
 pub(in crate::runtime) mod permissions;
-pub(in crate::runtime) mod requests;
+
+use crate::runtime::context::Context;
+use crate::runtime::mail::postman::Postman;
+use crate::runtime::process::owner::Processes;
+
+/// The team room's owner: it seats, wakes, forks and retires identities, starting and stopping
+/// their processes through the process room and telling the lead through the postman.
+#[derive(Clone)]
+pub struct Team {
+    pub(in crate::runtime) ctx: Context,
+    pub(in crate::runtime) processes: Processes,
+    pub(in crate::runtime) postman: Postman,
+}

@@ -53,6 +53,17 @@ pub struct Permissions {
 }
 
 impl Permissions {
+    pub fn new(ctx: &crate::runtime::context::Context, table: Table) -> Self {
+        Permissions {
+            store: ctx.store().clone(),
+            recorder: ctx.recorder().clone(),
+            table,
+            timeout: ctx.config().agents.permission_timeout,
+            shutdown: ctx.shutdown_token(),
+            answered: Default::default(),
+        }
+    }
+
     /// Permission answers being written now (claims are let go once the request is settled).
     pub fn answers_in_progress(&self) -> usize {
         self.claims().len()
