@@ -3,7 +3,7 @@
 //! their stdin and turns their stdout into events. Liveness comes from here.
 
 // The rooms: each holds one concern; the rules between them are in docs/ARCHITECTURE.md and
-// checked by `scripts/rooms.sh`.
+// checked by `server/tests/it/rooms.rs`.
 mod background;
 mod config;
 mod context;

@@ -160,3 +160,109 @@ fn no_two_rooms_name_each_other() {
         }
     }
 }
+
+/// The module path of a file under `src/runtime` (`process/owner.rs` → `process::owner`,
+/// `quest/mod.rs` → `quest`, `mod.rs` → ``).
+fn module_of(rel: &Path) -> String {
+    let mut parts: Vec<String> = rel
+        .with_extension("")
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if parts.last().is_some_and(|p| p == "mod") {
+        parts.pop();
+    }
+    parts.join("::")
+}
+
+/// The modules a file names: each `crate::runtime::a::b::…` and `super::…` path, taken to the
+/// longest prefix that is a file's module (the convention here: files name each other by
+/// these paths).
+fn modules_named(text: &str, own: &str, known: &BTreeSet<String>) -> BTreeSet<String> {
+    let parent = own.rsplit_once("::").map_or("", |(p, _)| p).to_string();
+    let mut out = BTreeSet::new();
+    for line in text.lines() {
+        let code = line.split("//").next().unwrap_or("");
+        for (marker, base) in [
+            ("crate::runtime::", String::new()),
+            ("super::", parent.clone()),
+        ] {
+            let mut rest = code;
+            while let Some(i) = rest.find(marker) {
+                // `crate::runtime::…` also contains no `super::`; a `super::` inside it is none.
+                rest = &rest[i + marker.len()..];
+                let path: Vec<&str> = rest
+                    .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+                    .next()
+                    .unwrap_or("")
+                    .split("::")
+                    .filter(|s| !s.is_empty())
+                    .collect();
+                let mut best = base.clone();
+                for n in 1..=path.len() {
+                    let joined = path[..n].join("::");
+                    let candidate = match base.is_empty() {
+                        true => joined,
+                        false => format!("{base}::{joined}"),
+                    };
+                    if known.contains(&candidate) {
+                        best = candidate;
+                    }
+                }
+                if best != own {
+                    out.insert(best);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// No two files of the runtime name each other, directly or round a longer circle.
+#[test]
+fn no_circle_between_the_runtimes_files() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/runtime");
+    let mut all = Vec::new();
+    files(&root, &mut all);
+    let modules: BTreeMap<String, String> = all
+        .iter()
+        .map(|f| {
+            let rel = f.strip_prefix(&root).unwrap();
+            (module_of(rel), std::fs::read_to_string(f).unwrap())
+        })
+        .collect();
+    let known: BTreeSet<String> = modules.keys().cloned().collect();
+    let edges: BTreeMap<&str, BTreeSet<String>> = modules
+        .iter()
+        .map(|(m, text)| (m.as_str(), modules_named(text, m, &known)))
+        .collect();
+    assert!(
+        edges["process::owner"].contains("process::spawn"),
+        "the scan sees the files' names: {edges:?}"
+    );
+    // Depth-first, with the path so far: a module met again on it closes a circle.
+    fn visit<'a>(
+        m: &'a str,
+        edges: &'a BTreeMap<&'a str, BTreeSet<String>>,
+        path: &mut Vec<&'a str>,
+        done: &mut BTreeSet<&'a str>,
+    ) {
+        if let Some(at) = path.iter().position(|p| *p == m) {
+            panic!("a circle between files: {:?}", &path[at..]);
+        }
+        if !done.insert(m) {
+            return;
+        }
+        path.push(m);
+        for next in edges.get(m).into_iter().flatten() {
+            if let Some((k, _)) = edges.get_key_value(next.as_str()) {
+                visit(k, edges, path, done);
+            }
+        }
+        path.pop();
+    }
+    let mut done = BTreeSet::new();
+    for m in edges.keys() {
+        visit(m, &edges, &mut Vec::new(), &mut done);
+    }
+}
