@@ -178,6 +178,18 @@ fn Console(snapshot: Snapshot) -> impl IntoView {
     let live = provide_live(snapshot);
     let lead_name = live.lead_name.get_value();
     let selected = RwSignal::new(LEAD_SEAT);
+    // A seat whose agent left (retired, expired, never hatched) is no one to talk to: the
+    // lead is selected instead, so nothing is written to a ghost.
+    Effect::new(move |_| {
+        let seat = selected.get();
+        let gone = seat != LEAD_SEAT
+            && live.docs.with(|d| {
+                crate::domain::docs::identity(d, seat).is_none_or(|i| !i.status().is_visible())
+            });
+        if gone {
+            selected.set(LEAD_SEAT);
+        }
+    });
     keyboard(live, selected);
     crate::ui::presence::notify_when_hidden(live);
     crate::ui::quest::provide_shown_quest();
@@ -296,7 +308,9 @@ fn keyboard(live: crate::live::Live, selected: RwSignal<crate::domain::Seat>) {
                 if let Some(n) = key.parse::<u8>().ok().filter(|n| (1..=9).contains(n)) {
                     let seat = n - 1;
                     if seat == LEAD_SEAT
-                        || live.docs.with_untracked(|d| identity(d, seat).is_some())
+                        || live.docs.with_untracked(|d| {
+                            identity(d, seat).is_some_and(|i| i.status().is_visible())
+                        })
                     {
                         selected.set(seat);
                     }

@@ -6,6 +6,7 @@ use leptos::prelude::*;
 use crate::domain::docs::identity;
 use crate::domain::{Seat, LEAD_SEAT};
 use crate::live::use_live;
+use crate::ui::drafts;
 
 #[component]
 pub fn Composer(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
@@ -16,20 +17,36 @@ pub fn Composer(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
     // One key per composed message: a retry after an error sends the same message again,
     // which the server answers without recording it twice; editing the text makes a new one.
     let key = RwSignal::new(None::<String>);
-    // The agent's name, for the placeholder; `None` for the lead.
-    let target = move || {
+    let box_ref = NodeRef::<leptos::html::Textarea>::new();
+    // Whom the composer writes to: the seat's name (the lead's for the lead), and the key its
+    // draft is kept under (by identity: a draft never passes to the seat's next occupant).
+    let whom = Memo::new(move |_| {
         let s = seat.get();
-        (s != LEAD_SEAT)
-            .then(|| {
-                live.docs
-                    .with(|d| identity(d, s).and_then(|i| i.name.clone()))
-            })
-            .flatten()
-    };
-    let placeholder = move || match target() {
-        Some(name) => format!("Write to {name}…"),
-        None => format!("Write to {}…", live.lead_name.get_value()),
-    };
+        if s == LEAD_SEAT {
+            return (live.lead_name.get_value(), drafts::key(None));
+        }
+        live.docs.with(|d| {
+            let who = identity(d, s);
+            (
+                who.and_then(|i| i.name.clone())
+                    .unwrap_or_else(|| "a newcomer".into()),
+                drafts::key(who.map(|i| i.stable_id()).as_deref()),
+            )
+        })
+    });
+    let draft_key = Memo::new(move |_| whom.with(|w| w.1.clone()));
+    // Another agent chosen: its own draft in the box, no error or retry key of the last one,
+    // and the cursor in the box (not on a first draw: the page does not take the focus).
+    Effect::new(move |first: Option<()>| {
+        let k = draft_key.get();
+        text.set(drafts::load(&k));
+        error.set(None);
+        key.set(None);
+        if first.is_some() {
+            focus(box_ref);
+        }
+    });
+    let placeholder = move || format!("Write to {}…", whom.with(|w| w.0.clone()));
     let send = move || {
         let body = text.get_untracked();
         if body.trim().is_empty() || sending.get_untracked() {
@@ -42,6 +59,7 @@ pub fn Composer(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
             seat: Some(seat.get_untracked()),
             target_agent: None,
         };
+        let sent_from = draft_key.get_untracked();
         let once = key
             .get_untracked()
             .unwrap_or_else(crate::api::idempotency_key);
@@ -51,11 +69,16 @@ pub fn Composer(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
         leptos::task::spawn_local(async move {
             let sent = crate::api::call_once::<e::SendMessage>(&(), &request, Some(&once)).await;
             match sent {
+                // The draft it was is gone; the box is emptied only if it still shows it.
                 Ok(_) => {
-                    text.set(String::new());
-                    key.set(None);
+                    drafts::keep(&sent_from, "");
+                    if draft_key.get_untracked() == sent_from {
+                        text.set(String::new());
+                        key.set(None);
+                    }
                 }
-                Err(e) => error.set(Some(e)),
+                Err(e) if draft_key.get_untracked() == sent_from => error.set(Some(e)),
+                Err(_) => {}
             }
             sending.set(false);
         });
@@ -72,10 +95,13 @@ pub fn Composer(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
             <textarea
                 id="composer-text"
                 rows="2"
+                node_ref=box_ref
                 placeholder=placeholder
                 prop:value=move || text.get()
                 on:input=move |ev| {
-                    text.set(event_target_value(&ev));
+                    let value = event_target_value(&ev);
+                    drafts::keep(&draft_key.get_untracked(), &value);
+                    text.set(value);
                     key.set(None);
                 }
                 on:keydown=move |ev| {
@@ -86,10 +112,27 @@ pub fn Composer(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                     }
                 }
             ></textarea>
+            <span class="to">"To " {move || whom.with(|w| w.0.clone())}</span>
             <button type="submit" disabled=move || sending.get() || text.with(|t| t.trim().is_empty())>
                 {move || if sending.get() { "Sending…" } else { "Send" }}
             </button>
             {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
         </form>
     }
+}
+
+/// Puts the cursor in the composer, except on a touch screen (where it would open the
+/// keyboard over the conversation the human just opened).
+fn focus(box_ref: NodeRef<leptos::html::Textarea>) {
+    #[cfg(feature = "hydrate")]
+    {
+        let coarse = web_sys::window()
+            .and_then(|w| w.match_media("(pointer: coarse)").ok().flatten())
+            .is_some_and(|m| m.matches());
+        if let (false, Some(el)) = (coarse, box_ref.get_untracked()) {
+            let _ = el.focus();
+        }
+    }
+    #[cfg(not(feature = "hydrate"))]
+    let _ = box_ref;
 }

@@ -24,7 +24,8 @@ pub fn AgentDetail(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
     let shape = Memo::new(move |_| {
         let seat = seat.get();
         detail.with(|d| {
-            let d = d.as_ref()?;
+            // No panel for a seat nobody sits in (its agent retired or never hatched).
+            let d = d.as_ref().filter(|d| d.status().is_visible())?;
             let versions: Vec<(u32, String, String)> = live.docs.with(|docs| {
                 souls(docs, seat)
                     .into_iter()

@@ -6,6 +6,7 @@ pub mod cell;
 pub mod composer;
 pub mod detail;
 pub mod diff;
+pub mod drafts;
 pub mod face;
 pub mod findings;
 pub mod grid;

@@ -16,7 +16,7 @@ use app::domain::Seat;
 use super::extract::{AppJson, AppPath};
 use crate::error::AppError;
 use crate::http::idempotency::Idempotency;
-use crate::runtime::{DecideError, TellError};
+use crate::runtime::{DecideError, RuntimeError, TellError};
 use crate::state::AppState;
 
 /// The longest message the human may send in one go (the CLI truncates stdin lines past 100 KB).
@@ -110,10 +110,9 @@ async fn send_once(
     };
     // A seat with an agent (and so an inbox) before anything is recorded.
     let Some(inbox) = state.runtime.seat_inbox(seat) else {
-        return Err(AppError::BadRequest(format!(
-            "seat {} has no agent to write to",
-            seat + 1
-        )));
+        return Err(AppError::BadRequest(
+            "nobody sits there now (the agent left or was never summoned): nothing was sent".into(),
+        ));
     };
     state
         .runtime
@@ -204,7 +203,8 @@ pub async fn dismiss(
     }
     if !state.runtime.running().contains(&pos) {
         return Err(AppError::Conflict(format!(
-            "seat {pos} has no running agent"
+            "{} is not awake: there is nothing to put to sleep",
+            who(&state, pos)
         )));
     }
     state.runtime.sleep(pos, "dismissed").await;
@@ -216,11 +216,19 @@ pub async fn interrupt(
     State(state): State<AppState>,
     AppPath(pos): AppPath<u8>,
 ) -> Result<(StatusCode, Json<SeatResponse>), AppError> {
-    state
-        .runtime
-        .interrupt(pos)
-        .await
-        .map_err(|e| AppError::Conflict(e.to_string()))?;
+    state.runtime.interrupt(pos).await.map_err(|e| {
+        let who = who(&state, pos);
+        AppError::Conflict(match e {
+            RuntimeError::NotRunning(_) => {
+                format!("{who} is not awake: there is nothing to interrupt")
+            }
+            RuntimeError::NotWorking(_) => {
+                format!("{who} is not working on anything: there is nothing to interrupt")
+            }
+            RuntimeError::NotTakingInput(_, why) => format!("{who} is not taking input: {why}"),
+            other => other.to_string(),
+        })
+    })?;
     Ok((StatusCode::ACCEPTED, Json(SeatResponse { seat: pos })))
 }
 
@@ -282,4 +290,12 @@ pub async fn permission(
         request_id: id,
         state: state_after,
     }))
+}
+
+/// The agent in `seat` as an error names it: by its name, never the seat's number.
+fn who(state: &AppState, seat: u8) -> String {
+    state
+        .runtime
+        .seat_name(seat)
+        .unwrap_or_else(|| "the agent there".into())
 }

@@ -145,6 +145,11 @@ impl Runtime {
         self.inner.ctx.recorder()
     }
 
+    /// The display name of the agent in `seat` (the lead's configured name for the lead).
+    pub fn seat_name(&self, seat: Seat) -> Option<String> {
+        self.inner.ctx.seat_name(seat)
+    }
+
     /// The inbox name of the agent in `seat` (derived from its name when it registered).
     pub fn seat_inbox(&self, seat: Seat) -> Option<String> {
         self.inner.ctx.seat_inbox(seat)

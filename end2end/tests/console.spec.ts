@@ -1,0 +1,109 @@
+// The console as a person meets it (issue 31): text never goes to the wrong agent or is lost,
+// and a retired agent leaves no ghost behind.
+import { test, expect, openHydrated } from '../support/page';
+import { ownServer, postJson } from '../support/own';
+
+// Its own server: these tests summon and retire.
+const server = ownServer();
+
+async function team(page: import('@playwright/test').Page) {
+  await openHydrated(page, server().url);
+  if ((await page.locator('.cell:not(.lead)[data-status="alive"]').count()) < 8) {
+    await page.getByRole('button', { name: 'SUMMON' }).click();
+  }
+  await expect(page.locator('.cell:not(.lead)[data-status="alive"]')).toHaveCount(8, { timeout: 20_000 });
+}
+
+test('a draft stays with the agent it was written to, across switches and a reload', async ({ page }) => {
+  await team(page);
+  const box = page.getByLabel('Message');
+  const kael = (await page.locator('.cell[data-seat="1"] .name').textContent())!;
+  const sable = (await page.locator('.cell[data-seat="5"] .name').textContent())!;
+
+  // Choosing an agent puts the cursor in the composer, which says whom it writes to.
+  await page.locator('.cell[data-seat="1"]').click();
+  await expect(box).toBeFocused();
+  await expect(page.locator('.composer .to')).toHaveText(`To ${kael}`);
+  // What is typed next is the message (a digit does not switch seats).
+  await page.keyboard.type('for 3 eyes only');
+  await expect(box).toHaveValue('for 3 eyes only');
+  await expect(page.locator('.cell[data-seat="1"]')).toHaveAttribute('aria-pressed', 'true');
+
+  // Esc goes back to the lead: the draft stays with Kael, not in the lead's box.
+  await page.keyboard.press('Escape');
+  await expect(page.locator('.composer .to')).toHaveText('To Julian');
+  await expect(box).toHaveValue('');
+  await box.fill('for the lead');
+  // Another face: its own (empty) draft; back to Kael: his.
+  await page.locator('.cell[data-seat="5"]').click();
+  await expect(page.locator('.composer .to')).toHaveText(`To ${sable}`);
+  await expect(box).toHaveValue('');
+  await page.locator('.cell[data-seat="1"]').click();
+  await expect(box).toHaveValue('for 3 eyes only');
+
+  // A reload keeps both drafts.
+  await openHydrated(page, server().url);
+  await expect(box).toHaveValue('for the lead');
+  await page.locator('.cell[data-seat="1"]').click();
+  await expect(box).toHaveValue('for 3 eyes only');
+
+  // Sent, the draft is gone for good; the reply is Kael's.
+  await box.press('Enter');
+  await expect(page.locator('.thread .msg[data-speaker-type="agent"]', { hasText: 'for 3 eyes only' })).toHaveCount(1, { timeout: 10_000 });
+  await expect(box).toHaveValue('');
+  await openHydrated(page, server().url);
+  await page.locator('.cell[data-seat="1"]').click();
+  await expect(box).toHaveValue('');
+});
+
+test('retiring the agent you talk to selects the lead and leaves no ghost or stale error', async ({ page, problems }) => {
+  await team(page);
+  const box = page.getByLabel('Message');
+  const seat = page.locator('.cell[data-seat="2"]');
+  const wren = (await seat.locator('.name').textContent())!;
+  await seat.click();
+  await expect(page.locator('.agent-detail')).toHaveAttribute('data-detail-seat', '2');
+  // An error in the composer (the agent cannot be written to right now) …
+  await page.route('**/api/send', (route) =>
+    route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: 'the store is busy' }) }),
+  );
+  await box.fill('are you there?');
+  await box.press('Enter');
+  await expect(page.locator('.composer .error')).toContainText('the store is busy');
+  await page.unroute('**/api/send');
+  // The browser logs the refused request it was made to see: that one is expected.
+  const expected = problems.filter((p) => p.includes('status of 503'));
+  expect(expected).toHaveLength(1);
+  problems.splice(problems.indexOf(expected[0]), 1);
+
+  // … is gone once the seat changes, here because the agent retires.
+  await page.locator('.agent-detail > summary').click();
+  await page.locator('.agent-detail .retire > summary').click();
+  await page.getByRole('button', { name: `Retire ${wren}` }).click();
+  await expect(seat).toHaveAttribute('data-status', 'empty');
+  await expect(page.locator('.composer .to')).toHaveText('To Julian');
+  await expect(page.locator('.cell.lead')).toHaveAttribute('aria-pressed', 'true');
+  await expect(page.locator('.composer .error')).toHaveCount(0);
+  await expect(page.locator('.agent-detail[data-detail-seat="2"]')).toHaveCount(0);
+  await expect(page.locator('.conversation')).not.toContainText(wren);
+});
+
+test('errors name agents, never seat numbers', async ({ page }) => {
+  await team(page);
+  // Seat 2 emptied: whatever is written to it is refused without a number.
+  const docs = async () => Object.values((await (await fetch(`${server().url}/api/docs`)).json()).docs) as any[];
+  const seated = (await docs()).filter((d) => d.type === 'agent-identity' && d.status === 'alive' && d.gridPosition === 1);
+  expect(seated).toHaveLength(1);
+  const name: string = seated[0].name;
+  if ((await page.locator('.cell[data-seat="2"]').getAttribute('data-status')) !== 'empty') {
+    expect((await postJson(server(), '/api/agents/2/kill')).status).toBe(200);
+  }
+  const empty = await postJson(server(), '/api/send', { text: 'hello?', seat: 2 });
+  expect(empty.status).toBe(400);
+  expect(empty.json.error).not.toMatch(/seat \d/);
+  // An agent that is not working: there is nothing to interrupt, said with its name.
+  const idle = await postJson(server(), '/api/agents/1/interrupt');
+  expect(idle.status).toBe(409);
+  expect(idle.json.error).not.toMatch(/seat \d/);
+  expect(idle.json.error).toContain(name);
+});
