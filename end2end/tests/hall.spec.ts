@@ -15,6 +15,10 @@ test('retire an agent, see it in the Hall, summon a newcomer into its seat, reca
   await page.getByRole('button', { name: 'SUMMON' }).click();
   await expect(page.locator('.cell:not(.lead)[data-status="alive"]')).toHaveCount(8, { timeout: 20_000 });
   const wren = (await page.locator('.cell[data-seat="2"] .name').textContent())!;
+  const colour = (seat: number) =>
+    page.locator(`.cell[data-seat="${seat}"]`).evaluate((e) => (e as HTMLElement).style.getPropertyValue('--seat-color'));
+  const wrensColour = await colour(2);
+  expect(wrensColour).toMatch(/^#[0-9A-Fa-f]{6}$/);
 
   // Retire… asks first, saying what happens.
   await page.locator('.cell[data-seat="2"]').click();
@@ -46,6 +50,9 @@ test('retire an agent, see it in the Hall, summon a newcomer into its seat, reca
   await entry.getByRole('button', { name: `Recall ${wren}` }).click();
   await expect(page.locator('.cell[data-seat="5"] .name')).toHaveText(wren, { timeout: 20_000 });
   await expect(page.locator('.cell[data-seat="5"]')).toHaveAttribute('data-status', 'alive', { timeout: 20_000 });
+  // An identity keeps its colour wherever it sits; the newcomer in its old seat wears another.
+  expect(await colour(5)).toBe(wrensColour);
+  expect(await colour(2)).not.toBe(wrensColour);
   await expect(page.locator('.hall .hall-entry', { hasText: wren })).toHaveCount(0);
   await expect(page.locator('.hall .hall-entry', { hasText: sable })).toHaveCount(1);
 });

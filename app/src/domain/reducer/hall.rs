@@ -7,7 +7,7 @@ use super::super::docs::{
     hall_id, identity, identity_id, messages, Doc, Docs, MessageDoc, SoulDoc, TYPE_SOUL,
 };
 use super::super::events::Event;
-use super::super::palette::seat_style;
+use super::super::palette::{fork_tint, fork_tint_name};
 use super::super::status::AgentStatus;
 use super::super::{Seat, LEAD_SEAT, SEATS};
 use super::writes::Writes;
@@ -100,12 +100,7 @@ pub(super) fn recall(w: &mut Writes, event: &Event, id: &str, seat: Seat) {
     let mut seated = retired.clone();
     seated.id = identity_id(seat);
     seated.grid_position = seat;
-    // The colour and palette stay with the seat; the face stays with the identity.
-    if let Some(style) = seat_style(seat) {
-        seated.color = Some(style.color.to_string());
-        seated.color_name = Some(style.color_name.to_string());
-        seated.gender = Some(style.gender.to_string());
-    }
+    // The identity keeps its colour and face wherever it sits.
     seated.retired_at = None;
     seated.retired_reason = None;
     seated.set_status(AgentStatus::Sleeping);
@@ -131,6 +126,15 @@ pub(super) fn fork(
         return;
     }
     let mut child = AgentIdentity::new(seat, AgentStatus::Hatching);
+    // Kin at a glance: a tint of its parent's colour.
+    let parent = super::super::docs::identity_by_id(w.docs, parent_id)
+        .or_else(|| w.docs.get(&hall_id(parent_id)).and_then(Doc::as_hall));
+    if let Some(p) = parent {
+        if let Some(tint) = p.color.as_deref().and_then(fork_tint) {
+            child.color = Some(tint);
+            child.color_name = p.color_name.as_deref().map(fork_tint_name);
+        }
+    }
     child.created_at = Some(event.ts);
     child.uuid = Some(uuid.to_string());
     child.identity_id = Some(uuid.to_string());

@@ -61,6 +61,25 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
                     identity(docs, s.seat).is_none_or(|d| d.status() == AgentStatus::Expired);
                 if vacant {
                     let mut d = AgentIdentity::new(s.seat, AgentStatus::Hatching);
+                    // The seat's colour, unless a recalled identity elsewhere wears it.
+                    // A colour nobody has (an identity keeps its own wherever it sits).
+                    let seated: Vec<String> = (0..SEATS)
+                        .filter(|&o| o != s.seat)
+                        .filter_map(|o| w.current(o))
+                        .filter(|i| i.status().is_visible())
+                        .filter_map(|i| i.color)
+                        .collect();
+                    let hall: Vec<String> = super::docs::hall(docs)
+                        .filter_map(|i| i.color.clone())
+                        .collect();
+                    let seated: Vec<&str> = seated.iter().map(String::as_str).collect();
+                    let hall: Vec<&str> = hall.iter().map(String::as_str).collect();
+                    if let Some((color, name)) =
+                        super::palette::newcomer_color(s.seat, &seated, &hall)
+                    {
+                        d.color = Some(color);
+                        d.color_name = Some(name);
+                    }
                     d.created_at = Some(event.ts);
                     d.uuid = s.uuid.clone();
                     d.identity_id = s.uuid.clone();

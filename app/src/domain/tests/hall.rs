@@ -124,7 +124,7 @@ fn a_new_agent_in_the_seat_starts_its_own_thread_and_souls() {
 }
 
 #[test]
-fn recall_seats_the_identity_again_with_its_history_and_the_seats_colour() {
+fn recall_seats_the_identity_again_with_its_history_and_its_own_colour() {
     let mut docs = lyra_retired();
     let face = hall(&docs).next().unwrap().face_variant.clone();
     run(&mut docs, &[ev(6, 4, recall("lyra-id", 3))]);
@@ -135,8 +135,8 @@ fn recall_seats_the_identity_again_with_its_history_and_the_seats_colour() {
     assert_eq!(lyra.face_variant, face, "the face stays with the identity");
     assert_eq!(
         lyra.color,
-        crate::domain::palette::seat_style(3).map(|s| s.color.to_string()),
-        "the colour stays with the seat"
+        crate::domain::palette::seat_style(0).map(|s| s.color.to_string()),
+        "the colour stays with the identity"
     );
     let texts: Vec<&str> = thread(&docs, 3).iter().map(|m| m.text.as_str()).collect();
     assert_eq!(texts, ["I was here first"]);
@@ -260,4 +260,85 @@ fn retiring_a_parent_re_parents_its_seated_children_to_its_own_parent_or_the_lea
         .find(|h| h.name.as_deref() == Some("B"))
         .unwrap();
     assert_eq!(b.parent_uuid.as_deref(), Some("a"));
+}
+
+/// The colour of the identity seated in `seat`.
+fn color(docs: &Docs, seat: Seat) -> String {
+    super::super::docs::identity(docs, seat)
+        .and_then(|i| i.color.clone())
+        .unwrap_or_default()
+}
+
+#[test]
+fn an_identity_keeps_its_colour_wherever_it_sits_and_a_newcomer_wears_a_free_one() {
+    let mut docs = lyra_retired();
+    let lyra = super::super::palette::seat_style(0).unwrap().color;
+    assert_eq!(hall(&docs).next().unwrap().color.as_deref(), Some(lyra));
+    // Recalled into seat 3: still Lyra's colour, not seat 3's.
+    run(&mut docs, &[ev(6, 3, recall("lyra-id", 3))]);
+    assert_eq!(color(&docs, 3), lyra);
+    // A newcomer in Lyra's old seat does not wear her colour, nor anyone else's.
+    run(&mut docs, &[ev(7, 3, summon_ids(&[(0, "new-id")]))]);
+    let newcomer = color(&docs, 0);
+    let worn: Vec<String> = [1, 3].iter().map(|&s| color(&docs, s)).collect();
+    assert!(
+        !newcomer.is_empty() && !worn.contains(&newcomer),
+        "{newcomer} among {worn:?}"
+    );
+    assert_ne!(newcomer, super::super::palette::LEAD_COLOR);
+}
+
+#[test]
+fn a_newcomer_does_not_take_the_colour_of_an_identity_in_the_hall() {
+    use super::super::palette::{newcomer_color, palette, seat_style};
+    // Lyra (seat 0's colour) is in the Hall: a newcomer in seat 0 wears another, so her recall
+    // meets no twin.
+    let mut docs = lyra_retired();
+    run(&mut docs, &[ev(6, 3, summon_ids(&[(0, "new-id")]))]);
+    assert_ne!(color(&docs, 0), seat_style(0).unwrap().color);
+    // Every colour taken (seated or in the Hall): a tint of the seat's, not a twin.
+    let all: Vec<&str> = palette().iter().map(|s| s.color).collect();
+    let (tint, name) = newcomer_color(2, &all[..4], &all[4..]).unwrap();
+    assert!(!all.contains(&tint.as_str()), "{tint}");
+    assert_eq!(name, "Spring Moss tint");
+}
+
+#[test]
+fn a_fork_wears_a_tint_of_its_parents_colour() {
+    let mut docs = lyra_retired();
+    run(
+        &mut docs,
+        &[ev(
+            6,
+            3,
+            EventKind::AgentForked {
+                seat: 2,
+                uuid: "child-id".into(),
+                parent_id: "kael-id".into(),
+                fork_message_id: None,
+            },
+        )],
+    );
+    let (parent, child) = (color(&docs, 1), color(&docs, 2));
+    assert_ne!(child, parent);
+    assert!(!super::super::palette::palette()
+        .iter()
+        .any(|s| s.color == child));
+    let rgb = |h: &str| -> Vec<i32> {
+        (0..3)
+            .map(|i| i32::from_str_radix(&h[1 + i * 2..3 + i * 2], 16).unwrap())
+            .collect()
+    };
+    let near = rgb(&parent)
+        .iter()
+        .zip(rgb(&child))
+        .all(|(p, c)| (p - c).abs() <= 0x60);
+    assert!(near, "{child} is kin to {parent}");
+    let name = super::super::docs::identity(&docs, 2).and_then(|i| i.color_name.clone());
+    assert_eq!(name.as_deref(), Some("Glacier Blue tint"));
+    // Every colour of the palette tints to a valid colour of its own.
+    for s in super::super::palette::palette() {
+        let t = super::super::palette::fork_tint(s.color).unwrap();
+        assert!(t.len() == 7 && t != s.color, "{} -> {t}", s.color);
+    }
 }
