@@ -70,6 +70,7 @@ fn page_policy() {
 #[component]
 pub fn App() -> impl IntoView {
     provide_meta_context();
+    crate::ui::when::provide_local_times();
     mark_hydrated();
     view! {
         <Stylesheet id="leptos" href="/pkg/soulgrid.css"/>

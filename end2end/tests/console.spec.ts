@@ -6,10 +6,12 @@ import { ownServer, postJson } from '../support/own';
 // Its own server: these tests summon and retire.
 const server = ownServer();
 
+/// Eight agents awake, whatever an earlier test left: the empty seats summoned, sleepers woken.
 async function team(page: import('@playwright/test').Page) {
   await openHydrated(page, server().url);
   if ((await page.locator('.cell:not(.lead)[data-status="alive"]').count()) < 8) {
-    await page.getByRole('button', { name: 'SUMMON' }).click();
+    expect((await postJson(server(), '/api/agents/summon')).status).toBe(202);
+    expect((await postJson(server(), '/api/agents/wake')).status).toBe(202);
   }
   await expect(page.locator('.cell:not(.lead)[data-status="alive"]')).toHaveCount(8, { timeout: 20_000 });
 }
@@ -106,4 +108,37 @@ test('errors name agents, never seat numbers', async ({ page }) => {
   expect(idle.status).toBe(409);
   expect(idle.json.error).not.toMatch(/seat \d/);
   expect(idle.json.error).toContain(name);
+});
+
+test('a sleeping agent is woken alone from its panel', async ({ page }) => {
+  await team(page);
+  const [one, three] = [page.locator('.cell[data-seat="1"]'), page.locator('.cell[data-seat="3"]')];
+  const kael = (await one.locator('.name').textContent())!;
+  expect((await postJson(server(), '/api/agents/1/dismiss')).status).toBe(200);
+  expect((await postJson(server(), '/api/agents/3/dismiss')).status).toBe(200);
+  await expect(one).toHaveAttribute('data-status', 'sleeping');
+  await expect(three).toHaveAttribute('data-status', 'sleeping');
+  await one.click();
+  await page.locator('.agent-detail > summary').click();
+  await page.getByRole('button', { name: `Wake ${kael}` }).click();
+  await expect(one).toHaveAttribute('data-status', 'alive', { timeout: 20_000 });
+  await expect(three).toHaveAttribute('data-status', 'sleeping');
+  await expect(page.getByRole('button', { name: `Wake ${kael}` })).toHaveCount(0);
+});
+
+test.describe("in the reader's time zone", () => {
+  test.use({ timezoneId: 'Asia/Kolkata' });
+
+  test("times are shown in the browser's zone, with UTC in the tooltip", async ({ page }) => {
+    await openHydrated(page, server().url);
+    expect((await postJson(server(), '/api/send', { text: 'what time is it' })).status).toBe(202);
+    const said = page.locator('.thread .msg', { hasText: 'what time is it' }).first();
+    const t = said.locator('time');
+    const at = Date.parse((await t.getAttribute('datetime'))!);
+    // India is UTC+5:30 all year.
+    const local = new Date(at + 330 * 60_000).toISOString().slice(11, 16);
+    const utc = new Date(at).toISOString().slice(11, 16);
+    await expect(t).toHaveText(local);
+    await expect(t).toHaveAttribute('title', new RegExp(`${utc} UTC$`));
+  });
 });

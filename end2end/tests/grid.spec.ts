@@ -66,6 +66,9 @@ test('a message and its reply redraw their lines and what they change, nothing e
     'attributes main.console data-last-event-id',
     'attributes input. max',
     'attributes input. aria-valuetext',
+    // The detail's "Last alive" moves with the turn: its <time> is updated in place.
+    'attributes time. datetime',
+    'attributes time. title',
   ]);
   expect(changes.filter((c: string) => !expected.has(c))).toEqual([]);
   // The Interrupt button comes with the turn and goes with it, once each.

@@ -39,9 +39,9 @@ base('after a server restart every agent sleeps, WAKE brings them back, threads 
     const dim = await page.locator('.cell[data-seat="0"] .face').evaluate((el) => getComputedStyle(el).opacity);
     expect(Number(dim)).toBeCloseTo(0.4, 2);
 
-    await page.getByRole('button', { name: 'WAKE' }).click();
+    await page.getByRole('button', { name: 'WAKE', exact: true }).click();
     await expect(page.locator('.cell:not(.lead)[data-status="alive"]')).toHaveCount(8, { timeout: 20_000 });
-    await expect(page.getByRole('button', { name: 'WAKE' })).toHaveCount(0);
+    await expect(page.getByRole('button', { name: 'WAKE', exact: true })).toHaveCount(0);
     await expect(page.locator('.thread .msg', { hasText: 'remember this' }).first()).toBeVisible();
     await expect(page.locator('.thread .msg', { hasText: 'I remember writing' })).toHaveCount(1, { timeout: 10_000 });
 

@@ -184,13 +184,13 @@ test('put one agent to sleep, end the session, and wake them, all from the brows
   await page.getByRole('button', { name: `Put ${kael} to sleep` }).click();
   await expect(page.locator('.cell[data-seat="1"]')).toHaveAttribute('data-status', 'sleeping');
   await expect(page.locator('.cell[data-seat="1"] .activity')).toHaveText('stopped: dismissed');
-  await page.getByRole('button', { name: 'WAKE' }).click();
+  await page.getByRole('button', { name: 'WAKE', exact: true }).click();
   await expect(page.locator('.cell[data-seat="1"]')).toHaveAttribute('data-status', 'alive', { timeout: 20_000 });
 
   await page.getByRole('button', { name: 'End session' }).click();
   await expect(page.locator('.cell:not(.lead)[data-status="sleeping"]')).toHaveCount(8, { timeout: 20_000 });
   await expect(page.getByRole('button', { name: 'End session' })).toHaveCount(0);
-  await page.getByRole('button', { name: 'WAKE' }).click();
+  await page.getByRole('button', { name: 'WAKE', exact: true }).click();
   await expect(page.locator('.cell:not(.lead)[data-status="alive"]')).toHaveCount(8, { timeout: 20_000 });
 });
 

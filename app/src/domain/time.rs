@@ -1,5 +1,6 @@
 //! Timestamps as text, computed the same on the server and in the browser (UTC), so a
-//! server-rendered time never differs from the hydrated one.
+//! server-rendered time never differs from the hydrated one; and the same in a time zone the
+//! browser gives (its offset), which the page shows once it has hydrated.
 
 use super::Millis;
 
@@ -39,6 +40,17 @@ pub fn iso(ms: Millis) -> String {
 pub fn human(ms: Millis) -> String {
     let (y, mo, d, h, mi, ..) = parts(ms);
     format!("{y:04}-{mo:02}-{d:02} {h:02}:{mi:02} UTC")
+}
+
+/// `2026-11-22 15:56` at `offset` minutes east of UTC (no zone said: it is the reader's own).
+pub fn human_at(ms: Millis, offset: i64) -> String {
+    let (y, mo, d, h, mi, ..) = parts(ms + offset * 60_000);
+    format!("{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}")
+}
+
+/// `15:56` at `offset` minutes east of UTC.
+pub fn clock_at(ms: Millis, offset: i64) -> String {
+    clock(ms + offset * 60_000)
 }
 
 /// `10:26`.
@@ -88,6 +100,14 @@ mod tests {
         assert_eq!(human(1_795_343_398_123), "2026-11-22 10:29 UTC");
         assert_eq!(clock(1_795_343_398_123), "10:29");
         assert_eq!(iso(-1), "1969-12-31T23:59:59.999Z");
+    }
+
+    #[test]
+    fn a_time_in_the_readers_zone() {
+        // India (UTC+5:30) and New York in winter (UTC-5), across a day's edge.
+        assert_eq!(human_at(1_795_343_398_123, 330), "2026-11-22 15:59");
+        assert_eq!(clock_at(1_795_343_398_123, 330), "15:59");
+        assert_eq!(human_at(1_795_305_600_000, -300), "2026-11-21 19:00");
     }
 
     #[test]

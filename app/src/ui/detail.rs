@@ -2,10 +2,11 @@
 
 use crate::api::Call;
 use crate::contract::endpoints as e;
+use crate::ui::when::When;
 use leptos::prelude::*;
 
 use crate::domain::docs::{identity, souls, AgentIdentity};
-use crate::domain::{time, Seat};
+use crate::domain::Seat;
 
 use crate::live::use_live;
 
@@ -26,10 +27,10 @@ pub fn AgentDetail(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
         detail.with(|d| {
             // No panel for a seat nobody sits in (its agent retired or never hatched).
             let d = d.as_ref().filter(|d| d.status().is_visible())?;
-            let versions: Vec<(u32, String, String)> = live.docs.with(|docs| {
+            let versions: Vec<(u32, crate::domain::Millis, String)> = live.docs.with(|docs| {
                 souls(docs, seat)
                     .into_iter()
-                    .map(|s| (s.version, time::human(s.created_at), s.text.clone()))
+                    .map(|s| (s.version, s.created_at, s.text.clone()))
                     .collect()
             });
             Some(Shape {
@@ -39,6 +40,11 @@ pub fn AgentDetail(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                 can_sleep: d.process_state.is_some_and(|p| {
                     p.is_live() || p == crate::domain::process::ProcessState::Starting
                 }),
+                can_wake: d.has_name()
+                    && d.status() == crate::domain::status::AgentStatus::Sleeping
+                    && !d.process_state.is_some_and(|p| {
+                        p.is_live() || p == crate::domain::process::ProcessState::Starting
+                    }),
                 can_fork: d.has_name() && d.status().is_visible(),
                 can_retire: d.grid_position != crate::domain::LEAD_SEAT && d.status().is_visible(),
                 versions,
@@ -63,6 +69,20 @@ pub fn AgentDetail(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
             <dd>{field(f)}</dd>
         }
     };
+    // A time of the document, in the reader's zone ("—" when it has none).
+    let when_row =
+        move |label: &'static str, f: fn(&AgentIdentity) -> Option<crate::domain::Millis>| {
+            // Drawn once; a time that changes is updated in place.
+            let at = Memo::new(move |_| detail.with(|d| d.as_ref().and_then(f)));
+            view! {
+                <dt>{label}</dt>
+                <dd>
+                    <Show when=move || at.get().is_some() fallback=|| "—">
+                        <When at=Signal::derive(move || at.get().unwrap_or_default())/>
+                    </Show>
+                </dd>
+            }
+        };
     let panel = move || {
         shape.get().map(|d| {
             let name = d.name.clone();
@@ -72,6 +92,12 @@ pub fn AgentDetail(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                     {d.can_sleep.then(|| {
                         let label = format!("Put {} to sleep", name.clone().unwrap_or_default());
                         let call = Call::new::<e::Dismiss>(&d.seat, &e::Empty {});
+                        view! { <PostButton label=label call=call/> }
+                    })}
+                    {d.can_wake.then(|| {
+                        let label = format!("Wake {}", name.clone().unwrap_or_default());
+                        let request = crate::contract::WakeRequest { seats: Some(vec![d.seat]) };
+                        let call = Call::new::<e::Wake>(&(), &request);
                         view! { <PostButton label=label call=call/> }
                     })}
                     {d.can_fork.then(|| {
@@ -101,8 +127,8 @@ pub fn AgentDetail(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                         {row("Status", |d| Some(d.status().as_str().to_string()))}
                         {move || belief.get().map(|text| view! { <dt>"The lead's belief"</dt><dd class="belief">{text}</dd> })}
                         {row("Colour", |d| d.color_name.clone().map(|c| format!("{c} ({})", d.color.clone().unwrap_or_default())))}
-                        {row("Created", |d| d.created_at.map(time::human))}
-                        {row("Last alive", |d| d.last_alive_at.map(time::human))}
+                        {when_row("Created", |d| d.created_at)}
+                        {when_row("Last alive", |d| d.last_alive_at)}
                         {row("Server session", |d| d.last_session_id.clone())}
                         {row("Claude session", |d| d.claude_session_id.clone())}
                         {row("Process", |d| d.process_state.map(|p| match &d.process_reason {
@@ -112,7 +138,8 @@ pub fn AgentDetail(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                         {row("Work cycle", |d| d.work_state.map(|w| w.as_str().to_string()))}
                         {row("Context", |d| d.context_tokens.map(|t| format!("{t} tokens")))}
                         {row("Cost", |d| d.cost_usd.map(|c| format!("${c:.4}")))}
-                        {row("Last problem", |d| d.last_problem.as_ref().map(|p| format!("{} ({})", p.message, time::human(p.at))))}
+                        {row("Last problem", |d| d.last_problem.as_ref().map(|p| p.message.clone()))}
+                        {when_row("Last problem at", |d| d.last_problem.as_ref().map(|p| p.at))}
                     </dl>
                     <h3>"Soul" {(d.versions.len() > 1).then(|| format!(" ({} versions)", d.versions.len()))}</h3>
                     {if d.versions.is_empty() {
@@ -123,7 +150,7 @@ pub fn AgentDetail(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                             .rev()
                             .map(|(v, at, text)| view! {
                                 <details class="soul" open=v == d.soul_version>
-                                    <summary>"Version " {v} " · " {at}</summary>
+                                    <summary>"Version " {v} " · " <When at=at/></summary>
                                     <div class="soul-text">{text}</div>
                                 </details>
                             })
@@ -151,10 +178,12 @@ struct Shape {
     /// The agent page's id.
     page: String,
     can_sleep: bool,
+    /// Asleep with a name: it can be woken alone.
+    can_wake: bool,
     can_fork: bool,
     can_retire: bool,
     /// Every soul version: number, when, text.
-    versions: Vec<(u32, String, String)>,
+    versions: Vec<(u32, crate::domain::Millis, String)>,
     soul_version: u32,
 }
 

@@ -4,13 +4,13 @@
 
 use crate::api::Call;
 use crate::contract::endpoints as ep;
+use crate::ui::when::When;
 use leptos::prelude::*;
 
 use super::detail::PostButton;
 use super::face::Face;
 use crate::contract::{hall_entry, HallEntry};
 use crate::domain::docs::{hall, identity_by_id};
-use crate::domain::time;
 use crate::live::use_live;
 
 /// One entry as the Hall shows it: the API's entry, its face and its parent's name.
@@ -60,10 +60,8 @@ pub fn Hall() -> impl IntoView {
                             .map(|s| {
                                 let e = s.entry;
                                 let name = e.name.clone().unwrap_or_else(|| "A nameless one".into());
-                                let left = match &e.reason {
-                                    Some(r) => format!("left {} ({r})", time::human(e.retired_at)),
-                                    None => format!("left {}", time::human(e.retired_at)),
-                                };
+                                let why = e.reason.as_ref().map(|r| format!(" ({r})"));
+                                let left = view! { "left " <When at=e.retired_at/> {why} };
                                 let call = Call::new::<ep::Recall>(&e.id, &crate::contract::RecallRequest::default());
                                 view! {
                                     <li class="hall-entry" data-identity=e.id.clone()>

@@ -18,3 +18,4 @@ pub mod quest;
 pub mod seat_menu;
 pub mod thread;
 pub mod time_travel;
+pub mod when;

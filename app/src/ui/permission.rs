@@ -2,10 +2,10 @@
 //! it waits, Approve and Deny (with a reason the agent reads); once settled, what became of it.
 
 use crate::contract::endpoints as e;
+use crate::ui::when::When;
 use leptos::prelude::*;
 
 use crate::domain::permissions::{input_preview, suggestion_texts, Decision, PermissionDoc};
-use crate::domain::time;
 
 #[component]
 pub fn PermissionCard(p: PermissionDoc, who: String) -> impl IntoView {
@@ -96,7 +96,7 @@ pub fn PermissionCard(p: PermissionDoc, who: String) -> impl IntoView {
         >
             <div class="meta">
                 <span class="who">{format!("{who} asks to use ")}<strong>{p.tool_name.clone()}</strong></span>
-                <time datetime=time::iso(p.created_at)>{time::clock(p.created_at)}</time>
+                <When at=p.created_at short=true/>
             </div>
             {p.description.clone().map(|d| view! { <div class="permission-description">{d}</div> })}
             <pre class="permission-input">{input_preview(&p.tool_name, &p.input)}</pre>

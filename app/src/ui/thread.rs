@@ -5,6 +5,7 @@
 
 use crate::api::Call;
 use crate::contract::endpoints as e;
+use crate::ui::when::When;
 use leptos::html::Section;
 use leptos::prelude::*;
 
@@ -19,7 +20,7 @@ use crate::domain::docs::{identity, thread, SpeakerType};
 use crate::domain::permissions::PermissionDoc;
 use crate::domain::process::ProcessState;
 use crate::domain::status::AgentStatus;
-use crate::domain::{markdown, time, Seat};
+use crate::domain::{markdown, Seat};
 use crate::live::use_live;
 
 /// How near the top of the thread (px) the reader's scroll brings the next older page.
@@ -273,7 +274,7 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                                         "Inherited from "
                                         <a href=format!("/agents/{parent}")>{name}</a>
                                         " up to "
-                                        <time datetime=time::iso(at)>{time::human(at)}</time>
+                                        <When at=at/>
                                     </li>
                                 }
                                 .into_any();
@@ -281,7 +282,7 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                             Item::Problem(message, at) => {
                                 return view! {
                                     <li class="note problem" role="note">
-                                        <time datetime=time::iso(at)>{time::clock(at)}</time>
+                                        <When at=at short=true/>
                                         " "
                                         <span>{message}</span>
                                     </li>
@@ -303,7 +304,7 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                             <li class="msg" class:queued=line.queued data-speaker-type=kind data-message-id=line.id.clone()>
                                 <div class="meta">
                                     <span class="who">{line.who.clone()}</span>
-                                    <time datetime=time::iso(line.at)>{time::clock(line.at)}</time>
+                                    <When at=line.at short=true/>
                                     {line.queued.then(|| view! { <span class="queued-note">"queued until wake"</span> })}
                                 </div>
                                 {body}

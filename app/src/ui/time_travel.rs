@@ -2,9 +2,9 @@
 //! the page shows the past, a bar saying which moment it is, with the way back to now. The
 //! past is read-only: nothing on such a page acts.
 
+use crate::ui::when::When;
 use leptos::prelude::*;
 
-use crate::domain::time;
 use crate::functions::Moment;
 use crate::live::use_live;
 
@@ -44,12 +44,10 @@ pub fn TimeSlider(at: Option<Moment>) -> impl IntoView {
 pub fn PastBar(at: Moment) -> impl IntoView {
     view! {
         <div class="past-bar" role="status" data-at=at.event_id>
-            <span>{format!(
-                "You are looking at {} (after event {} of {}): read-only.",
-                time::human(at.ts),
-                at.event_id,
-                at.now
-            )}</span>
+            <span>
+                "You are looking at " <When at=at.ts/>
+                {format!(" (after event {} of {}): read-only.", at.event_id, at.now)}
+            </span>
             " "
             <a href="/" class="back-to-now">"Back to now"</a>
         </div>

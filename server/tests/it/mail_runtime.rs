@@ -164,7 +164,13 @@ async fn a_seat_without_an_agent_is_refused_before_anything_is_recorded() {
     ] {
         let r = call(&router, post_json("/api/send", body)).await;
         assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.body);
-        assert!(r.json()["error"].as_str().unwrap().contains("has no agent"));
+        // Said without a seat number the human never saw.
+        let said = r.json()["error"].as_str().unwrap().to_string();
+        assert!(said.contains("nothing was sent"), "{said}");
+        assert!(
+            !said.contains("seat 1") && !said.contains("seat 9"),
+            "{said}"
+        );
     }
     let after = state.store.events_after(before, 10).await.unwrap();
     assert!(after.is_empty(), "{after:?}");

@@ -3,13 +3,13 @@
 //! any two, and its work cycle as the commits it made or the server made for it.
 
 use crate::contract::endpoints as e;
+use crate::ui::when::When;
 use leptos::prelude::*;
 
 use super::super::diff::DiffLines;
 use crate::contract::{commits_view, knowledge_view, KnowledgeEdit, KnowledgeSaved, KnowledgeView};
 use crate::domain::docs::Author;
 use crate::domain::knowledge::knowledge_at;
-use crate::domain::time;
 use crate::live::use_live;
 
 #[component]
@@ -43,7 +43,7 @@ pub fn Knowledge(id: String) -> impl IntoView {
                         let by = if c.by_agent { "agent" } else { "server" };
                         view! {
                             <tr data-sha=c.sha.clone()>
-                                <td><time datetime=time::iso(c.time)>{time::human(c.time)}</time></td>
+                                <td><When at=c.time/></td>
                                 <td class="state">{c.state.clone().unwrap_or_else(|| "—".into())}</td>
                                 <td>{c.summary.clone()}</td>
                                 <td>{c.files.join(", ")}</td>
@@ -196,7 +196,7 @@ fn Versions(id: String, view: Memo<Option<KnowledgeView>>) -> impl IntoView {
                 };
                 view! {
                     <li data-version=v.version data-author=match v.author { Author::Human => "human", Author::Agent => "agent" }>
-                        {format!("Version {} · {} · by {who}", v.version, time::human(v.created_at))}
+                        "Version " {v.version} " · " <When at=v.created_at/> {format!(" · by {who}")}
                         {v.reason.map(|r| format!(" · {r}"))}
                         <span class="muted">{format!(" · changed {}", v.files.join(", "))}</span>
                     </li>

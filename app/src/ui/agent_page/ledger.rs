@@ -1,10 +1,10 @@
 //! What an identity used over its whole life (the ledger) and each Claude session it lived in.
 
+use crate::ui::when::When;
 use leptos::prelude::*;
 
 use crate::contract::SessionView;
 use crate::domain::life::LedgerView;
-use crate::domain::time;
 
 #[component]
 pub fn Ledger(ledger: LedgerView) -> impl IntoView {
@@ -44,16 +44,19 @@ pub fn Sessions(sessions: Vec<SessionView>) -> impl IntoView {
         .into_iter()
         .rev()
         .map(|s| {
-            let ended = match (s.ended_at, &s.end_reason) {
-                (Some(at), Some(why)) => format!("{} ({why})", time::human(at)),
-                (Some(at), None) => time::human(at),
-                (None, _) => "running".into(),
+            let ended = match (s.ended_at, s.end_reason.clone()) {
+                (Some(at), why) => view! {
+                    <When at=at/>
+                    {why.map(|why| format!(" ({why})"))}
+                }
+                .into_any(),
+                (None, _) => "running".into_any(),
             };
             let short: String = s.claude_session_id.chars().take(8).collect();
             view! {
                 <tr data-session=s.claude_session_id.clone()>
                     <td><code title=s.claude_session_id.clone()>{short}</code></td>
-                    <td>{time::human(s.started_at)}</td>
+                    <td><When at=s.started_at/></td>
                     <td>{ended}</td>
                     <td>{s.processes}</td>
                     <td>{s.turns}</td>

@@ -2,10 +2,10 @@
 //! to its page, where it is (a seat or the Hall), when it was forked, and whom it was adopted
 //! from when its parent retired.
 
+use crate::ui::when::When;
 use leptos::prelude::*;
 
 use crate::domain::life::LineageNode;
-use crate::domain::time;
 
 #[component]
 pub fn Tree(root: LineageNode, current: String) -> impl IntoView {
@@ -22,14 +22,11 @@ fn node(n: LineageNode, current: &str) -> AnyView {
     let here = n.id == current;
     let name = n.name.clone().unwrap_or_else(|| "A nameless one".into());
     let place = match (n.seat, n.retired_at) {
-        (_, Some(at)) => format!("in the Hall since {}", time::human(at)),
-        (Some(seat), None) => format!("seat {}", seat + 1),
-        (None, None) => String::new(),
+        (_, Some(at)) => view! { "in the Hall since " <When at=at/> }.into_any(),
+        (Some(seat), None) => format!("seat {}", seat + 1).into_any(),
+        (None, None) => ().into_any(),
     };
-    let forked = n
-        .forked_at
-        .map(|at| format!(" · forked {}", time::human(at)))
-        .unwrap_or_default();
+    let forked = n.forked_at.map(|at| view! { " · forked " <When at=at/> });
     let adopted = n.adopted_from.as_ref().map(|from| {
         view! {
             " · adopted when "

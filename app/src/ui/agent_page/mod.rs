@@ -10,6 +10,7 @@ mod souls;
 
 use crate::api::Call;
 use crate::contract::endpoints::{self as e, Endpoint as _};
+use crate::ui::when::When;
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
@@ -20,7 +21,7 @@ use crate::domain::docs::page::thread_owners;
 use crate::domain::docs::{identity_by_id, thread_of, AgentIdentity, SpeakerType};
 use crate::domain::process::ProcessState;
 use crate::domain::status::AgentStatus;
-use crate::domain::{markdown, time, LEAD_SEAT};
+use crate::domain::{markdown, LEAD_SEAT};
 use crate::functions::{get_snapshot, Snapshot};
 use crate::live::provide_live;
 
@@ -85,17 +86,13 @@ fn AgentLife(id: String) -> impl IntoView {
 }
 
 /// Where the identity is, in words.
-fn place(who: &AgentIdentity) -> String {
+fn place(who: &AgentIdentity) -> AnyView {
     match who.retired_at {
-        Some(at) => format!(
-            "In the Hall since {}{}",
-            time::human(at),
-            who.retired_reason
-                .as_ref()
-                .map(|r| format!(" ({r})"))
-                .unwrap_or_default()
-        ),
-        None => format!("Seat {} · {}", who.grid_position + 1, who.status().as_str()),
+        Some(at) => {
+            let why = who.retired_reason.as_ref().map(|r| format!(" ({r})"));
+            view! { "In the Hall since " <When at=at/> {why} }.into_any()
+        }
+        None => format!("Seat {} · {}", who.grid_position + 1, who.status().as_str()).into_any(),
     }
 }
 
@@ -303,7 +300,7 @@ fn Thread(who: Memo<Option<AgentIdentity>>) -> impl IntoView {
                         <li class="msg" data-speaker-type=speaker>
                             <div class="meta">
                                 <span class="who">{who}</span>
-                                <time datetime=time::iso(at)>{time::human(at)}</time>
+                                <When at=at/>
                             </div>
                             {body}
                         </li>

@@ -1,11 +1,11 @@
 //! Every soul version of an identity, newest first, and the line diff between any two of them
 //! (chosen in two lists; at first the one before the newest against the newest).
 
+use crate::ui::when::When;
 use leptos::prelude::*;
 
 use super::super::diff::DiffLines;
 use crate::contract::AgentView;
-use crate::domain::time;
 
 #[component]
 pub fn Souls(view: Memo<Option<AgentView>>) -> impl IntoView {
@@ -61,7 +61,7 @@ pub fn Souls(view: Memo<Option<AgentView>>) -> impl IntoView {
                 .rev()
                 .map(|s| view! {
                     <section class="soul-version" data-version=s.version>
-                        <h3>"Version " {s.version} " · " {time::human(s.created_at)}</h3>
+                        <h3>"Version " {s.version} " · " <When at=s.created_at/></h3>
                         <div class="soul-text">{s.text}</div>
                     </section>
                 })

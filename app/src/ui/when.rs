@@ -1,0 +1,52 @@
+//! A time as a person reads it: in the browser's own time zone, with the UTC time in its
+//! tooltip. The server renders UTC and says so; once the page has hydrated every time turns to
+//! the reader's zone (the server cannot know it).
+
+use leptos::prelude::*;
+
+use crate::domain::{time, Millis};
+
+/// Whether times are shown in the reader's zone: false on the server and while hydrating.
+#[derive(Clone, Copy)]
+struct LocalTimes(RwSignal<bool>);
+
+/// Times turn local once the page has hydrated (called once, at the root).
+pub fn provide_local_times() {
+    let local = RwSignal::new(false);
+    provide_context(LocalTimes(local));
+    Effect::new(move |_| local.set(true));
+}
+
+/// Minutes east of UTC in the browser's zone at `at` (summer time included); 0 off the browser.
+fn offset(at: Millis) -> i64 {
+    #[cfg(feature = "hydrate")]
+    {
+        let date = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(at as f64));
+        // JavaScript counts minutes *west* of UTC.
+        -(date.get_timezone_offset() as i64)
+    }
+    #[cfg(not(feature = "hydrate"))]
+    {
+        let _ = at;
+        0
+    }
+}
+
+/// `<time>` with the date and time (`short`: the time of day only). A time that changes is
+/// updated in place (its element stays).
+#[component]
+pub fn When(#[prop(into)] at: Signal<Millis>, #[prop(optional)] short: bool) -> impl IntoView {
+    let local = use_context::<LocalTimes>().map(|l| l.0);
+    let text = move || {
+        let at = at.get();
+        match (local.is_some_and(|l| l.get()), short) {
+            (true, true) => time::clock_at(at, offset(at)),
+            (true, false) => time::human_at(at, offset(at)),
+            (false, true) => format!("{} UTC", time::clock(at)),
+            (false, false) => time::human(at),
+        }
+    };
+    view! {
+        <time datetime=move || time::iso(at.get()) title=move || time::human(at.get())>{text}</time>
+    }
+}
