@@ -5,7 +5,7 @@ use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
 use leptos_router::components::{Route, Router, Routes};
 use leptos_router::{path, SsrMode};
 
-use crate::domain::docs::{messages, SpeakerType};
+use crate::domain::docs::{identity, messages, SpeakerType};
 use crate::domain::{LEAD_SEAT, SEATS};
 use crate::functions::{get_snapshot, get_snapshot_at, Snapshot};
 use crate::live::provide_live;
@@ -178,15 +178,15 @@ fn Console(snapshot: Snapshot) -> impl IntoView {
     crate::api::set_read_only(past.is_some());
     let live = provide_live(snapshot);
     let lead_name = live.lead_name.get_value();
-    let selected = RwSignal::new(LEAD_SEAT);
+    let (selected, sheet) = selected_in_url();
     // A seat whose agent left (retired, expired, never hatched) is no one to talk to: the
     // lead is selected instead, so nothing is written to a ghost.
     Effect::new(move |_| {
         let seat = selected.get();
         let gone = seat != LEAD_SEAT
-            && live.docs.with(|d| {
-                crate::domain::docs::identity(d, seat).is_none_or(|i| !i.status().is_visible())
-            });
+            && live
+                .docs
+                .with(|d| identity(d, seat).is_none_or(|i| !i.status().is_visible()));
         if gone {
             selected.set(LEAD_SEAT);
         }
@@ -217,13 +217,30 @@ fn Console(snapshot: Snapshot) -> impl IntoView {
         });
         counts
     });
-    let title = move || match unread.get().iter().sum::<usize>() {
-        0 => "Soulgrid".to_string(),
-        n => format!("({n}) Soulgrid"),
+    // The page's title says whom the human talks to, and how many replies wait unread.
+    let talking_to = Memo::new(move |_| {
+        let seat = selected.get();
+        (seat != LEAD_SEAT)
+            .then(|| {
+                live.docs
+                    .with(|d| identity(d, seat).and_then(|i| i.name.clone()))
+            })
+            .flatten()
+    });
+    let title = move || {
+        let page = match talking_to.get() {
+            Some(name) => format!("{name} · Soulgrid"),
+            None => "Soulgrid".to_string(),
+        };
+        match unread.get().iter().sum::<usize>() {
+            0 => page,
+            n => format!("({n}) {page}"),
+        }
     };
     view! {
         <Title text=title/>
         <main class="console" class:read-only=past.is_some()
+            data-sheet=move || if sheet.get() { "open" } else { "closed" }
             data-last-event-id=move || live.last_event_id.get().to_string()>
             {past.map(|at| view! { <crate::ui::time_travel::PastBar at=at/> })}
             <header class="top">
@@ -251,6 +268,7 @@ fn Console(snapshot: Snapshot) -> impl IntoView {
                     <crate::ui::findings::Jobs/>
                 </div>
                 <div class="conversation">
+                    <SheetBack/>
                     <Thread seat=selected/>
                     <Composer seat=selected/>
                     <AgentDetail seat=selected/>
@@ -292,11 +310,74 @@ fn EndSession() -> impl IntoView {
     }
 }
 
+/// The seat whose conversation is open, kept in the URL (`/?seat=N`, N as the keys 1–9 count):
+/// a reload, a shared link and the browser's back and forward keep the human's place. Also
+/// whether a conversation was chosen at all (the URL names a seat): on a phone it is then open
+/// as a full-screen sheet over the grid.
+fn selected_in_url() -> (RwSignal<crate::domain::Seat>, Memo<bool>) {
+    use leptos_router::hooks::{use_navigate, use_query_map};
+    use leptos_router::NavigateOptions;
+    let query = use_query_map();
+    let in_url = move |q: &leptos_router::params::ParamsMap| {
+        q.get("seat")
+            .and_then(|s| s.parse::<u8>().ok())
+            .filter(|n| (1..=SEATS).contains(n))
+            .map(|n| n - 1)
+    };
+    let selected = RwSignal::new(query.with_untracked(in_url).unwrap_or(LEAD_SEAT));
+    let sheet = Memo::new(move |_| query.with(in_url).is_some());
+    // The URL changed (back, forward, a link): the seat follows.
+    Effect::new(move |_| {
+        let seat = query.with(in_url).unwrap_or(LEAD_SEAT);
+        if selected.get_untracked() != seat {
+            selected.set(seat);
+        }
+    });
+    // The seat changed (a face, a key, a retirement): the URL follows, a new history entry.
+    let navigate = use_navigate();
+    Effect::new(move |_| {
+        let seat = selected.get();
+        let now = query.with_untracked(in_url);
+        if now == Some(seat) || (now.is_none() && seat == LEAD_SEAT) {
+            return;
+        }
+        let mut q = query.get_untracked();
+        q.replace("seat", (seat + 1).to_string());
+        let options = NavigateOptions {
+            scroll: false,
+            ..Default::default()
+        };
+        navigate(&format!("/{}", q.to_query_string()), options);
+    });
+    (selected, sheet)
+}
+
+/// "Back to the team": closes the conversation sheet on a phone (hidden on wider screens, where
+/// the conversation sits beside the grid). The browser's back does the same.
+#[component]
+fn SheetBack() -> impl IntoView {
+    let query = leptos_router::hooks::use_query_map();
+    let navigate = leptos_router::hooks::use_navigate();
+    let back = move |_| {
+        let mut q = query.get_untracked();
+        q.remove("seat");
+        navigate(
+            &format!("/{}", q.to_query_string()),
+            leptos_router::NavigateOptions {
+                scroll: false,
+                ..Default::default()
+            },
+        );
+    };
+    view! {
+        <button type="button" class="sheet-back" on:click=back>"← Team"</button>
+    }
+}
+
 /// Keys 1–9 open a seat's thread, Esc goes back to the lead's (not while typing, but Esc).
 fn keyboard(live: crate::live::Live, selected: RwSignal<crate::domain::Seat>) {
     #[cfg(feature = "hydrate")]
     {
-        use crate::domain::docs::identity;
         let handle = window_event_listener(leptos::ev::keydown, move |ev| {
             let typing = ev
                 .target()

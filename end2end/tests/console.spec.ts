@@ -142,3 +142,62 @@ test.describe("in the reader's time zone", () => {
     await expect(t).toHaveAttribute('title', new RegExp(`${utc} UTC$`));
   });
 });
+
+test('the open conversation is in the URL: reload, back, forward and a shared link keep the place', async ({ page }) => {
+  await team(page);
+  const name = async (seat: number) => (await page.locator(`.cell[data-seat="${seat}"] .name`).textContent())!;
+  const [kael, sable] = [await name(1), await name(5)];
+  await page.locator('.cell[data-seat="1"]').click();
+  await expect(page).toHaveURL(/\/\?seat=2$/);
+  // The title names whom the human talks to (after the count of unread replies, if any).
+  await expect(page).toHaveTitle(new RegExp(`^(\\(\\d+\\) )?${kael} · Soulgrid$`));
+  await page.locator('.cell[data-seat="5"]').click();
+  await expect(page).toHaveURL(/\/\?seat=6$/);
+  await page.goBack();
+  await expect(page.locator('.composer .to')).toHaveText(`To ${kael}`);
+  await page.goForward();
+  await expect(page.locator('.composer .to')).toHaveText(`To ${sable}`);
+  await page.reload();
+  await expect(page.locator('body[data-hydrated="true"]')).toBeAttached();
+  await expect(page.locator('.composer .to')).toHaveText(`To ${sable}`);
+  await expect(page.locator('.cell[data-seat="5"]')).toHaveAttribute('aria-pressed', 'true');
+  // A link to Kael's conversation, opened anew; then his own page, titled with his name.
+  await openHydrated(page, `${server().url}/?seat=2`);
+  await expect(page.locator('.composer .to')).toHaveText(`To ${kael}`);
+  await expect(page.locator('.thread-title')).toContainText(kael);
+  await page.locator('.agent-detail > summary').click();
+  await page.locator('.agent-page-link').click();
+  await expect(page.locator('body[data-hydrated="true"]')).toBeAttached();
+  await expect(page).toHaveTitle(`${kael} · Soulgrid`);
+});
+
+test.describe('on a phone', () => {
+  test.use({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+
+  test('tapping a face opens its conversation as a full-screen sheet, with targets a finger can hit; back closes it', async ({ page }) => {
+    await team(page);
+    await openHydrated(page, server().url);
+    const conversation = page.locator('.conversation');
+    await expect(conversation).toBeHidden();
+    await page.locator('.cell[data-seat="1"]').tap();
+    await expect(conversation).toBeVisible();
+    const sheet = (await conversation.boundingBox())!;
+    expect(sheet.y).toBeLessThanOrEqual(0);
+    expect(sheet.height).toBeGreaterThanOrEqual(844);
+    await expect(page.getByLabel('Message')).toBeInViewport();
+    // Every button of the sheet is at least 44 px tall.
+    const heights = await conversation.locator('button:visible, summary:visible').evaluateAll((els) =>
+      els.map((e) => [e.textContent?.trim(), e.getBoundingClientRect().height] as [string, number]),
+    );
+    expect(heights.length).toBeGreaterThan(1);
+    expect(heights.filter(([, h]) => h < 44)).toEqual([]);
+    // Back to the team, by its button and by the browser's back.
+    await page.getByRole('button', { name: '← Team' }).tap();
+    await expect(conversation).toBeHidden();
+    await expect(page.locator('.cell[data-seat="1"]')).toBeInViewport();
+    await page.locator('.cell[data-seat="1"]').tap();
+    await expect(conversation).toBeVisible();
+    await page.goBack();
+    await expect(conversation).toBeHidden();
+  });
+});

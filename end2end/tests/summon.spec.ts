@@ -140,7 +140,7 @@ test('unread replies show as a badge and in the title; the detail panel shows th
   // Opening her thread reads it.
   await page.locator('.cell[data-seat="2"]').click();
   await expect(page.locator('.cell[data-seat="2"] .badge')).toHaveCount(0);
-  await expect(page).toHaveTitle('Soulgrid');
+  await expect(page).toHaveTitle(`${wren} · Soulgrid`);
 
   // A reply in the thread that is open is read as it comes: neither the title nor her cell
   // counts it, not even for a moment (every title set and every badge drawn is noted).
@@ -161,9 +161,9 @@ test('unread replies show as a badge and in the title; the detail panel shows th
   expect(again.status).toBe(202);
   await expect(page.locator('.thread .msg[data-speaker-type="agent"]', { hasText: 'You said: and one more' })).toHaveCount(1, { timeout: 10_000 });
   const seen: { titles: string[]; badges: number } = await page.evaluate(() => ({ titles: (window as any).titles, badges: (window as any).badges }));
-  expect(seen.titles.filter((t) => t !== 'Soulgrid'), 'titles set while her reply came in').toEqual([]);
+  expect(seen.titles.filter((t) => t !== `${wren} · Soulgrid`), 'titles set while her reply came in').toEqual([]);
   expect(seen.badges, 'badges drawn on her cell').toBe(0);
-  await expect(page).toHaveTitle('Soulgrid');
+  await expect(page).toHaveTitle(`${wren} · Soulgrid`);
 
   const detail = page.locator('.agent-detail');
   await detail.locator('summary').first().click();

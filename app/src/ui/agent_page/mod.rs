@@ -140,6 +140,7 @@ fn Life(id: String, who: Memo<Option<AgentIdentity>>) -> impl IntoView {
     };
     let knowledge_id = id.clone();
     view! {
+        <leptos_meta::Title text=move || format!("{} · Soulgrid", name())/>
         <main class="agent-page" data-identity=id.clone()>
             <p><a href="/">"← the console"</a></p>
             <header class="agent-head">
