@@ -201,3 +201,36 @@ test.describe('on a phone', () => {
     await expect(conversation).toBeHidden();
   });
 });
+
+test('no internal text reaches the human: one word per state, refusals as sentences, ids under Technical', async ({ page }) => {
+  await team(page);
+  const kael = (await page.locator('.cell[data-seat="1"] .name').textContent())!;
+  // A step of the work cycle out of order is refused, and said as a sentence about the agent.
+  await page.locator('.cell[data-seat="1"]').click();
+  const box = page.getByLabel('Message');
+  await box.fill('SIM_STATE: deep_work skipping ahead');
+  await box.press('Enter');
+  const note = page.locator('.thread .note.problem');
+  await expect(note).toContainText(`${kael} tried to start deep work before beginning its session`, { timeout: 10_000 });
+  await expect(note).not.toContainText('invalid work-cycle');
+  await expect(note).not.toContainText('[STATE');
+  // The panel: the state in the console's words; ids and raw states only under Technical.
+  await page.locator('.agent-detail > summary').click();
+  await expect(page.locator('.agent-detail')).toContainText('awake');
+  await expect(page.getByText('Claude session')).toBeHidden();
+  await page.locator('.agent-detail .technical > summary').click();
+  await expect(page.getByText('Claude session')).toBeVisible();
+  await expect(page.locator('.agent-detail .technical')).toContainText('invalid work-cycle transition none -> deep_work');
+
+  // End the session: every cell says asleep, none "stopped: ended by …".
+  await page.getByRole('button', { name: 'End session' }).click();
+  await expect(page.locator('.cell:not(.lead)[data-status="sleeping"]')).toHaveCount(8, { timeout: 20_000 });
+  await expect(page.locator('.cell:not(.lead) .activity')).toHaveText(Array(8).fill('asleep'));
+  // WAKE: the lead is told who woke; the human never sees the payload it was told in.
+  await page.getByRole('button', { name: 'WAKE', exact: true }).click();
+  await expect(page.locator('.cell:not(.lead)[data-status="alive"]')).toHaveCount(8, { timeout: 20_000 });
+  await page.keyboard.press('Escape');
+  await expect(page.locator('.thread .msg[data-speaker-type="lead"]', { hasText: 'back with us' }).first()).toBeVisible({ timeout: 10_000 });
+  await expect(page.locator('.thread')).not.toContainText('agent-payloads');
+  await expect(page.locator('.thread')).not.toContainText('[WAKE AGENTS]');
+});

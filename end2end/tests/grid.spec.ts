@@ -30,7 +30,7 @@ test('a message and its reply redraw their lines and what they change, nothing e
   // The lead is started first (its seat, the End session button): what is left is one turn.
   await sendToLead('wake up check');
   await expect(page.locator('.thread .msg[data-speaker-type="lead"]', { hasText: 'wake up check' })).toHaveCount(1);
-  await expect(page.locator('.cell.lead .activity')).toHaveText(/idle/);
+  await expect(page.locator('.cell.lead .activity')).toHaveText(/awake/);
   // Every change to the page from now on, by where it happened.
   await page.evaluate(() => {
     const w = window as any;
@@ -66,6 +66,8 @@ test('a message and its reply redraw their lines and what they change, nothing e
     'attributes main.console data-last-event-id',
     'attributes input. max',
     'attributes input. aria-valuetext',
+    // The lead's cell tells screen readers what it does (working, then awake again).
+    'attributes button.cell lead aria-label',
     // The detail's "Last alive" moves with the turn: its <time> is updated in place.
     'attributes time. datetime',
     'attributes time. title',
@@ -82,7 +84,7 @@ test("a cell stays the same element while its agent works: its focus and its fac
     await openTeam(page, own);
     await expect(page.locator('.cell:not(.lead)[data-status="alive"]')).toHaveCount(8, { timeout: 20_000 });
     const cell = page.locator('.cell[data-seat="0"]');
-    await expect(cell.locator('.activity')).toHaveText(/idle/, { timeout: 20_000 });
+    await expect(cell.locator('.activity')).toHaveText(/awake/, { timeout: 20_000 });
     await cell.focus();
     // Marks on the elements as they are now: a new element would not carry them.
     await cell.evaluate((el) => {
@@ -90,8 +92,8 @@ test("a cell stays the same element while its agent works: its focus and its fac
       (el.querySelector('svg') as any).__kept = true;
     });
     expect((await postJson(own, '/api/send', { text: 'hello there', seat: 0 })).status).toBe(202);
-    await expect(cell.locator('.activity')).not.toHaveText(/idle/);
-    await expect(cell.locator('.activity')).toHaveText(/idle/, { timeout: 20_000 });
+    await expect(cell.locator('.activity')).not.toHaveText(/awake/);
+    await expect(cell.locator('.activity')).toHaveText(/awake/, { timeout: 20_000 });
     const kept = await cell.evaluate((el) => ({
       button: (el as any).__kept === true,
       face: (el.querySelector('svg') as any)?.__kept === true,

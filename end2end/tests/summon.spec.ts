@@ -183,7 +183,7 @@ test('put one agent to sleep, end the session, and wake them, all from the brows
   await page.locator('.agent-detail summary').first().click();
   await page.getByRole('button', { name: `Put ${kael} to sleep` }).click();
   await expect(page.locator('.cell[data-seat="1"]')).toHaveAttribute('data-status', 'sleeping');
-  await expect(page.locator('.cell[data-seat="1"] .activity')).toHaveText('stopped: dismissed');
+  await expect(page.locator('.cell[data-seat="1"] .activity')).toHaveText('asleep');
   await page.getByRole('button', { name: 'WAKE', exact: true }).click();
   await expect(page.locator('.cell[data-seat="1"]')).toHaveAttribute('data-status', 'alive', { timeout: 20_000 });
 
@@ -201,14 +201,14 @@ test('a working agent can be interrupted from its thread', async ({ page }) => {
   await page.locator('.cell[data-seat="0"]').click();
   // Its wake turn over first: an interrupt between turns stops nothing, and 'thinking…' below
   // must be the hanging turn's.
-  await expect(page.locator('.cell[data-seat="0"] .activity')).toHaveText('idle', { timeout: 20_000 });
+  await expect(page.locator('.cell[data-seat="0"] .activity')).toHaveText('awake', { timeout: 20_000 });
   await page.getByLabel('Message').fill('SIM_HANG think forever');
   await page.getByLabel('Message').press('Enter');
   await expect(page.locator('.cell[data-seat="0"] .activity')).toHaveText('thinking…');
   await expect(page.locator('.thread-activity')).toHaveText('thinking…');
 
   // Another agent at work too: its thread's Interrupt stops its turn, not the one shown before.
-  await expect(page.locator('.cell[data-seat="3"] .activity')).toHaveText('idle', { timeout: 20_000 });
+  await expect(page.locator('.cell[data-seat="3"] .activity')).toHaveText('awake', { timeout: 20_000 });
   const other = (await page.locator('.cell[data-seat="3"] .name').textContent())!;
   const hang = await fetch(`${server.url}/api/send`, {
     method: 'POST',
@@ -219,14 +219,14 @@ test('a working agent can be interrupted from its thread', async ({ page }) => {
   await expect(page.locator('.cell[data-seat="3"] .activity')).toHaveText('thinking…');
   await page.locator('.cell[data-seat="3"]').click();
   await expect(page.locator('.thread-title')).toHaveText(other);
-  await page.locator('.thread-head').getByRole('button', { name: 'Interrupt' }).click();
-  await expect(page.locator('.cell[data-seat="3"] .activity')).toHaveText('idle (interrupted)', { timeout: 10_000 });
+  await page.locator('.thread-head').getByRole('button', { name: 'Interrupt', exact: true }).click();
+  await expect(page.locator('.cell[data-seat="3"] .activity')).toHaveText('awake (interrupted)', { timeout: 10_000 });
   await expect(page.locator('.cell[data-seat="0"] .activity')).toHaveText('thinking…');
 
   await page.locator('.cell[data-seat="0"]').click();
-  await page.locator('.thread-head').getByRole('button', { name: 'Interrupt' }).click();
-  await expect(page.locator('.cell[data-seat="0"] .activity')).toHaveText('idle (interrupted)', { timeout: 10_000 });
-  await expect(page.getByRole('button', { name: 'Interrupt' })).toHaveCount(0);
+  await page.locator('.thread-head').getByRole('button', { name: 'Interrupt', exact: true }).click();
+  await expect(page.locator('.cell[data-seat="0"] .activity')).toHaveText('awake (interrupted)', { timeout: 10_000 });
+  await expect(page.getByRole('button', { name: 'Interrupt', exact: true })).toHaveCount(0);
   // The agent is still there: the next message is answered.
   await page.getByLabel('Message').fill('are you back?');
   await page.getByLabel('Message').press('Enter');

@@ -32,6 +32,7 @@ pub mod state_file;
 pub mod status;
 pub mod time;
 pub mod wake;
+pub mod words;
 pub mod work_cycle;
 
 #[cfg(test)]

@@ -30,27 +30,13 @@ pub struct CellView {
     pub stage: Option<(u32, bool)>,
 }
 
-/// The process state of a seat, in words.
+/// What a seat's agent is doing, in the console's words (`domain::words`).
 pub fn activity(doc: &AgentIdentity) -> Option<String> {
-    use crate::domain::process::ProcessState::*;
-    let reason = doc.process_reason.clone();
-    match (doc.status(), doc.process_state?) {
-        (AgentStatus::Expired, _) => None,
-        (AgentStatus::Hatching, Stopped) => {
-            Some(format!("did not hatch: {}", reason.unwrap_or_default()))
-        }
-        (AgentStatus::Hatching, _) => Some("hatching…".into()),
-        (_, Starting) => Some("starting…".into()),
-        (_, Running) => Some(reason.unwrap_or_else(|| "thinking…".into())),
-        (_, Idle) => Some(match reason {
-            Some(r) => format!("idle ({r})"),
-            None => "idle".into(),
-        }),
-        (_, Stopped) => Some(match reason {
-            Some(r) => format!("stopped: {r}"),
-            None => "stopped".into(),
-        }),
-    }
+    crate::domain::words::activity(
+        doc.status(),
+        doc.process_state,
+        doc.process_reason.as_deref(),
+    )
 }
 
 impl CellView {
@@ -115,9 +101,10 @@ impl CellView {
             Some((_, text)) => format!(" ({text})"),
             None => String::new(),
         };
-        match self.status {
-            None => format!("{who}: empty"),
-            Some(s) => format!("{who}: {}{asking}{belief}", s.as_str()),
+        match (self.status, &self.activity) {
+            (None, _) => format!("{who}: empty"),
+            (Some(_), Some(doing)) => format!("{who}: {doing}{asking}{belief}"),
+            (Some(s), None) => format!("{who}: {}{asking}{belief}", s.as_str()),
         }
     }
 }

@@ -124,23 +124,30 @@ pub fn AgentDetail(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                         {format!("{}'s page", name.clone().unwrap_or_else(|| "This agent".into()))}
                     </a></p>
                     <dl>
-                        {row("Status", |d| Some(d.status().as_str().to_string()))}
+                        {row("Status", |d| Some(crate::domain::words::status_word(d.status(), d.process_state, d.process_reason.as_deref()).to_string()))}
                         {move || belief.get().map(|text| view! { <dt>"The lead's belief"</dt><dd class="belief">{text}</dd> })}
                         {row("Colour", |d| d.color_name.clone().map(|c| format!("{c} ({})", d.color.clone().unwrap_or_default())))}
                         {when_row("Created", |d| d.created_at)}
                         {when_row("Last alive", |d| d.last_alive_at)}
-                        {row("Server session", |d| d.last_session_id.clone())}
-                        {row("Claude session", |d| d.claude_session_id.clone())}
-                        {row("Process", |d| d.process_state.map(|p| match &d.process_reason {
-                            Some(r) => format!("{} ({r})", p.as_str()),
-                            None => p.as_str().to_string(),
-                        }))}
                         {row("Work cycle", |d| d.work_state.map(|w| w.as_str().to_string()))}
                         {row("Context", |d| d.context_tokens.map(|t| format!("{t} tokens")))}
                         {row("Cost", |d| d.cost_usd.map(|c| format!("${c:.4}")))}
                         {row("Last problem", |d| d.last_problem.as_ref().map(|p| p.message.clone()))}
                         {when_row("Last problem at", |d| d.last_problem.as_ref().map(|p| p.at))}
                     </dl>
+                    // Ids and raw states, for whoever debugs: out of the way of the rest.
+                    <details class="technical">
+                        <summary>"Technical"</summary>
+                        <dl>
+                            {row("Server session", |d| d.last_session_id.clone())}
+                            {row("Claude session", |d| d.claude_session_id.clone())}
+                            {row("Process", |d| d.process_state.map(|p| match &d.process_reason {
+                                Some(r) => format!("{} ({r})", p.as_str()),
+                                None => p.as_str().to_string(),
+                            }))}
+                            {row("Problem detail", |d| d.last_problem.as_ref().and_then(|p| p.detail.clone()))}
+                        </dl>
+                    </details>
                     <h3>"Soul" {(d.versions.len() > 1).then(|| format!(" ({} versions)", d.versions.len()))}</h3>
                     {if d.versions.is_empty() {
                         view! { <p class="muted">"No soul written yet."</p> }.into_any()

@@ -146,7 +146,11 @@ async fn the_lead_retires_and_recalls_by_marker() {
     wait_for(&state, "the lead told why", |d| {
         identity(d, app::domain::LEAD_SEAT)
             .and_then(|l| l.last_problem.as_ref())
-            .is_some_and(|p| p.message.contains("recall Nobody"))
+            .is_some_and(|p| {
+                p.detail
+                    .as_deref()
+                    .is_some_and(|d| d.contains("recall Nobody"))
+            })
     })
     .await;
     soulgrid::shut_down(&state).await;

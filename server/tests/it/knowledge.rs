@@ -273,7 +273,10 @@ async fn the_agents_own_state_commits_are_validated_like_markers() {
             .and_then(|i| i.last_problem.as_ref())
             .is_some_and(|p| {
                 p.message
-                    .contains("invalid work-cycle transition none -> deep_work")
+                    .contains("tried to start deep work before beginning its session")
+                    && p.detail.as_deref().is_some_and(|d| {
+                        d.contains("invalid work-cycle transition none -> deep_work")
+                    })
             })
     })
     .await;

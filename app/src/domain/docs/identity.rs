@@ -219,6 +219,11 @@ fn is_zero(n: &u32) -> bool {
 /// Something that went wrong, as the UI shows it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Problem {
+    /// A sentence about the agent, for the human.
     pub message: String,
     pub at: Millis,
+    /// What a developer needs (a refused marker's raw text and the parser's error), shown
+    /// only under "Technical".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
 }

@@ -199,9 +199,11 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
             line,
             error,
         } => w.update(*seat, |d| {
+            let who = d.name.clone().unwrap_or_else(|| "The agent".into());
             d.last_problem = Some(Problem {
-                message: format!("bad marker {line:.80}: {error}"),
+                message: super::words::refused(&who, error),
                 at: event.ts,
+                detail: Some(format!("{line:.200}: {error}")),
             });
         }),
         EventKind::RuntimeError {
@@ -211,6 +213,7 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
             d.last_problem = Some(Problem {
                 message: message.clone(),
                 at: event.ts,
+                detail: None,
             });
         }),
         EventKind::PermissionRequest {

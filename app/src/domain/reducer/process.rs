@@ -39,6 +39,7 @@ pub(super) fn apply(w: &mut Writes, event: &Event) {
                     state.as_str()
                 ),
                 at: event.ts,
+                detail: None,
             });
         });
         return;

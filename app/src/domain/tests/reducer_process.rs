@@ -216,10 +216,13 @@ fn errors_are_kept_on_the_seat_as_its_last_problem() {
     run(&mut docs, &[ev(2, 5, bad_marker)]);
     let p = super::seat(&docs, 0).last_problem.clone().unwrap();
     assert_eq!(p.at, 5);
+    // Said as a sentence about the agent; the raw marker only in the detail.
+    assert!(!p.message.contains("[ACTION]"), "{}", p.message);
+    assert!(p.message.contains("eof"), "{}", p.message);
+    let detail = p.detail.clone().unwrap_or_default();
     assert!(
-        p.message.contains("[ACTION] {") && p.message.contains("eof"),
-        "{}",
-        p.message
+        detail.contains("[ACTION] {") && detail.contains("eof"),
+        "{detail}"
     );
     let stuck = EventKind::RuntimeError {
         seat: Some(0),

@@ -77,3 +77,63 @@ fn palette_has_nine_distinct_seats_with_the_gold_lead_in_the_centre() {
     assert_eq!(faces.len(), 9, "every seat has its own face");
     assert!(seat_style(SEATS).is_none());
 }
+
+#[test]
+fn a_refused_step_is_told_as_a_sentence_about_the_agent() {
+    use crate::domain::words::refused;
+    assert_eq!(
+        refused("Lyra", "invalid work-cycle transition none -> deep_work"),
+        "Lyra tried to start deep work before beginning its session: not recorded."
+    );
+    assert_eq!(
+        refused("Kael", "invalid work-cycle transition deep_work -> logout"),
+        "Kael tried to log out in the middle of deep work, without going back to its inbox: not recorded."
+    );
+    assert_eq!(
+        refused("Julian", "no agent named \"Nobody\" is in the grid"),
+        "Julian asked for something that was not done: no agent named \"Nobody\" is in the grid."
+    );
+}
+
+#[test]
+fn one_word_for_each_state() {
+    use crate::domain::process::ProcessState::*;
+    use crate::domain::status::AgentStatus::*;
+    use crate::domain::words::{activity, status_word};
+    assert_eq!(status_word(Alive, Some(Idle), None), "awake");
+    assert_eq!(
+        status_word(Alive, Some(Running), Some("using Bash")),
+        "working"
+    );
+    assert_eq!(
+        status_word(Sleeping, Some(Stopped), Some("ended by the human")),
+        "asleep"
+    );
+    assert_eq!(
+        status_word(Sleeping, Some(Stopped), Some("crashed with exit code 1")),
+        "crashed"
+    );
+    assert_eq!(status_word(Sleeping, None, None), "asleep");
+    assert_eq!(
+        activity(Sleeping, Some(Stopped), Some("dismissed")).as_deref(),
+        Some("asleep")
+    );
+    assert_eq!(
+        activity(Alive, Some(Running), None).as_deref(),
+        Some("thinking…")
+    );
+    assert_eq!(
+        activity(Sleeping, Some(Stopped), Some("crashed with exit code 1")).as_deref(),
+        Some("crashed with exit code 1")
+    );
+}
+
+#[test]
+fn an_interrupted_agent_is_awake_and_says_why() {
+    use crate::domain::process::ProcessState::Idle;
+    use crate::domain::status::AgentStatus::Alive;
+    assert_eq!(
+        crate::domain::words::activity(Alive, Some(Idle), Some("interrupted")).as_deref(),
+        Some("awake (interrupted)")
+    );
+}

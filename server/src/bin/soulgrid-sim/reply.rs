@@ -63,6 +63,22 @@ impl Sim {
             };
             return format!("Hello. I am {name}. I remember writing: \"{first}\"{mail}");
         }
+        // The lead told who woke: it greets them, as a lead would, never quoting the payload.
+        if self.lead && input.starts_with("[WAKE AGENTS]") {
+            let names: Vec<&str> = input
+                .split("<agent name=\"")
+                .skip(1)
+                .filter_map(|r| r.split('"').next())
+                .collect();
+            return match names.as_slice() {
+                [] => "The team is back.".to_string(),
+                [one] => format!("{one} is back with us. Welcome back."),
+                [many @ .., last] => format!(
+                    "{} and {last} are back with us. Welcome back, all of you.",
+                    many.join(", ")
+                ),
+            };
+        }
         if let Some(reply) = self.quest_reply(input) {
             return reply;
         }
