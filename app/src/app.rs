@@ -301,11 +301,18 @@ fn EndSession() -> impl IntoView {
             busy.set(false);
         });
     };
+    // Asked first: every agent goes to sleep.
     move || {
         anyone_awake.get().then(|| view! {
-            <button type="button" class="end-session" disabled=move || busy.get() on:click=press>
-                "End session"
-            </button>
+            <details class="end-session">
+                <summary>"End session"</summary>
+                <div class="confirm">
+                    <p>"Every agent writes down what it learned and goes to sleep. WAKE brings them back."</p>
+                    <button type="button" class="agent-action" disabled=move || busy.get() on:click=press>
+                        "End it"
+                    </button>
+                </div>
+            </details>
         })
     }
 }

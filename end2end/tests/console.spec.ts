@@ -223,7 +223,8 @@ test('no internal text reaches the human: one word per state, refusals as senten
   await expect(page.locator('.agent-detail .technical')).toContainText('invalid work-cycle transition none -> deep_work');
 
   // End the session: every cell says asleep, none "stopped: ended by …".
-  await page.getByRole('button', { name: 'End session' }).click();
+  await page.locator('.end-session > summary').click();
+  await page.getByRole('button', { name: 'End it' }).click();
   await expect(page.locator('.cell:not(.lead)[data-status="sleeping"]')).toHaveCount(8, { timeout: 20_000 });
   await expect(page.locator('.cell:not(.lead) .activity')).toHaveText(Array(8).fill('asleep'));
   // WAKE: the lead is told who woke; the human never sees the payload it was told in.

@@ -28,8 +28,16 @@ test('a quest from the browser: the stages advance, a finding is pinned, the rep
   await page.getByLabel('The problem').fill('How should we name the ship?');
   await page.getByRole('button', { name: 'Start the quest' }).click();
   await expect(page.locator('.quest-bar')).toBeVisible();
-  // Done: the bar offers a new quest again; the board keeps the last one.
+  // Done: the bar says so and leads to the report; it offers a new quest again; the board keeps
+  // the last one, its report first.
   await expect(page.locator('.new-quest')).toBeVisible({ timeout: 30_000 });
+  await expect(page.locator('.quest-done')).toHaveText('Quest done — read the report');
+  await page.getByRole('button', { name: 'Quest done — read the report' }).click();
+  await expect(page.locator('.board .artifact[data-artifact="report"]')).toBeInViewport();
+  const order = await page.locator('.board > h2, .board > .board-stage').evaluateAll((els) =>
+    els.map((e) => (e.tagName === 'H2' ? e.textContent : 'stage')),
+  );
+  expect(order.indexOf('Artifacts')).toBeLessThan(order.indexOf('stage'));
   const statuses: string[] = await page.evaluate(() => (window as any).__statuses);
   for (const s of ['analysing', 'stage 1', 'stage 2', 'stage 3']) expect(statuses).toContain(s);
 
@@ -51,4 +59,22 @@ test('a quest from the browser: the stages advance, a finding is pinned, the rep
   const fs = await import('node:fs');
   const text = fs.readFileSync((await download.path())!, 'utf8');
   expect(text).toContain('# What the team found');
+});
+
+test('abandoning a quest is asked first, and the abandoned quest is marked', async ({ page }) => {
+  await openHydrated(page, own().url);
+  if ((await page.locator('.cell:not(.lead)[data-status="alive"]').count()) === 0) {
+    expect((await api('/api/agents/summon')).status).toBe(202);
+  }
+  // Its agents say nothing (SIM_SILENT): the quest waits in its first stage, however slow the machine.
+  expect((await api('/api/quests', { problem: 'Should we paint the hull? SIM_SILENT' })).status).toBe(202);
+  await expect(page.locator('.quest-bar')).toBeVisible();
+  await page.locator('.quest-bar .abandon > summary').click();
+  await expect(page.locator('.quest-bar .abandon')).toContainText('The quest ends where it is');
+  // Nothing is abandoned until the second click.
+  await expect(page.locator('.quest-bar')).toBeVisible();
+  await page.getByRole('button', { name: 'Abandon it' }).click();
+  await expect(page.locator('.quest-abandoned')).toHaveText('Quest abandoned');
+  await expect(page.locator('.board')).toHaveAttribute('data-quest-state', 'abandoned');
+  await expect(page.locator('.board > h2').first()).toContainText('abandoned');
 });

@@ -187,9 +187,13 @@ test('put one agent to sleep, end the session, and wake them, all from the brows
   await page.getByRole('button', { name: 'WAKE', exact: true }).click();
   await expect(page.locator('.cell[data-seat="1"]')).toHaveAttribute('data-status', 'alive', { timeout: 20_000 });
 
-  await page.getByRole('button', { name: 'End session' }).click();
+  // Asked first: nothing ends on one click.
+  await page.locator('.end-session > summary').click();
+  await expect(page.locator('.end-session .confirm')).toContainText('goes to sleep');
+  await expect(page.locator('.cell:not(.lead)[data-status="alive"]')).toHaveCount(8);
+  await page.getByRole('button', { name: 'End it' }).click();
   await expect(page.locator('.cell:not(.lead)[data-status="sleeping"]')).toHaveCount(8, { timeout: 20_000 });
-  await expect(page.getByRole('button', { name: 'End session' })).toHaveCount(0);
+  await expect(page.locator('.end-session')).toHaveCount(0);
   await page.getByRole('button', { name: 'WAKE', exact: true }).click();
   await expect(page.locator('.cell:not(.lead)[data-status="alive"]')).toHaveCount(8, { timeout: 20_000 });
 });

@@ -102,13 +102,25 @@ pub fn Board() -> impl IntoView {
                     })
                 }
             };
+            // A finished quest shows its report first; an abandoned one says so.
+            let done = q.status == crate::domain::docs::QuestStatus::Done;
+            let abandoned = q.status == crate::domain::docs::QuestStatus::Abandoned;
+            let artifacts = view! {
+                <h2>"Artifacts"</h2>
+                <div class="artifacts">{artifacts}</div>
+            };
+            let (first, last) = match done {
+                true => (Some(artifacts), None),
+                false => (None, Some(artifacts)),
+            };
             view! {
-                <section class="board" aria-label="Findings board" data-quest=id.clone()>
-                    <h2>"Findings board"</h2>
+                <section class="board" aria-label="Findings board" data-quest=id.clone()
+                    data-quest-state=q.status.as_str()>
+                    <h2>"Findings board" {abandoned.then(|| view! { <span class="abandoned-mark">" · abandoned"</span> })}</h2>
                     <p class="muted">{q.problem.chars().take(160).collect::<String>()}</p>
+                    {first}
                     {stages}
-                    <h2>"Artifacts"</h2>
-                    <div class="artifacts">{artifacts}</div>
+                    {last}
                 </section>
             }
         })

@@ -59,9 +59,54 @@ fn where_it_is(q: &QuestDoc) -> String {
 pub fn QuestBar() -> impl IntoView {
     let live = use_live();
     let running = Memo::new(move |_| live.docs.with(|d| running_quest(d).cloned()));
+    // The last quest, once it is over: its end is said first, with the way to its report.
+    let ended = Memo::new(move |_| {
+        live.docs.with(|d| {
+            crate::domain::quest::quests(d)
+                .first()
+                .filter(|q| q.status.is_over())
+                .map(|q| (q.quest_id.clone(), q.status))
+        })
+    });
     move || match running.get() {
         Some(q) => view! { <Running q=q/> }.into_any(),
-        None => view! { <NewQuestForm/> }.into_any(),
+        None => view! {
+            {move || ended.get().map(|(id, status)| view! { <Ended id=id status=status/> })}
+            <NewQuestForm/>
+        }
+        .into_any(),
+    }
+}
+
+/// The last quest's end: done (with the way to its report) or abandoned.
+#[component]
+fn Ended(id: String, status: QuestStatus) -> impl IntoView {
+    let shown = expect_context::<ShownQuest>();
+    let read = {
+        let id = id.clone();
+        move |_| {
+            shown.0.set(Some(id.clone()));
+            #[cfg(feature = "hydrate")]
+            if let Some(report) = document()
+                .query_selector(".artifact[data-artifact=\"report\"]")
+                .ok()
+                .flatten()
+            {
+                report.scroll_into_view();
+            }
+        }
+    };
+    match status {
+        QuestStatus::Done => view! {
+            <p class="quest-ended quest-done" role="status" data-quest=id>
+                <button type="button" class="link" on:click=read>"Quest done — read the report"</button>
+            </p>
+        }
+        .into_any(),
+        _ => view! {
+            <p class="quest-ended quest-abandoned" role="status" data-quest=id>"Quest abandoned"</p>
+        }
+        .into_any(),
     }
 }
 
@@ -93,8 +138,13 @@ fn Running(q: QuestDoc) -> impl IntoView {
             <p class="quest-problem">{problem}</p>
             <p class="quest-where" role="status">{where_it_is(&q)}</p>
             {agents.map(|a| view! { <ul class="quest-agents">{a}</ul> })}
-            <button type="button" class="agent-action" disabled=move || busy.get()
-                on:click=move |_| action.send(abandon.clone())>"Abandon the quest"</button>
+            // Asked first: abandoning ends every stage where it is.
+            <details class="abandon">
+                <summary>"Abandon the quest…"</summary>
+                <p>"The quest ends where it is: no more stages, no report. Its findings stay on the board."</p>
+                <button type="button" class="agent-action" disabled=move || busy.get()
+                    on:click=move |_| action.send(abandon.clone())>"Abandon it"</button>
+            </details>
             {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
         </section>
     }
