@@ -228,6 +228,8 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
         <section
             class="thread-panel"
             aria-label="Conversation"
+            // Focusable, so it scrolls from the keyboard (arrows, Page Up and Down).
+            tabindex="0"
             node_ref=panel
             on:scroll=move |_| {
                 if let Some(el) = panel.get_untracked() {
