@@ -73,8 +73,11 @@ test('a message and its reply redraw their lines and what they change, nothing e
     'attributes time. title',
   ]);
   expect(changes.filter((c: string) => !expected.has(c))).toEqual([]);
-  // The Interrupt button comes with the turn and goes with it, once each.
-  expect(head).toEqual(['+button Interrupt', '-button Interrupt']);
+  // The Interrupt button comes with the turn and goes with it, once each; so does the turn's
+  // running time beside it.
+  expect(head.filter((h: string) => h.includes('button'))).toEqual(['+button Interrupt', '-button Interrupt']);
+  const time = head.filter((h: string) => !h.includes('button')).map((h: string) => h.replace(/\d+ s$/, 'N s'));
+  expect(time).toEqual(['+span N s', '-span N s']);
 });
 
 test("a cell stays the same element while its agent works: its focus and its face are kept", async ({ page }) => {

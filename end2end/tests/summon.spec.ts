@@ -210,6 +210,9 @@ test('a working agent can be interrupted from its thread', async ({ page }) => {
   await page.getByLabel('Message').press('Enter');
   await expect(page.locator('.cell[data-seat="0"] .activity')).toHaveText('thinking…');
   await expect(page.locator('.thread-activity')).toHaveText('thinking…');
+  // The turn's time runs beside it, counted each second.
+  await expect(page.locator('.thread-head .elapsed')).toHaveText(/^\d+ s$/);
+  await expect(page.locator('.thread-head .elapsed')).toHaveText(/^([2-9]|\d\d) s$/, { timeout: 10_000 });
 
   // Another agent at work too: its thread's Interrupt stops its turn, not the one shown before.
   await expect(page.locator('.cell[data-seat="3"] .activity')).toHaveText('awake', { timeout: 20_000 });

@@ -179,6 +179,13 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
             .with(|w| w.as_ref().is_some_and(|(_, r)| *r))
             .then_some(s)
     });
+    // How long the turn has run, counted in the browser each second while there is one.
+    let since = Memo::new(move |_| {
+        let s = seat.get();
+        live.docs
+            .with(|d| identity(d, s).and_then(|i| i.busy_since))
+    });
+    let elapsed = super::when::elapsed(since);
     let panel = NodeRef::<Section>::new();
     let stick = RwSignal::new(true);
     // Where the view last put the reader (the bottom, then). Its scroll event comes a frame
@@ -247,6 +254,7 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
             <div class="thread-head">
                 <h2 class="thread-title">{title}</h2>
                 <span class="thread-activity">{move || working.get().map(|(a, _)| a)}</span>
+                {move || elapsed.get().map(|s| view! { <span class="elapsed" title="How long this turn has run">{s}</span> })}
                 {move || {
                     running.get().map(|s| {
                         let call = Call::new::<e::Interrupt>(&s, &e::Empty {});

@@ -50,3 +50,28 @@ pub fn When(#[prop(into)] at: Signal<Millis>, #[prop(optional)] short: bool) -> 
         <time datetime=move || time::iso(at.get()) title=move || time::human(at.get())>{text}</time>
     }
 }
+
+/// How long since `since` (a turn's start), as "12 s" or "3 min 05 s", counted each second while
+/// there is one; `None` without one (and on the server, which does not count).
+pub fn elapsed(since: Memo<Option<Millis>>) -> Signal<Option<String>> {
+    let now = RwSignal::new(None::<Millis>);
+    #[cfg(feature = "hydrate")]
+    Effect::new(move |_| {
+        if since.get().is_none() {
+            return;
+        }
+        let tick = move || now.set(Some(js_sys::Date::now() as Millis));
+        tick();
+        if let Ok(handle) = set_interval_with_handle(tick, std::time::Duration::from_secs(1)) {
+            on_cleanup(move || handle.clear());
+        }
+    });
+    Signal::derive(move || {
+        let (since, now) = (since.get()?, now.get()?);
+        let secs = ((now - since) / 1000).max(0);
+        Some(match secs {
+            0..=59 => format!("{secs} s"),
+            _ => format!("{} min {:02} s", secs / 60, secs % 60),
+        })
+    })
+}

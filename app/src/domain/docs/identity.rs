@@ -81,6 +81,9 @@ pub struct AgentIdentity {
     pub process_state: Option<ProcessState>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub process_reason: Option<String>,
+    /// When its process began the turn it is working on (none between turns).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub busy_since: Option<crate::domain::Millis>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub work_state: Option<WorkState>,
     /// Context tokens after the last turn.
@@ -142,6 +145,7 @@ impl AgentIdentity {
             adopted_from: None,
             process_state: None,
             process_reason: None,
+            busy_since: None,
             work_state: None,
             context_tokens: None,
             cost_usd: None,

@@ -62,6 +62,7 @@ pub(super) fn retire(w: &mut Writes, event: &Event, seat: Seat, reason: &Option<
     retired.set_status(AgentStatus::Sleeping);
     retired.process_state = None;
     retired.process_reason = None;
+    retired.busy_since = None;
     retired.work_state = None;
     retired.lead_belief = None;
     w.put(retired.id.clone(), Doc::Hall(Box::new(retired)));

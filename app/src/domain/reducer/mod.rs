@@ -47,6 +47,7 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
                         d.process_state = Some(ProcessState::Stopped);
                         d.process_reason = Some("session ended".into());
                     }
+                    d.busy_since = None;
                     // A new session starts without the old lead's beliefs.
                     d.lead_belief = None;
                 });

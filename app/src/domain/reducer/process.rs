@@ -69,6 +69,12 @@ pub(super) fn apply(w: &mut Writes, event: &Event) {
         _ => {}
     }
     w.update(*seat, |d| {
+        // A turn's start is kept while it runs (a tool used meanwhile changes nothing).
+        d.busy_since = match (*state, d.process_state) {
+            (ProcessState::Running, Some(ProcessState::Running)) => d.busy_since.or(Some(event.ts)),
+            (ProcessState::Running, _) => Some(event.ts),
+            _ => None,
+        };
         d.process_state = Some(*state);
         d.process_reason = reason.clone();
         if let Some(id) = claude_session_id {

@@ -340,4 +340,10 @@ fn an_impossible_process_transition_is_an_error_on_the_seat_not_applied() {
     let d = seat(&busy, 0);
     assert_eq!(d.process_reason.as_deref(), Some("using Read"));
     assert!(d.last_problem.is_none(), "{:?}", d.last_problem);
+    // The turn began with its first tool and goes on through the next; it ends when it does.
+    assert_eq!(d.busy_since, Some(4));
+    run(&mut busy, &[ev(7, 9, process(0, ProcessState::Idle))]);
+    assert_eq!(seat(&busy, 0).busy_since, None);
+    run(&mut busy, &[ev(8, 12, process(0, ProcessState::Running))]);
+    assert_eq!(seat(&busy, 0).busy_since, Some(12));
 }
