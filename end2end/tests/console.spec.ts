@@ -235,3 +235,25 @@ test('no internal text reaches the human: one word per state, refusals as senten
   await expect(page.locator('.thread')).not.toContainText('agent-payloads');
   await expect(page.locator('.thread')).not.toContainText('[WAKE AGENTS]');
 });
+
+test('an interrupt, a crash and a wake are told in the thread', async ({ page }) => {
+  await team(page);
+  const cell = page.locator('.cell[data-seat="1"]');
+  const kael = (await cell.locator('.name').textContent())!;
+  await cell.click();
+  const box = page.getByLabel('Message');
+  const notes = page.locator('.thread .note.process-note');
+  await box.fill('SIM_HANG think a while');
+  await box.press('Enter');
+  await expect(page.locator('.thread-activity')).toHaveText('thinking…', { timeout: 10_000 });
+  await page.locator('.thread-head').getByRole('button', { name: 'Interrupt', exact: true }).click();
+  await expect(notes.last()).toHaveText(/\d\d:\d\d .*turn was interrupted\./, { timeout: 10_000 });
+  await box.fill('SIM_CRASH now');
+  await box.press('Enter');
+  await expect(notes.last()).toContainText(`${kael} crashed: crashed with exit code`, { timeout: 10_000 });
+  await expect(cell.locator('.activity')).toContainText('crashed');
+  await page.locator('.agent-detail > summary').click();
+  await page.getByRole('button', { name: `Wake ${kael}` }).click();
+  await expect(notes.last()).toContainText(`${kael} is waking up.`, { timeout: 10_000 });
+  await expect(cell).toHaveAttribute('data-status', 'alive', { timeout: 20_000 });
+});

@@ -46,6 +46,9 @@ enum Item {
     Problem(String, i64),
     /// A fork's inherited conversation, by reference: the parent's id and name, up to when.
     Inherited(String, String, i64),
+    /// What happened to the agent's process (it woke, was interrupted, crashed): text, when,
+    /// and the event it was noted at.
+    Note(String, i64, u64),
 }
 
 impl Item {
@@ -57,6 +60,7 @@ impl Item {
             Item::Permission(p, _) => format!("{}:{}", p.id, p.state.as_str()),
             Item::Problem(_, at) => format!("problem:{at}"),
             Item::Inherited(parent, _, at) => format!("inherited:{parent}:{at}"),
+            Item::Note(_, _, event) => format!("note:{event}"),
         }
     }
 }
@@ -109,6 +113,14 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                     .map(|m| m.created_at);
                 let at = point.or(d.created_at).unwrap_or_default();
                 items.push(((i64::MIN, 0), Item::Inherited(parent, parent_name, at)));
+            }
+            if let Some(d) = identity(docs, seat) {
+                items.extend(d.notes.iter().map(|n| {
+                    (
+                        (n.at, n.event_id),
+                        Item::Note(n.text.clone(), n.at, n.event_id),
+                    )
+                }));
             }
             if let Some(p) = identity(docs, seat).and_then(|d| d.last_problem.as_ref()) {
                 items.push(((p.at, u64::MAX), Item::Problem(p.message.clone(), p.at)));
@@ -280,7 +292,7 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                             }
                             Item::Inherited(parent, name, at) => {
                                 return view! {
-                                    <li class="note inherited" role="note">
+                                    <li class="note inherited">
                                         "Inherited from "
                                         <a href=format!("/agents/{parent}")>{name}</a>
                                         " up to "
@@ -289,9 +301,19 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                                 }
                                 .into_any();
                             }
+                            Item::Note(text, at, _) => {
+                                return view! {
+                                    <li class="note process-note">
+                                        <When at=at short=true/>
+                                        " "
+                                        <span>{text}</span>
+                                    </li>
+                                }
+                                .into_any();
+                            }
                             Item::Problem(message, at) => {
                                 return view! {
-                                    <li class="note problem" role="note">
+                                    <li class="note problem">
                                         <When at=at short=true/>
                                         " "
                                         <span>{message}</span>

@@ -95,6 +95,10 @@ pub struct AgentIdentity {
     /// The last thing that went wrong for this seat (a stuck turn, a bad marker, a mailbox).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_problem: Option<Problem>,
+    /// What happened to its process that the human should read in its thread (it woke, a turn
+    /// was interrupted, it crashed): the newest [`NOTES_KEPT`], oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<Note>,
     /// The stable id of the identity sitting here (22-char base64url; older documents: their
     /// `uuid`). Name, souls, messages and lineage belong to it, not to the seat.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -150,6 +154,7 @@ impl AgentIdentity {
             context_tokens: None,
             cost_usd: None,
             last_problem: None,
+            notes: Vec::new(),
             identity_id: None,
             retired_at: None,
             retired_reason: None,
@@ -218,6 +223,19 @@ impl AgentIdentity {
 
 fn is_zero(n: &u32) -> bool {
     *n == 0
+}
+
+/// How many thread notes an identity keeps (older ones are let go).
+pub const NOTES_KEPT: usize = 20;
+
+/// A line in an agent's thread about its process, not a message: it woke, was interrupted,
+/// crashed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Note {
+    pub text: String,
+    pub at: Millis,
+    /// The event it was noted at (orders it among the messages of the same moment).
+    pub event_id: u64,
 }
 
 /// Something that went wrong, as the UI shows it.

@@ -16,7 +16,9 @@ pub mod page;
 mod quest;
 
 pub use doc::{commit, Doc, DocWrite, Docs};
-pub use identity::{identity_id, AgentIdentity, Problem, TYPE_HALL, TYPE_IDENTITY};
+pub use identity::{
+    identity_id, AgentIdentity, Note, Problem, NOTES_KEPT, TYPE_HALL, TYPE_IDENTITY,
+};
 pub use knowledge::{
     knowledge_doc_id, work_commit_id, Author, KnowledgeDoc, KnowledgeFiles, WorkCommitDoc,
     TYPE_KNOWLEDGE, TYPE_WORK_COMMIT,

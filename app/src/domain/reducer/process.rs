@@ -3,7 +3,7 @@
 //! seat is alive while its process runs and sleeps once it stops; the ledger counts what it
 //! used; permission requests end with their turn.
 
-use super::super::docs::{identity, Problem};
+use super::super::docs::{identity, Note, Problem, NOTES_KEPT};
 use super::super::events::{Event, EventKind};
 use super::super::process::{can_transition, ProcessState};
 use super::super::status::AgentStatus;
@@ -85,6 +85,30 @@ pub(super) fn apply(w: &mut Writes, event: &Event) {
         }
         if cost_usd.is_some() {
             d.cost_usd = *cost_usd;
+        }
+        // What the human reads of it in the thread.
+        let name = d.name.clone().unwrap_or_else(|| "The agent".into());
+        let note = match (*state, reason.as_deref()) {
+            (ProcessState::Starting, _) if d.status() == AgentStatus::Sleeping => {
+                Some(format!("{name} is waking up."))
+            }
+            (ProcessState::Idle, Some("interrupted")) => {
+                Some(format!("{name}'s turn was interrupted."))
+            }
+            (ProcessState::Stopped, Some(why)) if super::super::words::crashed(why) => {
+                Some(format!("{name} crashed: {why}."))
+            }
+            _ => None,
+        };
+        // Once per event: a replayed event notes nothing again.
+        if let Some(text) = note.filter(|_| !d.notes.iter().any(|n| n.event_id == event.id)) {
+            d.notes.push(Note {
+                text,
+                at: event.ts,
+                event_id: event.id,
+            });
+            let over = d.notes.len().saturating_sub(NOTES_KEPT);
+            d.notes.drain(..over);
         }
         match (*state, d.status()) {
             // A fresh process starts a fresh work cycle.

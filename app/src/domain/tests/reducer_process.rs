@@ -347,3 +347,58 @@ fn an_impossible_process_transition_is_an_error_on_the_seat_not_applied() {
     run(&mut busy, &[ev(8, 12, process(0, ProcessState::Running))]);
     assert_eq!(seat(&busy, 0).busy_since, Some(12));
 }
+
+#[test]
+fn waking_an_interrupt_and_a_crash_are_noted_in_the_thread_and_the_notes_are_bounded() {
+    use super::super::docs::NOTES_KEPT;
+    let with = |state: ProcessState, why: &str| EventKind::AgentProcess {
+        seat: 0,
+        state,
+        reason: Some(why.into()),
+        claude_session_id: None,
+        context_tokens: None,
+        cost_usd: None,
+        tool: None,
+        usage: None,
+    };
+    let stopped = |why: &str| with(ProcessState::Stopped, why);
+    let idle = |why: &str| with(ProcessState::Idle, why);
+    let mut docs = Docs::new();
+    run(
+        &mut docs,
+        &[
+            ev(1, 0, summon(&[0])),
+            ev(2, 1, register(0, "Lyra", "soul")),
+            ev(3, 2, process(0, ProcessState::Starting)),
+            ev(4, 3, process(0, ProcessState::Running)),
+            ev(5, 4, idle("interrupted")),
+            ev(6, 5, stopped("dismissed")),
+            ev(7, 6, process(0, ProcessState::Starting)),
+            ev(8, 7, stopped("crashed with exit code 3")),
+        ],
+    );
+    let notes: Vec<(String, u64)> = seat(&docs, 0)
+        .notes
+        .iter()
+        .map(|n| (n.text.clone(), n.event_id))
+        .collect();
+    // A newborn's first start is no waking; a dismissal is no crash.
+    assert_eq!(
+        notes,
+        [
+            ("Lyra's turn was interrupted.".to_string(), 5),
+            ("Lyra is waking up.".to_string(), 7),
+            ("Lyra crashed: crashed with exit code 3.".to_string(), 8),
+        ]
+    );
+    for i in 0..30 {
+        run(
+            &mut docs,
+            &[
+                ev(100 + 2 * i, 10, process(0, ProcessState::Starting)),
+                ev(101 + 2 * i, 11, stopped("dismissed")),
+            ],
+        );
+    }
+    assert_eq!(seat(&docs, 0).notes.len(), NOTES_KEPT);
+}
