@@ -20,7 +20,7 @@ use crate::domain::docs::{identity, thread, SpeakerType};
 use crate::domain::permissions::PermissionDoc;
 use crate::domain::process::ProcessState;
 use crate::domain::status::AgentStatus;
-use crate::domain::{markdown, Seat};
+use crate::domain::{markdown, Seat, LEAD_SEAT};
 use crate::live::use_live;
 
 /// How near the top of the thread (px) the reader's scroll brings the next older page.
@@ -280,6 +280,7 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                 </button>
             })}
             <OlderFailed load/>
+            {move || (seat.get() == LEAD_SEAT && lines.with(Vec::is_empty)).then(|| view! { <Welcome/> })}
             <ol class="thread" aria-live="polite">
                 <For
                     each=visible
@@ -346,6 +347,35 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                     }
                 />
             </ol>
+        </section>
+    }
+}
+
+/// The first minute: the lead's empty thread says what the lead is, what SUMMON and WAKE do,
+/// and whether the team is simulated (and how to run a real one).
+#[component]
+fn Welcome() -> impl IntoView {
+    let live = use_live();
+    let lead = live.lead_name.get_value();
+    let team = match live.simulated {
+        true => view! {
+            <p>
+                "This team is simulated: its agents are a small script on this machine, not a model, so you can try everything for free. "
+                "To run a team of Claude Code agents, start the server with "<code>"--claude-cmd claude"</code>" (Claude Code installed and signed in)."
+            </p>
+        }
+        .into_any(),
+        false => view! { <p>"This team runs Claude Code (" {live.team_label.get_value()} ")."</p> }.into_any(),
+    };
+    view! {
+        <section class="welcome" aria-label="Welcome">
+            <h3>"Welcome to Soulgrid"</h3>
+            <p>{format!("{lead} is the lead: it sits in the centre, talks with you here, and directs the team around it.")}</p>
+            <p>
+                <strong>"SUMMON"</strong>" fills the empty seats with newborn agents: each chooses its own name and writes its soul. "
+                <strong>"WAKE"</strong>" brings sleeping agents back with their soul, their last conversation and what they know."
+            </p>
+            {team}
         </section>
     }
 }
