@@ -166,6 +166,10 @@ mod browser {
     }
 
     pub fn connect(live: Live) {
+        // A retry for a page that is gone meanwhile opens nothing.
+        if live.last_event_id.is_disposed() {
+            return;
+        }
         let after = live.last_event_id.get_untracked();
         let url =
             <crate::contract::endpoints::Events as crate::contract::endpoints::Endpoint>::path(
@@ -203,6 +207,11 @@ mod browser {
                     // Closed by us (a newer stream took over), or the stream ended.
                     _ => return,
                 };
+                // The page this stream fed is gone (navigated away before a newer stream took
+                // over): its documents are disposed, and nothing is left to apply to.
+                if live.last_event_id.is_disposed() {
+                    return;
+                }
                 // gloo's own report of a closed stream (`Err`) is handled with the `error` event.
                 let Ok((kind, e)) = item else { continue };
                 match kind.as_str() {
@@ -249,12 +258,16 @@ mod browser {
     /// Reloads the snapshot, then follows the log from it; a failed reload is tried again (the
     /// tab is disconnected until it succeeds, never for good).
     fn reload(live: Live) {
+        if live.docs.is_disposed() {
+            return;
+        }
         leptos::task::spawn_local(async move {
             match crate::functions::get_snapshot(live.agent.get_value()).await {
-                Ok(s) => {
+                Ok(s) if !live.docs.is_disposed() => {
                     live.reload(s);
                     connect(live);
                 }
+                Ok(_) => {}
                 Err(e) => {
                     leptos::logging::warn!("reloading the snapshot failed: {e}; trying again");
                     set_timeout(move || reload(live), std::time::Duration::from_secs(1));
@@ -264,6 +277,10 @@ mod browser {
     }
 
     fn reconnect(live: Live) {
+        // Its page is gone: the open stream (a newer page's, if any) is not this one's to close.
+        if live.last_event_id.is_disposed() {
+            return;
+        }
         close();
         connect(live);
     }
