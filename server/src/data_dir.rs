@@ -35,6 +35,16 @@ pub struct DataDirLock {
 impl DataDirLock {
     /// Takes the directory (creating it), or says which server has it.
     pub fn take(dir: &Path) -> Result<DataDirLock, DataDirError> {
+        Self::take_with(dir, RELEASE_WAIT, || {})
+    }
+
+    /// [`DataDirLock::take`], waiting at most `wait` for a gone holder's lock; `waiting` is
+    /// called before each wait (tests release the lock there).
+    fn take_with(
+        dir: &Path,
+        wait: std::time::Duration,
+        mut waiting: impl FnMut(),
+    ) -> Result<DataDirLock, DataDirError> {
         let io = |source| DataDirError::Io {
             dir: dir.to_path_buf(),
             source,
@@ -47,18 +57,26 @@ impl DataDirLock {
             .truncate(false)
             .open(dir.join(LOCK_FILE))
             .map_err(io)?;
-        if !try_lock(&file).map_err(io)? {
-            let mut pid = String::new();
-            let _ = file.read_to_string(&mut pid);
-            let pid = pid.trim();
-            return Err(DataDirError::InUse {
-                dir: dir.to_path_buf(),
-                pid: if pid.is_empty() {
-                    "unknown".into()
-                } else {
-                    pid.into()
-                },
-            });
+        // A holder that is gone lets go within moments: the lock can outlive a killed server
+        // in a process it was starting (between fork and exec, the child holds a copy of the
+        // descriptor until exec closes it). Only a live holder is refused at once.
+        let deadline = std::time::Instant::now() + wait;
+        while !try_lock(&file).map_err(io)? {
+            let pid = holder(&mut file);
+            let gone = pid.parse::<i32>().is_ok_and(|p| !alive(p));
+            if !gone || std::time::Instant::now() >= deadline {
+                return Err(DataDirError::InUse {
+                    dir: dir.to_path_buf(),
+                    pid: if pid.is_empty() {
+                        "unknown".into()
+                    } else {
+                        pid
+                    },
+                });
+            }
+            // flock(2) has no timed wait: asked again until the deadline.
+            waiting();
+            std::thread::sleep(std::time::Duration::from_millis(20));
         }
         file.set_len(0).map_err(io)?;
         file.rewind().map_err(io)?;
@@ -72,6 +90,24 @@ impl DataDirLock {
     pub fn release(&self) {
         self.file.lock().unwrap_or_else(|p| p.into_inner()).take();
     }
+}
+
+/// How long a lock whose recorded holder is gone is waited for.
+const RELEASE_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// The pid the lock file records (empty when it records none).
+fn holder(file: &mut std::fs::File) -> String {
+    let mut pid = String::new();
+    let _ = file.rewind();
+    let _ = file.read_to_string(&mut pid);
+    pid.trim().to_string()
+}
+
+/// Whether a process with this pid exists (one of another user's counts).
+fn alive(pid: i32) -> bool {
+    // SAFETY: kill(2) with signal 0 sends nothing; it only checks the pid.
+    let found = unsafe { libc::kill(pid, 0) } == 0;
+    found || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
 
 /// `flock(LOCK_EX | LOCK_NB)`: false when another open file holds it.
@@ -105,5 +141,36 @@ mod tests {
         );
         first.release();
         DataDirLock::take(dir.path()).unwrap();
+    }
+
+    /// A killed server's lock, still held for a moment by a process it was starting (its pid in
+    /// the file is gone): the next server waits for the release instead of refusing; and
+    /// refuses once the wait is over.
+    #[test]
+    fn a_lock_whose_holder_is_gone_is_waited_for() {
+        let dir = tempfile::tempdir().unwrap();
+        // A pid that existed and is gone: a child, reaped.
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        // The lock held by another open file, recording the dead pid.
+        let path = dir.path().join(LOCK_FILE);
+        std::fs::write(&path, format!("{dead}\n")).unwrap();
+        let held = std::fs::File::open(&path).unwrap();
+        assert!(try_lock(&held).unwrap());
+        // No time to wait: refused, naming the recorded holder.
+        let err = DataDirLock::take_with(dir.path(), std::time::Duration::ZERO, || {})
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(&format!("pid {dead}")), "{err}");
+        // Time to wait: the holder lets go while the take waits, and the take succeeds.
+        let mut held = Some(held);
+        let mut waits = 0;
+        let taken = DataDirLock::take_with(dir.path(), RELEASE_WAIT, || {
+            waits += 1;
+            held.take();
+        });
+        assert!(taken.is_ok(), "{:?}", taken.err());
+        assert_eq!(waits, 1);
     }
 }

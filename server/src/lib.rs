@@ -41,7 +41,10 @@ pub async fn boot_with_clock(
 ) -> anyhow::Result<AppState> {
     let security = Security::new(config.addr, config.token.clone()).map_err(anyhow::Error::msg)?;
     // Before anything is read or written: a second server on this directory stops here.
-    let data_dir_lock = Arc::new(data_dir::DataDirLock::take(&config.data_dir)?);
+    // Off the async threads: a gone holder's lock is waited for (moments, bounded).
+    let dir = config.data_dir.clone();
+    let data_dir_lock =
+        Arc::new(tokio::task::spawn_blocking(move || data_dir::DataDirLock::take(&dir)).await??);
     let store = Store::open_with(
         &config.data_dir,
         store::Options {
