@@ -263,9 +263,7 @@ impl Runtime {
     /// WAKE of the sleeping agents among `seats` (all when `None`); the jobs that waited are
     /// offered to those woken.
     pub async fn wake_only(&self, seats: Option<&[Seat]>) -> Vec<Seat> {
-        let woken = self.inner.team.wake_only(seats).await;
-        self.inner.quests.offer_stale_jobs(&woken).await;
-        woken
+        self.inner.quests.wake(seats).await
     }
 
     /// Every 30 s, eggs that never hatched expire.

@@ -29,6 +29,12 @@ impl Reports for Switchboard {
     ) -> Pin<Box<dyn Future<Output = ()> + Send + 'a>> {
         Box::pin(async move {
             let Some(inner) = self.0.upgrade() else {
+                // The runtime is gone (the server is shutting down): nobody is left to act.
+                tracing::warn!(
+                    seat,
+                    ?report,
+                    "a process report came after the runtime was dropped"
+                );
                 return;
             };
             let rt = Runtime { inner };

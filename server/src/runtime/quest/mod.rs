@@ -72,9 +72,10 @@ impl Quests {
         }
     }
 
-    /// WAKE of the agents in `seats`, and the jobs that waited offered to those woken.
-    pub async fn wake(&self, seats: &[Seat]) -> Vec<Seat> {
-        let woken = self.team.wake_only(Some(seats)).await;
+    /// WAKE of the sleeping agents among `seats` (all when `None`), and the jobs that waited
+    /// offered to those woken: the one place both are done.
+    pub async fn wake(&self, seats: Option<&[Seat]>) -> Vec<Seat> {
+        let woken = self.team.wake_only(seats).await;
         self.offer_stale_jobs(&woken).await;
         woken
     }

@@ -71,7 +71,7 @@ impl Quests {
         });
         let Some(text) = text else { return };
         if seat != LEAD_SEAT && !self.processes.running().contains(&seat) {
-            self.wake(&[seat]).await;
+            self.wake(Some(&[seat])).await;
         }
         self.postman.deliver(seat, Outgoing::text(text)).await;
     }
