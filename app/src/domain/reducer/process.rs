@@ -96,7 +96,12 @@ pub(super) fn apply(w: &mut Writes, event: &Event) {
                 Some(format!("{name}'s turn was interrupted."))
             }
             (ProcessState::Stopped, Some(why)) if super::super::words::crashed(why) => {
-                Some(format!("{name} crashed: {why}."))
+                // "crashed with exit code 3" reads on from the name; "could not start …" after
+                // a colon.
+                Some(match why.strip_prefix("crashed") {
+                    Some(rest) => format!("{name} crashed{rest}."),
+                    None => format!("{name} crashed: {why}."),
+                })
             }
             _ => None,
         };

@@ -388,7 +388,7 @@ fn waking_an_interrupt_and_a_crash_are_noted_in_the_thread_and_the_notes_are_bou
         [
             ("Lyra's turn was interrupted.".to_string(), 5),
             ("Lyra is waking up.".to_string(), 7),
-            ("Lyra crashed: crashed with exit code 3.".to_string(), 8),
+            ("Lyra crashed with exit code 3.".to_string(), 8),
         ]
     );
     for i in 0..30 {
