@@ -178,19 +178,7 @@ fn Console(snapshot: Snapshot) -> impl IntoView {
     crate::api::set_read_only(past.is_some());
     let live = provide_live(snapshot);
     let lead_name = live.lead_name.get_value();
-    let (selected, sheet) = selected_in_url();
-    // A seat whose agent left (retired, expired, never hatched) is no one to talk to: the
-    // lead is selected instead, so nothing is written to a ghost.
-    Effect::new(move |_| {
-        let seat = selected.get();
-        let gone = seat != LEAD_SEAT
-            && live
-                .docs
-                .with(|d| identity(d, seat).is_none_or(|i| !i.status().is_visible()));
-        if gone {
-            selected.set(LEAD_SEAT);
-        }
-    });
+    let (selected, sheet) = selected_in_url(live);
     keyboard(live, selected);
     crate::ui::presence::notify_when_hidden(live);
     crate::ui::quest::provide_shown_quest();
@@ -321,7 +309,10 @@ fn EndSession() -> impl IntoView {
 /// a reload, a shared link and the browser's back and forward keep the human's place. Also
 /// whether a conversation was chosen at all (the URL names a seat): on a phone it is then open
 /// as a full-screen sheet over the grid.
-fn selected_in_url() -> (RwSignal<crate::domain::Seat>, Memo<bool>) {
+///
+/// A choice of the human's is a new history entry; a correction of the page's (the seat's
+/// agent left, so the lead is selected) replaces the entry, so back never returns to it.
+fn selected_in_url(live: crate::live::Live) -> (RwSignal<crate::domain::Seat>, Memo<bool>) {
     use leptos_router::hooks::{use_navigate, use_query_map};
     use leptos_router::NavigateOptions;
     let query = use_query_map();
@@ -333,6 +324,9 @@ fn selected_in_url() -> (RwSignal<crate::domain::Seat>, Memo<bool>) {
     };
     let selected = RwSignal::new(query.with_untracked(in_url).unwrap_or(LEAD_SEAT));
     let sheet = Memo::new(move |_| query.with(in_url).is_some());
+    let corrected = StoredValue::new(false);
+    let from_grid = SheetHistory(StoredValue::new(false));
+    provide_context(from_grid);
     // The URL changed (back, forward, a link): the seat follows.
     Effect::new(move |_| {
         let seat = query.with(in_url).unwrap_or(LEAD_SEAT);
@@ -340,18 +334,35 @@ fn selected_in_url() -> (RwSignal<crate::domain::Seat>, Memo<bool>) {
             selected.set(seat);
         }
     });
-    // The seat changed (a face, a key, a retirement): the URL follows, a new history entry.
+    // A seat whose agent left (retired, expired, never hatched) is no one to talk to: the
+    // lead is selected instead, so nothing is written to a ghost.
+    Effect::new(move |_| {
+        let seat = selected.get();
+        let gone = seat != LEAD_SEAT
+            && live
+                .docs
+                .with(|d| identity(d, seat).is_none_or(|i| !i.status().is_visible()));
+        if gone {
+            corrected.set_value(true);
+            selected.set(LEAD_SEAT);
+        }
+    });
+    // The seat changed: the URL follows.
     let navigate = use_navigate();
     Effect::new(move |_| {
         let seat = selected.get();
         let now = query.with_untracked(in_url);
+        let replace = std::mem::take(&mut *corrected.write_value());
         if now == Some(seat) || (now.is_none() && seat == LEAD_SEAT) {
             return;
         }
+        // A sheet opened from the grid: "← Team" can go back to it.
+        from_grid.0.set_value(now.is_none() && !replace);
         let mut q = query.get_untracked();
         q.replace("seat", (seat + 1).to_string());
         let options = NavigateOptions {
             scroll: false,
+            replace,
             ..Default::default()
         };
         navigate(&format!("/{}", q.to_query_string()), options);
@@ -359,19 +370,36 @@ fn selected_in_url() -> (RwSignal<crate::domain::Seat>, Memo<bool>) {
     (selected, sheet)
 }
 
+/// Whether the open conversation was opened from the grid in this page (the entry before it is
+/// the grid's).
+#[derive(Clone, Copy)]
+struct SheetHistory(StoredValue<bool>);
+
 /// "Back to the team": closes the conversation sheet on a phone (hidden on wider screens, where
-/// the conversation sits beside the grid). The browser's back does the same.
+/// the conversation sits beside the grid). Where the sheet was opened from the grid it is the
+/// browser's back (no entry is added to return to the sheet); else the grid replaces it.
 #[component]
 fn SheetBack() -> impl IntoView {
     let query = leptos_router::hooks::use_query_map();
     let navigate = leptos_router::hooks::use_navigate();
+    let from_grid = use_context::<SheetHistory>();
     let back = move |_| {
+        #[cfg(feature = "hydrate")]
+        if from_grid.is_some_and(|f| f.0.get_value()) {
+            if let Some(history) = web_sys::window().and_then(|w| w.history().ok()) {
+                if history.back().is_ok() {
+                    return;
+                }
+            }
+        }
+        let _ = from_grid;
         let mut q = query.get_untracked();
         q.remove("seat");
         navigate(
             &format!("/{}", q.to_query_string()),
             leptos_router::NavigateOptions {
                 scroll: false,
+                replace: true,
                 ..Default::default()
             },
         );

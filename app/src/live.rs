@@ -261,8 +261,10 @@ mod browser {
         if live.docs.is_disposed() {
             return;
         }
+        // Read now: the task below may run after the page is gone.
+        let agent = live.agent.get_value();
         leptos::task::spawn_local(async move {
-            match crate::functions::get_snapshot(live.agent.get_value()).await {
+            match crate::functions::get_snapshot(agent).await {
                 Ok(s) if !live.docs.is_disposed() => {
                     live.reload(s);
                     connect(live);

@@ -108,6 +108,14 @@ test('errors name agents, never seat numbers', async ({ page }) => {
   expect(idle.status).toBe(409);
   expect(idle.json.error).not.toMatch(/seat \d/);
   expect(idle.json.error).toContain(name);
+  // Put to sleep twice: the second is refused, naming the agent.
+  expect((await postJson(server(), '/api/agents/1/dismiss')).status).toBe(200);
+  const asleep = await postJson(server(), '/api/agents/1/dismiss');
+  expect(asleep.status).toBe(409);
+  expect(asleep.json.error).toBe(`${name} is not awake: there is nothing to put to sleep`);
+  // Nor asleep: nothing to interrupt.
+  const nothing = await postJson(server(), '/api/agents/1/interrupt');
+  expect(nothing.json.error).toBe(`${name} is not awake: there is nothing to interrupt`);
 });
 
 test('a sleeping agent is woken alone from its panel', async ({ page }) => {
@@ -191,9 +199,12 @@ test.describe('on a phone', () => {
     );
     expect(heights.length).toBeGreaterThan(1);
     expect(heights.filter(([, h]) => h < 44)).toEqual([]);
-    // Back to the team, by its button and by the browser's back.
+    // Back to the team, by its button (the browser's back: no entry added to return to the
+    // sheet) and by the browser's back.
+    const entries = await page.evaluate(() => history.length);
     await page.getByRole('button', { name: '← Team' }).tap();
     await expect(conversation).toBeHidden();
+    expect(await page.evaluate(() => history.length)).toBe(entries);
     await expect(page.locator('.cell[data-seat="1"]')).toBeInViewport();
     await page.locator('.cell[data-seat="1"]').tap();
     await expect(conversation).toBeVisible();
@@ -216,7 +227,7 @@ test('no internal text reaches the human: one word per state, refusals as senten
   await expect(note).not.toContainText('[STATE');
   // The panel: the state in the console's words; ids and raw states only under Technical.
   await page.locator('.agent-detail > summary').click();
-  await expect(page.locator('.agent-detail')).toContainText('awake');
+  await expect(page.locator('.agent-detail dt', { hasText: 'Status' }).locator('+ dd')).toHaveText('awake');
   await expect(page.getByText('Claude session')).toBeHidden();
   await page.locator('.agent-detail .technical > summary').click();
   await expect(page.getByText('Claude session')).toBeVisible();
@@ -250,10 +261,51 @@ test('an interrupt, a crash and a wake are told in the thread', async ({ page })
   await expect(notes.last()).toHaveText(/\d\d:\d\d .*turn was interrupted\./, { timeout: 10_000 });
   await box.fill('SIM_CRASH now');
   await box.press('Enter');
-  await expect(notes.last()).toContainText(`${kael} crashed: crashed with exit code`, { timeout: 10_000 });
+  await expect(notes.last()).toContainText(`${kael} crashed with exit code`, { timeout: 10_000 });
   await expect(cell.locator('.activity')).toContainText('crashed');
   await page.locator('.agent-detail > summary').click();
   await page.getByRole('button', { name: `Wake ${kael}` }).click();
   await expect(notes.last()).toContainText(`${kael} is waking up.`, { timeout: 10_000 });
   await expect(cell).toHaveAttribute('data-status', 'alive', { timeout: 20_000 });
+});
+
+test("a message that failed keeps its error and its retry key with its draft across a switch", async ({ page, problems }) => {
+  await team(page);
+  const box = page.getByLabel('Message');
+  const keys: string[] = [];
+  page.on('request', (r) => {
+    if (r.url().endsWith('/api/send')) keys.push(r.headers()['idempotency-key']);
+  });
+  await page.route('**/api/send', (route) =>
+    route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: 'the store is busy' }) }),
+  );
+  await page.locator('.cell[data-seat="1"]').click();
+  await box.fill('once only');
+  await box.press('Enter');
+  await expect(page.locator('.composer .error')).toContainText('the store is busy');
+  await page.unroute('**/api/send');
+  problems.splice(0, problems.length, ...problems.filter((p) => !p.includes('status of 503')));
+  // Another agent: its own box, no error; back: the error, and the retry is the same message.
+  await page.locator('.cell[data-seat="5"]').click();
+  await expect(page.locator('.composer .error')).toHaveCount(0);
+  await page.locator('.cell[data-seat="1"]').click();
+  await expect(page.locator('.composer .error')).toContainText('the store is busy');
+  await expect(box).toHaveValue('once only');
+  await box.press('Enter');
+  await expect(page.locator('.thread .msg[data-speaker-type="agent"]', { hasText: 'once only' })).toHaveCount(1, { timeout: 10_000 });
+  expect(keys).toHaveLength(2);
+  expect(keys[1]).toBe(keys[0]);
+});
+
+test("back never returns to a departed agent's conversation", async ({ page }) => {
+  await team(page);
+  // The grid, then a link to seat 3's conversation; its agent leaves.
+  await openHydrated(page, `${server().url}/?seat=3`);
+  await expect(page.locator('.cell[data-seat="2"]')).toHaveAttribute('aria-pressed', 'true');
+  expect((await postJson(server(), '/api/agents/2/kill')).status).toBe(200);
+  // The lead is selected in place of the departed agent: that entry is replaced, not added.
+  await expect(page).toHaveURL(/\/\?seat=5$/);
+  await page.goBack();
+  await expect(page).toHaveURL(new RegExp(`${server().url.replace(/[.]/g, '\\.')}/$`));
+  await expect(page.locator('.cell.lead')).toHaveAttribute('aria-pressed', 'true');
 });

@@ -86,13 +86,16 @@ fn Ended(id: String, status: QuestStatus) -> impl IntoView {
         let id = id.clone();
         move |_| {
             shown.0.set(Some(id.clone()));
+            // Once the board shows this quest (drawn again after the change above), its report.
             #[cfg(feature = "hydrate")]
-            if let Some(report) = document()
-                .query_selector(".artifact[data-artifact=\"report\"]")
-                .ok()
-                .flatten()
             {
-                report.scroll_into_view();
+                let selector =
+                    format!(".board[data-quest=\"{id}\"] .artifact[data-artifact=\"report\"]");
+                request_animation_frame(move || {
+                    if let Some(report) = document().query_selector(&selector).ok().flatten() {
+                        report.scroll_into_view();
+                    }
+                });
             }
         }
     };
