@@ -255,6 +255,9 @@ endpoints! {
     /// The human's text for one knowledge file (empty removes it): a new version; the agent is
     /// told.
     EditKnowledge: Put "/api/agents/{id}/knowledge/{*path}", (String, FilePath), KnowledgeEdit => KnowledgeSaved;
+    /// Takes the awake agent's vault from its folder now (as a work-state change does); `409`
+    /// when it is not awake.
+    CaptureKnowledge: Post "/api/agents/{id}/knowledge/capture", String, Empty => KnowledgeCaptured;
     /// The work-state commits of an identity's folder, newest first.
     Commits: Get "/api/agents/{id}/commits", String, Empty => Vec<CommitView>;
     /// An identity's soul bundle, as a file to keep or bring elsewhere.

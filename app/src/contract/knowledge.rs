@@ -49,6 +49,22 @@ pub struct KnowledgeSaved {
     pub version: u32,
 }
 
+/// `POST /api/agents/{id}/knowledge/capture`: the vault taken from the awake agent's folder now
+/// (as a work-state change takes it), and what came of it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct KnowledgeCaptured {
+    /// The vault's current version after the capture (unchanged when nothing was new).
+    pub version: u32,
+    /// The files the capture changed (none: nothing new since `version`).
+    pub changed: Vec<String>,
+    /// What the folder held that the vault cannot keep, in words.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub problems: Vec<String>,
+    /// When it was taken, on the server's clock.
+    pub at: crate::domain::Millis,
+}
+
 /// `GET /api/agents/{id}/commits`: one commit of the work cycle.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

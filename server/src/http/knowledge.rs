@@ -2,14 +2,14 @@
 //! file, and its work-cycle commits (types from `app::contract`).
 
 use app::contract::{
-    commits_view, knowledge_view, CommitView, KnowledgeEdit, KnowledgeSaved, KnowledgeView,
+    commits_view, knowledge_view, CommitView, KnowledgeCaptured, KnowledgeEdit, KnowledgeSaved, KnowledgeView,
 };
 use axum::extract::State;
 use axum::Json;
 
 use super::extract::{AppJson, AppPath, AppQuery};
 use crate::error::AppError;
-use crate::runtime::EditError;
+use crate::runtime::{CaptureError, EditError};
 use crate::state::AppState;
 use app::contract::endpoints::VersionQuery;
 
@@ -19,6 +19,16 @@ impl From<EditError> for AppError {
             EditError::NoSuch => AppError::NoSuch(e.to_string()),
             EditError::Knowledge(_) => AppError::BadRequest(e.to_string()),
             EditError::Store(s) => AppError::Store(s),
+        }
+    }
+}
+
+impl From<CaptureError> for AppError {
+    fn from(e: CaptureError) -> Self {
+        match e {
+            CaptureError::NoSuch => AppError::NoSuch(e.to_string()),
+            CaptureError::NotAwake(_) => AppError::Conflict(e.to_string()),
+            CaptureError::Store(s) => AppError::Store(s),
         }
     }
 }
@@ -48,6 +58,15 @@ pub async fn edit(
 ) -> Result<Json<KnowledgeSaved>, AppError> {
     let version = state.runtime.edit_knowledge(&id, &path, &edit.text).await?;
     Ok(Json(KnowledgeSaved { version }))
+}
+
+/// `POST /api/agents/{id}/knowledge/capture` → `200 {"version", "changed", "at"}`: the awake
+/// agent's vault taken from its folder now; `409` when it is not awake.
+pub async fn capture(
+    State(state): State<AppState>,
+    AppPath(id): AppPath<String>,
+) -> Result<Json<KnowledgeCaptured>, AppError> {
+    Ok(Json(state.runtime.capture_knowledge(&id).await?))
 }
 
 /// `GET /api/agents/{id}/commits` → its work-cycle commits, oldest first.

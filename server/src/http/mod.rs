@@ -69,6 +69,7 @@ pub fn router(state: AppState) -> Router {
         .at::<e::Agent, _, _>(hall::agent)
         .at::<e::Knowledge, _, _>(knowledge::knowledge)
         .at::<e::EditKnowledge, _, _>(knowledge::edit)
+        .at::<e::CaptureKnowledge, _, _>(knowledge::capture)
         .at::<e::Commits, _, _>(knowledge::commits)
         .at::<e::Bundle, _, _>(portable::download)
         .at::<e::Export, _, _>(portable::export)

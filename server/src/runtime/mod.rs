@@ -32,7 +32,7 @@ use crate::session::Session;
 use crate::store::Store;
 pub use config::{AgentSettings, RuntimeConfig};
 use context::Context;
-pub use folder::knowledge::EditError;
+pub use folder::knowledge::{CaptureError, EditError};
 use folder::knowledge::Folders;
 use mail::postman::Postman;
 pub use mail::tell::TellError;
@@ -248,6 +248,14 @@ impl Runtime {
             (None, None) => {}
         }
         Ok(edited.version)
+    }
+
+    /// Takes the awake identity `id`'s vault from its folder now.
+    pub async fn capture_knowledge(
+        &self,
+        id: &str,
+    ) -> Result<app::contract::KnowledgeCaptured, CaptureError> {
+        self.inner.folders.capture_now(id).await
     }
 
     // The team (`team/`).

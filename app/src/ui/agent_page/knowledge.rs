@@ -7,9 +7,12 @@ use crate::ui::when::When;
 use leptos::prelude::*;
 
 use super::super::diff::DiffLines;
-use crate::contract::{commits_view, knowledge_view, KnowledgeEdit, KnowledgeSaved, KnowledgeView};
-use crate::domain::docs::Author;
-use crate::domain::knowledge::knowledge_at;
+use crate::contract::{
+    commits_view, knowledge_view, KnowledgeCaptured, KnowledgeEdit, KnowledgeSaved, KnowledgeView,
+};
+use crate::domain::docs::{identity_by_id, Author};
+use crate::domain::knowledge::{knowledge_at, valid_path, KnowledgeError};
+use crate::domain::Millis;
 use crate::live::use_live;
 
 #[component]
@@ -23,10 +26,12 @@ pub fn Knowledge(id: String) -> impl IntoView {
         let id = id.clone();
         Memo::new(move |_| live.docs.with(|d| commits_view(d, &id)).unwrap_or_default())
     };
+    let said = RwSignal::new(None::<Result<String, String>>);
     view! {
         <section class="knowledge" aria-label="Knowledge">
             <h2>"Knowledge vault"</h2>
-            <Files id=id.clone() view=view_of/>
+            <Captured id=id.clone() view=view_of said=said/>
+            <Files id=id.clone() view=view_of said=said/>
             <h2>"Versions"</h2>
             <Versions id=id view=view_of/>
             <h2>"Work cycle"</h2>
@@ -76,15 +81,109 @@ pub fn Knowledge(id: String) -> impl IntoView {
     }
 }
 
+/// When the vault was last taken from the agent's folder, and **Capture now** while it is awake:
+/// between two work-state changes the folder can hold what the vault does not yet.
+#[component]
+fn Captured(
+    id: String,
+    view: Memo<Option<KnowledgeView>>,
+    said: RwSignal<Option<Result<String, String>>>,
+) -> impl IntoView {
+    let live = use_live();
+    let who = {
+        let id = id.clone();
+        Memo::new(move |_| {
+            live.docs.with(|d| {
+                identity_by_id(d, &id).map(|w| {
+                    let name = w.name.clone().unwrap_or_else(|| "The agent".into());
+                    let awake = w.retired_at.is_none() && w.process_state.is_some_and(|p| p.is_live());
+                    (name, awake)
+                })
+            })
+        })
+    };
+    // The newest version the agent's folder gave, and a capture asked for here that found
+    // nothing new (no version records it).
+    let asked = RwSignal::new(None::<Millis>);
+    let last = Memo::new(move |_| {
+        let taken = view.with(|v| {
+            v.as_ref().and_then(|v| {
+                v.versions.iter().rev().find(|x| x.author == Author::Agent).map(|x| x.created_at)
+            })
+        });
+        taken.max(asked.get())
+    });
+    let busy = RwSignal::new(false);
+    let capture = move |_| {
+        let id = id.clone();
+        busy.set(true);
+        leptos::task::spawn_local(async move {
+            let answer = crate::api::call::<e::CaptureKnowledge>(&id, &e::Empty {}).await;
+            if let Ok(c) = &answer {
+                asked.set(Some(c.at));
+            }
+            said.set(Some(answer.map(|c| captured_words(&c))));
+            busy.set(false);
+        });
+    };
+    view! {
+        <p class="captured">
+            {move || {
+                let (name, awake) = who.get().unwrap_or_else(|| ("The agent".into(), false));
+                let when = match last.get() {
+                    Some(at) => view! { "Last captured " <When at=at/> ". " }.into_any(),
+                    None => view! { "Not captured yet. " }.into_any(),
+                };
+                let how = match awake {
+                    true => format!(
+                        "Soulgrid takes knowledge/ from {name}'s folder when {name} changes its work state or goes to sleep, or now:"
+                    ),
+                    false => format!("{name} is asleep: its vault was captured when it went to sleep."),
+                };
+                view! { {when} {how} }
+            }}
+            " "
+            <button type="button" class="agent-action" on:click=capture
+                disabled=move || busy.get() || !who.with(|w| w.as_ref().is_some_and(|w| w.1))>
+                "Capture now"
+            </button>
+        </p>
+    }
+}
+
+/// What a capture asked for here came to, in words.
+fn captured_words(c: &KnowledgeCaptured) -> String {
+    let mut said = match c.changed.is_empty() {
+        true => format!("Nothing new since version {}.", c.version),
+        false => format!("Captured version {} ({}).", c.version, c.changed.join(", ")),
+    };
+    if !c.problems.is_empty() {
+        said += &format!(" Left out: {}.", c.problems.join("; "));
+    }
+    said
+}
+
+/// Why a new file's name cannot be a vault file, in a sentence (`None`: it can).
+fn bad_name(path: &str) -> Option<String> {
+    match path.trim() {
+        "" => Some("Give the file a name ending in .md or .txt, like insights.md.".into()),
+        p if !valid_path(p) => Some(format!("{}.", KnowledgeError::BadPath(p.to_string()))),
+        _ => None,
+    }
+}
+
 /// The files as they are now, each with Edit; and a new file.
 #[component]
-fn Files(id: String, view: Memo<Option<KnowledgeView>>) -> impl IntoView {
+fn Files(
+    id: String,
+    view: Memo<Option<KnowledgeView>>,
+    said: RwSignal<Option<Result<String, String>>>,
+) -> impl IntoView {
     // The file being edited (its path), and the text in the editor.
     let editing = RwSignal::new(None::<String>);
     let text = RwSignal::new(String::new());
     let new_path = RwSignal::new(String::new());
     let busy = RwSignal::new(false);
-    let said = RwSignal::new(None::<Result<String, String>>);
     let save = {
         let id = id.clone();
         move |path: String, body: String| {
@@ -158,7 +257,13 @@ fn Files(id: String, view: Memo<Option<KnowledgeView>>) -> impl IntoView {
             <textarea id="vault-new-text" rows="6" prop:value=move || text.get()
                 on:input=move |ev| text.set(event_target_value(&ev))></textarea>
             <button type="button" class="agent-action" disabled=move || busy.get()
-                on:click=move |_| save_new(new_path.get_untracked(), text.get_untracked())>"Create"</button>
+                on:click=move |_| {
+                    let path = new_path.get_untracked();
+                    match bad_name(&path) {
+                        Some(why) => said.set(Some(Err(why))),
+                        None => save_new(path.trim().to_string(), text.get_untracked()),
+                    }
+                }>"Create"</button>
         </details>
         {move || said.get().map(|r| match r {
             Ok(t) => view! { <p class="muted" role="status">{t}</p> }.into_any(),

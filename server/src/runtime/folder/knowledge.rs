@@ -123,6 +123,18 @@ pub enum EditError {
     Store(#[from] crate::store::StoreError),
 }
 
+/// Why the vault could not be captured now.
+#[derive(Debug, thiserror::Error)]
+pub enum CaptureError {
+    #[error("no agent has this id")]
+    NoSuch,
+    /// Its folder is not in use: the vault was captured when it went to sleep.
+    #[error("{0} is asleep: its vault was captured when it went to sleep, and is taken again when it wakes and works")]
+    NotAwake(String),
+    #[error("the capture could not be recorded: {0}")]
+    Store(#[from] crate::store::StoreError),
+}
+
 /// A vault file the human edited: the new version, and what the agent is to be told.
 #[derive(Debug)]
 pub struct Edited {
@@ -192,6 +204,54 @@ impl Folders {
             seat,
             inbox,
             note,
+        })
+    }
+
+    /// Takes the vault of the awake identity `id` from its folder now, as a work-state change
+    /// would (the human asked): a new version by the agent when it changed.
+    pub async fn capture_now(&self, id: &str) -> Result<app::contract::KnowledgeCaptured, CaptureError> {
+        let (seat, name, awake) = self
+            .ctx
+            .store()
+            .with_docs(|d| {
+                let who = identity_by_id(d, id)?;
+                let name = who.name.clone().unwrap_or_else(|| "This agent".into());
+                let seat = who.retired_at.is_none().then_some(who.grid_position);
+                Some((seat, name, who.process_state.is_some_and(|p| p.is_live())))
+            })
+            .ok_or(CaptureError::NoSuch)?;
+        let Some(seat) = seat.filter(|_| awake) else {
+            return Err(CaptureError::NotAwake(name));
+        };
+        let dir = crate::runtime::folder::agent_fs::agent_dir(&self.ctx.config().data_dir, seat);
+        let (store, owned, why) = (
+            self.ctx.store().clone(),
+            id.to_string(),
+            format!("captured when {} asked", self.ctx.names().human),
+        );
+        let captured = tokio::task::spawn_blocking(move || capture(&dir, &store, &owned, &why))
+            .await
+            .unwrap_or_default();
+        let changed = match &captured.event {
+            Some(EventKind::VaultSaved { files, .. }) => {
+                let before = self.ctx.store().with_docs(|d| current(d, id));
+                app::domain::knowledge::changed(&before, files)
+            }
+            _ => Vec::new(),
+        };
+        if let Some(event) = captured.event {
+            self.ctx.recorder().record(vec![event]).await?;
+        }
+        let version = self
+            .ctx
+            .store()
+            .with_docs(|d| identity_by_id(d, id).map(|w| w.vault_version))
+            .unwrap_or_default();
+        Ok(app::contract::KnowledgeCaptured {
+            version,
+            changed,
+            problems: captured.problems,
+            at: self.ctx.clock().now_ms(),
         })
     }
 
