@@ -7,7 +7,8 @@ use leptos_router::{path, SsrMode};
 
 use crate::domain::docs::{identity, messages, SpeakerType};
 use crate::domain::{LEAD_SEAT, SEATS};
-use crate::functions::{get_snapshot, get_snapshot_at, Snapshot};
+use crate::functions::Snapshot;
+use crate::home::Home;
 use crate::live::provide_live;
 use crate::ui::agent_page::AgentPage;
 use crate::ui::composer::Composer;
@@ -86,94 +87,9 @@ pub fn App() -> impl IntoView {
     }
 }
 
-/// The console at `/`: loads the snapshot, then runs live.
-#[component]
-fn Home() -> impl IntoView {
-    // `/?at=<event or time>`: the team as it was then (time travel, read-only).
-    let query = leptos_router::hooks::use_query_map();
-    let at = move || query.with(|q| q.get("at"));
-    // The live page is rendered from the snapshot at once, and carries it for the browser to
-    // hydrate from: no resource, so no `Suspense` walking the tree before it is rendered and
-    // no JSON escaped into a JavaScript string (a quarter of the page's server time).
-    if query.with_untracked(|q| q.get("at").is_none()) {
-        if let Some((snapshot, json)) = given_snapshot() {
-            return view! {
-                <script type="application/json" id=SNAPSHOT_ID nonce=leptos::nonce::use_nonce() inner_html=json></script>
-                {console(snapshot)}
-            }
-            .into_any();
-        }
-    }
-    let snapshot = Resource::new(at, |at| async move {
-        match at {
-            Some(at) => get_snapshot_at(at).await,
-            None => get_snapshot(None).await,
-        }
-    });
-    view! {
-        <Transition fallback=|| view! { <p class="loading">"Loading the grid…"</p> }>
-            <ErrorBoundary fallback=|errors| view! {
-                <p class="error" role="alert">
-                    "Could not load the grid: "
-                    {move || errors.get().into_iter().map(|(_, e)| e.to_string()).collect::<Vec<_>>().join("; ")}
-                </p>
-            }>
-                {move || Suspend::new(async move { snapshot.await.map(console) })}
-            </ErrorBoundary>
-        </Transition>
-    }
-    .into_any()
-}
-
-/// The console, its view's type erased here once for both ways the page gets its snapshot (each
-/// way naming `Console` itself compiled the whole console's view twice into the wasm).
-fn console(snapshot: Snapshot) -> AnyView {
-    view! { <Console snapshot/> }.into_any()
-}
-
-/// The element the live page's snapshot is carried in.
-pub const SNAPSHOT_ID: &str = "snapshot";
-
-/// The live documents and their JSON as the page carries them, from the server's source.
-#[cfg(feature = "ssr")]
-fn given_snapshot() -> Option<(Snapshot, String)> {
-    let source = use_context::<std::sync::Arc<dyn crate::functions::SnapshotSource>>()?;
-    let snapshot = source.snapshot(None);
-    // In a script element only `</script>` (any `<`, here) could end it early; outside JSON's
-    // strings there is none, and inside them it is written as its escape.
-    let json = serde_json::to_string(&snapshot)
-        .ok()?
-        .replace('<', "\\u003c");
-    Some((snapshot, json))
-}
-
-/// The snapshot the server's page carries, read once: when hydrating that page. The page
-/// rendered again later (navigating back to it) loads its snapshot as time travel does.
-#[cfg(feature = "hydrate")]
-fn given_snapshot() -> Option<(Snapshot, String)> {
-    use std::sync::atomic::{AtomicBool, Ordering};
-    static READ: AtomicBool = AtomicBool::new(false);
-    if READ.swap(true, Ordering::Relaxed) {
-        return None;
-    }
-    let json = document().get_element_by_id(SNAPSHOT_ID)?.text_content()?;
-    match serde_json::from_str(&json) {
-        Ok(snapshot) => Some((snapshot, json)),
-        Err(e) => {
-            leptos::logging::error!("the page's snapshot is unreadable: {e}");
-            None
-        }
-    }
-}
-
-#[cfg(not(any(feature = "ssr", feature = "hydrate")))]
-fn given_snapshot() -> Option<(Snapshot, String)> {
-    None
-}
-
 /// The console once the snapshot is there: the live replica feeds every component.
 #[component]
-fn Console(snapshot: Snapshot) -> impl IntoView {
+pub(crate) fn Console(snapshot: Snapshot) -> impl IntoView {
     let past = snapshot.at;
     crate::api::set_read_only(past.is_some());
     let live = provide_live(snapshot);
@@ -215,12 +131,14 @@ fn Console(snapshot: Snapshot) -> impl IntoView {
             })
             .flatten()
     });
+    // The title outlives this console (the page's head is the root's): a console left for
+    // another moment reads as the bare name until the next one sets it.
     let title = move || {
-        let page = match talking_to.get() {
+        let page = match talking_to.try_get().flatten() {
             Some(name) => format!("{name} · Soulgrid"),
             None => "Soulgrid".to_string(),
         };
-        match unread.get().iter().sum::<usize>() {
+        match unread.try_get().unwrap_or_default().iter().sum::<usize>() {
             0 => page,
             n => format!("({n}) {page}"),
         }
@@ -244,7 +162,11 @@ fn Console(snapshot: Snapshot) -> impl IntoView {
                     data-live=move || live.connected.get().to_string()
                     title="Whether this tab is receiving live events"
                 >
-                    {move || if live.connected.get() { "live" } else { "connecting…" }}
+                    {move || match (past.is_some(), live.connected.get()) {
+                        (true, _) => "the past",
+                        (false, true) => "live",
+                        (false, false) => "connecting…",
+                    }}
                 </span>
             </header>
             <div class="panes">

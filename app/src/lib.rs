@@ -7,7 +7,7 @@
 //!   dependency, and clippy denies the file system, the clock, the environment and processes
 //!   inside it (`app/clippy.toml`).
 //! - `contract`: the HTTP API's request and answer types, one definition for both sides.
-//! - `ui`, `app`, `api`, `live`, `functions` (feature `ui`): the console.
+//! - `ui`, `app`, `home`, `api`, `live`, `functions` (feature `ui`): the console.
 
 // The view types of the console nest deeply: the release wasm build (`wasm-release`, LTO)
 // computes their layouts past the default limit of 128 ("queries overflow the depth limit").
@@ -25,9 +25,13 @@ mod app;
 #[cfg(feature = "ui")]
 pub mod functions;
 #[cfg(feature = "ui")]
+mod home;
+#[cfg(feature = "ui")]
 pub mod live;
 #[cfg(feature = "ui")]
 pub mod ui;
 
 #[cfg(feature = "ui")]
-pub use app::{shell, App, SNAPSHOT_ID};
+pub use app::{shell, App};
+#[cfg(feature = "ui")]
+pub use home::SNAPSHOT_ID;

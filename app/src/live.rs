@@ -29,6 +29,8 @@ pub struct Live {
     /// The identity whose whole history the documents hold (its page), asked for again on a
     /// reload.
     pub agent: StoredValue<Option<String>>,
+    /// The log's line of time, extended by each event (time travel's slider).
+    pub timeline: RwSignal<Option<crate::domain::moment::Timeline>>,
 }
 
 impl Live {
@@ -44,6 +46,7 @@ impl Live {
             simulated: s.simulated,
             at: s.at.map(|m| m.event_id),
             agent: StoredValue::new(s.agent),
+            timeline: RwSignal::new(s.timeline),
         }
     }
 
@@ -52,6 +55,7 @@ impl Live {
         self.docs.set(s.docs);
         self.older.set(s.older);
         self.last_event_id.set(s.last_event_id);
+        self.timeline.set(s.timeline);
     }
 
     /// How many of the messages of `owners` the replica does not hold.
@@ -162,6 +166,8 @@ mod browser {
             commit(docs, writes);
         });
         live.last_event_id.set(event.id);
+        live.timeline
+            .update(|line| crate::domain::moment::extend(line, &event));
         Step::Applied
     }
 

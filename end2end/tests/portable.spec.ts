@@ -39,22 +39,3 @@ test("a soul downloaded from an agent's page is brought into another team's Hall
     await other.stop();
   }
 });
-
-test('the time slider shows an earlier grid, read-only, and the way back to now', async ({ page }) => {
-  await aTeam(page);
-  // Back to the first event: before anyone was summoned.
-  await page.locator('.time-slider input').evaluate((el: HTMLInputElement) => {
-    el.value = '1';
-    el.dispatchEvent(new Event('change', { bubbles: true }));
-  });
-  await expect(page).toHaveURL(/\?at=1$/);
-  await expect(page.locator('body[data-hydrated="true"]')).toBeAttached();
-  await expect(page.locator('.past-bar')).toContainText('You are looking at');
-  await expect(page.locator('.cell:not(.lead)[data-status="empty"]')).toHaveCount(8);
-  await expect(page.locator('.composer')).toBeHidden();
-  await expect(page.locator('.grid-button')).toBeHidden();
-  await page.getByRole('link', { name: 'Back to now' }).click();
-  await expect(page.locator('body[data-hydrated="true"]')).toBeAttached();
-  await expect(page.locator('.past-bar')).toHaveCount(0);
-  await expect(page.locator('.cell:not(.lead)[data-status="alive"]')).toHaveCount(8, { timeout: 20_000 });
-});

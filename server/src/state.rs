@@ -5,7 +5,7 @@ use std::sync::Arc;
 use app::domain::docs::page::{
     history_for, newest_pages, page_before, seat_thread_owners, FIRST, PAGE,
 };
-use app::functions::{OlderPage, Snapshot, SnapshotSource};
+use app::functions::{OlderPage, PastError, Snapshot, SnapshotSource};
 use axum::extract::FromRef;
 use leptos::prelude::LeptosOptions;
 use tokio_util::sync::CancellationToken;
@@ -45,6 +45,9 @@ impl AppState {
     /// Of every identity but `agent` (on its own page) it leaves out the soul and knowledge
     /// versions only that identity's page shows (`history_for`).
     pub fn snapshot(&self, agent: Option<String>) -> Snapshot {
+        // Read first: the line may lack the newest event the documents hold (the next event
+        // extends it), never hold one they lack.
+        let timeline = self.store.timeline();
         let (docs, older, last_event_id) = self.store.page_snapshot(
             |d| Some(seat_thread_owners(d, app::domain::LEAD_SEAT)),
             FIRST,
@@ -59,6 +62,7 @@ impl AppState {
             team_label: self.claude_label.to_string(),
             simulated: self.runtime.config().simulated,
             at: None,
+            timeline,
         }
     }
 }
@@ -71,17 +75,19 @@ impl SnapshotSource for AppState {
     fn snapshot_at(
         &self,
         at: String,
-    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<Snapshot, String>> + Send>> {
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<Snapshot, PastError>> + Send>>
+    {
         let state = self.clone();
         Box::pin(async move {
+            let failed = |e: crate::store::StoreError| PastError::Failed(e.to_string());
             let now = state.store.last_event_id();
-            let id = state
+            let (id, clamped) = state
                 .store
                 .resolve_at(&at)
                 .await
-                .map_err(|e| e.to_string())?
-                .ok_or_else(|| format!("{at:?} is neither an event number nor a time"))?;
-            let (docs, ts) = state.store.docs_at(id).await.map_err(|e| e.to_string())?;
+                .map_err(failed)?
+                .map_err(|bad| PastError::Bad(bad.to_string()))?;
+            let (docs, ts) = state.store.docs_at(id).await.map_err(failed)?;
             let (docs, older) = newest_pages(&history_for(docs, None), PAGE);
             Ok(Snapshot {
                 docs,
@@ -91,6 +97,7 @@ impl SnapshotSource for AppState {
                     event_id: id,
                     ts,
                     now,
+                    clamped,
                 }),
                 ..state.snapshot_meta()
             })
@@ -128,6 +135,7 @@ impl AppState {
             human_name: self.human_name.to_string(),
             team_label: self.claude_label.to_string(),
             simulated: self.runtime.config().simulated,
+            timeline: self.store.timeline(),
             ..Snapshot::default()
         }
     }

@@ -21,6 +21,7 @@ pub mod life;
 pub mod mail;
 pub mod markdown;
 pub mod markers;
+pub mod moment;
 pub mod names;
 pub mod palette;
 pub mod permissions;

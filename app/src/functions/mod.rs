@@ -4,4 +4,6 @@ mod snapshot;
 
 #[cfg(feature = "ssr")]
 pub use snapshot::SnapshotSource;
-pub use snapshot::{get_older, get_snapshot, get_snapshot_at, Moment, OlderPage, Snapshot};
+pub use snapshot::{
+    get_older, get_snapshot, get_snapshot_at, said, Moment, OlderPage, PastError, Snapshot,
+};

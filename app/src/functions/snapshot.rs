@@ -30,6 +30,10 @@ pub struct Snapshot {
     /// versions other pages leave out, `docs::page::history_for`); a reload asks for it again.
     #[serde(default)]
     pub agent: Option<String>,
+    /// The log's line of time (its first and newest event, each session's start): what time
+    /// travel's slider spans. `None` for an empty log.
+    #[serde(default)]
+    pub timeline: Option<crate::domain::moment::Timeline>,
 }
 
 /// A moment of the past: after which event, when that was, and the last event there is now.
@@ -39,6 +43,18 @@ pub struct Moment {
     pub event_id: u64,
     pub ts: crate::domain::Millis,
     pub now: u64,
+    /// The moment asked for was outside the log: where it was moved to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clamped: Option<crate::domain::moment::Clamped>,
+}
+
+/// Why the past could not be shown.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PastError {
+    /// `/?at=` names no moment (a `400`).
+    Bad(String),
+    /// The store could not read it.
+    Failed(String),
 }
 
 /// A page of a thread's older messages, oldest first, and how many are older still.
@@ -59,7 +75,7 @@ pub trait SnapshotSource: Send + Sync + 'static {
     fn snapshot_at(
         &self,
         at: String,
-    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<Snapshot, String>> + Send>>;
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<Snapshot, PastError>> + Send>>;
 
     /// The page of `owner`'s messages just before `before` (`docs::page::page_before`), now or,
     /// for time travel, as they were after event `at`.
@@ -81,13 +97,32 @@ pub async fn get_snapshot(agent: Option<String>) -> Result<Snapshot, ServerFnErr
     Ok(source.snapshot(agent))
 }
 
-/// The documents as they were at `at`: an event id, or a time (the last event then).
+/// The documents as they were at `at`: an event id, or a time (the last event then). A bad
+/// `at` answers `400` (the page's status too, when the server renders it).
 #[server]
 pub async fn get_snapshot_at(at: String) -> Result<Snapshot, ServerFnError> {
     use std::sync::Arc;
     let source = use_context::<Arc<dyn SnapshotSource>>()
         .ok_or_else(|| ServerFnError::new("the server provided no snapshot source"))?;
-    source.snapshot_at(at).await.map_err(ServerFnError::new)
+    let response = use_context::<leptos_axum::ResponseOptions>();
+    match source.snapshot_at(at).await {
+        Ok(snapshot) => Ok(snapshot),
+        Err(PastError::Bad(said)) => {
+            if let Some(response) = response {
+                response.set_status(http::StatusCode::BAD_REQUEST);
+            }
+            Err(ServerFnError::new(said))
+        }
+        Err(PastError::Failed(said)) => Err(ServerFnError::new(said)),
+    }
+}
+
+/// What a server function's error says, without the wire's prefix.
+pub fn said(e: &ServerFnError) -> String {
+    match e {
+        ServerFnError::ServerError(said) => said.clone(),
+        e => e.to_string(),
+    }
 }
 
 /// The page of `owner`'s messages before `(before_ts, before_event)`: what "Show older" adds to

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use app::domain::docs::{commit, Docs};
 use app::domain::events::Event;
 use app::domain::reducer::apply;
+use app::domain::moment::{clamp_event, clamp_time, At, Clamped, Timeline};
 use rusqlite::{params, Connection};
 
 use super::StoreError;
@@ -111,21 +112,21 @@ impl History {
     }
 }
 
-/// The event a moment names: an event id (clamped to the log), or a time (RFC 3339 or
-/// milliseconds since the epoch: the last event at or before it). `None` for a moment that is
-/// neither.
-pub fn resolve(conn: &Connection, at: &str, last: u64) -> Result<Option<u64>, StoreError> {
-    let at = at.trim();
-    if let Ok(id) = at.parse::<u64>() {
-        // A number past any id is milliseconds.
-        if id <= last {
-            return Ok(Some(id));
-        }
-        return ts_to_id(conn, id as i64).map(Some);
-    }
-    match app::domain::time::parse_iso(at) {
-        Some(ms) => ts_to_id(conn, ms).map(Some),
-        None => Ok(None),
+/// The event the moment `at` names on a log of `last` events whose line of time is `line`: an
+/// event (within the log), or the last event at or before a time; and where a moment outside
+/// the log was clamped to (`domain::moment`).
+pub fn resolve(
+    conn: &Connection,
+    at: At,
+    last: u64,
+    line: Option<&Timeline>,
+) -> Result<(u64, Option<Clamped>), StoreError> {
+    match at {
+        At::Event(n) => Ok(clamp_event(n, last)),
+        At::Time(ms) => match line.and_then(|l| clamp_time(ms, l, last)) {
+            Some((id, why)) => Ok((id, Some(why))),
+            None => Ok((ts_to_id(conn, ms)?.min(last), None)),
+        },
     }
 }
 

@@ -102,6 +102,8 @@ pub struct Shared {
     pub docs: Docs,
     pub threads: threads::Threads,
     pub last_event_id: u64,
+    /// The log's line of time, for time travel's slider.
+    pub timeline: Option<app::domain::moment::Timeline>,
 }
 
 /// A cheap, cloneable handle to the store.
@@ -149,6 +151,7 @@ impl Store {
             s.docs = docs.clone();
             s.threads = threads::Threads::load(&reader)?;
             s.last_event_id = read::last_event(&reader)?.map_or(0, |e| e.id);
+            s.timeline = read::timeline(&reader, &docs)?;
         }
         let stopped = Arc::new(AtomicBool::new(false));
         let stage = sync::Stage::new(shared.clone(), live.clone(), &path, sync, stopped.clone());
@@ -284,6 +287,15 @@ impl Store {
         self.stopped.load(std::sync::atomic::Ordering::SeqCst)
     }
 
+    /// The log's line of time (`None` while it is empty).
+    pub fn timeline(&self) -> Option<app::domain::moment::Timeline> {
+        self.shared
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .timeline
+            .clone()
+    }
+
     pub fn last_event_id(&self) -> u64 {
         self.shared
             .read()
@@ -346,13 +358,25 @@ impl Store {
         .map_err(|_| StoreError::Closed)?
     }
 
-    /// The event a moment names (`history::resolve`), clamped to the log.
-    pub async fn resolve_at(&self, at: &str) -> Result<Option<u64>, StoreError> {
-        let (past, at) = (self.past.clone(), at.to_string());
+    /// The event the moment `at` (`/?at=`) names, and where it was clamped to when it was
+    /// outside the log (`history::resolve`); `Err` inside when `at` names no moment.
+    #[allow(clippy::type_complexity)]
+    pub async fn resolve_at(
+        &self,
+        at: &str,
+    ) -> Result<
+        Result<(u64, Option<app::domain::moment::Clamped>), app::domain::moment::BadMoment>,
+        StoreError,
+    > {
         let last = self.last_event_id();
+        let at = match app::domain::moment::parse(at, last) {
+            Ok(at) => at,
+            Err(bad) => return Ok(Err(bad)),
+        };
+        let (past, line) = (self.past.clone(), self.timeline());
         tokio::task::spawn_blocking(move || {
             let conn = past.lock().unwrap_or_else(|p| p.into_inner());
-            history::resolve(&conn, &at, last).map(|id| id.map(|id| id.min(last)))
+            history::resolve(&conn, at, last, line.as_ref()).map(Ok)
         })
         .await
         .map_err(|_| StoreError::Closed)?

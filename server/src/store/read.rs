@@ -50,6 +50,32 @@ pub fn last_event(conn: &Connection) -> Result<Option<Event>, StoreError> {
     Ok(body.map(|b| serde_json::from_str(&b)).transpose()?)
 }
 
+/// The log's line of time (`None` for an empty log): its first and newest event, each
+/// session's start (from `events_sessions`) and each quest's (from the documents `docs`).
+pub fn timeline(conn: &Connection, docs: &Docs) -> Result<Option<app::domain::moment::Timeline>, StoreError> {
+    let ends: Option<(i64, i64)> = conn
+        .query_row(
+            "SELECT (SELECT ts FROM events ORDER BY id LIMIT 1), \
+                    (SELECT ts FROM events ORDER BY id DESC LIMIT 1)",
+            [],
+            |r| Ok(r.get::<_, Option<i64>>(0)?.zip(r.get::<_, Option<i64>>(1)?)),
+        )?;
+    let Some((first, last)) = ends else {
+        return Ok(None);
+    };
+    let mut stmt =
+        conn.prepare("SELECT ts FROM events WHERE type = 'session_start' ORDER BY id")?;
+    let sessions = stmt
+        .query_map([], |r| r.get::<_, i64>(0))?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Some(app::domain::moment::Timeline {
+        first,
+        last: last.max(first),
+        sessions,
+        quests: app::domain::moment::quest_marks(docs),
+    }))
+}
+
 /// Searches `events_sessions` (`schema::open`), which holds these events alone.
 const LAST_SESSION_EVENT: &str = "SELECT body FROM events
     WHERE type IN ('session_start', 'session_end') ORDER BY id DESC LIMIT 1";

@@ -183,6 +183,9 @@ impl Stage {
                 shared.threads.set(who, thread);
             }
             shared.last_event_id = last_id;
+            for c in &committed {
+                app::domain::moment::extend(&mut shared.timeline, &c.event);
+            }
         }
         for c in committed {
             // Nobody listening is fine.

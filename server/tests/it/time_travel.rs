@@ -51,16 +51,40 @@ async fn the_past_is_the_reducer_over_a_prefix_of_the_log() {
     }
     // A moment by time: the last event at or before it.
     let middle = &events[events.len() / 2];
-    let named = state
+    let (named, clamped) = state
         .store
         .resolve_at(&app::domain::time::iso(middle.ts))
         .await
         .unwrap()
         .unwrap();
     assert!(named >= middle.id && events[named as usize - 1].ts == middle.ts);
-    assert_eq!(state.store.resolve_at("5").await.unwrap(), Some(5));
-    assert_eq!(state.store.resolve_at("someday").await.unwrap(), None);
-    assert_eq!(state.store.resolve_at("1970-01-01").await.unwrap(), Some(0));
+    assert_eq!(clamped, None);
+    let resolve = |at: &'static str| {
+        let store = state.store.clone();
+        async move { store.resolve_at(at).await.unwrap() }
+    };
+    use app::domain::moment::Clamped::*;
+    assert_eq!(resolve("5").await, Ok((5, None)));
+    assert!(resolve("someday").await.is_err());
+    // Outside the log: clamped to its first or newest event, and said (never 1970's empty team).
+    assert_eq!(resolve("1970-01-01").await, Ok((1, Some(BeforeFirst))));
+    assert_eq!(resolve("0").await, Ok((1, Some(BeforeFirst))));
+    // (The team may still be answering: the newest event is at least `last`.)
+    for past_the_end in ["99999", "2999-01-01"] {
+        let (n, why) = resolve(past_the_end).await.unwrap();
+        assert!(n >= last && why == Some(AfterLast), "{past_the_end}: {n} {why:?}");
+    }
+    // The line of time the slider spans: the first and newest event, the session's start.
+    let line = state.store.timeline().unwrap();
+    assert_eq!(line.first, events[0].ts);
+    assert!(line.last >= events.last().unwrap().ts);
+    let starts: Vec<i64> = events
+        .iter()
+        .filter(|e| e.kind.type_name() == "session_start")
+        .map(|e| e.ts)
+        .collect();
+    assert!(!starts.is_empty());
+    assert_eq!(line.sessions, starts);
 
     // The page of the past: the grid as it was, and the way back.
     let before_summon = events
@@ -83,6 +107,14 @@ async fn the_past_is_the_reducer_over_a_prefix_of_the_log() {
     assert!(!page.body.contains("I am Lyra"), "nobody was born yet");
     let now = call(&router, get("/")).await;
     assert!(!now.body.contains("You are looking at"));
+    // A moment that is none: a 400 page with the header and the way back, in words.
+    let bad = call(&router, get("/?at=someday")).await;
+    assert_eq!(bad.status, StatusCode::BAD_REQUEST);
+    assert!(bad.body.contains("Back to now") && bad.body.contains("<h1>Soulgrid</h1>"));
+    assert!(bad.body.contains("is neither an event number nor a time"), "{:.600}", bad.body);
+    let past_end = call(&router, get("/?at=99999")).await;
+    assert_eq!(past_end.status, StatusCode::OK);
+    assert!(past_end.body.contains("after the newest event"));
     soulgrid::shut_down(&state).await;
 }
 

@@ -7,6 +7,7 @@ mod hall;
 mod knowledge;
 mod life;
 mod markers;
+mod moment;
 mod names;
 mod page;
 mod permissions;
