@@ -110,7 +110,11 @@ pub(crate) fn Console(snapshot: Snapshot) -> impl IntoView {
         let (seen, open) = (seen.get(), selected.get());
         let mut counts = [0usize; SEATS as usize];
         live.docs.with(|d| {
-            for m in messages(d).filter(|m| m.speaker_type != SpeakerType::Human && m.seat != open)
+            // Words that answer the server (a birth, a waking, a note before sleep) are asides.
+            let counted = |m: &&crate::domain::docs::MessageDoc| {
+                m.speaker_type != SpeakerType::Human && m.seat != open && m.aside.is_none()
+            };
+            for m in messages(d).filter(counted)
             {
                 if let Some(c) = counts.get_mut(m.seat as usize) {
                     if m.event_id > seen[m.seat as usize] {

@@ -239,3 +239,38 @@ test('a working agent can be interrupted from its thread', async ({ page }) => {
   await page.getByLabel('Message').press('Enter');
   await expect(page.locator('.thread .msg[data-speaker-type="agent"]', { hasText: 'You said: are you back?' })).toHaveCount(1, { timeout: 10_000 });
 });
+
+test('badges count what the team says to the human: a newborn\'s first words, its note before sleep and its waking words are not unread', async ({ page }) => {
+  const own = await startServer();
+  try {
+    const docs = async () => Object.values((await (await fetch(`${own.url}/api/docs`)).json()).docs) as any[];
+    const said = async (seat: number) => (await docs()).filter((d) => d.type === 'message' && d.seat === seat && d.speakerType === 'agent');
+    const post = (path: string, body: unknown = {}) =>
+      fetch(`${own.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    await openHydrated(page, own.url);
+    expect((await post('/api/agents/summon')).status).toBe(202);
+    await expect(page.locator('.cell:not(.lead)[data-status="alive"]')).toHaveCount(8, { timeout: 20_000 });
+    // Every newborn has said its first words (its soul) in its thread: none of them is unread.
+    await expect.poll(async () => (await docs()).filter((d) => d.type === 'message' && d.speakerType === 'agent').length, { timeout: 20_000 }).toBeGreaterThanOrEqual(8);
+    await expect(page.locator('.cell .badge')).toHaveCount(0);
+
+    // A reply to the human is.
+    expect((await post('/api/send', { text: 'how is the window seat?', seat: 2 })).status).toBe(202);
+    await expect(page.locator('.cell[data-seat="2"] .badge')).toHaveText('1', { timeout: 10_000 });
+
+    // Put to sleep, it writes down what it learned and says so: not for the human.
+    const before = (await said(2)).length;
+    expect((await post('/api/agents/2/dismiss')).status).toBe(200);
+    await expect(page.locator('.cell[data-seat="2"]')).toHaveAttribute('data-status', 'sleeping', { timeout: 20_000 });
+    expect((await said(2)).length).toBeGreaterThan(before);
+    await expect(page.locator('.cell[data-seat="2"] .badge')).toHaveText('1');
+
+    // Woken, its first words answer the wake, not the human.
+    const asleep = (await said(2)).length;
+    expect((await post('/api/agents/wake', { seats: [2] })).status).toBe(202);
+    await expect.poll(async () => (await said(2)).length, { timeout: 20_000 }).toBeGreaterThan(asleep);
+    await expect(page.locator('.cell[data-seat="2"] .badge')).toHaveText('1');
+  } finally {
+    await own.stop();
+  }
+});

@@ -17,6 +17,7 @@ fn message(text: &str) -> EventKind {
         speaker_name: "Orin".into(),
         text: text.into(),
         target_agent: None,
+        aside: None,
     }
 }
 

@@ -86,6 +86,9 @@ pub struct MessageDoc {
     /// The identity in the seat when it was written (older messages: whoever holds the seat).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub identity_id: Option<String>,
+    /// Words that answer the server, not the human: never counted unread.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aside: Option<super::events::Aside>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }

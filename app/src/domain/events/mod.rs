@@ -15,6 +15,17 @@ use super::process::ProcessState;
 use super::work_cycle::WorkState;
 use super::{Millis, Seat};
 
+/// Words an agent says that answer the server, not the human: its first words as a newborn
+/// (its soul), its words on waking, its note before sleep. They stand in its thread, but no
+/// badge counts them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Aside {
+    Birth,
+    Wake,
+    Distil,
+}
+
 /// One entry of the log. `id` is assigned by the store: strictly increasing and gap-free.
 /// Read by `read.rs`: the event's fields as a JSON object, its kind from the rest.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -148,12 +159,17 @@ pub enum EventKind {
         text: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         target_agent: Option<String>,
+        /// Words that answer the server, not the human (never counted unread).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        aside: Option<Aside>,
     },
     /// Streamed lead output, markers stripped.
     LeadText {
         message_id: String,
         speaker_name: String,
         text: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        aside: Option<Aside>,
     },
     WorkState {
         seat: Seat,

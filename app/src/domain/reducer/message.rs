@@ -2,22 +2,32 @@
 //! neither the writes nor the ledger reach into the other.
 
 use super::super::docs::{identity, message_id, AgentIdentity, Doc, MessageDoc, SpeakerType};
-use super::super::events::Event;
+use super::super::events::{Aside, Event};
 use super::super::Seat;
 use super::writes::Writes;
 
-/// Puts the message `uuid` (a human's, the lead's or an agent's) and counts it in the ledger.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn put(
-    w: &mut Writes,
-    event: &Event,
-    uuid: &str,
-    speaker_name: &str,
-    speaker_type: SpeakerType,
-    seat: Seat,
-    text: &str,
-    target_agent: &Option<String>,
-) {
+/// A message as an event says it.
+pub(super) struct Said<'a> {
+    pub uuid: &'a str,
+    pub speaker_name: &'a str,
+    pub speaker_type: SpeakerType,
+    pub seat: Seat,
+    pub text: &'a str,
+    pub target_agent: &'a Option<String>,
+    pub aside: Option<Aside>,
+}
+
+/// Puts the message (a human's, the lead's or an agent's) and counts it in the ledger.
+pub(super) fn put(w: &mut Writes, event: &Event, said: Said<'_>) {
+    let Said {
+        uuid,
+        speaker_name,
+        speaker_type,
+        seat,
+        text,
+        target_agent,
+        aside,
+    } = said;
     let id = message_id(uuid);
     let doc = MessageDoc {
         id: id.clone(),
@@ -30,6 +40,7 @@ pub(super) fn put(
         created_at: event.ts,
         event_id: event.id,
         identity_id: identity(w.docs, seat).map(AgentIdentity::stable_id),
+        aside,
         extra: Default::default(),
     };
     if let Some(who) = &doc.identity_id {

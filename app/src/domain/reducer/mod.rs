@@ -21,6 +21,7 @@ use super::process::ProcessState;
 use super::status::{AgentStatus, LeadBelief};
 use super::work_cycle;
 use super::{agent_seats, HATCHING_TTL_MS, LEAD_SEAT, SEATS};
+use message::Said;
 use seat::{register, session_start, write_soul, Registration};
 use writes::Writes;
 
@@ -143,12 +144,15 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
         } => message::put(
             &mut w,
             event,
-            id,
-            speaker_name,
-            SpeakerType::Human,
-            *seat,
-            text,
-            target_agent,
+            Said {
+                uuid: id,
+                speaker_name,
+                speaker_type: SpeakerType::Human,
+                seat: *seat,
+                text,
+                target_agent,
+                aside: None,
+            },
         ),
         EventKind::AgentMessage {
             message_id: id,
@@ -156,36 +160,40 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
             speaker_name,
             text,
             target_agent,
-        } => {
-            let speaker = if *seat == LEAD_SEAT {
-                SpeakerType::Lead
-            } else {
-                SpeakerType::Agent
-            };
-            message::put(
-                &mut w,
-                event,
-                id,
+            aside,
+        } => message::put(
+            &mut w,
+            event,
+            Said {
+                uuid: id,
                 speaker_name,
-                speaker,
-                *seat,
+                speaker_type: match *seat == LEAD_SEAT {
+                    true => SpeakerType::Lead,
+                    false => SpeakerType::Agent,
+                },
+                seat: *seat,
                 text,
                 target_agent,
-            )
-        }
+                aside: *aside,
+            },
+        ),
         EventKind::LeadText {
             message_id: id,
             speaker_name,
             text,
+            aside,
         } => message::put(
             &mut w,
             event,
-            id,
-            speaker_name,
-            SpeakerType::Lead,
-            LEAD_SEAT,
-            text,
-            &None,
+            Said {
+                uuid: id,
+                speaker_name,
+                speaker_type: SpeakerType::Lead,
+                seat: LEAD_SEAT,
+                text,
+                target_agent: &None,
+                aside: *aside,
+            },
         ),
         EventKind::WorkState { seat, state } => w.update(*seat, |d| {
             // Replaying the same report is a no-op, not an invalid `x -> x` transition.

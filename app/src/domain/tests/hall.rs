@@ -15,6 +15,7 @@ fn said(seat: Seat, id: &str, text: &str) -> EventKind {
         speaker_name: "someone".into(),
         text: text.into(),
         target_agent: None,
+        aside: None,
     }
 }
 

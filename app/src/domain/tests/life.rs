@@ -41,6 +41,7 @@ fn said(seat: Seat, id: &str, who: &str, text: &str) -> EventKind {
         speaker_name: who.into(),
         text: text.into(),
         target_agent: None,
+        aside: None,
     }
 }
 

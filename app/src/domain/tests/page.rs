@@ -19,6 +19,7 @@ fn message(n: u64, seat: u8, owner: Option<&str>, at: i64) -> MessageDoc {
         created_at: at,
         event_id: n,
         identity_id: owner.map(str::to_string),
+        aside: None,
         extra: Default::default(),
     }
 }

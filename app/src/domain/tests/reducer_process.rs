@@ -127,6 +127,7 @@ fn messages_are_scoped_by_seat_not_by_name() {
         speaker_name: "Twin".into(),
         text: text.into(),
         target_agent: None,
+        aside: None,
     };
     run(
         &mut docs,
@@ -151,6 +152,7 @@ fn messages_are_scoped_by_seat_not_by_name() {
                     message_id: "m4".into(),
                     speaker_name: "Julian".into(),
                     text: "lead".into(),
+                    aside: None,
                 },
             ),
         ],

@@ -29,6 +29,7 @@ fn agent_msg(id: &str, seat: Seat, text: &str) -> EventKind {
         speaker_name: "Lyra".into(),
         text: text.into(),
         target_agent: None,
+        aside: None,
     }
 }
 

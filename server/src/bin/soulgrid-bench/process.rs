@@ -74,6 +74,7 @@ fn a_log(dir: &Path, count: u64) {
                 speaker_name: format!("Agent {seat}"),
                 text: format!("answer {id}"),
                 target_agent: None,
+                aside: None,
             }
         };
         let event = Event {

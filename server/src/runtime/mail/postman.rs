@@ -94,6 +94,7 @@ impl Postman {
                 .store()
                 .with_docs(|d| identity(d, LEAD_SEAT).and_then(|i| i.claude_session_id.clone())),
             fork: false,
+            aside: None,
         }
     }
 
@@ -218,6 +219,7 @@ impl Postman {
                     speaker_name: m.from.clone(),
                     text: m.text.clone(),
                     target_agent: to.clone().or_else(|| Some(self.ctx.names().human.clone())),
+                    aside: None,
                 })
                 .collect()
         });

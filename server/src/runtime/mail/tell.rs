@@ -88,6 +88,7 @@ impl Postman {
                 speaker_name: from.to_string(),
                 text: text.to_string(),
                 target_agent: Some(name.clone()),
+                aside: None,
             }])
             .await;
         match filed {

@@ -45,6 +45,9 @@ impl Supervisor {
         }
         let uuid = uuid::Uuid::new_v4().to_string();
         let letter = prompts::distill_letter(&self.letters.data_dir, &self.letters.names, reason);
+        // Its words answer the server's letter, not the human.
+        self.translator
+            .set_aside(Some(app::domain::events::Aside::Distil));
         let sent = self
             .live
             .hand_turn(protocol::user_message(&letter, &uuid), STDIN_SEND_TIMEOUT)

@@ -34,6 +34,8 @@ pub struct Spec {
     pub summoning: bool,
     pub system_prompt: String,
     pub first_message: crate::runtime::process::outgoing::Outgoing,
+    /// What its first turn answers when the human did not start it (a birth, a waking).
+    pub aside: Option<app::domain::events::Aside>,
     /// The Claude session to continue (`--resume`) instead of starting a new one.
     pub resume: Option<String>,
     /// With `resume`: a new session that starts as a copy of it (`--fork-session`): a fork.
@@ -227,8 +229,12 @@ impl Spawner {
             live: live.clone(),
             stop,
             shutdown: rt.shutdown_token(),
-            translator: Translator::new(seat, spec.name.clone(), spec.summoning)
-                .with_team_names(&rt.names().lead, &rt.names().human),
+            translator: {
+                let mut t = Translator::new(seat, spec.name.clone(), spec.summoning)
+                    .with_team_names(&rt.names().lead, &rt.names().human);
+                t.set_aside(spec.aside);
+                t
+            },
             naming: self.naming.clone(),
             stop_asked: None,
             pending: Vec::new(),

@@ -99,6 +99,7 @@ impl Team {
                 first_message: Outgoing::text(letter),
                 resume: session,
                 fork: true,
+                aside: Some(app::domain::events::Aside::Birth),
             };
             if let Err(e) = rt.processes.start_reserved(reservation, spec).await {
                 tracing::warn!(seat = child, error = %e, "starting a fork failed");

@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use app::domain::docs::identity;
-use app::domain::events::{EventKind, SummonedSeat};
+use app::domain::events::{Aside, EventKind, SummonedSeat};
 use app::domain::status::AgentStatus;
 use app::domain::wake::{sleeping_seats, wake_agents_xml, wake_payload, wake_prompt, WakePayload};
 use app::domain::{agent_seats, Seat, LEAD_SEAT};
@@ -122,6 +122,7 @@ impl Team {
                 )),
                 resume: None,
                 fork: false,
+                aside: Some(Aside::Birth),
             };
             if let Err(e) = self.processes.start_reserved(reservation, spec).await {
                 tracing::warn!(seat, error = %e, "summoning failed for a seat");
@@ -156,6 +157,8 @@ impl Team {
         let mut payloads = Vec::new();
         for (reservation, mut p) in waking {
             let mail = self.waiting_mail(&mut p).await;
+            // Its first words answer the waking, unless mail waited for it.
+            let aside = mail.is_none().then_some(Aside::Wake);
             let spec = Spec {
                 seat: p.seat,
                 name: Some(p.name.clone()),
@@ -167,6 +170,7 @@ impl Team {
                 },
                 resume: None,
                 fork: false,
+                aside,
             };
             match self.processes.start_reserved(reservation, spec).await {
                 Ok(()) => woken.push(p.seat),

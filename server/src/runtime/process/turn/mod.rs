@@ -3,7 +3,7 @@
 //! registers. No I/O here: the process supervisor feeds lines in and appends what comes out.
 
 use app::domain::docs::Docs;
-use app::domain::events::{EventKind, TurnUsage};
+use app::domain::events::{Aside, EventKind, TurnUsage};
 use app::domain::markers::parse_block;
 use app::domain::names::NameError;
 use app::domain::process::ProcessState;
@@ -101,6 +101,9 @@ pub struct Translator {
     human_name: String,
     /// Names a newborn asked for and could not have.
     refused_names: u8,
+    /// What the turn under way answers when the human did not start it (a newborn's first
+    /// turn, a waking, the note before sleep): its words are asides, never counted unread.
+    aside: Option<Aside>,
 }
 
 impl Translator {
@@ -116,7 +119,14 @@ impl Translator {
             lead_name: String::new(),
             human_name: String::new(),
             refused_names: 0,
+            aside: summoning.then_some(Aside::Birth),
         }
+    }
+
+    /// The turn under way (or next) answers the server, not the human: its words are asides
+    /// until its `result`.
+    pub fn set_aside(&mut self, aside: Option<Aside>) {
+        self.aside = aside;
     }
 
     /// The lead's and the human's names, reserved: no agent may choose them.
@@ -239,6 +249,8 @@ impl Translator {
                 out.turn_done = true;
                 // A newborn that ended its turn without a name still said something.
                 self.flush(&mut out);
+                // A newborn still without a name is still answering its birth.
+                self.aside = self.summoning.then_some(Aside::Birth);
                 let interrupted = std::mem::take(&mut self.interrupted);
                 if r.is_error && !interrupted {
                     out.events.push(EventKind::RuntimeError {
@@ -306,6 +318,7 @@ impl Translator {
                     message_id: id,
                     speaker_name: self.speaker(),
                     text,
+                    aside: self.aside,
                 }
             } else {
                 EventKind::AgentMessage {
@@ -314,6 +327,7 @@ impl Translator {
                     speaker_name: self.speaker(),
                     text,
                     target_agent: None,
+                    aside: self.aside,
                 }
             });
         }
