@@ -174,12 +174,11 @@ pub(crate) fn Console(snapshot: Snapshot) -> impl IntoView {
                 </span>
             </header>
             <div class="panes">
+                // In reading (and Tab) order: the team, the conversation with it, then the rest
+                // of the left column (the stylesheet puts it under the grid).
                 <div class="side">
                     <crate::ui::quest::QuestBar/>
                     <Grid docs=live.docs lead_name=lead_name selected=selected unread=unread/>
-                    <Hall/>
-                    <crate::ui::quest::QuestList/>
-                    <crate::ui::findings::Jobs/>
                 </div>
                 <div class="conversation">
                     <SheetBack/>
@@ -187,6 +186,11 @@ pub(crate) fn Console(snapshot: Snapshot) -> impl IntoView {
                     <Composer seat=selected/>
                     <AgentDetail seat=selected/>
                     <crate::ui::findings::Board/>
+                </div>
+                <div class="side more">
+                    <Hall/>
+                    <crate::ui::quest::QuestList/>
+                    <crate::ui::findings::Jobs/>
                 </div>
             </div>
         </main>

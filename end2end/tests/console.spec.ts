@@ -309,3 +309,38 @@ test("back never returns to a departed agent's conversation", async ({ page }) =
   await expect(page).toHaveURL(new RegExp(`${server().url.replace(/[.]/g, '\\.')}/$`));
   await expect(page.locator('.cell.lead')).toHaveAttribute('aria-pressed', 'true');
 });
+
+test('the grid is one Tab stop: arrows move between faces, Enter opens the conversation with the cursor in it', async ({ page }) => {
+  await team(page);
+  const focused = () => page.evaluate(() => document.activeElement?.closest('.cell')?.getAttribute('data-seat') ?? document.activeElement?.tagName);
+  await page.locator('.cell[data-seat="4"]').focus();
+  // Tab leaves the grid at once; Shift+Tab comes back to the chosen face.
+  await page.keyboard.press('Tab');
+  expect(await page.evaluate(() => !!document.activeElement?.closest('.grid'))).toBe(false);
+  await page.keyboard.press('Shift+Tab');
+  expect(await focused()).toBe('4');
+  // Arrows walk the 3×3 grid (and stop at its edges).
+  await page.keyboard.press('ArrowLeft');
+  expect(await focused()).toBe('3');
+  await page.keyboard.press('ArrowUp');
+  expect(await focused()).toBe('0');
+  await page.keyboard.press('ArrowUp');
+  expect(await focused()).toBe('0');
+  await page.keyboard.press('End');
+  expect(await focused()).toBe('8');
+  await page.keyboard.press('Home');
+  expect(await focused()).toBe('0');
+  // Enter opens that conversation, with the cursor in the composer.
+  const name = (await page.locator('.cell[data-seat="0"] .name').textContent())!;
+  await page.keyboard.press('Enter');
+  await expect(page.getByLabel('Message')).toBeFocused();
+  await expect(page.locator('.composer .to')).toHaveText(`To ${name}`);
+  // From a face, the composer is a few Tabs away, not fourteen.
+  await page.locator('.cell[data-seat="0"]').focus();
+  let presses = 0;
+  while (presses < 20 && !(await page.evaluate(() => document.activeElement?.tagName === 'TEXTAREA'))) {
+    await page.keyboard.press('Tab');
+    presses += 1;
+  }
+  expect(presses).toBeLessThanOrEqual(6);
+});

@@ -176,6 +176,8 @@ fn seated(
             }
             aria-label=move || view.with(CellView::label)
             aria-pressed=move || selected.get().to_string()
+            // The grid is one Tab stop: the chosen face (arrows reach the others).
+            tabindex=move || if selected.get() { "0" } else { "-1" }
             disabled=move || view.with(|v| v.status.is_none())
             style:--seat-color=move || view.with(|v| v.color.clone())
             on:click=move |_| on_select.run(seat)

@@ -27,6 +27,57 @@ fn request(button: GridButton) -> Option<Call> {
     }
 }
 
+/// The seat an arrow key (or Home, End) moves to from `seat` in the 3×3 grid, stopping at its
+/// edges; `None` for another key.
+fn step(seat: Seat, key: &str) -> Option<Seat> {
+    let (row, col) = (seat / 3, seat % 3);
+    Some(match key {
+        "ArrowLeft" => row * 3 + col.saturating_sub(1),
+        "ArrowRight" => row * 3 + (col + 1).min(2),
+        "ArrowUp" => row.saturating_sub(1) * 3 + col,
+        "ArrowDown" => (row + 1).min(2) * 3 + col,
+        "Home" => 0,
+        "End" => SEATS - 1,
+        _ => return None,
+    })
+}
+
+/// Moves the focus from the face that has it to the one `ev`'s key points at (an empty seat's
+/// menu, where nobody sits).
+fn walk(ev: leptos::ev::KeyboardEvent) {
+    #[cfg(feature = "hydrate")]
+    {
+        use wasm_bindgen::JsCast;
+        let Some(from) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .and_then(|el| el.closest(".cell").ok().flatten())
+            .and_then(|cell| cell.get_attribute("data-seat"))
+            .and_then(|s| s.parse::<Seat>().ok())
+        else {
+            return;
+        };
+        let Some(to) = step(from, &ev.key()) else {
+            return;
+        };
+        ev.prevent_default();
+        let cell = document()
+            .query_selector(&format!(".grid .cell[data-seat=\"{to}\"]"))
+            .ok()
+            .flatten();
+        let target = match cell {
+            Some(c) if c.tag_name() == "BUTTON" => Some(c),
+            Some(c) => c.query_selector("summary").ok().flatten(),
+            None => None,
+        };
+        if let Some(el) = target.and_then(|t| t.dyn_into::<web_sys::HtmlElement>().ok()) {
+            let _ = el.focus();
+        }
+    }
+    #[cfg(not(feature = "hydrate"))]
+    let _ = (ev, step);
+}
+
 #[component]
 pub fn Grid(
     #[prop(into)] docs: Signal<Docs>,
@@ -81,7 +132,8 @@ pub fn Grid(
     };
     view! {
         <section class="grid-panel" aria-label="Agents">
-            <div class="grid">
+            // One Tab stop (the chosen face); arrows, Home and End walk the 3×3 grid.
+            <div class="grid" on:keydown=walk>
                 // Keyed by seat: a cell stays the same element for the page's life.
                 <For
                     each=|| 0..SEATS

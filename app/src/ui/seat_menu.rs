@@ -81,7 +81,7 @@ pub fn SeatMenu(seat: Seat) -> impl IntoView {
     };
     view! {
         <details class="seat-menu">
-            <summary aria-label=format!("Seat {}: empty. What can come here", seat + 1)>
+            <summary tabindex="-1" aria-label=format!("Seat {}: empty. What can come here", seat + 1)>
                 <span class="empty-seat" aria-hidden="true"></span>
             </summary>
             <ul class="menu" role="list">
