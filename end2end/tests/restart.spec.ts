@@ -27,7 +27,7 @@ base('after a server restart every agent sleeps, WAKE brings them back, threads 
     await page.locator('.cell[data-seat="0"]').click();
     await page.getByLabel('Message').fill('remember this');
     await page.getByLabel('Message').press('Enter');
-    await expect(page.locator('.thread .msg[data-speaker-type="agent"]', { hasText: 'You said: remember this' })).toHaveCount(1, { timeout: 10_000 });
+    await expect(page.locator('.thread .msg[data-speaker-type="agent"]', { hasText: '“remember this' })).toHaveCount(1, { timeout: 10_000 });
 
     // Stop and start again on the same port and data directory; the tab stays open.
     const { port, dataDir } = server;

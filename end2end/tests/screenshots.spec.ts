@@ -22,7 +22,7 @@ test('desktop and phone screenshots of a summoned team', async ({ page }) => {
   await page.locator('.cell[data-seat="0"]').click();
   await page.getByLabel('Message').fill('What did you notice when you chose your name?');
   await page.getByLabel('Message').press('Enter');
-  await expect(page.locator('.thread .msg[data-speaker-type="agent"]', { hasText: 'You said:' })).toHaveCount(1, { timeout: 10_000 });
+  await expect(page.locator('.thread .msg[data-speaker-type="agent"]', { hasText: '“What did you notice' })).toHaveCount(1, { timeout: 10_000 });
   await page.screenshot({ path: out('desktop.png') });
 
   await page.setViewportSize({ width: 375, height: 812 });

@@ -14,7 +14,7 @@ async function send(baseURL: string, text: string) {
 async function fillLeadThread(baseURL: string, n: number, prefix: string) {
   for (let i = 0; i < n; i++) await send(baseURL, `${prefix} ${i}`);
   await expect
-    .poll(async () => (await (await fetch(`${baseURL}/api/docs`)).text()).includes(`You said: ${prefix} ${n - 1}`))
+    .poll(async () => (await (await fetch(`${baseURL}/api/docs`)).text()).includes(`“${prefix} ${n - 1}`))
     .toBe(true);
 }
 

@@ -91,7 +91,7 @@ test('talk to an agent and to the lead from the composer; each reply lands in it
   await box.press('Enter');
   await expect(box).toHaveValue('');
   await expect(page.locator('.thread .msg[data-speaker-type="human"]', { hasText: 'how is the window seat?' })).toHaveCount(1);
-  await expect(page.locator('.thread .msg[data-speaker-type="agent"]', { hasText: 'You said: how is the window seat?' })).toHaveCount(1, { timeout: 10_000 });
+  await expect(page.locator('.thread .msg[data-speaker-type="agent"]', { hasText: '“how is the window seat?' })).toHaveCount(1, { timeout: 10_000 });
 
   // Esc goes back to the lead's thread, where none of that was said.
   await page.keyboard.press('Escape');
@@ -115,7 +115,7 @@ test('talk to an agent and to the lead from the composer; each reply lands in it
   expect(html).not.toContain('how is the window seat?');
   await openHydrated(page, server.url);
   await page.locator('.cell[data-seat="2"]').click();
-  await expect(page.locator('.thread .msg[data-speaker-type="agent"]', { hasText: 'You said: how is the window seat?' })).toHaveCount(1);
+  await expect(page.locator('.thread .msg[data-speaker-type="agent"]', { hasText: '“how is the window seat?' })).toHaveCount(1);
   await expect(page.locator('.thread .older')).toHaveCount(0);
 });
 
@@ -159,7 +159,7 @@ test('unread replies show as a badge and in the title; the detail panel shows th
     body: JSON.stringify({ text: 'and one more', targetAgent: wren }),
   });
   expect(again.status).toBe(202);
-  await expect(page.locator('.thread .msg[data-speaker-type="agent"]', { hasText: 'You said: and one more' })).toHaveCount(1, { timeout: 10_000 });
+  await expect(page.locator('.thread .msg[data-speaker-type="agent"]', { hasText: '“and one more' })).toHaveCount(1, { timeout: 10_000 });
   const seen: { titles: string[]; badges: number } = await page.evaluate(() => ({ titles: (window as any).titles, badges: (window as any).badges }));
   expect(seen.titles.filter((t) => t !== `${wren} · Soulgrid`), 'titles set while her reply came in').toEqual([]);
   expect(seen.badges, 'badges drawn on her cell').toBe(0);
@@ -237,7 +237,7 @@ test('a working agent can be interrupted from its thread', async ({ page }) => {
   // The agent is still there: the next message is answered.
   await page.getByLabel('Message').fill('are you back?');
   await page.getByLabel('Message').press('Enter');
-  await expect(page.locator('.thread .msg[data-speaker-type="agent"]', { hasText: 'You said: are you back?' })).toHaveCount(1, { timeout: 10_000 });
+  await expect(page.locator('.thread .msg[data-speaker-type="agent"]', { hasText: '“are you back?' })).toHaveCount(1, { timeout: 10_000 });
 });
 
 test('badges count what the team says to the human: a newborn\'s first words, its note before sleep and its waking words are not unread', async ({ page }) => {

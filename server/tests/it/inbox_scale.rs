@@ -32,7 +32,7 @@ async fn twenty_thousand_messages_keep_the_inbox_and_the_delivery_time_bounded()
     for round in 0..ROUNDS {
         // Another program writes a round of messages at once: one file write, one delivery,
         // one answer (which quotes the round's first note).
-        let first_note = format!("You said: note {round}-0\n");
+        let first_note = format!("“note {round}-0\n");
         let mut events = state.store.subscribe();
         let t = Instant::now();
         external_append_batch(&inbox, "Orin", round, PER_ROUND);

@@ -253,7 +253,7 @@ async fn a_turn_commits_at_most_eight_transitions_and_says_so() {
     wait_for(&state, "the next turn", |d| {
         thread(d, 0)
             .iter()
-            .any(|m| m.text.contains("You said: hello"))
+            .any(|m| m.text.contains("“hello"))
     })
     .await;
     state.store.with_all_docs(|d| {

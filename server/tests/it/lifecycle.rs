@@ -138,7 +138,7 @@ async fn after_a_restart_agents_wake_fresh_and_the_lead_resumes_its_session() {
     wait_for(&state, "the lead's answer", |d| {
         thread(d, LEAD_SEAT)
             .iter()
-            .any(|m| m.text.contains("You said: remember me"))
+            .any(|m| m.text.contains("“remember me"))
     })
     .await;
     let docs = state.store.snapshot().0;
@@ -181,7 +181,7 @@ async fn after_a_restart_agents_wake_fresh_and_the_lead_resumes_its_session() {
     wait_for(&state, "the lead's answer after the restart", |d| {
         thread(d, LEAD_SEAT)
             .iter()
-            .any(|m| m.text.contains("You said: still you?"))
+            .any(|m| m.text.contains("“still you?"))
     })
     .await;
     assert_eq!(
@@ -202,7 +202,7 @@ async fn after_a_restart_agents_wake_fresh_and_the_lead_resumes_its_session() {
             .is_some_and(|i| i.claude_session_id.as_ref().is_some_and(|s| *s != lead))
             && thread(d, LEAD_SEAT)
                 .iter()
-                .any(|m| m.text.contains("You said: and now?"))
+                .any(|m| m.text.contains("“and now?"))
     })
     .await;
     let problem = state

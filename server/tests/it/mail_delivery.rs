@@ -138,7 +138,7 @@ exec cat > /dev/null"#,
     wait_for(&state, "the lead answers the mail that waited", |d| {
         thread(d, LEAD_SEAT).iter().any(|m| {
             m.text
-                .contains("You said: hello lead\n\n[message from Orin]\nOrin 7")
+                .contains("“hello lead\n\n[message from Orin]\nOrin 7")
         })
     })
     .await;

@@ -43,7 +43,7 @@ async fn mail_flows_through_inboxes_both_ways() {
     wait_for(&state, "Wren answers", |d| {
         thread(d, 2)
             .iter()
-            .any(|m| m.text.contains("You said: hello Wren"))
+            .any(|m| m.text.contains("“hello Wren"))
     })
     .await;
     read_eventually(
@@ -73,7 +73,7 @@ async fn mail_flows_through_inboxes_both_ways() {
     wait_for(&state, "Kael hears Orin", |d| {
         thread(d, 1)
             .iter()
-            .any(|m| m.text.contains("You said: Orin 7"))
+            .any(|m| m.text.contains("“Orin 7"))
     })
     .await;
     wait_for(&state, "Orin's mail recorded", |d| {
@@ -92,13 +92,13 @@ async fn mail_flows_through_inboxes_both_ways() {
     wait_for(&state, "Kael's answer to the later letter", |d| {
         thread(d, 1)
             .iter()
-            .any(|m| m.text.contains("You said: Orin 8"))
+            .any(|m| m.text.contains("“Orin 8"))
     })
     .await;
     let heard = state.store.with_all_docs(|d| {
         thread(d, 1)
             .iter()
-            .filter(|m| m.text.contains("You said: Orin 7"))
+            .filter(|m| m.text.contains("“Orin 7"))
             .count()
     });
     assert_eq!(heard, 1, "delivered exactly once");
@@ -186,7 +186,7 @@ async fn a_lead_whose_name_is_no_file_name_still_has_an_inbox() {
     wait_for(&state, "the lead answers", |d| {
         thread(d, app::domain::LEAD_SEAT)
             .iter()
-            .any(|m| m.text.contains("You said: hi"))
+            .any(|m| m.text.contains("“hi"))
     })
     .await;
     let inbox = read(&dir.path().join("teams/soulgrid/inboxes/lord-julian.json"));
@@ -224,7 +224,7 @@ async fn a_broken_inbox_is_moved_aside_and_said_on_its_seat() {
     wait_for(&state, "the lead still answers", |d| {
         thread(d, app::domain::LEAD_SEAT)
             .iter()
-            .any(|m| m.text.contains("You said: after the break"))
+            .any(|m| m.text.contains("“after the break"))
     })
     .await;
     // Said once, however often the watcher looks: another round trip through the same inbox.
@@ -236,7 +236,7 @@ async fn a_broken_inbox_is_moved_aside_and_said_on_its_seat() {
     wait_for(&state, "the next answer", |d| {
         thread(d, app::domain::LEAD_SEAT)
             .iter()
-            .any(|m| m.text.contains("You said: and again"))
+            .any(|m| m.text.contains("“and again"))
     })
     .await;
     let reports = common::count_events(&state, |k| {
@@ -421,7 +421,7 @@ async fn a_routed_message_is_stored_before_the_answer_to_it() {
     let answered = |d: &app::domain::docs::Docs, text: &str| {
         thread(d, 1)
             .iter()
-            .any(|m| m.speaker_name == "Kael" && m.text.ends_with(&format!("You said: {text}")))
+            .any(|m| m.speaker_name == "Kael" && m.text.contains(&format!("“{text}”")))
     };
     for i in 0..40 {
         let text = format!("routed {i}");
@@ -444,7 +444,7 @@ async fn a_routed_message_is_stored_before_the_answer_to_it() {
             .iter()
             .position(|m| m.speaker_name == "Julian" && m.text == text);
         let answer = kael.iter().position(|m| {
-            m.speaker_name == "Kael" && m.text.ends_with(&format!("You said: {text}"))
+            m.speaker_name == "Kael" && m.text.contains(&format!("“{text}”"))
         });
         assert!(
             message.unwrap() < answer.unwrap(),

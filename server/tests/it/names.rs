@@ -127,7 +127,7 @@ async fn a_human_called_first_dot_last_keeps_a_working_inbox() {
     assert_eq!(r.status, 202, "{}", r.body);
     let inbox = dir.path().join("teams/soulgrid/inboxes/first-last.json");
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    while !std::fs::read_to_string(&inbox).is_ok_and(|t| t.contains("You said: hello lead")) {
+    while !std::fs::read_to_string(&inbox).is_ok_and(|t| t.contains("“hello lead")) {
         assert!(
             std::time::Instant::now() < deadline,
             "the lead's answer is filed in first-last.json"

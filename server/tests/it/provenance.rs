@@ -33,7 +33,7 @@ async fn an_agent_repeating_a_route_marker_it_was_sent_routes_nothing() {
     wait_for(&state, "Wren repeats it", |d| {
         thread(d, 2).iter().any(|m| {
             m.speaker_name == "Wren"
-                && m.text.contains("You said:")
+                && m.text.starts_with("“")
                 && m.text.contains("repeat after me")
         })
     })

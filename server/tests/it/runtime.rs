@@ -104,13 +104,13 @@ async fn a_direct_message_is_answered_in_that_seats_thread_only() {
     wait_for(&state, "Wren's answer", |d| {
         thread(d, 2)
             .iter()
-            .any(|m| m.text.contains("You said: how are you, Wren?"))
+            .any(|m| m.text.contains("“how are you, Wren?"))
     })
     .await;
     let docs = state.store.snapshot().0;
     let answer = thread(&docs, 2)
         .into_iter()
-        .find(|m| m.text.contains("You said: how are you"))
+        .find(|m| m.text.contains("“how are you"))
         .unwrap();
     assert_eq!(answer.speaker_name, "Wren");
     assert_eq!(answer.speaker_type, SpeakerType::Agent);

@@ -116,7 +116,7 @@ async fn an_agent_whose_words_cannot_be_stored_is_stopped_and_its_seat_says_so()
     let (dir, state, router) = common::team_with(&["--record-deadline", "500ms"]).await;
     poison(
         dir.path(),
-        "NEW.type = 'agent_message' AND NEW.body LIKE '%You said: POISON%'",
+        "NEW.type = 'agent_message' AND NEW.body LIKE '%“POISON%'",
     );
     let name = state
         .store
@@ -161,7 +161,7 @@ async fn a_message_that_cannot_be_recorded_never_reaches_the_agent() {
         move |d: &app::domain::docs::Docs| {
             app::domain::docs::thread(d, 4)
                 .iter()
-                .any(|m| m.text.ends_with(&format!("You said: {text}")))
+                .any(|m| m.text.contains(&format!("“{text}”")))
         }
     };
     let sent = call(&router, post_json("/api/send", json!({"text": "first"}))).await;

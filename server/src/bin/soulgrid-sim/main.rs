@@ -13,7 +13,7 @@
 //!   `[ACTION] {"action":"status","agents":[…]}` listing the names after `status:`; to
 //!   `route:<name>:<text>`, `[ACTION] {"action":"route","to":<name>,"text":<text>}`; to
 //!   `kill:<name>` and `recall:<name>`, those actions (`kill-all:<name>` with `cascade`);
-//! - otherwise a short reply quoting the message.
+//! - otherwise an answer in its own voice (`voice.rs`: a temper per name), quoting the message.
 //!
 //! Knobs (in any message but a wake prompt, whose transcript is history):
 //! `--sim-name NAME` makes a newborn ask for NAME first (asked to choose again, it takes its seat's
@@ -49,6 +49,7 @@ use serde_json::{json, Value};
 mod files;
 mod quest;
 mod reply;
+mod voice;
 
 use files::{user_text, uuid_like};
 

@@ -96,7 +96,7 @@ impl Sim {
             return Some(format!(
                 "I will take it.\n[ACTION] {}\n[ACTION] {}",
                 json!({"action": "claim", "job": id}),
-                json!({"action": "job_done", "job": id, "result": format!("{name} did it")})
+                json!({"action": "job_done", "job": id, "result": super::voice::job_done(&name)})
             ));
         }
         if input.starts_with("[QUEST STAGE]") {
@@ -105,10 +105,11 @@ impl Sim {
                 return Some(format!("{name} is thinking, and says nothing yet."));
             }
             let stage = input.split_whitespace().nth(3).unwrap_or("1").to_string();
+            let problem = between(input, "<problem>\n", "\n</problem>").unwrap_or("the problem");
+            let (title, body) = super::voice::finding(&name, problem, &stage);
             return Some(format!(
                 "Here is what I see.\n[ACTION] {}\n[ACTION] {}",
-                json!({"action": "finding", "title": format!("{name}'s view of stage {stage}"),
-                    "body": format!("{name} thinks it through, stage {stage}."), "severity": "minor"}),
+                json!({"action": "finding", "title": title, "body": body, "severity": "minor"}),
                 json!({"action": "stage_done"})
             ));
         }

@@ -207,8 +207,7 @@ impl Sim {
             }
             _ => input,
         };
-        let quoted: String = words.chars().take(400).collect();
         self.heard = words.lines().next().map(str::to_owned);
-        format!("{who} here. You said: {quoted}")
+        super::voice::answer(&who, self.lead, words)
     }
 }

@@ -171,7 +171,7 @@ async fn a_message_is_stored_before_the_answer_to_it() {
     let answered = |docs: &app::domain::docs::Docs, text: &str| {
         app::domain::docs::thread(docs, 4)
             .iter()
-            .any(|m| m.text.ends_with(&format!("You said: {text}")))
+            .any(|m| m.text.contains(&format!("“{text}”")))
     };
     for i in 0..100 {
         let text = format!("in order {i}");
@@ -186,7 +186,7 @@ async fn a_message_is_stored_before_the_answer_to_it() {
         let at = |said: &dyn Fn(&str) -> bool| thread.iter().position(|m| said(&m.text)).unwrap();
         let (message, answer) = (
             at(&|t: &str| t == text),
-            at(&|t: &str| t.ends_with(&format!("You said: {text}"))),
+            at(&|t: &str| t.contains(&format!("“{text}”"))),
         );
         assert!(
             message < answer,
