@@ -114,8 +114,7 @@ pub(crate) fn Console(snapshot: Snapshot) -> impl IntoView {
             let counted = |m: &&crate::domain::docs::MessageDoc| {
                 m.speaker_type != SpeakerType::Human && m.seat != open && m.aside.is_none()
             };
-            for m in messages(d).filter(counted)
-            {
+            for m in messages(d).filter(counted) {
                 if let Some(c) = counts.get_mut(m.seat as usize) {
                     if m.event_id > seen[m.seat as usize] {
                         *c += 1;

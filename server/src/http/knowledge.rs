@@ -2,7 +2,8 @@
 //! file, and its work-cycle commits (types from `app::contract`).
 
 use app::contract::{
-    commits_view, knowledge_view, CommitView, KnowledgeCaptured, KnowledgeEdit, KnowledgeSaved, KnowledgeView,
+    commits_view, knowledge_view, CommitView, KnowledgeCaptured, KnowledgeEdit, KnowledgeSaved,
+    KnowledgeView,
 };
 use axum::extract::State;
 use axum::Json;

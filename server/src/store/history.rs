@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 
 use app::domain::docs::{commit, Docs};
 use app::domain::events::Event;
-use app::domain::reducer::apply;
 use app::domain::moment::{clamp_event, clamp_time, At, Clamped, Timeline};
+use app::domain::reducer::apply;
 use rusqlite::{params, Connection};
 
 use super::StoreError;

@@ -52,14 +52,16 @@ pub fn last_event(conn: &Connection) -> Result<Option<Event>, StoreError> {
 
 /// The log's line of time (`None` for an empty log): its first and newest event, each
 /// session's start (from `events_sessions`) and each quest's (from the documents `docs`).
-pub fn timeline(conn: &Connection, docs: &Docs) -> Result<Option<app::domain::moment::Timeline>, StoreError> {
-    let ends: Option<(i64, i64)> = conn
-        .query_row(
-            "SELECT (SELECT ts FROM events ORDER BY id LIMIT 1), \
+pub fn timeline(
+    conn: &Connection,
+    docs: &Docs,
+) -> Result<Option<app::domain::moment::Timeline>, StoreError> {
+    let ends: Option<(i64, i64)> = conn.query_row(
+        "SELECT (SELECT ts FROM events ORDER BY id LIMIT 1), \
                     (SELECT ts FROM events ORDER BY id DESC LIMIT 1)",
-            [],
-            |r| Ok(r.get::<_, Option<i64>>(0)?.zip(r.get::<_, Option<i64>>(1)?)),
-        )?;
+        [],
+        |r| Ok(r.get::<_, Option<i64>>(0)?.zip(r.get::<_, Option<i64>>(1)?)),
+    )?;
     let Some((first, last)) = ends else {
         return Ok(None);
     };

@@ -6,7 +6,8 @@
 //! the soul, anything else with a short reply quoting the message. Scripts for tools and hangs:
 //! `DO_WRITE: <path> :: <content>` calls Write, `DO_BASH: <command>` calls Bash, and once the
 //! tool result comes back the model says
-//! `Saw tool result (ok|error): …`; `DO_HANG` starts an answer and never finishes the stream.
+//! `Saw tool result (ok|error): …`; `DO_TOOL: <name> <JSON input>` calls any tool (an MCP
+//! tool too); `DO_HANG` starts an answer and never finishes the stream.
 
 use std::sync::{Arc, Mutex};
 
@@ -57,7 +58,7 @@ enum Answer {
     /// A text, then a tool call.
     Tool {
         text: String,
-        name: &'static str,
+        name: String,
         input: Value,
     },
     /// A started answer whose stream never ends.
@@ -105,15 +106,24 @@ fn answer(body: &Value) -> Answer {
         let (path, content) = rest.split_once("::").unwrap_or((rest, ""));
         return Answer::Tool {
             text: "Writing the file.".into(),
-            name: "Write",
+            name: "Write".into(),
             input: json!({"file_path": path.trim(), "content": content.trim()}),
         };
     }
     if let Some(command) = script.trim().strip_prefix("DO_BASH:") {
         return Answer::Tool {
             text: "Running a command.".into(),
-            name: "Bash",
+            name: "Bash".into(),
             input: json!({"command": command.trim(), "description": "Run what was asked"}),
+        };
+    }
+    // `DO_TOOL: <tool name> <JSON input>`: any tool, ours (`mcp__soulgrid__team`) included.
+    if let Some(rest) = script.trim().strip_prefix("DO_TOOL:") {
+        let (name, input) = rest.trim().split_once(' ').unwrap_or((rest.trim(), "{}"));
+        return Answer::Tool {
+            text: format!("Calling {name}."),
+            name: name.to_string(),
+            input: serde_json::from_str(input).unwrap_or_else(|_| json!({})),
         };
     }
     if script.contains("DO_HANG") {
@@ -203,9 +213,11 @@ async fn messages(State(recorded): State<Recorded>, Json(body): Json<Value>) -> 
     let usage = json!({"input_tokens": 1000, "output_tokens": 20, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0});
     let (text, tool, stop) = match &answer {
         Answer::Text(t) => (t.clone(), None, "end_turn"),
-        Answer::Tool { text, name, input } => {
-            (text.clone(), Some((*name, input.clone())), "tool_use")
-        }
+        Answer::Tool { text, name, input } => (
+            text.clone(),
+            Some((name.clone(), input.clone())),
+            "tool_use",
+        ),
         Answer::Hang => ("Thinking very hard…".to_string(), None, "end_turn"),
     };
     if body["stream"] != true {

@@ -251,9 +251,7 @@ async fn a_turn_commits_at_most_eight_transitions_and_says_so() {
     // The commit task has nothing more queued: still eight once Lyra's next turn is done.
     send(&router, 0, "hello").await;
     wait_for(&state, "the next turn", |d| {
-        thread(d, 0)
-            .iter()
-            .any(|m| m.text.contains("“hello"))
+        thread(d, 0).iter().any(|m| m.text.contains("“hello"))
     })
     .await;
     state.store.with_all_docs(|d| {

@@ -41,9 +41,7 @@ async fn mail_flows_through_inboxes_both_ways() {
     .await;
     assert_eq!(r.json()["delivery"], "delivered");
     wait_for(&state, "Wren answers", |d| {
-        thread(d, 2)
-            .iter()
-            .any(|m| m.text.contains("“hello Wren"))
+        thread(d, 2).iter().any(|m| m.text.contains("“hello Wren"))
     })
     .await;
     read_eventually(
@@ -71,9 +69,7 @@ async fn mail_flows_through_inboxes_both_ways() {
     // Someone else appends to Kael's inbox: delivered once, recorded, marked read.
     external_append(&boxes.path("kael").unwrap(), "Orin", 7);
     wait_for(&state, "Kael hears Orin", |d| {
-        thread(d, 1)
-            .iter()
-            .any(|m| m.text.contains("“Orin 7"))
+        thread(d, 1).iter().any(|m| m.text.contains("“Orin 7"))
     })
     .await;
     wait_for(&state, "Orin's mail recorded", |d| {
@@ -90,9 +86,7 @@ async fn mail_flows_through_inboxes_both_ways() {
     // delivery of the first would have come before this answer.
     external_append(&boxes.path("kael").unwrap(), "Orin", 8);
     wait_for(&state, "Kael's answer to the later letter", |d| {
-        thread(d, 1)
-            .iter()
-            .any(|m| m.text.contains("“Orin 8"))
+        thread(d, 1).iter().any(|m| m.text.contains("“Orin 8"))
     })
     .await;
     let heard = state.store.with_all_docs(|d| {
@@ -443,9 +437,9 @@ async fn a_routed_message_is_stored_before_the_answer_to_it() {
         let message = kael
             .iter()
             .position(|m| m.speaker_name == "Julian" && m.text == text);
-        let answer = kael.iter().position(|m| {
-            m.speaker_name == "Kael" && m.text.contains(&format!("“{text}”"))
-        });
+        let answer = kael
+            .iter()
+            .position(|m| m.speaker_name == "Kael" && m.text.contains(&format!("“{text}”")));
         assert!(
             message.unwrap() < answer.unwrap(),
             "{text:?} is at {message:?} of Kael's thread, its answer at {answer:?}"

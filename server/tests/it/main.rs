@@ -53,6 +53,7 @@ mod store_faults;
 mod store_sync;
 mod threads;
 mod time_travel;
+mod tools;
 mod turn;
 mod turn_control;
 mod turn_names;

@@ -122,9 +122,9 @@ async fn interrupting_an_agent_between_turns_changes_nothing() {
     )
     .await;
     wait_for(&state, "an answer", |d| {
-        thread(d, 0).iter().any(|m| {
-            m.speaker_type == SpeakerType::Agent && m.text.contains("“still with us?")
-        })
+        thread(d, 0)
+            .iter()
+            .any(|m| m.speaker_type == SpeakerType::Agent && m.text.contains("“still with us?"))
     })
     .await;
     soulgrid::shut_down(&state).await;

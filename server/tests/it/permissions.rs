@@ -259,10 +259,7 @@ async fn interrupting_a_turn_that_waits_for_an_answer_cancels_the_request() {
         post_json("/api/send", json!({"text": "never mind"})),
     )
     .await;
-    wait_for(&state, "the next answer", |d| {
-        lead_said(d, "“never mind")
-    })
-    .await;
+    wait_for(&state, "the next answer", |d| lead_said(d, "“never mind")).await;
     soulgrid::shut_down(&state).await;
 }
 

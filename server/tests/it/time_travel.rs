@@ -72,7 +72,10 @@ async fn the_past_is_the_reducer_over_a_prefix_of_the_log() {
     // (The team may still be answering: the newest event is at least `last`.)
     for past_the_end in ["99999", "2999-01-01"] {
         let (n, why) = resolve(past_the_end).await.unwrap();
-        assert!(n >= last && why == Some(AfterLast), "{past_the_end}: {n} {why:?}");
+        assert!(
+            n >= last && why == Some(AfterLast),
+            "{past_the_end}: {n} {why:?}"
+        );
     }
     // The line of time the slider spans: the first and newest event, the session's start.
     let line = state.store.timeline().unwrap();
@@ -111,7 +114,11 @@ async fn the_past_is_the_reducer_over_a_prefix_of_the_log() {
     let bad = call(&router, get("/?at=someday")).await;
     assert_eq!(bad.status, StatusCode::BAD_REQUEST);
     assert!(bad.body.contains("Back to now") && bad.body.contains("<h1>Soulgrid</h1>"));
-    assert!(bad.body.contains("is neither an event number nor a time"), "{:.600}", bad.body);
+    assert!(
+        bad.body.contains("is neither an event number nor a time"),
+        "{:.600}",
+        bad.body
+    );
     let past_end = call(&router, get("/?at=99999")).await;
     assert_eq!(past_end.status, StatusCode::OK);
     assert!(past_end.body.contains("after the newest event"));

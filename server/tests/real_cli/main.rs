@@ -5,6 +5,7 @@
 //!
 //! - `session`: summon, names, souls, sessions resumed.
 //! - `tools`: a tool call asked of the human with `--permissions ui`.
+//! - `mcp`: the agent's `soulgrid` MCP tools, and the side door closed.
 //! - `fork`, `knowledge`, `quest`: the same lives as tier 2, on the real CLI.
 //! - `stop`: a detached Bash shell stopped with its agent.
 
@@ -13,6 +14,7 @@ mod common;
 
 mod fork;
 mod knowledge;
+mod mcp;
 mod quest;
 mod session;
 mod stop;

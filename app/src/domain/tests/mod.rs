@@ -18,6 +18,7 @@ mod reducer;
 mod reducer_process;
 mod replica;
 mod state_file;
+mod tools;
 mod wake;
 mod work;
 

@@ -96,7 +96,8 @@ fn Captured(
             live.docs.with(|d| {
                 identity_by_id(d, &id).map(|w| {
                     let name = w.name.clone().unwrap_or_else(|| "The agent".into());
-                    let awake = w.retired_at.is_none() && w.process_state.is_some_and(|p| p.is_live());
+                    let awake =
+                        w.retired_at.is_none() && w.process_state.is_some_and(|p| p.is_live());
                     (name, awake)
                 })
             })
@@ -108,7 +109,11 @@ fn Captured(
     let last = Memo::new(move |_| {
         let taken = view.with(|v| {
             v.as_ref().and_then(|v| {
-                v.versions.iter().rev().find(|x| x.author == Author::Agent).map(|x| x.created_at)
+                v.versions
+                    .iter()
+                    .rev()
+                    .find(|x| x.author == Author::Agent)
+                    .map(|x| x.created_at)
             })
         });
         taken.max(asked.get())

@@ -35,10 +35,9 @@ const TEMPERS: [(&str, Temper); 8] = [
 
 /// A small, stable hash (FNV-1a): the same text picks the same words on every machine.
 fn hash(text: &str) -> usize {
-    text.bytes()
-        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-            (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-        }) as usize
+    text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    }) as usize
 }
 
 fn temper(name: &str, lead: bool) -> Temper {
@@ -157,10 +156,12 @@ mod tests {
     #[test]
     fn each_agent_answers_in_its_own_voice_and_always_the_same_way() {
         let said = "how is the window seat?";
-        let answers: Vec<String> = ["Lyra", "Kael", "Wren", "Orin", "Sable", "Tamsin", "Ember", "Quill"]
-            .iter()
-            .map(|n| answer(n, false, said))
-            .collect();
+        let answers: Vec<String> = [
+            "Lyra", "Kael", "Wren", "Orin", "Sable", "Tamsin", "Ember", "Quill",
+        ]
+        .iter()
+        .map(|n| answer(n, false, said))
+        .collect();
         let mut distinct = answers.clone();
         distinct.sort();
         distinct.dedup();
@@ -180,6 +181,9 @@ mod tests {
         let (title, body) = finding("Sable", "Should we paint the hull? SIM_SILENT", "2");
         assert_eq!(title, "Sable's view of stage 2: what could go wrong");
         assert!(body.starts_with("A risk"), "{body}");
-        assert!(body.contains("“Should we paint the hull?”") && !body.contains("SIM_"), "{body}");
+        assert!(
+            body.contains("“Should we paint the hull?”") && !body.contains("SIM_"),
+            "{body}"
+        );
     }
 }

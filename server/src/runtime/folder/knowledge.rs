@@ -209,7 +209,10 @@ impl Folders {
 
     /// Takes the vault of the awake identity `id` from its folder now, as a work-state change
     /// would (the human asked): a new version by the agent when it changed.
-    pub async fn capture_now(&self, id: &str) -> Result<app::contract::KnowledgeCaptured, CaptureError> {
+    pub async fn capture_now(
+        &self,
+        id: &str,
+    ) -> Result<app::contract::KnowledgeCaptured, CaptureError> {
         let (seat, name, awake) = self
             .ctx
             .store()

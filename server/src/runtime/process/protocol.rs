@@ -137,6 +137,13 @@ pub enum ControlRequest {
         #[serde(default)]
         tool_use_id: Option<String>,
     },
+    /// A JSON-RPC message for a host-resident MCP server the host named in `initialize`
+    /// (`sdkMcpServers`): answered with [`mcp_response`].
+    McpMessage {
+        server_name: String,
+        #[serde(default)]
+        message: Value,
+    },
     #[serde(other)]
     Other,
 }
@@ -188,11 +195,24 @@ pub fn unsupported(request_id: &str, what: &str) -> String {
     .to_string()
 }
 
-/// Starts the control protocol (`--permission-prompt-tool stdio`): sent before the first
-/// message, as the SDKs do.
+/// The name of the MCP server every agent process has in the host: its tools are
+/// `mcp__soulgrid__<name>`.
+pub const MCP_SERVER: &str = "soulgrid";
+
+/// Starts the control protocol, sent before the first message as the SDKs do: it names the
+/// host's MCP server (`sdkMcpServers`), which the CLI then opens over `mcp_message` requests
+/// (measured with 2.1.330: `fixtures/claude-cli-2.1.330/mcp-tools.jsonl`).
 pub fn initialize(request_id: &str) -> String {
-    json!({"type": "control_request", "request_id": request_id, "request": {"subtype": "initialize"}})
-        .to_string()
+    json!({"type": "control_request", "request_id": request_id,
+        "request": {"subtype": "initialize", "sdkMcpServers": [MCP_SERVER]}})
+    .to_string()
+}
+
+/// Answers an `mcp_message` control request with the JSON-RPC message `message`.
+pub fn mcp_response(request_id: &str, message: &Value) -> String {
+    json!({"type": "control_response", "response": {"subtype": "success", "request_id": request_id,
+        "response": {"mcp_response": message}}})
+    .to_string()
 }
 
 /// The CLI's note in the conversation when a turn was interrupted.

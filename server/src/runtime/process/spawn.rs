@@ -56,6 +56,21 @@ pub const STREAM_JSON: [&str; 7] = [
     "--replay-user-messages",
 ];
 
+/// Soulgrid's own tools are allowed without asking (in both permission modes; everything else
+/// is as the mode says), and the side door is closed: the CLI's built-in cross-session
+/// messaging tools are not there and messages from other sessions are refused, so the team talks
+/// through `send_message`, recorded. Measured with 2.1.330
+/// (`fixtures/claude-cli-2.1.330/side-door-closed.jsonl`). After `--claude-args`: a user's
+/// `--allowedTools` adds to ours.
+pub const SOULGRID_TOOLS_ONLY: [&str; 6] = [
+    "--allowedTools",
+    "mcp__soulgrid",
+    "--disallowedTools",
+    "ListAgents,SendMessage",
+    "--settings",
+    r#"{"crossSessionInbound":"refuse"}"#,
+];
+
 /// The command line a process runs with: the protocol flags, its folder, process group and
 /// temp dirs (under the data dir, never the user's own).
 pub fn command(
@@ -82,6 +97,7 @@ pub fn command(
         cmd.args(["--permission-prompt-tool", "stdio"]);
     }
     cmd.args(&c.extra_args);
+    cmd.args(SOULGRID_TOOLS_ONLY);
     let work = agent_dir(&c.data_dir, spec.seat);
     let tmp = c.data_dir.join("tmp").join(spec.seat.to_string());
     let run = c.data_dir.join("run");
@@ -171,9 +187,8 @@ impl Spawner {
         };
         tracing::info!(seat, pid = child.id(), session = %claude_session, "agent process started");
         let (live, supervisor, reports) = self.supervisor(spec, child, stop, (folder, place));
-        if rt.config().agents.permissions == crate::runtime::config::PermissionMode::Ui {
-            let _ = live.stdin.send(protocol::initialize("soulgrid-init")).await;
-        }
+        // The control protocol, and the `soulgrid` MCP server in it, for every process.
+        let _ = live.stdin.send(protocol::initialize("soulgrid-init")).await;
         // A process that does not take its first message is stopped by its supervisor's stop or
         // watchdogs; the send itself never waits long (the channel is empty).
         if let Err(e) = crate::runtime::process::outgoing::send_to(

@@ -15,6 +15,7 @@ use crate::runtime::process::protocol::{self, CliLine, ContentBlock, ControlRequ
 mod quest_request;
 pub use quest_request::QuestRequest;
 mod markers;
+mod tools;
 
 /// A request the lead made with a marker that the runtime carries out.
 #[derive(Clone, Debug, PartialEq)]
@@ -242,6 +243,14 @@ impl Translator {
                 ));
                 out.asked.push(request_id.clone());
             }
+            CliLine::ControlRequest {
+                request_id,
+                request:
+                    ControlRequest::McpMessage {
+                        server_name,
+                        message,
+                    },
+            } => self.on_mcp(request_id, server_name, message, docs, &mut out),
             CliLine::ControlRequest { request_id, .. } => out
                 .replies
                 .push(protocol::unsupported(request_id, "this control request")),

@@ -1,0 +1,337 @@
+//! The agent's `soulgrid` MCP server through the translator: the recorded CLI's messages are
+//! answered, a call is its marker (validated, recorded, carried out as the marker is), and every
+//! bad input gets a sentence, is recorded once and changes nothing else.
+
+use app::domain::docs::{commit, Docs};
+use app::domain::events::{Event, EventKind, SummonedSeat};
+use app::domain::reducer::apply;
+use serde_json::{json, Value};
+use soulgrid::runtime::protocol::{parse_line, CliLine};
+use soulgrid::runtime::turn::{LeadRequest, Output, QuestRequest, Translator};
+
+use crate::common;
+
+use common::recorded::{out_lines, text_line, CLI};
+
+/// Lyra (seat 0) and Kael (seat 1) seated, the lead Julian.
+fn team() -> Docs {
+    let mut docs = Docs::new();
+    let mut events = vec![
+        EventKind::SessionStart {
+            lead_name: Some("Julian".into()),
+            human_name: None,
+        },
+        EventKind::AgentsSummoned {
+            seats: [0, 1]
+                .into_iter()
+                .map(|seat| SummonedSeat { seat, uuid: None })
+                .collect(),
+        },
+    ];
+    for (seat, name) in [(0u8, "Lyra"), (1, "Kael")] {
+        events.push(EventKind::AgentRegistered {
+            seat,
+            name: name.into(),
+            color_name: None,
+            soul: None,
+            claude_session_id: None,
+            inbox: Some(name.to_lowercase()),
+        });
+    }
+    for (i, kind) in events.into_iter().enumerate() {
+        let e = Event {
+            id: i as u64 + 1,
+            ts: 0,
+            session_id: "s".into(),
+            kind,
+        };
+        let w = apply(&docs, &e);
+        commit(&mut docs, w);
+    }
+    docs
+}
+
+fn lyra() -> Translator {
+    Translator::new(0, Some("Lyra".into()), false).with_team_names("Julian", "Marcus")
+}
+
+fn lead() -> Translator {
+    Translator::new(4, Some("Julian".into()), false).with_team_names("Julian", "Marcus")
+}
+
+fn mcp(server: &str, message: Value) -> CliLine {
+    parse_line(
+        &json!({"type": "control_request", "request_id": "r1",
+            "request": {"subtype": "mcp_message", "server_name": server, "message": message}})
+        .to_string(),
+    )
+    .unwrap()
+}
+
+fn call(tool: &str, args: Value) -> CliLine {
+    mcp(
+        "soulgrid",
+        json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": tool, "arguments": args, "_meta": {"claudecode/toolUseId": "toolu_1"}}}),
+    )
+}
+
+/// The one reply written back: the JSON-RPC message in it.
+fn answered(out: &Output) -> Value {
+    assert_eq!(out.replies.len(), 1, "{:?}", out.replies);
+    let reply: Value = serde_json::from_str(&out.replies[0]).unwrap();
+    assert_eq!(reply["type"], "control_response");
+    assert!(reply["response"]["request_id"].is_string());
+    reply["response"]["response"]["mcp_response"].clone()
+}
+
+fn errors(out: &Output) -> Vec<String> {
+    out.events
+        .iter()
+        .filter_map(|e| match e {
+            EventKind::MarkerError { error, .. } => Some(error.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn the_recorded_cli_opens_the_server_lists_the_tools_and_calls_them() {
+    let docs = team();
+    let mut t = lyra();
+    let mut calls = 0;
+    for line in out_lines(CLI, "mcp-tools.jsonl") {
+        let CliLine::ControlRequest { request_id, .. } = &line else {
+            continue;
+        };
+        let out = t.on_line(&line, &docs);
+        let answer = answered(&out);
+        assert!(
+            out.replies[0].contains(request_id.as_str()),
+            "answered to its request"
+        );
+        match answer.get("result") {
+            Some(r) if r.get("protocolVersion").is_some() => {
+                assert_eq!(r["protocolVersion"], "2025-11-25");
+                assert_eq!(r["capabilities"]["tools"]["listChanged"], true);
+                assert_eq!(answer["id"], 0);
+            }
+            Some(r) if r.get("tools").is_some() => {
+                let names: Vec<&str> = r["tools"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|t| t["name"].as_str().unwrap())
+                    .collect();
+                assert!(
+                    names.contains(&"send_message") && names.contains(&"team"),
+                    "{names:?}"
+                );
+                assert!(
+                    !names.contains(&"summon"),
+                    "a member is not offered the lead's tools"
+                );
+            }
+            Some(r) if r.get("content").is_some() => {
+                calls += 1;
+                let text = r["content"][0]["text"].as_str().unwrap();
+                match calls {
+                    // `team`: who sits where.
+                    1 => {
+                        assert_eq!(r["isError"], false);
+                        assert!(
+                            text.contains("seat 1: Lyra")
+                                && text.contains("seat 2: Kael")
+                                && text.contains("In the Hall: nobody."),
+                            "{text}"
+                        );
+                    }
+                    // `send_message` to nobody: refused with what to do instead, recorded once.
+                    _ => {
+                        assert_eq!(r["isError"], true);
+                        assert_eq!(
+                            text,
+                            "nobody on the team is called \"nobody\": call team for the names"
+                        );
+                        assert_eq!(errors(&out), [text]);
+                        assert!(out.requests.is_empty());
+                    }
+                }
+            }
+            // The initialized notification, acknowledged.
+            _ => assert_eq!(answer, json!({"jsonrpc": "2.0", "result": {}, "id": 0})),
+        }
+    }
+    assert_eq!(calls, 2);
+}
+
+#[test]
+fn a_call_is_the_marker_it_mirrors() {
+    let docs = team();
+    // One rule, two syntaxes: the same requests and events.
+    let cases = [
+        (
+            "send_message",
+            json!({"to": "Kael", "text": "tea?"}),
+            json!({"action": "route", "to": "Kael", "text": "tea?"}),
+        ),
+        (
+            "post_finding",
+            json!({"title": "A", "body": "b"}),
+            json!({"action": "finding", "title": "A", "body": "b"}),
+        ),
+        (
+            "set_work_state",
+            json!({"state": "bootstrap", "summary": "looking"}),
+            json!({"action": "state", "state": "bootstrap", "summary": "looking"}),
+        ),
+        ("stage_done", json!({}), json!({"action": "stage_done"})),
+        (
+            "claim_job",
+            json!({"job": "j1"}),
+            json!({"action": "claim", "job": "j1"}),
+        ),
+    ];
+    for (tool, args, marker) in cases {
+        let by_tool = lyra().on_line(&call(tool, args), &docs);
+        let by_marker = lyra().on_line(&text_line(&format!("[ACTION] {marker}")), &docs);
+        assert_eq!(by_tool.requests, by_marker.requests, "{tool}");
+        let kinds = |o: &Output| {
+            o.events
+                .iter()
+                .filter(|e| !matches!(e, EventKind::AgentMessage { .. }))
+                .cloned()
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(kinds(&by_tool), kinds(&by_marker), "{tool}");
+        assert_eq!(answered(&by_tool)["result"]["isError"], false, "{tool}");
+    }
+    let out = lyra().on_line(
+        &call("send_message", json!({"to": "kael", "text": "tea?"})),
+        &docs,
+    );
+    assert_eq!(
+        out.requests,
+        [LeadRequest::Route {
+            from: "Lyra".into(),
+            to: "kael".into(),
+            text: "tea?".into()
+        }]
+    );
+    assert!(matches!(
+        &lead()
+            .on_line(&call("report", json!({"title": "T", "body": "B"})), &docs)
+            .requests[..],
+        [LeadRequest::Quest(QuestRequest::Report { .. })]
+    ));
+}
+
+#[test]
+fn the_leads_tools_are_the_leads() {
+    let docs = team();
+    let out = lyra().on_line(&call("summon", json!({})), &docs);
+    let r = answered(&out)["result"].clone();
+    assert_eq!(r["isError"], true);
+    assert_eq!(
+        r["content"][0]["text"],
+        "only the lead may use summon: ask the lead with send_message"
+    );
+    assert!(out.requests.is_empty());
+    assert_eq!(errors(&out).len(), 1);
+
+    let out = lead().on_line(&call("summon", json!({})), &docs);
+    assert_eq!(answered(&out)["result"]["isError"], false);
+    assert_eq!(out.requests, [LeadRequest::Summon]);
+    let out = lead().on_line(&call("retire", json!({"name": "Kael"})), &docs);
+    assert_eq!(
+        out.requests,
+        [LeadRequest::Kill {
+            name: "Kael".into(),
+            cascade: false
+        }]
+    );
+    let out = lead().on_line(&call("recall", json!({"name": "Kael"})), &docs);
+    assert_eq!(
+        answered(&out)["result"]["content"][0]["text"],
+        "nobody in the Hall is called \"Kael\": call team for the names"
+    );
+    let listed = lead().on_line(
+        &mcp(
+            "soulgrid",
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+        ),
+        &docs,
+    );
+    assert!(answered(&listed)["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|t| t["name"] == "summon"));
+}
+
+#[test]
+fn bad_input_gets_a_sentence_is_recorded_once_and_changes_nothing_else() {
+    let docs = team();
+    let is_error_with = |out: &Output, said: &str| {
+        let r = answered(out)["result"].clone();
+        assert_eq!(r["isError"], true, "{r}");
+        assert!(
+            r["content"][0]["text"].as_str().unwrap().contains(said),
+            "{r}"
+        );
+        assert_eq!(errors(out).len(), 1);
+        assert!(out.requests.is_empty());
+    };
+    is_error_with(
+        &lyra().on_line(&call("teleport", json!({})), &docs),
+        "there is no tool \"teleport\"",
+    );
+    is_error_with(
+        &lyra().on_line(&call("send_message", json!({"to": "Kael"})), &docs),
+        "send_message needs to (string, required), text (string, required)",
+    );
+    is_error_with(
+        &lyra().on_line(&call("send_message", json!({"to": 3, "text": "x"})), &docs),
+        "send_message needs",
+    );
+    is_error_with(
+        &lyra().on_line(
+            &call("set_work_state", json!({"state": "deep_work"})),
+            &docs,
+        ),
+        "transition",
+    );
+    is_error_with(
+        &lyra().on_line(&call("claim_job", json!("j1")), &docs),
+        "an object of arguments",
+    );
+
+    // Not a JSON-RPC request, an unknown method, a server we did not declare.
+    let out = lyra().on_line(&mcp("soulgrid", json!({"jsonrpc": "2.0", "id": 3})), &docs);
+    assert_eq!(answered(&out)["error"]["code"], -32600);
+    assert_eq!(errors(&out).len(), 1);
+    let out = lyra().on_line(
+        &mcp(
+            "soulgrid",
+            json!({"jsonrpc": "2.0", "id": 4, "method": "resources/list"}),
+        ),
+        &docs,
+    );
+    assert_eq!(answered(&out)["error"]["code"], -32601);
+    assert_eq!(errors(&out).len(), 1);
+    let out = lyra().on_line(
+        &mcp(
+            "elsewhere",
+            json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list"}),
+        ),
+        &docs,
+    );
+    let reply: Value = serde_json::from_str(&out.replies[0]).unwrap();
+    assert_eq!(reply["response"]["subtype"], "error");
+    assert!(reply["response"]["error"]
+        .as_str()
+        .unwrap()
+        .contains("\"elsewhere\""));
+    assert_eq!(errors(&out).len(), 1);
+    assert!(out.requests.is_empty());
+}
