@@ -110,9 +110,13 @@ pub(crate) fn Console(snapshot: Snapshot) -> impl IntoView {
         let (seen, open) = (seen.get(), selected.get());
         let mut counts = [0usize; SEATS as usize];
         live.docs.with(|d| {
-            // Words that answer the server (a birth, a waking, a note before sleep) are asides.
+            // Words that answer the server (a birth, a waking, a note before sleep) are asides; a
+            // tool call is the agent at work, not a reply.
             let counted = |m: &&crate::domain::docs::MessageDoc| {
-                m.speaker_type != SpeakerType::Human && m.seat != open && m.aside.is_none()
+                m.speaker_type != SpeakerType::Human
+                    && m.seat != open
+                    && m.aside.is_none()
+                    && m.tool.is_none()
             };
             for m in messages(d).filter(counted) {
                 if let Some(c) = counts.get_mut(m.seat as usize) {

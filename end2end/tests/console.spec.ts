@@ -344,3 +344,23 @@ test('the grid is one Tab stop: arrows move between faces, Enter opens the conve
   }
   expect(presses).toBeLessThanOrEqual(6);
 });
+
+test('every tool call shows in its thread as one folded line, opened to its input and output, and is not an unread reply', async ({ page }) => {
+  await team(page);
+  const kael = (await page.locator('.cell[data-seat="1"] .name').textContent())!;
+  await page.locator('.cell[data-seat="1"]').click();
+  await page.getByLabel('Message').fill('please run it SIM_TOOL');
+  await page.getByLabel('Message').press('Enter');
+  const line = page.locator('.thread .tool-line[data-tool="Bash"]');
+  await expect(line).toHaveCount(1, { timeout: 10_000 });
+  await expect(line.locator('summary')).toContainText('Bash echo hi → 1 line, 2 B');
+  await expect(line.locator('.tool-output')).toBeHidden();
+  await line.locator('summary').click();
+  await expect(line.locator('.tool-output')).toHaveText('hi');
+  await expect(line.locator('.tool-input')).toContainText('"command": "echo hi"');
+  await expect(page.locator('.thread .msg[data-speaker-type="agent"]', { hasText: 'and it printed: hi' })).toHaveCount(1);
+  // Away from Kael, his next tool call is no reply to read: only his words count.
+  await page.keyboard.press('Escape');
+  await postJson(server(), '/api/send', { text: 'again SIM_TOOL', targetAgent: kael });
+  await expect(page.locator('.cell[data-seat="1"] .badge')).toHaveText('1', { timeout: 10_000 });
+});

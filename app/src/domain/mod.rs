@@ -32,6 +32,7 @@ pub mod reducer;
 pub mod state_file;
 pub mod status;
 pub mod time;
+pub mod tool_lines;
 pub mod tools;
 pub mod wake;
 pub mod words;

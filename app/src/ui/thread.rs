@@ -20,6 +20,7 @@ use crate::domain::docs::{identity, thread, SpeakerType};
 use crate::domain::permissions::PermissionDoc;
 use crate::domain::process::ProcessState;
 use crate::domain::status::AgentStatus;
+use crate::domain::tool_lines::ToolLine;
 use crate::domain::{markdown, Seat, LEAD_SEAT};
 use crate::live::use_live;
 
@@ -34,6 +35,8 @@ struct Line {
     text: String,
     at: i64,
     queued: bool,
+    /// A tool call rather than words.
+    tool: Option<Box<ToolLine>>,
 }
 
 /// One entry of the thread.
@@ -89,6 +92,7 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                         at: m.created_at,
                         queued: m.speaker_type == SpeakerType::Human
                             && asleep_since.is_some_and(|since| m.created_at > since),
+                        tool: m.tool.clone().map(Box::new),
                     };
                     ((m.created_at, m.event_id), Item::Message(line))
                 })
@@ -323,6 +327,9 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                                 .into_any();
                             }
                         };
+                        if let Some(tool) = &line.tool {
+                            return view! { <ToolCall line=(**tool).clone() at=line.at/> }.into_any();
+                        }
                         let kind = match line.kind {
                             SpeakerType::Human => "human",
                             SpeakerType::Lead => "lead",
@@ -348,6 +355,49 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                 />
             </ol>
         </section>
+    }
+}
+
+/// A tool call, folded to one line (the tool, its input and its result in short); opened, its
+/// whole input (an edit as its diff) and output.
+#[component]
+fn ToolCall(line: ToolLine, at: i64) -> impl IntoView {
+    let edit = (line.name == "Edit").then(|| {
+        let text = |k: &str| line.input[k].as_str().unwrap_or_default().to_string();
+        (text("old_string"), text("new_string"))
+    });
+    let input = match &edit {
+        Some((old, new)) => view! {
+            <super::diff::DiffLines old=old.clone() new=new.clone() class="tool-diff"/>
+        }
+        .into_any(),
+        None => view! {
+            <pre class="tool-input">{serde_json::to_string_pretty(&line.input).unwrap_or_default()}</pre>
+        }
+        .into_any(),
+    };
+    let cut = line
+        .output_cut()
+        .then(|| format!("(cut: {} bytes in all)", line.output_bytes));
+    view! {
+        <li class="tool-line" data-tool=line.tool().to_string() data-error=line.is_error.to_string()>
+            <details>
+                <summary>
+                    <When at=at short=true/>
+                    " "
+                    <span class="tool-name">{line.tool().to_string()}</span>
+                    " "
+                    <span class="tool-input-short">
+                        {crate::domain::tool_lines::input_summary(&line.name, &line.input)}
+                    </span>
+                    " → "
+                    <span class="tool-result">{line.result()}</span>
+                </summary>
+                {input}
+                <pre class="tool-output">{line.output.clone()}</pre>
+                {cut.map(|c| view! { <p class="muted">{c}</p> })}
+            </details>
+        </li>
     }
 }
 

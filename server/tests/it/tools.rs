@@ -335,3 +335,79 @@ fn bad_input_gets_a_sentence_is_recorded_once_and_changes_nothing_else() {
     assert_eq!(errors(&out).len(), 1);
     assert!(out.requests.is_empty());
 }
+
+#[test]
+fn every_tool_call_becomes_a_line_of_the_thread_with_what_came_of_it() {
+    let docs = team();
+    let mut t = lyra();
+    let used: Vec<EventKind> = out_lines(CLI, "bash-tool.jsonl")
+        .iter()
+        .flat_map(|l| t.on_line(l, &docs).events)
+        .filter(|e| matches!(e, EventKind::ToolUsed { .. }))
+        .collect();
+    let [EventKind::ToolUsed {
+        seat: 0,
+        speaker_name,
+        line,
+        ..
+    }] = &used[..]
+    else {
+        panic!("{used:#?}");
+    };
+    assert_eq!(speaker_name, "Lyra");
+    assert_eq!(line.name, "Bash");
+    assert!(
+        line.summary().starts_with("Bash echo"),
+        "{}",
+        line.summary()
+    );
+    assert_eq!(line.result(), "1 line, 2 B");
+    assert_eq!(line.output, "hi");
+    assert!(!line.is_error);
+
+    // Ours too, with our answer as its result; an error as an error; a long output cut, said.
+    let mut t = lyra();
+    let use_line = |id: &str, name: &str, input: Value| {
+        parse_line(&json!({"type": "assistant", "message": {"id": "m", "content": [{"type": "tool_use", "id": id, "name": name, "input": input}]},
+            "parent_tool_use_id": null, "session_id": "s"}).to_string()).unwrap()
+    };
+    let result_line = |id: &str, content: Value, is_error: bool| {
+        parse_line(&json!({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": id, "content": content, "is_error": is_error}]},
+            "parent_tool_use_id": null, "session_id": "s"}).to_string()).unwrap()
+    };
+    t.on_line(&use_line("a", "mcp__soulgrid__team", json!({})), &docs);
+    t.on_line(
+        &use_line(
+            "b",
+            "Read",
+            json!({"file_path": "/w/notes.md", "offset": 10, "limit": 20}),
+        ),
+        &docs,
+    );
+    let ours = t.on_line(
+        &result_line(
+            "a",
+            json!([{"type": "text", "text": "- seat 1: Lyra\nIn the Hall: nobody."}]),
+            false,
+        ),
+        &docs,
+    );
+    let read = t.on_line(&result_line("b", json!("x".repeat(40_000)), true), &docs);
+    let line_of = |o: &Output| match &o.events[..] {
+        [EventKind::ToolUsed { line, .. }] => line.clone(),
+        other => panic!("{other:#?}"),
+    };
+    assert_eq!(line_of(&ours).summary(), "team → 2 lines, 35 B");
+    let read = line_of(&read);
+    assert!(
+        read.summary()
+            .starts_with("Read /w/notes.md (lines 10–30) → error: xxxx"),
+        "{}",
+        read.summary()
+    );
+    assert!(
+        read.output_cut()
+            && read.output_bytes == 40_000
+            && read.output.len() == app::domain::tool_lines::KEPT_BYTES
+    );
+}

@@ -89,6 +89,9 @@ pub struct MessageDoc {
     /// Words that answer the server, not the human: never counted unread.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub aside: Option<super::events::Aside>,
+    /// A tool call rather than words: the line shows it folded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<super::tool_lines::ToolLine>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }

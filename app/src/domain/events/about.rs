@@ -17,6 +17,7 @@ impl EventKind {
             EventKind::UserMessage { .. } => "user_message",
             EventKind::AgentMessage { .. } => "agent_message",
             EventKind::LeadText { .. } => "lead_text",
+            EventKind::ToolUsed { .. } => "tool_used",
             EventKind::WorkState { .. } => "work_state",
             EventKind::MarkerError { .. } => "marker_error",
             EventKind::RuntimeError { .. } => "runtime_error",
@@ -52,6 +53,7 @@ impl EventKind {
             | EventKind::AgentProcess { seat, .. }
             | EventKind::UserMessage { seat, .. }
             | EventKind::AgentMessage { seat, .. }
+            | EventKind::ToolUsed { seat, .. }
             | EventKind::WorkState { seat, .. }
             | EventKind::PermissionRequest { seat, .. }
             | EventKind::PermissionDecision { seat, .. }

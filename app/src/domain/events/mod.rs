@@ -163,6 +163,14 @@ pub enum EventKind {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         aside: Option<Aside>,
     },
+    /// A tool call an agent made and what came of it, from the CLI's stream: a line of its
+    /// thread (counted in its ledger).
+    ToolUsed {
+        message_id: String,
+        seat: Seat,
+        speaker_name: String,
+        line: super::tool_lines::ToolLine,
+    },
     /// Streamed lead output, markers stripped.
     LeadText {
         message_id: String,

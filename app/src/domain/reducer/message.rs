@@ -3,6 +3,7 @@
 
 use super::super::docs::{identity, message_id, AgentIdentity, Doc, MessageDoc, SpeakerType};
 use super::super::events::{Aside, Event};
+use super::super::tool_lines::ToolLine;
 use super::super::Seat;
 use super::writes::Writes;
 
@@ -15,6 +16,7 @@ pub(super) struct Said<'a> {
     pub text: &'a str,
     pub target_agent: &'a Option<String>,
     pub aside: Option<Aside>,
+    pub tool: Option<ToolLine>,
 }
 
 /// Puts the message (a human's, the lead's or an agent's) and counts it in the ledger.
@@ -27,6 +29,7 @@ pub(super) fn put(w: &mut Writes, event: &Event, said: Said<'_>) {
         text,
         target_agent,
         aside,
+        tool,
     } = said;
     let id = message_id(uuid);
     let doc = MessageDoc {
@@ -41,6 +44,7 @@ pub(super) fn put(w: &mut Writes, event: &Event, said: Said<'_>) {
         event_id: event.id,
         identity_id: identity(w.docs, seat).map(AgentIdentity::stable_id),
         aside,
+        tool,
         extra: Default::default(),
     };
     if let Some(who) = &doc.identity_id {

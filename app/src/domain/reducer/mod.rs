@@ -152,6 +152,7 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
                 text,
                 target_agent,
                 aside: None,
+                tool: None,
             },
         ),
         EventKind::AgentMessage {
@@ -175,6 +176,29 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
                 text,
                 target_agent,
                 aside: *aside,
+                tool: None,
+            },
+        ),
+        EventKind::ToolUsed {
+            message_id: id,
+            seat,
+            speaker_name,
+            line,
+        } => message::put(
+            &mut w,
+            event,
+            Said {
+                uuid: id,
+                speaker_name,
+                speaker_type: match *seat == LEAD_SEAT {
+                    true => SpeakerType::Lead,
+                    false => SpeakerType::Agent,
+                },
+                seat: *seat,
+                text: &line.summary(),
+                target_agent: &None,
+                aside: None,
+                tool: Some(line.clone()),
             },
         ),
         EventKind::LeadText {
@@ -193,6 +217,7 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
                 text,
                 target_agent: &None,
                 aside: *aside,
+                tool: None,
             },
         ),
         EventKind::WorkState { seat, state } => w.update(*seat, |d| {

@@ -20,6 +20,7 @@ fn message(n: u64, seat: u8, owner: Option<&str>, at: i64) -> MessageDoc {
         event_id: n,
         identity_id: owner.map(str::to_string),
         aside: None,
+        tool: None,
         extra: Default::default(),
     }
 }

@@ -15,6 +15,7 @@ use crate::runtime::process::protocol::{self, CliLine, ContentBlock, ControlRequ
 mod quest_request;
 pub use quest_request::QuestRequest;
 mod markers;
+mod tool_lines;
 mod tools;
 
 /// A request the lead made with a marker that the runtime carries out.
@@ -102,6 +103,8 @@ pub struct Translator {
     human_name: String,
     /// Names a newborn asked for and could not have.
     refused_names: u8,
+    /// Tool calls made and not answered yet: (tool_use id, name, input).
+    tools_in_flight: Vec<(String, String, serde_json::Value)>,
     /// What the turn under way answers when the human did not start it (a newborn's first
     /// turn, a waking, the note before sleep): its words are asides, never counted unread.
     aside: Option<Aside>,
@@ -121,6 +124,7 @@ impl Translator {
             human_name: String::new(),
             refused_names: 0,
             aside: summoning.then_some(Aside::Birth),
+            tools_in_flight: Vec::new(),
         }
     }
 
@@ -199,7 +203,8 @@ impl Translator {
                 for block in &message.content {
                     match block {
                         ContentBlock::Text { text } => self.on_text(text, docs, &mut out),
-                        ContentBlock::ToolUse { name, .. } => {
+                        ContentBlock::ToolUse { id, name, input } => {
+                            self.tool_started(id, name, input);
                             let mut e =
                                 self.process(ProcessState::Running, Some(format!("using {name}")));
                             if let EventKind::AgentProcess { tool, .. } = &mut e {
@@ -217,6 +222,13 @@ impl Translator {
                 is_replay: false,
                 ..
             } if protocol::is_interrupt_note(message) => self.interrupted = true,
+            // Tool results going back to the model: each call becomes a line of the thread.
+            CliLine::User {
+                message: Some(message),
+                parent_tool_use_id: None,
+                is_replay: false,
+                ..
+            } => self.tool_results(message, &mut out),
             CliLine::ControlRequest {
                 request_id,
                 request:
