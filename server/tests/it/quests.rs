@@ -94,6 +94,16 @@ async fn a_quest_runs_from_the_problem_to_the_report() {
         let found = v.findings.iter().filter(|f| f.stage == s.index).count();
         assert_eq!(found, s.agents.len(), "one finding each in {}", s.name);
     }
+    // The team posted them with Soulgrid's tools (the simulator calls them as the CLI does):
+    // each call is a line of its thread.
+    let tool_lines: Vec<String> = state.store.with_all_docs(|d| {
+        app::domain::docs::messages(d)
+            .filter_map(|m| m.tool.as_ref().map(|t| t.tool().to_string()))
+            .collect()
+    });
+    let posted = tool_lines.iter().filter(|t| *t == "post_finding").count();
+    assert_eq!(posted, v.findings.len(), "{tool_lines:?}");
+    assert!(tool_lines.iter().any(|t| t == "stage_done"));
     let names: Vec<&str> = v.artifacts.iter().map(|a| a.id.as_str()).collect();
     assert_eq!(names, ["stage-1", "stage-2", "stage-3", "report"]);
     let report = &v.artifacts[3];

@@ -20,7 +20,8 @@
 //! name, or with `--sim-stubborn` asks for NAME again).
 //! `SIM_SOUL: <text>` makes a named agent rewrite its soul (its first line, then the text).
 //! Quests: as the lead it plans a brief, moves on after reviews and reports; as an agent it
-//! posts a finding and `stage_done` for a stage prompt (see `quest_reply`).
+//! posts a finding and `stage_done` for a stage prompt (see `quest_reply`), and claims and does
+//! jobs: with Soulgrid's tools when the host serves them (`tools.rs`), else with markers.
 //! Its knowledge: `SIM_LEARN: <text>` appends a line to `knowledge/insights.md`; `SIM_BIG_VAULT`
 //! writes a 100 KB vault file; the distil letter ("Before you sleep.") makes it note the last
 //! thing it heard in `knowledge/insights.md`. Its work cycle: `SIM_STATE: a x; b y` reports
@@ -49,6 +50,7 @@ use serde_json::{json, Value};
 mod files;
 mod quest;
 mod reply;
+mod tools;
 mod voice;
 
 use files::{user_text, uuid_like};
@@ -86,6 +88,14 @@ struct Sim {
     quest: Option<(String, usize)>,
     /// Lines written and not yet sent ([`Sim::send`]).
     out: Vec<u8>,
+    /// The host serves Soulgrid's tools (its `initialize` named the `soulgrid` MCP server).
+    mcp: bool,
+    /// Tool calls made, for their ids.
+    calls: u32,
+    /// Markers to write at the end of this turn's reply (tools, when there is no MCP server).
+    marker_lines: Vec<String>,
+    /// An interrupt came while a tool call waited: the turn is over.
+    cut: bool,
 }
 
 /// How a wait for the host ended.
@@ -112,6 +122,9 @@ impl Sim {
     }
 
     fn answer_control(&mut self, v: &Value) {
+        if v["request"]["subtype"] == "initialize" {
+            self.initialized(&v["request"]);
+        }
         let id = v["request_id"].clone();
         self.emit(json!({"type": "control_response", "response": {"subtype": "success", "request_id": id, "response": {}}}));
     }
@@ -176,6 +189,13 @@ impl Sim {
             }
         }
         let mut reply = self.reply(input);
+        if std::mem::take(&mut self.cut) {
+            return;
+        }
+        let markers = std::mem::take(&mut self.marker_lines);
+        if !markers.is_empty() {
+            reply = format!("{reply}\n{}", markers.join("\n"));
+        }
         if knob("SIM_TOOL") {
             match self.tool_call() {
                 None => return,
@@ -343,6 +363,10 @@ fn main() {
         replay: args.iter().any(|a| a == "--replay-user-messages"),
         allowed: Vec::new(),
         out: Vec::new(),
+        mcp: false,
+        calls: 0,
+        marker_lines: Vec::new(),
+        cut: false,
     };
     while let Ok(v) = sim.input.recv() {
         sim.handle(v);

@@ -93,11 +93,12 @@ impl Sim {
         if input.contains("A job is offered on the board") {
             let id = between(input, "{\"action\":\"claim\",\"job\":\"", "\"")?.to_string();
             let name = self.name.clone().unwrap_or_else(|| "someone".into());
-            return Some(format!(
-                "I will take it.\n[ACTION] {}\n[ACTION] {}",
-                json!({"action": "claim", "job": id}),
-                json!({"action": "job_done", "job": id, "result": super::voice::job_done(&name)})
-            ));
+            if let Err(why) = self.use_tool("claim_job", "claim", json!({"job": id})) {
+                return Some(format!("I could not take it: {why}"));
+            }
+            let result = super::voice::job_done(&name);
+            let _ = self.use_tool("job_done", "job_done", json!({"job": id, "result": result}));
+            return Some("I will take it.".into());
         }
         if input.starts_with("[QUEST STAGE]") {
             let name = self.name.clone().unwrap_or_else(|| "someone".into());
@@ -107,11 +108,10 @@ impl Sim {
             let stage = input.split_whitespace().nth(3).unwrap_or("1").to_string();
             let problem = between(input, "<problem>\n", "\n</problem>").unwrap_or("the problem");
             let (title, body) = super::voice::finding(&name, problem, &stage);
-            return Some(format!(
-                "Here is what I see.\n[ACTION] {}\n[ACTION] {}",
-                json!({"action": "finding", "title": title, "body": body, "severity": "minor"}),
-                json!({"action": "stage_done"})
-            ));
+            let finding = json!({"title": title, "body": body, "severity": "minor"});
+            let _ = self.use_tool("post_finding", "finding", finding);
+            let _ = self.use_tool("stage_done", "stage_done", json!({}));
+            return Some(format!("Here is what I see: {title}."));
         }
         None
     }
