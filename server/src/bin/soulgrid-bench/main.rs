@@ -22,6 +22,7 @@ mod process;
 mod serve;
 mod store;
 mod table;
+mod tools;
 
 use std::path::PathBuf;
 
@@ -118,7 +119,7 @@ fn main() {
             p2.ratio = Some(share);
         }
     }
-    let figures: [(&str, &dyn Fn() -> table::Row); 10] = [
+    let figures: [(&str, &dyn Fn() -> table::Row); 11] = [
         ("P3", &|| store::group_commit(&server, &dir("p3"), q)),
         ("P4", &|| store::catch_up(&server, &client, &dir("p4"), q)),
         ("P5", &|| fanout::fan_out(&server, &dir("p5"), q)),
@@ -133,6 +134,7 @@ fn main() {
         }),
         ("H1", &|| history::time_travel(&server, &dir("h1"), q)),
         ("H2", &|| history::export_memory(&dir("h2"), q)),
+        ("T1", &|| tools::round_trip(q)),
     ];
     for (id, measure) in figures {
         if opts.wants(id) {

@@ -12,7 +12,12 @@ impl Sim {
     /// Calls the tool `name` with `args` and gives its answer's text (`Err`: an error result);
     /// with no MCP server from the host, writes the marker `action` instead and gives `Ok("")`.
     /// An interrupt meanwhile cuts the turn ([`Sim::cut`]).
-    pub(crate) fn use_tool(&mut self, name: &str, action: &str, args: Value) -> Result<String, String> {
+    pub(crate) fn use_tool(
+        &mut self,
+        name: &str,
+        action: &str,
+        args: Value,
+    ) -> Result<String, String> {
         if !self.mcp {
             let mut marker = args;
             marker["action"] = json!(action);
@@ -39,7 +44,10 @@ impl Sim {
             }
         };
         let result = &answer["response"]["response"]["mcp_response"]["result"];
-        let text = result["content"][0]["text"].as_str().unwrap_or_default().to_string();
+        let text = result["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
         let is_error = result["isError"] == true || result.is_null();
         self.emit(json!({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result",
             "tool_use_id": tool_use, "content": [{"type": "text", "text": text}], "is_error": is_error}]},

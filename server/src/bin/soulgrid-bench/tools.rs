@@ -1,0 +1,94 @@
+//! T1: a Soulgrid tool call's round trip in the server: the CLI's `mcp_message` line as read
+//! from its stdout, parsed, answered by the translator (the call validated and turned into its
+//! request and events), to the `control_response` line handed to the process's stdin writer.
+//! The CLI's own part and the pipe are not in it.
+
+use std::time::Instant;
+
+use app::domain::docs::{commit, Docs};
+use app::domain::events::{Event, EventKind, SummonedSeat};
+use app::domain::reducer::apply;
+use serde_json::json;
+use soulgrid::runtime::protocol::parse_line;
+use soulgrid::runtime::turn::Translator;
+
+use crate::table::{Row, Spread};
+
+/// Eight agents seated, the lead named.
+fn team() -> Docs {
+    let mut docs = Docs::new();
+    let mut kinds = vec![
+        EventKind::SessionStart {
+            lead_name: Some("Julian".into()),
+            human_name: None,
+        },
+        EventKind::AgentsSummoned {
+            seats: app::domain::agent_seats()
+                .map(|seat| SummonedSeat { seat, uuid: None })
+                .collect(),
+        },
+    ];
+    for (i, seat) in app::domain::agent_seats().enumerate() {
+        kinds.push(EventKind::AgentRegistered {
+            seat,
+            name: format!("Agent{i}"),
+            color_name: None,
+            soul: None,
+            claude_session_id: None,
+            inbox: Some(format!("agent{i}")),
+        });
+    }
+    for (i, kind) in kinds.into_iter().enumerate() {
+        let e = Event {
+            id: i as u64 + 1,
+            ts: 0,
+            session_id: "s".into(),
+            kind,
+        };
+        let w = apply(&docs, &e);
+        commit(&mut docs, w);
+    }
+    docs
+}
+
+pub fn round_trip(quick: bool) -> Row {
+    let calls = if quick { 500 } else { 5_000 };
+    eprintln!("T1: {calls} tool calls through the translator…");
+    let docs = team();
+    let mut t =
+        Translator::new(0, Some("Agent0".into()), false).with_team_names("Julian", "Marcus");
+    let lines: Vec<String> = (0..calls)
+        .map(|i| {
+            let (name, args) = match i % 3 {
+                0 => ("team", json!({})),
+                1 => ("send_message", json!({"to": "Agent3", "text": format!("note {i}")})),
+                _ => ("post_finding", json!({"title": "A view", "body": "Some words.", "severity": "minor"})),
+            };
+            json!({"type": "control_request", "request_id": format!("r{i}"), "request": {"subtype": "mcp_message",
+                "server_name": "soulgrid", "message": {"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                "params": {"name": name, "arguments": args}}}})
+            .to_string()
+        })
+        .collect();
+    let mut took = Vec::with_capacity(calls);
+    for line in &lines {
+        let at = Instant::now();
+        let parsed = parse_line(line).expect("a control request");
+        let out = t.on_line(&parsed, &docs);
+        std::hint::black_box(&out.replies);
+        took.push(at.elapsed().as_secs_f64() * 1000.0);
+        assert_eq!(out.replies.len(), 1);
+    }
+    let row = Row::new(
+        "T1",
+        "a soulgrid tool call in the server: its mcp_message line read → its answer for stdin",
+        "p95 ≤ 1 ms",
+    );
+    match Spread::of(took) {
+        Some(s) => {
+            let pass = s.p95 <= 1.0;
+            row.measured(s.show(), pass)
+        }
+        None => row,
+    }
+}
