@@ -2,9 +2,8 @@
 //! answered, a call is its marker (validated, recorded, carried out as the marker is), and every
 //! bad input gets a sentence, is recorded once and changes nothing else.
 
-use app::domain::docs::{commit, Docs};
-use app::domain::events::{Event, EventKind, SummonedSeat};
-use app::domain::reducer::apply;
+use app::domain::docs::Docs;
+use app::domain::events::{EventKind, SummonedSeat};
 use serde_json::{json, Value};
 use soulgrid::runtime::protocol::{parse_line, CliLine};
 use soulgrid::runtime::turn::{LeadRequest, Output, QuestRequest, Translator};
@@ -15,7 +14,6 @@ use common::recorded::{out_lines, text_line, CLI};
 
 /// Lyra (seat 0) and Kael (seat 1) seated, the lead Julian.
 fn team() -> Docs {
-    let mut docs = Docs::new();
     let mut events = vec![
         EventKind::SessionStart {
             lead_name: Some("Julian".into()),
@@ -38,17 +36,7 @@ fn team() -> Docs {
             inbox: Some(name.to_lowercase()),
         });
     }
-    for (i, kind) in events.into_iter().enumerate() {
-        let e = Event {
-            id: i as u64 + 1,
-            ts: 0,
-            session_id: "s".into(),
-            kind,
-        };
-        let w = apply(&docs, &e);
-        commit(&mut docs, w);
-    }
-    docs
+    app::domain::reducer::fold(events)
 }
 
 fn lyra() -> Translator {

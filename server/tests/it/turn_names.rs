@@ -2,9 +2,8 @@
 //! the end), a name like a seated one gets an inbox of its own; only the lead retires and
 //! recalls.
 
-use app::domain::docs::{commit, Docs};
-use app::domain::events::{Event, EventKind, SummonedSeat};
-use app::domain::reducer::apply;
+use app::domain::docs::Docs;
+use app::domain::events::{EventKind, SummonedSeat};
 use serde_json::json;
 use soulgrid::runtime::protocol::CliLine;
 use soulgrid::runtime::turn::{LeadRequest, Translator};
@@ -14,7 +13,6 @@ use crate::common;
 use common::recorded::text_line;
 
 fn registered_docs(names: &[(u8, &str)]) -> Docs {
-    let mut docs = Docs::new();
     let mut events = vec![EventKind::AgentsSummoned {
         seats: (0..9)
             .filter(|s| *s != 4)
@@ -31,17 +29,7 @@ fn registered_docs(names: &[(u8, &str)]) -> Docs {
             inbox: Some(app::domain::names::slug(name)),
         });
     }
-    for (i, kind) in events.into_iter().enumerate() {
-        let e = Event {
-            id: i as u64 + 1,
-            ts: 0,
-            session_id: "s".into(),
-            kind,
-        };
-        let w = apply(&docs, &e);
-        commit(&mut docs, w);
-    }
-    docs
+    app::domain::reducer::fold(events)
 }
 
 fn register_line(name: &str) -> CliLine {

@@ -26,6 +26,31 @@ use seat::{register, session_start, write_soul, Registration};
 use writes::Writes;
 
 /// The writes `event` makes to `docs`. Pure: `docs` is not changed.
+/// Who speaks for a seat: the lead in the lead's seat, else an agent.
+fn seat_speaker(seat: super::Seat) -> SpeakerType {
+    match seat == LEAD_SEAT {
+        true => SpeakerType::Lead,
+        false => SpeakerType::Agent,
+    }
+}
+
+/// The documents a log of `kinds` makes, its events numbered from 1 at time 0 (for tests and
+/// benchmarks that need a team without a store).
+pub fn fold(kinds: impl IntoIterator<Item = EventKind>) -> Docs {
+    let mut docs = Docs::new();
+    for (i, kind) in kinds.into_iter().enumerate() {
+        let e = Event {
+            id: i as u64 + 1,
+            ts: 0,
+            session_id: "s".into(),
+            kind,
+        };
+        let w = apply(&docs, &e);
+        super::docs::commit(&mut docs, w);
+    }
+    docs
+}
+
 pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
     let mut w = Writes::new(docs);
     match &event.kind {
@@ -168,10 +193,7 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
             Said {
                 uuid: id,
                 speaker_name,
-                speaker_type: match *seat == LEAD_SEAT {
-                    true => SpeakerType::Lead,
-                    false => SpeakerType::Agent,
-                },
+                speaker_type: seat_speaker(*seat),
                 seat: *seat,
                 text,
                 target_agent,
@@ -190,10 +212,7 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
             Said {
                 uuid: id,
                 speaker_name,
-                speaker_type: match *seat == LEAD_SEAT {
-                    true => SpeakerType::Lead,
-                    false => SpeakerType::Agent,
-                },
+                speaker_type: seat_speaker(*seat),
                 seat: *seat,
                 text: &line.summary(),
                 target_agent: &None,

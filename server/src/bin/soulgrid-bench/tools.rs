@@ -5,9 +5,8 @@
 
 use std::time::Instant;
 
-use app::domain::docs::{commit, Docs};
-use app::domain::events::{Event, EventKind, SummonedSeat};
-use app::domain::reducer::apply;
+use app::domain::docs::Docs;
+use app::domain::events::{EventKind, SummonedSeat};
 use serde_json::json;
 use soulgrid::runtime::protocol::parse_line;
 use soulgrid::runtime::turn::Translator;
@@ -16,7 +15,6 @@ use crate::table::{Row, Spread};
 
 /// Eight agents seated, the lead named.
 fn team() -> Docs {
-    let mut docs = Docs::new();
     let mut kinds = vec![
         EventKind::SessionStart {
             lead_name: Some("Julian".into()),
@@ -38,17 +36,7 @@ fn team() -> Docs {
             inbox: Some(format!("agent{i}")),
         });
     }
-    for (i, kind) in kinds.into_iter().enumerate() {
-        let e = Event {
-            id: i as u64 + 1,
-            ts: 0,
-            session_id: "s".into(),
-            kind,
-        };
-        let w = apply(&docs, &e);
-        commit(&mut docs, w);
-    }
-    docs
+    app::domain::reducer::fold(kinds)
 }
 
 pub fn round_trip(quick: bool) -> Row {
