@@ -6,7 +6,7 @@
 use leptos::prelude::*;
 use leptos_meta::Title;
 
-use crate::app::Console;
+use crate::console::Console;
 use crate::functions::{get_snapshot, get_snapshot_at, said, Snapshot};
 
 /// The element the live page's snapshot is carried in.

@@ -7,7 +7,8 @@
 //!   dependency, and clippy denies the file system, the clock, the environment and processes
 //!   inside it (`app/clippy.toml`).
 //! - `contract`: the HTTP API's request and answer types, one definition for both sides.
-//! - `ui`, `app`, `home`, `api`, `live`, `functions` (feature `ui`): the console.
+//! - `ui`, `app` (the shell and routes), `home` (which snapshot: now or the past), `console`
+//!   (the page drawn from it), `api`, `live`, `functions` (feature `ui`): the console.
 
 // The view types of the console nest deeply: the release wasm build (`wasm-release`, LTO)
 // computes their layouts past the default limit of 128 ("queries overflow the depth limit").
@@ -22,6 +23,8 @@ pub mod domain;
 mod api;
 #[cfg(feature = "ui")]
 mod app;
+#[cfg(feature = "ui")]
+mod console;
 #[cfg(feature = "ui")]
 pub mod functions;
 #[cfg(feature = "ui")]

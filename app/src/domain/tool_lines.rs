@@ -29,7 +29,7 @@ impl ToolLine {
         ToolLine {
             name: name.to_string(),
             input: capped(input),
-            output: super::docs::cut_to(output, KEPT_BYTES).to_string(),
+            output: cut_to(output, KEPT_BYTES).to_string(),
             output_bytes: output.len(),
             is_error,
         }
@@ -119,12 +119,21 @@ fn size(bytes: usize) -> String {
     }
 }
 
+/// `text` cut to at most `max` bytes, at a character's boundary.
+fn cut_to(text: &str, max: usize) -> &str {
+    let mut end = max.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
 /// `input` with each text cut to [`KEPT_BYTES`].
 fn capped(input: &Value) -> Value {
     match input {
         Value::String(s) if s.len() > KEPT_BYTES => Value::String(format!(
             "{}… ({} bytes in all)",
-            super::docs::cut_to(s, KEPT_BYTES),
+            cut_to(s, KEPT_BYTES),
             s.len()
         )),
         Value::Array(a) => Value::Array(a.iter().map(capped).collect()),

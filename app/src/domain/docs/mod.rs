@@ -65,6 +65,17 @@ pub enum SpeakerType {
     Agent,
 }
 
+/// Words an agent says that answer the server, not the human: its first words as a newborn
+/// (its soul), its words on waking, its note before sleep. They stand in its thread, but no
+/// badge counts them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Aside {
+    Birth,
+    Wake,
+    Distil,
+}
+
 /// One line of a conversation. Chats are scoped by `seat` (the agent side), not by name.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -88,7 +99,7 @@ pub struct MessageDoc {
     pub identity_id: Option<String>,
     /// Words that answer the server, not the human: never counted unread.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub aside: Option<super::events::Aside>,
+    pub aside: Option<Aside>,
     /// A tool call rather than words: the line shows it folded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool: Option<super::tool_lines::ToolLine>,

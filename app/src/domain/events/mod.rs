@@ -9,22 +9,12 @@ use serde::{Deserialize, Serialize};
 mod about;
 mod read;
 
+pub use super::docs::Aside;
 use super::docs::{ArtifactKind, Author, KnowledgeFiles, QuestStatus, Severity, StageDoc};
 use super::permissions::{Decider, Decision};
 use super::process::ProcessState;
 use super::work_cycle::WorkState;
 use super::{Millis, Seat};
-
-/// Words an agent says that answer the server, not the human: its first words as a newborn
-/// (its soul), its words on waking, its note before sleep. They stand in its thread, but no
-/// badge counts them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Aside {
-    Birth,
-    Wake,
-    Distil,
-}
 
 /// One entry of the log. `id` is assigned by the store: strictly increasing and gap-free.
 /// Read by `read.rs`: the event's fields as a JSON object, its kind from the rest.

@@ -1,0 +1,302 @@
+//! The console at `/` once its snapshot is there (now or a moment of the past): the live
+//! replica feeds the grid, the conversation, the Hall and the quests; the open seat lives in the
+//! URL; keys choose seats. `home` decides which snapshot; this draws it.
+
+use leptos::prelude::*;
+use leptos_meta::Title;
+
+use crate::domain::docs::{identity, messages, SpeakerType};
+use crate::domain::{LEAD_SEAT, SEATS};
+use crate::functions::Snapshot;
+use crate::live::provide_live;
+use crate::ui::composer::Composer;
+use crate::ui::detail::AgentDetail;
+use crate::ui::grid::Grid;
+use crate::ui::hall::Hall;
+use crate::ui::thread::Thread;
+
+/// The console once the snapshot is there: the live replica feeds every component.
+#[component]
+pub(crate) fn Console(snapshot: Snapshot) -> impl IntoView {
+    let past = snapshot.at;
+    crate::api::set_read_only(past.is_some());
+    let live = provide_live(snapshot);
+    let lead_name = live.lead_name.get_value();
+    let (selected, sheet) = selected_in_url(live);
+    keyboard(live, selected);
+    crate::ui::presence::notify_when_hidden(live);
+    crate::ui::quest::provide_shown_quest();
+    // What the human has seen, per seat: everything up to the event id when they last looked.
+    let seen = RwSignal::new([live.last_event_id.get_untracked(); SEATS as usize]);
+    Effect::new(move |_| {
+        let (seat, last) = (selected.get(), live.last_event_id.get());
+        seen.update(|s| s[seat as usize] = last);
+    });
+    // The open seat's replies are read as they come: not counted even before the effect above
+    // has moved its mark (else the title and its badge would flash once per reply).
+    let unread = Memo::new(move |_| {
+        let (seen, open) = (seen.get(), selected.get());
+        let mut counts = [0usize; SEATS as usize];
+        live.docs.with(|d| {
+            // Words that answer the server (a birth, a waking, a note before sleep) are asides; a
+            // tool call is the agent at work, not a reply.
+            let counted = |m: &&crate::domain::docs::MessageDoc| {
+                m.speaker_type != SpeakerType::Human
+                    && m.seat != open
+                    && m.aside.is_none()
+                    && m.tool.is_none()
+            };
+            for m in messages(d).filter(counted) {
+                if let Some(c) = counts.get_mut(m.seat as usize) {
+                    if m.event_id > seen[m.seat as usize] {
+                        *c += 1;
+                    }
+                }
+            }
+        });
+        counts
+    });
+    // The page's title says whom the human talks to, and how many replies wait unread.
+    let talking_to = Memo::new(move |_| {
+        let seat = selected.get();
+        (seat != LEAD_SEAT)
+            .then(|| {
+                live.docs
+                    .with(|d| identity(d, seat).and_then(|i| i.name.clone()))
+            })
+            .flatten()
+    });
+    // The title outlives this console (the page's head is the root's): a console left for
+    // another moment reads as the bare name until the next one sets it.
+    let title = move || {
+        let page = match talking_to.try_get().flatten() {
+            Some(name) => format!("{name} · Soulgrid"),
+            None => "Soulgrid".to_string(),
+        };
+        match unread.try_get().unwrap_or_default().iter().sum::<usize>() {
+            0 => page,
+            n => format!("({n}) {page}"),
+        }
+    };
+    view! {
+        <Title text=title/>
+        <main class="console" class:read-only=past.is_some()
+            data-sheet=move || if sheet.get() { "open" } else { "closed" }
+            data-last-event-id=move || live.last_event_id.get().to_string()>
+            {past.map(|at| view! { <crate::ui::time_travel::PastBar at=at/> })}
+            <header class="top">
+                <h1>"Soulgrid"</h1>
+                <span class="team" data-simulated=live.simulated.to_string()>
+                    {if live.simulated { "simulated team" } else { "Claude team" }}
+                    <small>{live.team_label.get_value()}</small>
+                </span>
+                <crate::ui::time_travel::TimeSlider at=past/>
+                <EndSession/>
+                <span
+                    class="live-state"
+                    data-live=move || live.connected.get().to_string()
+                    title="Whether this tab is receiving live events"
+                >
+                    {move || match (past.is_some(), live.connected.get()) {
+                        (true, _) => "the past",
+                        (false, true) => "live",
+                        (false, false) => "connecting…",
+                    }}
+                </span>
+            </header>
+            <div class="panes">
+                // In reading (and Tab) order: the team, the conversation with it, then the rest
+                // of the left column (the stylesheet puts it under the grid).
+                <div class="side">
+                    <crate::ui::quest::QuestBar/>
+                    <Grid docs=live.docs lead_name=lead_name selected=selected unread=unread/>
+                </div>
+                <div class="conversation">
+                    <SheetBack/>
+                    <Thread seat=selected/>
+                    <Composer seat=selected/>
+                    <AgentDetail seat=selected/>
+                    <crate::ui::findings::Board/>
+                </div>
+                <div class="side more">
+                    <Hall/>
+                    <crate::ui::quest::QuestList/>
+                    <crate::ui::findings::Jobs/>
+                </div>
+            </div>
+        </main>
+    }
+}
+
+/// Ends the session: every agent process stops and every alive seat sleeps.
+#[component]
+fn EndSession() -> impl IntoView {
+    let live = crate::live::use_live();
+    let busy = RwSignal::new(false);
+    // A memo: the button is drawn again when someone wakes or the last one sleeps, not per event.
+    let anyone_awake = Memo::new(move |_| {
+        live.docs.with(|d| {
+            crate::domain::docs::identities(d).any(|i| i.process_state.is_some_and(|p| p.is_live()))
+        })
+    });
+    let press = move |_| {
+        busy.set(true);
+        leptos::task::spawn_local(async move {
+            let _ = crate::api::call::<crate::contract::endpoints::EndSession>(
+                &(),
+                &crate::contract::endpoints::Empty {},
+            )
+            .await;
+            busy.set(false);
+        });
+    };
+    // Asked first: every agent goes to sleep.
+    move || {
+        anyone_awake.get().then(|| view! {
+            <details class="end-session">
+                <summary>"End session"</summary>
+                <div class="confirm">
+                    <p>"Every agent writes down what it learned and goes to sleep. WAKE brings them back."</p>
+                    <button type="button" class="agent-action" disabled=move || busy.get() on:click=press>
+                        "End it"
+                    </button>
+                </div>
+            </details>
+        })
+    }
+}
+
+/// The seat whose conversation is open, kept in the URL (`/?seat=N`, N as the keys 1–9 count):
+/// a reload, a shared link and the browser's back and forward keep the human's place. Also
+/// whether a conversation was chosen at all (the URL names a seat): on a phone it is then open
+/// as a full-screen sheet over the grid.
+///
+/// A choice of the human's is a new history entry; a correction of the page's (the seat's
+/// agent left, so the lead is selected) replaces the entry, so back never returns to it.
+fn selected_in_url(live: crate::live::Live) -> (RwSignal<crate::domain::Seat>, Memo<bool>) {
+    use leptos_router::hooks::{use_navigate, use_query_map};
+    use leptos_router::NavigateOptions;
+    let query = use_query_map();
+    let in_url = move |q: &leptos_router::params::ParamsMap| {
+        q.get("seat")
+            .and_then(|s| s.parse::<u8>().ok())
+            .filter(|n| (1..=SEATS).contains(n))
+            .map(|n| n - 1)
+    };
+    let selected = RwSignal::new(query.with_untracked(in_url).unwrap_or(LEAD_SEAT));
+    let sheet = Memo::new(move |_| query.with(in_url).is_some());
+    let corrected = StoredValue::new(false);
+    let from_grid = SheetHistory(StoredValue::new(false));
+    provide_context(from_grid);
+    // The URL changed (back, forward, a link): the seat follows.
+    Effect::new(move |_| {
+        let seat = query.with(in_url).unwrap_or(LEAD_SEAT);
+        if selected.get_untracked() != seat {
+            selected.set(seat);
+        }
+    });
+    // A seat whose agent left (retired, expired, never hatched) is no one to talk to: the
+    // lead is selected instead, so nothing is written to a ghost.
+    Effect::new(move |_| {
+        let seat = selected.get();
+        let gone = seat != LEAD_SEAT
+            && live
+                .docs
+                .with(|d| identity(d, seat).is_none_or(|i| !i.status().is_visible()));
+        if gone {
+            corrected.set_value(true);
+            selected.set(LEAD_SEAT);
+        }
+    });
+    // The seat changed: the URL follows.
+    let navigate = use_navigate();
+    Effect::new(move |_| {
+        let seat = selected.get();
+        let now = query.with_untracked(in_url);
+        let replace = std::mem::take(&mut *corrected.write_value());
+        if now == Some(seat) || (now.is_none() && seat == LEAD_SEAT) {
+            return;
+        }
+        // A sheet opened from the grid: "← Team" can go back to it.
+        from_grid.0.set_value(now.is_none() && !replace);
+        let mut q = query.get_untracked();
+        q.replace("seat", (seat + 1).to_string());
+        let options = NavigateOptions {
+            scroll: false,
+            replace,
+            ..Default::default()
+        };
+        navigate(&format!("/{}", q.to_query_string()), options);
+    });
+    (selected, sheet)
+}
+
+/// Whether the open conversation was opened from the grid in this page (the entry before it is
+/// the grid's).
+#[derive(Clone, Copy)]
+struct SheetHistory(StoredValue<bool>);
+
+/// "Back to the team": closes the conversation sheet on a phone (hidden on wider screens, where
+/// the conversation sits beside the grid). Where the sheet was opened from the grid it is the
+/// browser's back (no entry is added to return to the sheet); else the grid replaces it.
+#[component]
+fn SheetBack() -> impl IntoView {
+    let query = leptos_router::hooks::use_query_map();
+    let navigate = leptos_router::hooks::use_navigate();
+    let from_grid = use_context::<SheetHistory>();
+    let back = move |_| {
+        #[cfg(feature = "hydrate")]
+        if from_grid.is_some_and(|f| f.0.get_value()) {
+            if let Some(history) = web_sys::window().and_then(|w| w.history().ok()) {
+                if history.back().is_ok() {
+                    return;
+                }
+            }
+        }
+        let _ = from_grid;
+        let mut q = query.get_untracked();
+        q.remove("seat");
+        navigate(
+            &format!("/{}", q.to_query_string()),
+            leptos_router::NavigateOptions {
+                scroll: false,
+                replace: true,
+                ..Default::default()
+            },
+        );
+    };
+    view! {
+        <button type="button" class="sheet-back" on:click=back>"← Team"</button>
+    }
+}
+
+/// Keys 1–9 open a seat's thread, Esc goes back to the lead's (not while typing, but Esc).
+fn keyboard(live: crate::live::Live, selected: RwSignal<crate::domain::Seat>) {
+    #[cfg(feature = "hydrate")]
+    {
+        let handle = window_event_listener(leptos::ev::keydown, move |ev| {
+            let typing = ev
+                .target()
+                .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
+                .is_some_and(|el| matches!(el.tag_name().as_str(), "TEXTAREA" | "INPUT"));
+            let key = ev.key();
+            if key == "Escape" {
+                selected.set(LEAD_SEAT);
+            } else if !typing && !ev.ctrl_key() && !ev.meta_key() && !ev.alt_key() {
+                if let Some(n) = key.parse::<u8>().ok().filter(|n| (1..=9).contains(n)) {
+                    let seat = n - 1;
+                    if seat == LEAD_SEAT
+                        || live.docs.with_untracked(|d| {
+                            identity(d, seat).is_some_and(|i| i.status().is_visible())
+                        })
+                    {
+                        selected.set(seat);
+                    }
+                }
+            }
+        });
+        on_cleanup(move || handle.remove());
+    }
+    #[cfg(not(feature = "hydrate"))]
+    let _ = (live, selected);
+}
