@@ -183,8 +183,11 @@ async fn a_lead_whose_name_is_no_file_name_still_has_an_inbox() {
             .any(|m| m.text.contains("“hi"))
     })
     .await;
-    let inbox = read(&dir.path().join("teams/soulgrid/inboxes/lord-julian.json"));
-    assert!(inbox.iter().any(|m| m.text == "hi" && m.read));
+    let inbox = dir.path().join("teams/soulgrid/inboxes/lord-julian.json");
+    read_eventually(&inbox, "'hi' read in lord-julian.json", |m| {
+        m.iter().any(|m| m.text == "hi" && m.read)
+    })
+    .await;
     soulgrid::shut_down(&state).await;
 }
 
