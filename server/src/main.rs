@@ -31,6 +31,10 @@ async fn main() -> anyhow::Result<()> {
     // `--addr` wins over LEPTOS_SITE_ADDR so tests and users choose the port in one place.
     leptos.site_addr = config.addr;
 
+    // The signals are taken before the server answers anything: a SIGTERM that comes as soon as
+    // `/healthz` answers is a clean stop, not the default action's kill (a loaded CI run met
+    // that window when the handler was set up on the shutdown future's first poll).
+    let stop = shutdown_signal()?;
     let state = soulgrid::boot(&config, leptos).await?;
     let listener = tokio::net::TcpListener::bind(config.addr)
         .await
@@ -45,7 +49,7 @@ async fn main() -> anyhow::Result<()> {
     let shutdown_state = state.clone();
     let router = soulgrid::http::router(state);
     soulgrid::http::serve::serve(listener, router, config.http.clone(), async move {
-        shutdown_signal().await;
+        stop.await;
         // Cancel SSE streams first, or graceful shutdown would wait for them until its grace.
         soulgrid::shut_down(&shutdown_state).await;
     })
@@ -54,22 +58,24 @@ async fn main() -> anyhow::Result<()> {
     Ok(())
 }
 
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// SIGINT or SIGTERM, listened for from now on: the future ends at the first.
+fn shutdown_signal() -> anyhow::Result<impl std::future::Future<Output = ()>> {
     #[cfg(unix)]
-    let term = async {
-        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-        {
-            s.recv().await;
-        }
+    let (mut term, mut int) = {
+        use tokio::signal::unix::{signal, SignalKind};
+        (
+            signal(SignalKind::terminate())?,
+            signal(SignalKind::interrupt())?,
+        )
     };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        _ = ctrl_c => {},
-        _ = term => {},
-    }
-    tracing::info!("shutting down");
+    Ok(async move {
+        #[cfg(unix)]
+        tokio::select! {
+            _ = term.recv() => {},
+            _ = int.recv() => {},
+        }
+        #[cfg(not(unix))]
+        let _ = tokio::signal::ctrl_c().await;
+        tracing::info!("shutting down");
+    })
 }
