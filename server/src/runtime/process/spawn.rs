@@ -300,3 +300,60 @@ pub(in crate::runtime) fn process_event(
         usage: None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::config::{AgentSettings, Names, RuntimeConfig};
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Flags {
+        #[command(flatten)]
+        agents: AgentSettings,
+    }
+
+    /// Every process is started with Soulgrid's tools allowed and the side door closed, after
+    /// the user's `--claude-args` (which add to ours, never undo them).
+    #[test]
+    fn every_process_has_soulgrids_tools_and_no_side_door() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = RuntimeConfig {
+            cmd: "claude".into(),
+            label: String::new(),
+            simulated: false,
+            extra_args: vec!["--allowedTools".into(), "Bash".into()],
+            data_dir: dir.path().to_path_buf(),
+            names: Names {
+                human: "Marcus".into(),
+                lead: "Julian".into(),
+            },
+            templates: Default::default(),
+            agents: Flags::parse_from(["soulgrid"]).agents,
+        };
+        let spec = Spec {
+            seat: 0,
+            name: Some("Lyra".into()),
+            summoning: false,
+            system_prompt: String::new(),
+            first_message: crate::runtime::process::outgoing::Outgoing::text("hi"),
+            resume: None,
+            fork: false,
+            aside: None,
+        };
+        let cmd = command(&c, &spec, "s-1");
+        let args: Vec<String> = cmd
+            .as_std()
+            .get_args()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        let ours = SOULGRID_TOOLS_ONLY.map(str::to_owned);
+        let at = args
+            .windows(ours.len())
+            .position(|w| w == ours)
+            .expect("the tools and side-door flags, together");
+        let user = args.iter().position(|a| a == "Bash").unwrap();
+        assert!(user < at, "after --claude-args: {args:?}");
+        assert!(args[at..].contains(&r#"{"crossSessionInbound":"refuse"}"#.to_string()));
+    }
+}
