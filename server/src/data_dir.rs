@@ -30,6 +30,7 @@ pub enum DataDirError {
 #[derive(Debug)]
 pub struct DataDirLock {
     file: Mutex<Option<std::fs::File>>,
+    dir: PathBuf,
 }
 
 impl DataDirLock {
@@ -63,7 +64,11 @@ impl DataDirLock {
         let deadline = std::time::Instant::now() + wait;
         while !try_lock(&file).map_err(io)? {
             let pid = holder(&mut file);
-            let gone = pid.parse::<i32>().is_ok_and(|p| !alive(p));
+            // This very process, recorded but no longer holding it (released, as a restart in
+            // one process does): a child it was starting still has the descriptor; waited for.
+            let released_here = pid.parse::<u32>().is_ok_and(|p| p == std::process::id())
+                && !held_here().contains(dir);
+            let gone = released_here || pid.parse::<i32>().is_ok_and(|p| !alive(p));
             if !gone || std::time::Instant::now() >= deadline {
                 return Err(DataDirError::InUse {
                     dir: dir.to_path_buf(),
@@ -81,15 +86,38 @@ impl DataDirLock {
         file.set_len(0).map_err(io)?;
         file.rewind().map_err(io)?;
         writeln!(file, "{}", std::process::id()).map_err(io)?;
+        held_here().insert(dir.to_path_buf());
         Ok(DataDirLock {
             file: Mutex::new(Some(file)),
+            dir: dir.to_path_buf(),
         })
     }
 
     /// Gives the directory up (at shutdown; dropping the lock or ending the process does too).
     pub fn release(&self) {
-        self.file.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if self
+            .file
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+            .is_some()
+        {
+            held_here().remove(&self.dir);
+        }
     }
+}
+
+impl Drop for DataDirLock {
+    fn drop(&mut self) {
+        self.release();
+    }
+}
+
+/// The data directories this process holds now.
+fn held_here() -> std::sync::MutexGuard<'static, std::collections::HashSet<PathBuf>> {
+    static HELD: std::sync::LazyLock<Mutex<std::collections::HashSet<PathBuf>>> =
+        std::sync::LazyLock::new(Default::default);
+    HELD.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// How long a lock whose recorded holder is gone is waited for.
@@ -141,6 +169,31 @@ mod tests {
         );
         first.release();
         DataDirLock::take(dir.path()).unwrap();
+    }
+
+    /// Released here while a child this process was starting still has the descriptor
+    /// (between fork and exec, as any test's or the runtime's spawn may be at that moment):
+    /// taking it again waits for the child instead of refusing this very process.
+    #[test]
+    fn released_here_while_a_child_holds_a_copy_is_waited_for() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = DataDirLock::take(dir.path()).unwrap();
+        // SAFETY: the child only sleeps and exits (both async-signal-safe), as a child
+        // between fork and exec holds the parent's descriptors.
+        let child = unsafe { libc::fork() };
+        if child == 0 {
+            unsafe {
+                libc::usleep(300_000);
+                libc::_exit(0);
+            }
+        }
+        assert!(child > 0);
+        first.release();
+        let again = DataDirLock::take(dir.path());
+        let mut status = 0;
+        // SAFETY: waits for the child forked above.
+        unsafe { libc::waitpid(child, &mut status, 0) };
+        again.unwrap();
     }
 
     /// A killed server's lock, still held for a moment by a process it was starting (its pid in
