@@ -71,27 +71,44 @@ pub enum Marker {
     Status {
         agents: Vec<StatusEntry>,
     },
+    /// Newborns into the empty seats: those numbered in `seats` (1-9, as `team` numbers
+    /// them), the first `count`, or every one.
     Summon {
         #[serde(default)]
         count: Option<u8>,
+        #[serde(default)]
+        seats: Option<Vec<u8>>,
     },
+    /// Put the agent called `name` (or `agent`) to sleep.
     Dismiss {
+        #[serde(alias = "agent")]
         name: String,
     },
-    /// Retire the agent called `name` to the Hall (`cascade`: its descendants too).
+    /// Retire the agent called `name` (or `agent`) to the Hall (`cascade`: its descendants
+    /// too).
     Kill {
+        #[serde(alias = "agent")]
         name: String,
         #[serde(default)]
         cascade: bool,
     },
-    /// Seat the retired identity called `name` again (in the first empty seat) and wake it.
+    /// Seat the retired identity called `name` (or `agent`) again, in `seat` (1-9) or the
+    /// first empty seat, and wake it.
     Recall {
+        #[serde(alias = "agent")]
         name: String,
+        #[serde(default)]
+        seat: Option<u8>,
     },
-    /// Fork the agent that writes it into the first empty seat, with an optional first message.
+    /// Fork an agent (the one that writes it; the lead may name another as `agent`) into
+    /// `seat` (1-9) or the first empty seat, with an optional first message.
     Fork {
         #[serde(default)]
         prompt: Option<String>,
+        #[serde(default)]
+        agent: Option<String>,
+        #[serde(default)]
+        seat: Option<u8>,
     },
     Route {
         to: String,

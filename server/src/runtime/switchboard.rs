@@ -1,20 +1,29 @@
 //! The runtime's switchboard, part of the façade: where a process's reports go (mail taken, a
-//! permission asked, a marker's request), and what an agent asks of the runtime with a marker
-//! (the lead's `summon`, `dismiss`, `kill` and `recall`, anyone's `route` and `fork` of
-//! itself, quest and job markers), carried out by the room each belongs to. A request is
-//! carried out apart from the process that asked: it may stop that very process.
+//! permission asked, a request made by marker or tool), and what an agent asks of the runtime
+//! (the lead's `summon`, `dismiss`, `kill` and `recall`, anyone's `route`, `fork`, mail, quest
+//! and job requests), carried out by the room each belongs to. A request is carried out apart
+//! from the process that asked: it may stop that very process.
+//!
+//! Each request ends in an outcome, settled in one place (`Postman::settle`): a refusal is
+//! recorded once on the asker's seat; a tool call is answered with the outcome; a marker whose
+//! refusal the asker must hear of is told it as a message.
 
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Weak;
 
-use app::domain::{Seat, LEAD_SEAT};
+use app::domain::tools::seat_number;
+use app::domain::Seat;
 
+use crate::runtime::process::answer::Answer;
 use crate::runtime::process::owner::Reports;
 use crate::runtime::process::supervisor::Report;
 use crate::runtime::process::table::Live;
 use crate::runtime::process::turn::LeadRequest;
-use crate::runtime::{Inner, Runtime};
+use crate::runtime::team::fork::ForkError;
+use crate::runtime::{HallError, Inner, Runtime};
+
+mod carry;
 
 /// The process room's [`Reports`], answered by the runtime it belongs to (held weakly: the
 /// runtime holds the process room).
@@ -43,10 +52,12 @@ impl Reports for Switchboard {
                 Report::Asked(request_id) => rt.inner.permissions.deny_when_unanswered(request_id),
                 // In order, one at a time: a finding before the `stage_done` after it, a claim
                 // before its `job_done`.
-                Report::Request(LeadRequest::Quest(request)) => rt.inner.quests.enqueue(request),
+                Report::Request(LeadRequest::Quest(request), answer) => {
+                    rt.inner.quests.enqueue(request, answer)
+                }
                 // Its own task: a request may stop the very process that asked.
-                Report::Request(request) => {
-                    tokio::spawn(handle(rt, request));
+                Report::Request(request, answer) => {
+                    tokio::spawn(handle(rt, request, answer));
                 }
             }
         })
@@ -55,73 +66,55 @@ impl Reports for Switchboard {
 
 /// Boxed with an explicit `Send`: summoning starts processes whose supervisors run this, and
 /// the compiler cannot infer auto traits through that cycle by itself.
-fn handle(rt: Runtime, request: LeadRequest) -> Pin<Box<dyn Future<Output = ()> + Send>> {
-    Box::pin(async move { handle_inner(&rt, request).await })
+fn handle(
+    rt: Runtime,
+    request: LeadRequest,
+    answer: Option<Answer>,
+) -> Pin<Box<dyn Future<Output = ()> + Send>> {
+    Box::pin(async move {
+        let (seat, line) = (request.asker(), request.line());
+        let outcome = rt.carry(request).await;
+        rt.inner
+            .postman
+            .settle(seat, &line, false, outcome, answer)
+            .await;
+    })
 }
 
-async fn handle_inner(rt: &Runtime, request: LeadRequest) {
-    match request {
-        LeadRequest::Summon => {
-            if let Err(e) = rt.summon_only(None).await {
-                tracing::warn!(error = %e, "the lead's summon failed");
-            }
+/// A seat's refusal in an agent's words (its seats numbered 1-9, as `team` lists them).
+pub(in crate::runtime) fn hall_refusal(e: &HallError, name: &str) -> String {
+    match e {
+        HallError::NotASeat(s) => format!(
+            "seat {} is not an agent's seat: the agents' seats are 1-4 and 6-9",
+            seat_number(*s)
+        ),
+        HallError::Empty(s) => format!(
+            "seat {} is empty: there is nobody to retire",
+            seat_number(*s)
+        ),
+        HallError::NotInHall(_) => {
+            format!("nobody in the Hall is called {name:?}: call team for who is in the Hall")
         }
-        LeadRequest::Dismiss { name } => {
-            if let Some(seat) = rt
-                .store()
-                .with_docs(|d| app::domain::docs::seat_named(d, &name))
-            {
-                rt.sleep(seat, "dismissed by the lead").await;
-            }
+        HallError::Occupied(s) => format!(
+            "seat {} is not empty: call team for the empty seats",
+            seat_number(*s)
+        ),
+        HallError::NoEmptySeat => "no seat is empty: retire someone first".into(),
+        HallError::Refused(s) => format!(
+            "{name} could not take seat {}: someone seated has its name",
+            seat_number(*s)
+        ),
+        HallError::Store(e) => format!("the console could not record it ({e}): try again"),
+    }
+}
+
+/// A fork's refusal in an agent's words.
+fn fork_refusal(e: &ForkError) -> String {
+    match e {
+        ForkError::NoParent(_) => "there is no named agent there to fork".into(),
+        ForkError::NoSession(name) => {
+            format!("{name} has no conversation yet: there is nothing to fork from")
         }
-        LeadRequest::Kill { name, cascade } => {
-            let seat = rt
-                .store()
-                .with_docs(|d| app::domain::docs::seat_named(d, &name));
-            let result = match seat {
-                Some(seat) => rt
-                    .retire_branch(seat, "retired by the lead", cascade)
-                    .await
-                    .map(|_| ()),
-                None => Err(crate::runtime::HallError::NotInHall(name.clone())),
-            };
-            if let Err(e) = result {
-                rt.inner
-                    .ctx
-                    .marker_error(LEAD_SEAT, &format!("kill {name}"), &e.to_string())
-                    .await;
-            }
-        }
-        LeadRequest::Recall { name } => {
-            let folded = app::domain::names::fold(&name);
-            let id = rt.store().with_docs(|d| {
-                app::domain::docs::hall(d)
-                    .find(|h| {
-                        h.name.as_deref().map(app::domain::names::fold) == Some(folded.clone())
-                    })
-                    .map(|h| h.stable_id())
-            });
-            let result = match id {
-                Some(id) => rt.recall(&id, None).await.map(|_| ()),
-                None => Err(crate::runtime::HallError::NotInHall(name.clone())),
-            };
-            if let Err(e) = result {
-                rt.inner
-                    .ctx
-                    .marker_error(LEAD_SEAT, &format!("recall {name}"), &e.to_string())
-                    .await;
-            }
-        }
-        LeadRequest::Fork { seat, from, prompt } => {
-            let message = prompt.filter(|p| !p.trim().is_empty()).map(|p| (from, p));
-            if let Err(e) = rt.fork(seat, message, None).await {
-                rt.inner
-                    .ctx
-                    .marker_error(seat, "fork", &e.to_string())
-                    .await;
-            }
-        }
-        LeadRequest::Route { from, to, text } => rt.inner.postman.route(&from, &to, &text).await,
-        LeadRequest::Quest(request) => rt.inner.quests.enqueue(request),
+        ForkError::Seat(e) => hall_refusal(e, "the fork"),
     }
 }

@@ -234,7 +234,7 @@ async fn the_leads_route_shows_in_the_recipients_thread_and_waits_for_a_sleeper(
             .and_then(|l| l.last_problem.as_ref())
             .is_some_and(|p| {
                 p.message
-                    .contains("no agent named \"Nobody\" is in the grid")
+                    .contains("nobody on the team is called \"Nobody\"")
             })
     })
     .await;

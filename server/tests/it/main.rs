@@ -56,6 +56,7 @@ mod store_faults;
 mod store_sync;
 mod threads;
 mod time_travel;
+mod tool_calls;
 mod tools;
 mod turn;
 mod turn_control;

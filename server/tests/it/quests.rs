@@ -8,7 +8,8 @@ use crate::common;
 use std::path::Path;
 
 use app::contract::{JobView, QuestSummary, QuestView};
-use app::domain::docs::{JobStatus, QuestStatus};
+use app::domain::docs::{thread, JobStatus, QuestStatus};
+use app::domain::events::EventKind;
 use app::domain::quest::running_quest;
 use axum::http::StatusCode;
 use common::{call, get, post_json, wait_for, wait_for_secs};
@@ -283,7 +284,7 @@ async fn a_restart_in_the_middle_of_a_stage_goes_on_at_that_stage() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_job_goes_to_the_first_claim_and_the_others_are_told() {
-    let (dir, state, router) = common::team().await;
+    let (_dir, state, router) = common::team().await;
     let r = call(
         &router,
         post_json(
@@ -309,13 +310,23 @@ async fn a_job_goes_to_the_first_claim_and_the_others_are_told() {
         j.result.as_deref(),
         Some(format!("{winner} did it").as_str())
     );
-    // Every other agent was told it was taken.
-    wait_for(&state, "the others told", |_| {
+    // Every other agent was told it was taken: its claim's answer (it calls the tool) says
+    // who has it, and a lost race is no fault on its seat.
+    wait_for(&state, "the others told", |d| {
         app::domain::agent_seats()
-            .filter(|s| received(dir.path(), *s).contains("is taken"))
+            .filter(|s| {
+                thread(d, *s).iter().any(|m| {
+                    m.text.contains("I could not take it: the job")
+                        && m.text.contains(&format!("{winner} claimed it first"))
+                })
+            })
             .count()
             == 7
     })
     .await;
+    assert_eq!(
+        common::count_events(&state, |k| matches!(k, EventKind::MarkerError { .. })).await,
+        0
+    );
     soulgrid::shut_down(&state).await;
 }

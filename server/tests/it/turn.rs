@@ -277,8 +277,12 @@ fn lead_requests_are_handed_to_the_runtime() {
     assert_eq!(
         out.requests,
         [
-            LeadRequest::Summon,
+            LeadRequest::Summon {
+                seats: None,
+                count: None
+            },
             LeadRequest::Route {
+                seat: 4,
                 from: "Julian".into(),
                 to: "Lyra".into(),
                 text: "hi".into()

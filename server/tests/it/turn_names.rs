@@ -130,7 +130,8 @@ fn only_the_lead_retires_and_recalls() {
     assert_eq!(
         lead.on_line(&recall, &Docs::new()).requests,
         [LeadRequest::Recall {
-            name: "Lyra".into()
+            name: "Lyra".into(),
+            seat: None
         }]
     );
     let mut agent = Translator::new(0, Some("Kael".into()), false);

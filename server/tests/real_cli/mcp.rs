@@ -40,13 +40,39 @@ async fn the_real_cli_calls_soulgrid_tools_and_has_no_side_door() {
     })
     .await;
     // A refused call: an error with what to do instead, recorded on the seat.
-    ask(r#"DO_TOOL: mcp__soulgrid__recall {"name":"Nobody"}"#).await;
+    ask(r#"DO_TOOL: mcp__soulgrid__recall {"agent":"Nobody"}"#).await;
     wait_for_secs(&state, 60, "the refused call's result", |d| {
         lead_said(
             d,
             "Saw tool result (error): nobody in the Hall is called \"Nobody\"",
         )
     })
+    .await;
+    ask(r#"DO_TOOL: mcp__soulgrid__post_finding {"title":"T","body":"B"}"#).await;
+    wait_for_secs(&state, 60, "the finding refused outside a quest", |d| {
+        lead_said(
+            d,
+            "Saw tool result (error): you are in no running quest stage",
+        )
+    })
+    .await;
+    // Carried out, and answered with what happened: a message shown to the human, a summon
+    // into the seat asked for (the newborn there is a real CLI too, and names itself).
+    ask(r#"DO_TOOL: mcp__soulgrid__send_message {"to":"human","text":"all well here"}"#).await;
+    wait_for_secs(&state, 60, "the message's result", |d| {
+        lead_said(d, "Saw tool result (ok): Shown to ") && lead_said(d, "all well here")
+    })
+    .await;
+    ask(r#"DO_TOOL: mcp__soulgrid__summon {"seats":[1]}"#).await;
+    wait_for_secs(
+        &state,
+        90,
+        "the summon's result and the newborn named",
+        |d| {
+            lead_said(d, "Saw tool result (ok): Summoned into seat 1:")
+                && app::domain::docs::identity(d, 0).is_some_and(|i| i.name.is_some())
+        },
+    )
     .await;
     // The side door: the CLI's own cross-session messaging is not there.
     ask(r#"DO_TOOL: SendMessage {"to":"someone","message":"psst"}"#).await;
@@ -79,9 +105,15 @@ async fn the_real_cli_calls_soulgrid_tools_and_has_no_side_door() {
         .filter(|p| p["type"] == "tool_result")
         .map(|p| p.to_string())
         .collect();
-    assert!(
-        results.iter().any(|r| r.contains("In the Hall: nobody.")),
-        "{results:#?}"
-    );
+    for said in [
+        "In the Hall: nobody.",
+        "Summoned into seat 1",
+        "is_error\":true",
+    ] {
+        assert!(
+            results.iter().any(|r| r.contains(said)),
+            "{said}: {results:#?}"
+        );
+    }
     soulgrid::shut_down(&state).await;
 }

@@ -76,7 +76,7 @@ fn every_action_kind_parses() {
                     && agents.iter().all(StatusEntry::is_alive)
                     && agents[1].name() == "B"
             }
-            (Marker::Summon { count: Some(3) }, "summon") => true,
+            (Marker::Summon { count: Some(3), .. }, "summon") => true,
             (Marker::Dismiss { name }, "dismiss") => name == "A",
             (Marker::Route { to, text }, "route") => to == "A" && text == "hello",
             (Marker::State { state, .. }, "state") => state == "deep_work",

@@ -36,7 +36,10 @@ fn a_marker_in_fenced_code_is_text_not_an_action() {
     for parsed in [parse_block(text), streamed(text)] {
         assert_eq!(
             parsed.markers,
-            [Marker::Summon { count: None }],
+            [Marker::Summon {
+                count: None,
+                seats: None
+            }],
             "only the line outside code acts"
         );
         assert!(parsed.errors.is_empty());

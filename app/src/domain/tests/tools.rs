@@ -32,37 +32,61 @@ fn every_tool_has_an_object_schema_with_described_properties() {
 #[test]
 fn a_refused_call_says_what_to_do_instead() {
     assert_eq!(
-        to_marker("summon", &json!({}), false)
+        to_call("summon", &json!({}), false)
             .unwrap_err()
             .to_string(),
         "only the lead may use summon: ask the lead with send_message"
     );
-    assert!(to_marker("teleport", &json!({}), true)
+    assert!(to_call("teleport", &json!({}), true)
         .unwrap_err()
         .to_string()
         .contains("no tool \"teleport\""));
-    let missing = to_marker("send_message", &json!({"to": "Lyra"}), false).unwrap_err();
+    let missing = to_call("send_message", &json!({"to": "Lyra"}), false).unwrap_err();
     assert!(
         missing
             .to_string()
             .starts_with("send_message needs to (string, required), text (string, required)"),
         "{missing}"
     );
-    let extra = to_marker("stage_done", &json!({"now": true}), false).unwrap_err();
+    let extra = to_call("stage_done", &json!({"now": true}), false).unwrap_err();
     assert!(
         extra
             .to_string()
             .contains("\"now\" is not one of its arguments"),
         "{extra}"
     );
-    let typed = to_marker("summon", &json!({"count": "many"}), true).unwrap_err();
+    let typed = to_call("summon", &json!({"seats": "many"}), true).unwrap_err();
     assert!(
-        typed
-            .to_string()
-            .starts_with("summon needs count (integer)"),
+        typed.to_string().starts_with("summon needs seats (array)"),
         "{typed}"
     );
-    assert_eq!(to_marker("team", &Value::Null, false), Ok(None));
+    assert_eq!(to_call("team", &Value::Null, false), Ok(Call::Team));
+    assert_eq!(
+        to_call("read_mail", &json!({}), false),
+        Ok(Call::ReadMail { max: 10 })
+    );
+    let zero = to_call("read_mail", &json!({"max": 0}), false).unwrap_err();
+    assert!(zero.to_string().contains("a whole number from 1"), "{zero}");
+    // Over a stdin line: refused before anything reads it, with what to do instead.
+    let huge = "x".repeat(MAX_ARGUMENT_BYTES);
+    let too_large = to_call("send_message", &json!({"to": "Lyra", "text": huge}), false)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        too_large.contains("more than a message may carry")
+            && too_large.contains("write the long part into a file"),
+        "{too_large}"
+    );
+}
+
+#[test]
+fn seats_are_numbered_as_team_numbers_them() {
+    assert_eq!(seat_from_number(1), Ok(0));
+    assert_eq!(seat_from_number(9), Ok(8));
+    assert_eq!(seat_number(8), 9);
+    assert!(seat_from_number(5).unwrap_err().contains("the lead's"));
+    assert!(seat_from_number(0).unwrap_err().contains("no seat 0"));
+    assert!(seat_from_number(10).unwrap_err().contains("no seat 10"));
 }
 
 /// Arguments for a tool's parameters, of their types.
@@ -72,7 +96,7 @@ fn args_for(t: &'static Tool) -> impl Strategy<Value = Value> {
         .iter()
         .map(|(name, kind, _, needed)| {
             let value: BoxedStrategy<Value> = match *kind {
-                "integer" => (0u8..9).prop_map(|n| json!(n)).boxed(),
+                "integer" => (0u8..11).prop_map(|n| json!(n)).boxed(),
                 "boolean" => any::<bool>().prop_map(|b| json!(b)).boxed(),
                 "array" if t.name == "quest_plan" => {
                     prop::collection::vec(prop::collection::vec("[A-Z][a-z]{1,6}", 1..3), 1..4)
@@ -84,6 +108,9 @@ fn args_for(t: &'static Tool) -> impl Strategy<Value = Value> {
                         })
                         .boxed()
                 }
+                "array" if t.name == "summon" => prop::collection::vec(0u8..11, 0..4)
+                    .prop_map(|v| json!(v))
+                    .boxed(),
                 "array" => prop::collection::vec("[a-z]{1,8}", 0..3)
                     .prop_map(|v| json!(v))
                     .boxed(),
@@ -115,11 +142,14 @@ proptest! {
     fn a_tool_call_is_the_marker_it_mirrors(
         (t, args) in (0..TOOLS.len()).prop_flat_map(|i| (Just(&TOOLS[i]), args_for(&TOOLS[i])))
     ) {
-        let Some(action) = t.action else { return Ok(()) };
+        let Some(action) = t.action() else { return Ok(()) };
         let mut marker = args.clone();
         marker["action"] = json!(action);
         let by_marker = parse_line(&format!("[ACTION] {marker}")).unwrap().ok();
-        let by_tool = to_marker(t.name, &args, true).ok().flatten();
+        let by_tool = match to_call(t.name, &args, true) {
+            Ok(Call::Marker(m)) => Some(m),
+            _ => None,
+        };
         prop_assert_eq!(by_tool, by_marker);
     }
 }

@@ -1,49 +1,94 @@
-//! Soulgrid's own tools, as an agent's `soulgrid` MCP server lists them (DESIGN §6): each one
-//! is a marker with a schema. A call becomes the marker it mirrors (`to_marker`) and goes the
-//! marker's way from there, so a tool and its marker are one rule in two syntaxes, validated by
-//! the same code. What a tool may do depends on who calls it: the lead's tools are listed to the
-//! lead alone.
+//! Soulgrid's own tools, as an agent's `soulgrid` MCP server lists them (DESIGN §6).
+//!
+//! - `mod.rs`: the catalogue: each tool's name, description and input schema, and who has it
+//! - `call.rs`: a call checked and turned into what it does: the marker it mirrors (so a tool
+//!   and its marker are one rule in two syntaxes, validated by the same code), or an answer
+//!   from the documents or the inbox
+//! - `team.rs`: `team`'s answer, and seats as an agent numbers them (1-9)
 
 use serde_json::{json, Map, Value};
 
-use super::markers::Marker;
+mod call;
+mod team;
 
-/// One tool: its name (the model sees `mcp__soulgrid__<name>`), what it is for, its input's
-/// JSON schema, the marker action it mirrors, and whether only the lead has it.
+pub use call::{to_call, Call, Refusal, MAX_ARGUMENT_BYTES};
+pub use team::{seat_from_number, seat_number, team};
+
+/// What a tool does when called.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Does {
+    /// What the marker with this `action` does.
+    Marker(&'static str),
+    /// Answers who is on the team (from the documents).
+    Team,
+    /// Answers what waits in the caller's inbox.
+    CheckMail,
+    /// Answers the caller's unread mail and marks what it returned read.
+    ReadMail,
+}
+
+/// One tool: its name (the model sees `mcp__soulgrid__<name>`), what it is for, what it does,
+/// and whether only the lead has it.
 #[derive(Debug)]
 pub struct Tool {
     pub name: &'static str,
     pub description: &'static str,
-    /// The marker's `action` (`None`: answered from the documents, no marker).
-    pub action: Option<&'static str>,
+    pub does: Does,
     pub lead_only: bool,
     /// The input's properties: (name, JSON type, description, required).
     pub params: &'static [(&'static str, &'static str, &'static str, bool)],
 }
 
+impl Tool {
+    /// The marker's `action` it mirrors, if it is one.
+    pub fn action(&self) -> Option<&'static str> {
+        match self.does {
+            Does::Marker(action) => Some(action),
+            _ => None,
+        }
+    }
+}
+
+const AGENT: &str = "The agent's name, as `team` lists it.";
+const SEAT: &str = "A seat's number, 1-9 as `team` numbers them (5 is the lead's).";
+
 /// Every tool, in the order `tools/list` gives them.
 pub const TOOLS: &[Tool] = &[
     Tool {
         name: "team",
-        description: "Who is on the team: each seat's agent, whether it is awake, working or asleep, its work state, and who is in the Hall. Call it before naming an agent.",
-        action: None,
+        description: "Who is on the team: each seat's agent (seats numbered 1-9), whether it is awake, working or asleep, its work state, and who is in the Hall. Call it before naming an agent or a seat.",
+        does: Does::Team,
         lead_only: false,
         params: &[],
     },
     Tool {
+        name: "check_mail",
+        description: "What waits in your inbox: how many unread messages, from whom, and how many are already on their way to you as your next message.",
+        does: Does::CheckMail,
+        lead_only: false,
+        params: &[],
+    },
+    Tool {
+        name: "read_mail",
+        description: "Read your unread mail now, oldest first, each under its sender's header; only what is returned is marked read (mail already on its way to you as your next message comes then).",
+        does: Does::ReadMail,
+        lead_only: false,
+        params: &[("max", "integer", "At most this many messages (default 10).", false)],
+    },
+    Tool {
         name: "send_message",
-        description: "Send a message to another agent by name (or to the lead). It is delivered to its inbox and shown in the console.",
-        action: Some("route"),
+        description: "Send a message to another agent by name, to the lead (`lead`) or to the human (`human`). It is filed in their inbox and shown in the console; the result says whether it reaches them now or when they wake.",
+        does: Does::Marker("route"),
         lead_only: false,
         params: &[
-            ("to", "string", "The name of the agent (as `team` lists it), or the lead's name.", true),
+            ("to", "string", "An agent's name (as `team` lists it), `lead` or `human`.", true),
             ("text", "string", "What to say.", true),
         ],
     },
     Tool {
         name: "set_work_state",
         description: "Move along your work cycle (bootstrap, inbox, deep_work, reflect, logout…), saying what you do now. A transition the cycle does not allow is refused.",
-        action: Some("state"),
+        does: Does::Marker("state"),
         lead_only: false,
         params: &[
             ("state", "string", "The work state to move to, e.g. deep_work.", true),
@@ -53,46 +98,50 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "rewrite_soul",
         description: "Write a new version of your soul (who you are, in your own words); the old versions are kept.",
-        action: Some("soul"),
+        does: Does::Marker("soul"),
         lead_only: false,
         params: &[("text", "string", "Your soul, whole.", true)],
     },
     Tool {
         name: "fork",
-        description: "Fork yourself into an empty seat: a new agent that starts from your conversation and chooses its own name.",
-        action: Some("fork"),
+        description: "Fork an agent into an empty seat: a new agent that starts from its conversation (and inherits its work) and chooses its own name. Without `agent` you fork yourself; only the lead may fork another.",
+        does: Does::Marker("fork"),
         lead_only: false,
-        params: &[("prompt", "string", "The first thing your fork is told.", false)],
+        params: &[
+            ("agent", "string", "The agent to fork (default: you). Only the lead may name another.", false),
+            ("prompt", "string", "The first thing the fork is told.", false),
+            ("seat", "integer", SEAT, false),
+        ],
     },
     Tool {
         name: "post_finding",
         description: "Post a finding on your quest's board (during a quest stage you are in).",
-        action: Some("finding"),
+        does: Does::Marker("finding"),
         lead_only: false,
         params: &[
             ("title", "string", "A short title.", true),
             ("body", "string", "The finding, in Markdown.", true),
-            ("severity", "string", "minor, major or critical.", false),
+            ("severity", "string", "info, minor, major or critical.", false),
         ],
     },
     Tool {
         name: "stage_done",
         description: "Say your part of the current quest stage is done.",
-        action: Some("stage_done"),
+        does: Does::Marker("stage_done"),
         lead_only: false,
         params: &[],
     },
     Tool {
         name: "claim_job",
-        description: "Claim a job offered on the board (the first claim wins).",
-        action: Some("claim"),
+        description: "Claim a job offered on the board (the first claim wins; the result says whether it is yours).",
+        does: Does::Marker("claim"),
         lead_only: false,
         params: &[("job", "string", "The job's id, as the offer gives it.", true)],
     },
     Tool {
         name: "job_done",
         description: "Finish a job you claimed, with its result.",
-        action: Some("job_done"),
+        does: Does::Marker("job_done"),
         lead_only: false,
         params: &[
             ("job", "string", "The job's id.", true),
@@ -101,9 +150,9 @@ pub const TOOLS: &[Tool] = &[
     },
     Tool {
         name: "post_job",
-        description: "Offer a job on the board for any agent to claim.",
-        action: Some("job"),
-        lead_only: true,
+        description: "Offer a job on the board for any awake agent to claim; the result gives its id.",
+        does: Does::Marker("job"),
+        lead_only: false,
         params: &[
             ("title", "string", "A short title.", true),
             ("text", "string", "What is to be done.", true),
@@ -111,39 +160,42 @@ pub const TOOLS: &[Tool] = &[
     },
     Tool {
         name: "summon",
-        description: "Summon newborn agents into the empty seats (all of them, or `count`).",
-        action: Some("summon"),
+        description: "Summon newborn agents into empty seats (those in `seats`, or every empty one); the result names the seats. Each newborn chooses its own name.",
+        does: Does::Marker("summon"),
         lead_only: true,
-        params: &[("count", "integer", "How many seats to fill (default: every empty seat).", false)],
+        params: &[("seats", "array", "Seat numbers to fill, 1-9 as `team` numbers them (default: every empty seat).", false)],
     },
     Tool {
         name: "dismiss",
-        description: "Put an agent to sleep (it writes down what it learned first); WAKE brings it back.",
-        action: Some("dismiss"),
+        description: "Put an agent to sleep (it writes down what it learned first); WAKE or a message brings it back.",
+        does: Does::Marker("dismiss"),
         lead_only: true,
-        params: &[("name", "string", "The agent's name.", true)],
+        params: &[("agent", "string", AGENT, true)],
     },
     Tool {
         name: "retire",
         description: "Retire an agent to the Hall: its process stops and its seat empties; it can be recalled.",
-        action: Some("kill"),
+        does: Does::Marker("kill"),
         lead_only: true,
         params: &[
-            ("name", "string", "The agent's name.", true),
+            ("agent", "string", AGENT, true),
             ("cascade", "boolean", "Its forks too, deepest first.", false),
         ],
     },
     Tool {
         name: "recall",
-        description: "Seat an agent from the Hall again, in the first empty seat, and wake it.",
-        action: Some("recall"),
+        description: "Seat an agent from the Hall again (in `seat`, or the first empty one) and wake it.",
+        does: Does::Marker("recall"),
         lead_only: true,
-        params: &[("name", "string", "The retired agent's name.", true)],
+        params: &[
+            ("agent", "string", "The retired agent's name, as `team` lists the Hall.", true),
+            ("seat", "integer", SEAT, false),
+        ],
     },
     Tool {
         name: "quest_plan",
         description: "Plan the running quest: a process template and, per stage, the agents in it.",
-        action: Some("quest_plan"),
+        does: Does::Marker("quest_plan"),
         lead_only: true,
         params: &[
             ("template", "string", "The process template's name, from the brief.", true),
@@ -153,7 +205,7 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "stage_next",
         description: "Move the running quest to its next stage, summoning newcomers for roles and putting agents to sleep first.",
-        action: Some("stage_next"),
+        does: Does::Marker("stage_next"),
         lead_only: true,
         params: &[
             ("summon", "array", "Roles to summon newcomers for.", false),
@@ -163,7 +215,7 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "report",
         description: "End the running quest with its report.",
-        action: Some("report"),
+        does: Does::Marker("report"),
         lead_only: true,
         params: &[
             ("title", "string", "The report's title.", true),
@@ -189,12 +241,20 @@ pub fn listed(t: &Tool) -> Value {
     for (name, kind, description, needed) in t.params {
         let mut p = json!({"type": kind, "description": description});
         if *kind == "array" {
-            p["items"] = match t.name {
-                "quest_plan" => {
+            p["items"] = match (t.name, *name) {
+                ("quest_plan", _) => {
                     json!({"type": "object", "properties": {"agents": {"type": "array", "items": {"type": "string"}}}, "required": ["agents"]})
                 }
+                ("summon", _) => json!({"type": "integer", "minimum": 1, "maximum": 9}),
                 _ => json!({"type": "string"}),
             };
+        }
+        if *name == "seat" {
+            p["minimum"] = json!(1);
+            p["maximum"] = json!(9);
+        }
+        if *name == "max" {
+            p["minimum"] = json!(1);
         }
         properties.insert((*name).to_string(), p);
         if *needed {
@@ -206,98 +266,4 @@ pub fn listed(t: &Tool) -> Value {
         "description": t.description,
         "inputSchema": {"type": "object", "properties": properties, "required": required, "additionalProperties": false},
     })
-}
-
-/// Why a tool call was refused, in one sentence that says what to do instead.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum Refusal {
-    #[error("there is no tool {0:?}: call tools/list for the ones you have")]
-    Unknown(String),
-    #[error("only the lead may use {0}: ask the lead with send_message")]
-    LeadOnly(&'static str),
-    #[error("{tool} needs {what}")]
-    BadInput { tool: &'static str, what: String },
-}
-
-/// The marker a call of `name` with `args` mirrors, or why it is refused. `team` has none.
-pub fn to_marker(name: &str, args: &Value, lead: bool) -> Result<Option<Marker>, Refusal> {
-    let t = tool(name).ok_or_else(|| Refusal::Unknown(name.to_string()))?;
-    if t.lead_only && !lead {
-        return Err(Refusal::LeadOnly(t.name));
-    }
-    let Some(action) = t.action else {
-        return Ok(None);
-    };
-    let mut fields = match args {
-        Value::Object(m) => m.clone(),
-        Value::Null => Map::new(),
-        _ => {
-            return Err(Refusal::BadInput {
-                tool: t.name,
-                what: "an object of arguments".into(),
-            })
-        }
-    };
-    if let Some(unknown) = fields
-        .keys()
-        .find(|k| !t.params.iter().any(|p| p.0 == k.as_str()))
-    {
-        return Err(Refusal::BadInput {
-            tool: t.name,
-            what: format!("only {}; {unknown:?} is not one of its arguments", names(t)),
-        });
-    }
-    fields.insert("action".into(), Value::String(action.into()));
-    serde_json::from_value(Value::Object(fields))
-        .map(Some)
-        .map_err(|e| Refusal::BadInput {
-            tool: t.name,
-            what: format!("{} ({e})", names(t)),
-        })
-}
-
-/// A tool's arguments in words: "to (required), text (required)".
-fn names(t: &Tool) -> String {
-    match t.params {
-        [] => "no arguments".into(),
-        params => params
-            .iter()
-            .map(|(n, kind, _, needed)| match needed {
-                true => format!("{n} ({kind}, required)"),
-                false => format!("{n} ({kind})"),
-            })
-            .collect::<Vec<_>>()
-            .join(", "),
-    }
-}
-
-/// `team`'s answer: each seat's agent and its state in the console's words, and the Hall.
-pub fn team(docs: &super::docs::Docs) -> String {
-    use super::docs::{hall, identities};
-    use super::words::status_word;
-    let mut lines: Vec<String> = identities(docs)
-        .filter(|i| i.status().is_visible())
-        .map(|i| {
-            let name = i.name.clone().unwrap_or_else(|| "(choosing a name)".into());
-            let role = match i.grid_position == super::LEAD_SEAT {
-                true => ", the lead",
-                false => "",
-            };
-            let word = status_word(i.status(), i.process_state, i.process_reason.as_deref());
-            let state = i
-                .work_state
-                .map(|w| format!(", work state {}", w.as_str()))
-                .unwrap_or_default();
-            format!(
-                "- seat {}: {name}{role}: {word}{state}",
-                i.grid_position + 1
-            )
-        })
-        .collect();
-    let retired: Vec<String> = hall(docs).filter_map(|i| i.name.clone()).collect();
-    lines.push(match retired.is_empty() {
-        true => "In the Hall: nobody.".to_string(),
-        false => format!("In the Hall: {}.", retired.join(", ")),
-    });
-    lines.join("\n")
 }

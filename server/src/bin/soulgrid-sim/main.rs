@@ -22,6 +22,8 @@
 //! Quests: as the lead it plans a brief, moves on after reviews and reports; as an agent it
 //! posts a finding and `stage_done` for a stage prompt (see `quest_reply`), and claims and does
 //! jobs: with Soulgrid's tools when the host serves them (`tools.rs`), else with markers.
+//! `SIM_CALL: <tool> <json>` on a line of its own calls Soulgrid's tool and says its answer
+//! ("Tool <tool> answered (ok|error): <text>").
 //! Its knowledge: `SIM_LEARN: <text>` appends a line to `knowledge/insights.md`; `SIM_BIG_VAULT`
 //! writes a 100 KB vault file; the distil letter ("Before you sleep.") makes it note the last
 //! thing it heard in `knowledge/insights.md`. Its work cycle: `SIM_STATE: a x; b y` reports

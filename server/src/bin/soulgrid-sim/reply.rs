@@ -63,6 +63,19 @@ impl Sim {
             };
             return format!("Hello. I am {name}. I remember writing: \"{first}\"{mail}");
         }
+        // A scripted tool call (`SIM_CALL: <tool> <json>` on a line of its own): its answer,
+        // said.
+        if let Some(call) = input.lines().find_map(|l| l.strip_prefix("SIM_CALL: ")) {
+            let (tool, args) = call.split_once(' ').unwrap_or((call, "{}"));
+            let args: serde_json::Value = serde_json::from_str(args).unwrap_or_default();
+            let action = app::domain::tools::tool(tool)
+                .and_then(|t| t.action())
+                .unwrap_or("none");
+            return match self.use_tool(tool, action, args) {
+                Ok(text) => format!("Tool {tool} answered (ok): {text}"),
+                Err(text) => format!("Tool {tool} answered (error): {text}"),
+            };
+        }
         // The lead told who woke: it greets them, as a lead would, never quoting the payload.
         if self.lead && input.starts_with("[WAKE AGENTS]") {
             let names: Vec<&str> = input

@@ -1,5 +1,5 @@
 //! Who writes to whom: the human to an agent (`/api/send`, a note of a knowledge edit), one
-//! agent to another (the `route` action), and a message for an agent that cannot be started,
+//! agent to another or to the human (`send_message`, the `route` action), and a message for an agent that cannot be started,
 //! relayed to the lead. Filed in the inbox first, recorded, then handed over by the postman.
 
 use std::path::PathBuf;
@@ -9,8 +9,10 @@ use app::domain::{Seat, LEAD_SEAT};
 
 use crate::mailbox::{Filed, MailboxError};
 use crate::runtime::mail::postman::{DeliveryHold, Postman};
+use crate::runtime::process::answer::{Answer, Outcome, Refused};
 use crate::runtime::process::outgoing::Outgoing;
 use app::contract::Delivery;
+use app::domain::provenance::delivered;
 
 /// Why a message from the human was not taken ([`Postman::tell_from_human`]).
 #[derive(Debug, thiserror::Error)]
@@ -24,41 +26,31 @@ pub enum TellError {
 }
 
 impl Postman {
-    /// A message one agent (usually the lead) sends another with the `route` action: shown in
-    /// the recipient's thread, filed in its inbox, and delivered now if it is awake or on its
-    /// wake if it sleeps. A name that is not in the grid is a marker error on the sender's seat.
-    pub async fn route(&self, from: &str, to: &str, text: &str) {
-        let sender = self
-            .ctx
-            .store()
-            .with_docs(|d| app::domain::docs::seat_named(d, from))
-            .or_else(|| {
-                from.eq_ignore_ascii_case(&self.ctx.names().lead)
-                    .then_some(LEAD_SEAT)
-            });
-        let Some((seat, name, inbox)) = self
+    /// A message the agent in `seat` (signing `from`) sends with `send_message` or the
+    /// `route` action: to another agent (or the lead, or `lead`), shown in the recipient's
+    /// thread, filed in its inbox, and delivered now if it is awake or on its wake if it
+    /// sleeps; to the human (`human` or their name), said in the sender's own thread, which
+    /// is filed in the human's inbox. A name that is nobody's is refused.
+    pub async fn route(&self, seat: Seat, from: &str, to: &str, text: &str) -> Outcome {
+        let names = self.ctx.names().clone();
+        let same = |a: &str, b: &str| app::domain::names::fold(a) == app::domain::names::fold(b);
+        if same(to, "human") || same(to, &names.human) {
+            return self.say_to_human(seat, from, text).await;
+        }
+        let Some((to_seat, name, inbox)) = self
             .ctx
             .store()
             .with_docs(|d| app::domain::docs::seat_named(d, to))
-            .or_else(|| {
-                app::domain::names::fold(to)
-                    .eq(&app::domain::names::fold(&self.ctx.names().lead))
-                    .then_some(LEAD_SEAT)
-            })
+            .or_else(|| (same(to, &names.lead) || same(to, "lead")).then_some(LEAD_SEAT))
             .and_then(|s| Some((s, self.ctx.seat_name(s)?, self.ctx.seat_inbox(s)?)))
         else {
-            self.ctx
-                .record(vec![EventKind::MarkerError {
-                    seat: sender,
-                    line: format!("route to {to}"),
-                    error: format!("no agent named {to:?} is in the grid"),
-                }])
-                .await;
-            return;
+            return Err(
+                format!("nobody on the team is called {to:?}: call team for the names").into(),
+            );
         };
         // Filed first, then shown: the thread never shows mail its inbox does not hold (as the
         // human's own messages); handed over only once shown.
-        let hold = self.hold_deliveries(seat).await;
+        let hold = self.hold_deliveries(to_seat).await;
         let (mailboxes, from_name, body, to_inbox) = (
             self.ctx.mailboxes().clone(),
             from.to_string(),
@@ -73,28 +65,95 @@ impl Postman {
             Ok(Err(e)) => {
                 self.ctx
                     .record(vec![EventKind::RuntimeError {
-                        seat: Some(seat),
+                        seat: Some(to_seat),
                         message: format!("a message from {from} could not be filed: {e}"),
                     }])
                     .await;
-                return;
+                return Err(
+                    format!("{name}'s inbox could not take it ({e}): try again later").into(),
+                );
             }
             Err(_) => None,
         };
         self.ctx
             .record(vec![EventKind::AgentMessage {
                 message_id: crate::store::new_message_id(),
-                seat,
+                seat: to_seat,
                 speaker_name: from.to_string(),
                 text: text.to_string(),
                 target_agent: Some(name.clone()),
                 aside: None,
             }])
             .await;
-        match filed {
-            Some(filed) => self.deliver_unread(seat, &hold, filed.unread).await,
-            None => self.deliver_held(seat, &hold).await,
+        let delivery = match filed {
+            Some(filed) => self.deliver_unread(to_seat, &hold, filed.unread).await,
+            None => self.deliver_held(to_seat, &hold).await,
         };
+        Ok(match delivery {
+            Delivery::Delivered | Delivery::Started => {
+                format!("Delivered to {name}, who is awake and gets it now.")
+            }
+            Delivery::Relayed => format!("Filed in {name}'s inbox; the lead is told of it."),
+            Delivery::Queued => {
+                format!("Filed in {name}'s inbox; {name} is not awake and reads it on waking.")
+            }
+        })
+    }
+
+    /// Words for the human, from the agent in `seat`: said in its own thread (which the human
+    /// reads, and which is filed in their inbox).
+    async fn say_to_human(&self, seat: Seat, from: &str, text: &str) -> Outcome {
+        let id = crate::store::new_message_id();
+        let said = match seat == LEAD_SEAT {
+            true => EventKind::LeadText {
+                message_id: id,
+                speaker_name: from.to_string(),
+                text: text.to_string(),
+                aside: None,
+            },
+            false => EventKind::AgentMessage {
+                message_id: id,
+                seat,
+                speaker_name: from.to_string(),
+                text: text.to_string(),
+                target_agent: None,
+                aside: None,
+            },
+        };
+        self.ctx
+            .recorder()
+            .record(vec![said])
+            .await
+            .map_err(|e| format!("the console could not record it ({e}): try again"))?;
+        Ok(format!(
+            "Shown to {} in your thread, and filed in their inbox.",
+            self.ctx.names().human
+        ))
+    }
+
+    /// What became of a request from the agent in `seat` (`line` names it), settled: a
+    /// refusal recorded once on its seat, the tool call answered; a marker's refusal the
+    /// asker must hear of (`tell`) told to it as a message from Soulgrid.
+    pub(in crate::runtime) async fn settle(
+        &self,
+        seat: Seat,
+        line: &str,
+        tell: bool,
+        outcome: Outcome,
+        answer: Option<Answer>,
+    ) {
+        if let Err(Refused { why, fault }) = &outcome {
+            if *fault {
+                self.ctx.marker_error(seat, line, why).await;
+            }
+            if tell && answer.is_none() {
+                let text = delivered("Soulgrid", &format!("Your {line} was not done: {why}."));
+                self.deliver(seat, Outgoing::text(text)).await;
+            }
+        }
+        if let Some(answer) = answer {
+            answer.give(&outcome).await;
+        }
     }
 
     /// A message from the human to the agent in `seat` (`/api/send`, a note of a knowledge

@@ -1,11 +1,13 @@
 //! The agents' processes: starting one (`spawn`), its stdin (`pipes`, `outgoing`, `in_flight`),
 //! its stdout turned into events (`supervisor`, `stdout`, `lines`, `protocol`, `turn`), the
 //! distil turn that captures its knowledge before it stops (`capture`), the table of who runs
-//! where (`table`), and what keeps all it starts together (`group`, `contain`).
+//! where (`table`), what keeps all it starts together (`group`, `contain`), and the answer a
+//! tool call waits for (`answer`).
 //!
 //! Rule: names none of `mail/`, `team/`, `quest/` (what a process's markers ask of them is
 //! carried out by the runtime's switchboard).
 
+pub mod answer;
 pub(in crate::runtime) mod capture;
 pub mod contain;
 pub(in crate::runtime) mod group;

@@ -215,6 +215,12 @@ pub fn mcp_response(request_id: &str, message: &Value) -> String {
     .to_string()
 }
 
+/// A tool call's result (`tools/call`, JSON-RPC id `rpc_id`): one text, an error or not.
+pub fn tool_result(rpc_id: &Value, text: &str, is_error: bool) -> Value {
+    json!({"jsonrpc": "2.0", "id": rpc_id,
+        "result": {"content": [{"type": "text", "text": text}], "isError": is_error}})
+}
+
 /// The CLI's note in the conversation when a turn was interrupted.
 pub const INTERRUPTED_NOTE: &str = "[Request interrupted by user";
 

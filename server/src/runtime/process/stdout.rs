@@ -7,6 +7,7 @@ use std::time::Instant;
 use app::domain::events::EventKind;
 use futures::StreamExt;
 
+use crate::runtime::process::answer::Answer;
 use crate::runtime::process::lines::Line;
 use crate::runtime::process::protocol::{parse_line, CliLine};
 use crate::runtime::process::supervisor::{Batching, End, Progress, Report, Supervisor};
@@ -163,6 +164,11 @@ impl Supervisor {
             false => None,
         };
         let translator = &mut self.translator;
+        translator.set_stopping(
+            self.stop_asked
+                .clone()
+                .or_else(|| self.stop.reason_if_requested()),
+        );
         let out = self
             .recorder
             .store
@@ -205,11 +211,18 @@ impl Supervisor {
         for line in out.replies {
             let _ = self.live.stdin.send(line).await;
         }
-        let reports = out
-            .asked
+        // A tool call's answer waits for the last request: the one it made.
+        let mut answer = out.answer.map(|call| Answer {
+            call,
+            stdin: self.live.stdin.clone(),
+        });
+        let last = out.requests.len().saturating_sub(1);
+        let requests = out
+            .requests
             .into_iter()
-            .map(Report::Asked)
-            .chain(out.requests.into_iter().map(Report::Request));
+            .enumerate()
+            .map(|(i, r)| Report::Request(r, if i == last { answer.take() } else { None }));
+        let reports = out.asked.into_iter().map(Report::Asked).chain(requests);
         for report in reports {
             // The owner outlives its supervisor; nobody listening means shutting down.
             let _ = self.reports.send(report);

@@ -23,8 +23,9 @@ use crate::runtime::record::Recorder;
 /// What a supervisor tells its owner while the process runs.
 #[derive(Debug)]
 pub enum Report {
-    /// The agent asked for something with a marker.
-    Request(LeadRequest),
+    /// The agent asked for something with a marker, or with a tool call that waits for the
+    /// answer.
+    Request(LeadRequest, Option<crate::runtime::process::answer::Answer>),
     /// A permission request now waits for an answer.
     Asked(String),
     /// The agent took the user message with this uuid (the CLI echoed it).

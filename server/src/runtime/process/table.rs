@@ -59,6 +59,11 @@ impl StopSignal {
         self.token.is_cancelled()
     }
 
+    /// The reason given, once a stop (or sleep) was asked for.
+    pub fn reason_if_requested(&self) -> Option<String> {
+        self.is_requested().then(|| self.reason())
+    }
+
     fn reason(&self) -> String {
         self.reason
             .lock()

@@ -22,6 +22,7 @@ pub(in crate::runtime) mod watch;
 use crate::runtime::context::Context;
 use crate::runtime::ids::uuid22;
 use crate::runtime::mail::postman::Postman;
+use crate::runtime::process::answer::{Answer, Outcome};
 use crate::runtime::process::outgoing::Outgoing;
 use crate::runtime::process::owner::Processes;
 use crate::runtime::team::Team;
@@ -54,8 +55,10 @@ pub struct Quests {
     pub(in crate::runtime) joining: Arc<Mutex<HashMap<Seat, watch::Joining>>>,
     /// Quest and job markers, carried out one at a time in the order they were written (by
     /// the task `watch_quests` starts, which takes the receiver).
-    pub(in crate::runtime) queue: mpsc::UnboundedSender<QuestRequest>,
-    pub(in crate::runtime) requests: Arc<Mutex<Option<mpsc::UnboundedReceiver<QuestRequest>>>>,
+    pub(in crate::runtime) queue: mpsc::UnboundedSender<(QuestRequest, Option<Answer>)>,
+    #[allow(clippy::type_complexity)]
+    pub(in crate::runtime) requests:
+        Arc<Mutex<Option<mpsc::UnboundedReceiver<(QuestRequest, Option<Answer>)>>>>,
 }
 
 impl Quests {
@@ -162,8 +165,8 @@ impl Quests {
         self.postman.deliver(LEAD_SEAT, Outgoing::text(text)).await;
     }
 
-    /// Carries out a quest or job marker.
-    pub(in crate::runtime) async fn quest_request(&self, r: QuestRequest) {
+    /// Carries out a quest or job request; what became of it.
+    pub(in crate::runtime) async fn quest_request(&self, r: QuestRequest) -> Outcome {
         match r {
             QuestRequest::Plan { template, stages } => self.plan(&template, stages).await,
             QuestRequest::StageNext { summon, dismiss } => self.stage_next(summon, dismiss).await,
@@ -175,32 +178,36 @@ impl Quests {
                 body,
                 severity,
             } => self.finding(seat, &from, title, body, severity).await,
-            QuestRequest::StageDone { seat, from } => self.stage_done(seat, &from).await,
-            QuestRequest::PostJob { title, text } => {
-                let lead = self.ctx.names().lead.clone();
-                if let Err(e) = self.post_job(&title, &text, &lead).await {
-                    tracing::warn!(error = %e, "the lead's job could not be posted");
-                }
-            }
-            QuestRequest::Claim { seat, from, job } => self.claim(seat, &from, &job).await,
-            QuestRequest::JobDone {
+            QuestRequest::StageDone { from, .. } => self.stage_done(&from).await,
+            QuestRequest::PostJob {
                 seat,
                 from,
-                job,
-                result,
-            } => self.job_done(seat, &from, &job, &result).await,
+                title,
+                text,
+            } => {
+                let (id, offered) = self
+                    .post_job_from(&title, &text, &from, Some(seat))
+                    .await
+                    .map_err(|e| format!("the console could not record it ({e}): try again"))?;
+                Ok(format!(
+                    "Posted as job {id}; offered to {offered} awake agent{}.",
+                    if offered == 1 { "" } else { "s" }
+                ))
+            }
+            QuestRequest::Claim { from, job, .. } => self.claim(&from, &job).await,
+            QuestRequest::JobDone {
+                from, job, result, ..
+            } => self.job_done(&from, &job, &result).await,
         }
     }
 
-    async fn plan(&self, template: &str, stages: Vec<Vec<String>>) {
+    async fn plan(&self, template: &str, stages: Vec<Vec<String>>) -> Outcome {
         let Some(q) = self.ctx.store().with_docs(|d| {
             running_quest(d)
                 .filter(|q| q.status == QuestStatus::Analysing)
                 .cloned()
         }) else {
-            return self
-                .tell_lead("quest_plan", "no quest is waiting for a plan")
-                .await;
+            return Err("no quest is waiting for a plan".into());
         };
         let Some(t) = self
             .ctx
@@ -220,14 +227,14 @@ impl Quests {
                 "there is no process {template:?} (there are {})",
                 names.join(", ")
             );
-            return self.tell_lead("quest_plan", &why).await;
+            return Err(why.into());
         };
         if stages.len() != t.stages.len() || stages.iter().any(Vec::is_empty) {
             let why = format!(
                 "{template} has {} stages: name the agents of each, in order",
                 t.stages.len()
             );
-            return self.tell_lead("quest_plan", &why).await;
+            return Err(why.into());
         }
         let planned: Vec<StageDoc> = t
             .stages
@@ -265,17 +272,20 @@ impl Quests {
                 stages: planned,
             }])
             .await;
+        let count = t.stages.len();
         self.begin_stage(&q.quest_id, 0).await;
+        Ok(format!(
+            "Planned: {template}, {count} stage{}; the first begins now.",
+            if count == 1 { "" } else { "s" }
+        ))
     }
 
-    async fn report(&self, title: &str, body: &str) {
+    async fn report(&self, title: &str, body: &str) -> Outcome {
         let Some(q) = self.ctx.store().with_docs(|d| running_quest(d).cloned()) else {
-            return self.tell_lead("report", "no quest is under way").await;
+            return Err("no quest is under way".into());
         };
         if q.status == QuestStatus::Analysing {
-            return self
-                .tell_lead("report", "the quest has not begun its first stage")
-                .await;
+            return Err("the quest has not begun its first stage: plan it first".into());
         }
         if let Some(s) = q.current().filter(|s| s.is_running()) {
             self.end_stage(&q.quest_id, s.index, "the lead reported", false)
@@ -306,5 +316,6 @@ impl Quests {
                 },
             ])
             .await;
+        Ok("The quest is done; its report is kept with it.".into())
     }
 }

@@ -9,6 +9,7 @@ use app::domain::quest::{findings_of, latest_artifacts, quest, running_quest, st
 use app::domain::{Seat, LEAD_SEAT};
 
 use crate::runtime::ids::uuid22;
+use crate::runtime::process::answer::Outcome;
 use crate::runtime::process::outgoing::Outgoing;
 use crate::runtime::quest::Quests;
 
@@ -83,12 +84,9 @@ impl Quests {
         title: String,
         body: String,
         severity: Option<String>,
-    ) {
+    ) -> Outcome {
         let Some((quest_id, stage)) = self.ctx.store().with_docs(|d| stage_of(d, from)) else {
-            return self
-                .ctx
-                .marker_error(seat, "finding", "you are in no running quest stage")
-                .await;
+            return Err(NO_STAGE.into());
         };
         let severity = severity.and_then(|s| match s.to_ascii_lowercase().as_str() {
             "info" => Some(Severity::Info),
@@ -109,14 +107,12 @@ impl Quests {
                 severity,
             }])
             .await;
+        Ok(format!("Posted on the board of stage {}.", stage + 1))
     }
 
-    pub(super) async fn stage_done(&self, seat: Seat, from: &str) {
+    pub(super) async fn stage_done(&self, from: &str) -> Outcome {
         let Some((quest_id, stage)) = self.ctx.store().with_docs(|d| stage_of(d, from)) else {
-            return self
-                .ctx
-                .marker_error(seat, "stage_done", "you are in no running quest stage")
-                .await;
+            return Err(NO_STAGE.into());
         };
         self.ctx
             .record(vec![EventKind::StageAgentDone {
@@ -136,7 +132,15 @@ impl Quests {
         if all_done {
             self.end_stage(&quest_id, stage, "all its agents are done", true)
                 .await;
+            return Ok(format!(
+                "Noted: everyone in stage {} is done, so it ended; the lead decides what comes next.",
+                stage + 1
+            ));
         }
+        Ok(format!(
+            "Noted: your part of stage {} is done; it ends when everyone's is.",
+            stage + 1
+        ))
     }
 
     /// Ends the running stage `index`: its artifact is written from its findings and (with
@@ -186,23 +190,16 @@ impl Quests {
         }
     }
 
-    pub(super) async fn stage_next(&self, summon: Vec<String>, dismiss: Vec<String>) {
+    pub(super) async fn stage_next(&self, summon: Vec<String>, dismiss: Vec<String>) -> Outcome {
         let Some(q) = self.ctx.store().with_docs(|d| running_quest(d).cloned()) else {
-            return self.tell_lead("stage_next", "no quest is under way").await;
+            return Err("no quest is under way".into());
         };
         let Some(current) = q.current().cloned() else {
-            return self
-                .tell_lead("stage_next", "the quest has no stage yet")
-                .await;
+            return Err("the quest has no stage yet: plan it first".into());
         };
         let next = current.index + 1;
         if next as usize >= q.stages.len() {
-            return self
-                .tell_lead(
-                    "stage_next",
-                    "that was the last stage: end the quest with the report",
-                )
-                .await;
+            return Err("that was the last stage: end the quest with the report".into());
         }
         if current.is_running() {
             self.end_stage(&q.quest_id, current.index, "the lead moved on", false)
@@ -243,5 +240,15 @@ impl Quests {
             )
             .await;
         self.prompt_stage(&q.quest_id, next).await;
+        let name = q
+            .stages
+            .get(next as usize)
+            .map(|s| s.name.clone())
+            .unwrap_or_default();
+        Ok(format!("Stage {} ({name}) begins.", next + 1))
     }
 }
+
+/// The refusal of a finding or a `stage_done` from an agent in no running stage.
+const NO_STAGE: &str =
+    "you are in no running quest stage: findings and stage_done are for a stage you are in";

@@ -10,6 +10,7 @@ use app::domain::events::EventKind;
 use app::domain::quest::{last_progress, quest, running_quest};
 use app::domain::{agent_seats, Seat};
 
+use crate::runtime::process::answer::Answer;
 use crate::runtime::process::outgoing::Outgoing;
 use crate::runtime::quest::Quests;
 use crate::runtime::team::permissions::human_duration;
@@ -46,8 +47,10 @@ impl Quests {
         if let Some(mut requests) = requests {
             let rt = self.clone();
             tokio::spawn(async move {
-                while let Some(r) = requests.recv().await {
-                    rt.quest_request(r).await;
+                while let Some((r, answer)) = requests.recv().await {
+                    let (seat, line, tell) = (r.asker(), r.line(), r.tells_asker());
+                    let outcome = rt.quest_request(r).await;
+                    rt.postman.settle(seat, line, tell, outcome, answer).await;
                 }
             });
         }
@@ -85,9 +88,14 @@ impl Quests {
         });
     }
 
-    /// Queues a quest or job marker: carried out after the ones before it.
-    pub(in crate::runtime) fn enqueue(&self, request: crate::runtime::quest::QuestRequest) {
-        let _ = self.queue.send(request);
+    /// Queues a quest or job request (its tool call's answer with it): carried out after the
+    /// ones before it.
+    pub(in crate::runtime) fn enqueue(
+        &self,
+        request: crate::runtime::quest::QuestRequest,
+        answer: Option<Answer>,
+    ) {
+        let _ = self.queue.send((request, answer));
     }
 
     /// Summons a newcomer into an empty seat for each of `places` (names or roles) of the

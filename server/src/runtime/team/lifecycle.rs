@@ -62,14 +62,20 @@ impl Team {
             .await;
     }
 
-    /// SUMMON into the empty seats among `seats` (every empty seat when `None`).
-    pub async fn summon_only(&self, seats: Option<&[Seat]>) -> Result<Vec<Seat>, StoreError> {
-        let candidates: Vec<Seat> = self.ctx.store().with_docs(|docs| {
+    /// The seats among `seats` (every agent seat when `None`) a SUMMON would fill now: empty,
+    /// or holding an egg that expired.
+    pub(in crate::runtime) fn summonable(&self, seats: Option<&[Seat]>) -> Vec<Seat> {
+        self.ctx.store().with_docs(|docs| {
             agent_seats()
                 .filter(|s| seats.is_none_or(|only| only.contains(s)))
                 .filter(|s| identity(docs, *s).is_none_or(|d| d.status() == AgentStatus::Expired))
                 .collect()
-        });
+        })
+    }
+
+    /// SUMMON into the empty seats among `seats` (every empty seat when `None`).
+    pub async fn summon_only(&self, seats: Option<&[Seat]>) -> Result<Vec<Seat>, StoreError> {
+        let candidates = self.summonable(seats);
         // Held before anything is awaited: a second SUMMON at the same time takes none of them.
         let reserved: Vec<Reservation> = candidates
             .into_iter()

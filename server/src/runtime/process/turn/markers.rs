@@ -5,6 +5,7 @@ use app::domain::docs::{cut_to, seat_named, taken_names, Docs, MAX_SOUL_BYTES};
 use app::domain::events::EventKind;
 use app::domain::markers::Marker;
 use app::domain::names::choose;
+use app::domain::tools::seat_from_number;
 use app::domain::work_cycle::{self, WorkState};
 
 use super::QuestRequest;
@@ -104,21 +105,60 @@ impl Translator {
             Marker::State { state, summary } => {
                 self.report_state(&state, &summary, format!("[STATE:{state}]"), out)
             }
-            Marker::Summon { .. } if self.is_lead() => out.requests.push(LeadRequest::Summon),
+            Marker::Summon { seats, count } if self.is_lead() => {
+                let seats = match seats.map(|s| s.into_iter().map(seat_from_number).collect()) {
+                    Some(Err(why)) => return self.refuse("summon", why, out),
+                    Some(Ok(seats)) => Some(seats),
+                    None => None,
+                };
+                out.requests.push(LeadRequest::Summon { seats, count })
+            }
             Marker::Dismiss { name } if self.is_lead() => {
                 out.requests.push(LeadRequest::Dismiss { name })
             }
             Marker::Kill { name, cascade } if self.is_lead() => {
                 out.requests.push(LeadRequest::Kill { name, cascade })
             }
-            Marker::Recall { name } if self.is_lead() => {
-                out.requests.push(LeadRequest::Recall { name })
+            Marker::Recall { name, seat } if self.is_lead() => {
+                match seat.map(seat_from_number).transpose() {
+                    Ok(seat) => out.requests.push(LeadRequest::Recall { name, seat }),
+                    Err(why) => self.refuse(&format!("recall {name}"), why, out),
+                }
             }
-            Marker::Fork { prompt } => out.requests.push(LeadRequest::Fork {
-                seat: self.seat,
-                from: self.speaker(),
+            Marker::Fork {
                 prompt,
-            }),
+                agent,
+                seat,
+            } => {
+                let into = match seat.map(seat_from_number).transpose() {
+                    Ok(into) => into,
+                    Err(why) => return self.refuse("fork", why, out),
+                };
+                let parent = match agent.filter(|a| !self.is_me(a)) {
+                    None => self.seat,
+                    Some(_) if !self.is_lead() => {
+                        let why = "only the lead may fork another agent: leave out agent to fork \
+                                   yourself, or ask the lead";
+                        return self.refuse("fork", why.into(), out);
+                    }
+                    Some(agent) => {
+                        match seat_named(docs, &agent) {
+                            Some(seat) => seat,
+                            None => {
+                                let why = format!("nobody on the team is called {agent:?}: call team for the names");
+                                return self.refuse("fork", why, out);
+                            }
+                        }
+                    }
+                };
+                out.requests.push(LeadRequest::Fork {
+                    seat: parent,
+                    by: self.seat,
+                    from: self.speaker(),
+                    prompt,
+                    into,
+                })
+            }
             Marker::Soul { text } if text.len() > MAX_SOUL_BYTES => {
                 out.events.push(EventKind::MarkerError {
                     seat: Some(self.seat),
@@ -141,6 +181,7 @@ impl Translator {
                 error: "only an agent with a name rewrites its soul".into(),
             }),
             Marker::Route { to, text } => out.requests.push(LeadRequest::Route {
+                seat: self.seat,
                 from: self.speaker(),
                 to,
                 text,
@@ -161,9 +202,14 @@ impl Translator {
             Marker::Report { title, body } if self.is_lead() => out
                 .requests
                 .push(LeadRequest::Quest(QuestRequest::Report { title, body })),
-            Marker::Job { title, text } if self.is_lead() => out
-                .requests
-                .push(LeadRequest::Quest(QuestRequest::PostJob { title, text })),
+            Marker::Job { title, text } => {
+                out.requests.push(LeadRequest::Quest(QuestRequest::PostJob {
+                    seat: self.seat,
+                    from: self.speaker(),
+                    title,
+                    text,
+                }))
+            }
             Marker::Finding {
                 title,
                 body,
@@ -201,5 +247,21 @@ impl Translator {
                 error: "only the lead may use this action".into(),
             }),
         }
+    }
+
+    /// A request refused before it is made: recorded on the seat, once.
+    fn refuse(&self, line: &str, why: String, out: &mut Output) {
+        out.events.push(EventKind::MarkerError {
+            seat: Some(self.seat),
+            line: line.to_string(),
+            error: why,
+        });
+    }
+
+    /// Whether `name` is this agent's own.
+    fn is_me(&self, name: &str) -> bool {
+        self.name
+            .as_deref()
+            .is_some_and(|me| app::domain::names::fold(me) == app::domain::names::fold(name))
     }
 }

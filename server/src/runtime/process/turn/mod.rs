@@ -18,10 +18,15 @@ mod markers;
 mod tool_lines;
 mod tools;
 
-/// A request the lead made with a marker that the runtime carries out.
+/// A request an agent made (by marker or tool) that the runtime carries out; the lead's
+/// (`summon`, `dismiss`, `kill`, `recall`) are refused to others before they get here.
 #[derive(Clone, Debug, PartialEq)]
 pub enum LeadRequest {
-    Summon,
+    /// Newborns into the empty seats among `seats` (every one when `None`), at most `count`.
+    Summon {
+        seats: Option<Vec<Seat>>,
+        count: Option<u8>,
+    },
     Dismiss {
         name: String,
     },
@@ -31,24 +36,71 @@ pub enum LeadRequest {
         name: String,
         cascade: bool,
     },
-    /// Seat the retired identity called `name` again, and wake it.
+    /// Seat the retired identity called `name` again (in `seat`, or the first empty one),
+    /// and wake it.
     Recall {
         name: String,
+        seat: Option<Seat>,
     },
-    /// Fork the agent in `seat` (the one that asked) into an empty seat.
+    /// Fork the agent in `seat` into `into` (or the first empty seat); `from` (in `by`) asked,
+    /// and signs the first message.
     Fork {
         seat: Seat,
+        by: Seat,
         from: String,
         prompt: Option<String>,
+        into: Option<Seat>,
     },
-    /// A message for another agent, from the one that wrote the marker.
+    /// A message for another agent (or the lead, or the human), from the one in `seat`.
     Route {
+        seat: Seat,
         from: String,
         to: String,
         text: String,
     },
+    /// What waits in the inbox of the agent in `seat` (a tool's answer).
+    CheckMail {
+        seat: Seat,
+    },
+    /// Up to `max` of its unread mail not on its way to it yet, marked read (a tool's answer).
+    ReadMail {
+        seat: Seat,
+        max: u32,
+    },
     /// Quests and jobs (the lead's plan, moves and report; anyone's findings and claims).
     Quest(QuestRequest),
+}
+
+impl LeadRequest {
+    /// The seat of the agent that asked.
+    pub fn asker(&self) -> Seat {
+        match self {
+            LeadRequest::Summon { .. }
+            | LeadRequest::Dismiss { .. }
+            | LeadRequest::Kill { .. }
+            | LeadRequest::Recall { .. } => LEAD_SEAT,
+            LeadRequest::Fork { by, .. } => *by,
+            LeadRequest::Route { seat, .. }
+            | LeadRequest::CheckMail { seat }
+            | LeadRequest::ReadMail { seat, .. } => *seat,
+            LeadRequest::Quest(q) => q.asker(),
+        }
+    }
+
+    /// What it is, as a refusal recorded on the asker's seat names it.
+    pub fn line(&self) -> String {
+        match self {
+            LeadRequest::Summon { .. } => "summon".into(),
+            LeadRequest::Dismiss { name } => format!("dismiss {name}"),
+            LeadRequest::Kill { name, .. } => format!("kill {name}"),
+            LeadRequest::Recall { name, .. } => format!("recall {name}"),
+            LeadRequest::Fork { .. } => "fork".into(),
+            LeadRequest::Route { to, .. } => format!("route to {to}"),
+            LeadRequest::CheckMail { .. } => "check_mail".into(),
+            LeadRequest::ReadMail { .. } => "read_mail".into(),
+            LeadRequest::Quest(q) => q.line().into(),
+        }
+    }
 }
 
 /// What a turn's `result` says it used, as the ledger counts it.
@@ -72,6 +124,8 @@ pub struct Output {
     pub replies: Vec<String>,
     /// The process is to be stopped, for this reason (a newborn chose no valid name twice).
     pub stop: Option<String>,
+    /// A tool call whose answer waits for the last of `requests` to be carried out.
+    pub answer: Option<crate::runtime::process::answer::PendingCall>,
     /// Validated work-state transitions, each to be committed in the agent's folder.
     pub transitions: Vec<Transition>,
 }
@@ -108,6 +162,9 @@ pub struct Translator {
     /// What the turn under way answers when the human did not start it (a newborn's first
     /// turn, a waking, the note before sleep): its words are asides, never counted unread.
     aside: Option<Aside>,
+    /// The process was told to stop (or sleep), for this reason: its tools no longer act on
+    /// the team.
+    stopping: Option<String>,
 }
 
 impl Translator {
@@ -125,7 +182,14 @@ impl Translator {
             refused_names: 0,
             aside: summoning.then_some(Aside::Birth),
             tools_in_flight: Vec::new(),
+            stopping: None,
         }
+    }
+
+    /// The process was told to stop or sleep (`Some(reason)`): from now on a tool call that
+    /// would act on the team is refused with the reason.
+    pub fn set_stopping(&mut self, reason: Option<String>) {
+        self.stopping = reason;
     }
 
     /// The turn under way (or next) answers the server, not the human: its words are asides

@@ -3,7 +3,9 @@
 //! stdout is the provenance: no port, no token) and takes the answer on stdin. A tool call
 //! becomes the marker it mirrors (`domain::tools`) and goes the marker's way, so it is
 //! validated, recorded and carried out as the marker is; a refusal answers `isError` with the
-//! sentence the marker's error gives, and is recorded once.
+//! sentence the marker's error gives, and is recorded once. A call that asks the runtime for
+//! something (a summon, a message, a claim, the inbox) is answered once that is carried out,
+//! with what happened ([`PendingCall`]).
 //!
 //! The messages are few and small (initialize, the initialized notification, `tools/list`,
 //! `tools/call`), answered synchronously between two lines of the same stream: their JSON
@@ -11,10 +13,12 @@
 
 use app::domain::docs::Docs;
 use app::domain::events::EventKind;
-use app::domain::tools::{listed, team, to_marker, tools_for};
+use app::domain::markers::Marker;
+use app::domain::tools::{listed, team, to_call, tools_for, Call};
 use serde_json::{json, Value};
 
-use super::{Output, Translator};
+use super::{LeadRequest, Output, Translator};
+use crate::runtime::process::answer::PendingCall;
 use crate::runtime::process::protocol::{self, MCP_SERVER};
 
 /// The MCP protocol version answered when the CLI names none (the one 2.1.330 asks for).
@@ -36,6 +40,7 @@ impl Translator {
         out: &mut Output,
     ) {
         if server != MCP_SERVER {
+            let server: String = server.chars().take(60).collect();
             self.refused_mcp(
                 format!("an MCP server named {server:?}, which soulgrid does not have"),
                 out,
@@ -48,16 +53,29 @@ impl Translator {
         let answer = match (method, id) {
             // A notification (`notifications/initialized`): acknowledged as the SDKs do.
             (Some(_), None) => json!({"jsonrpc": "2.0", "result": {}, "id": 0}),
-            (Some(method), Some(id)) => {
-                match self.mcp_result(method, &message["params"], docs, out) {
-                    Some(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+            (Some("tools/call"), Some(id)) => {
+                let params = &message["params"];
+                let name = params["name"].as_str().unwrap_or_default();
+                match self.call_tool(name, &params["arguments"], docs, out) {
+                    Some((text, is_error)) => protocol::tool_result(&id, &text, is_error),
                     None => {
-                        self.refused_mcp(format!("the MCP method {method:?}"), out);
-                        json!({"jsonrpc": "2.0", "id": id, "error": {"code": METHOD_NOT_FOUND,
-                        "message": format!("soulgrid has no method {method:?}")}})
+                        out.answer = Some(PendingCall {
+                            request_id: request_id.to_string(),
+                            rpc_id: id,
+                        });
+                        return;
                     }
                 }
             }
+            (Some(method), Some(id)) => match self.mcp_result(method, &message["params"]) {
+                Some(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+                None => {
+                    let method: String = method.chars().take(60).collect();
+                    self.refused_mcp(format!("the MCP method {method:?}"), out);
+                    json!({"jsonrpc": "2.0", "id": id, "error": {"code": METHOD_NOT_FOUND,
+                    "message": format!("soulgrid has no method {method:?}")}})
+                }
+            },
             (None, id) => {
                 self.refused_mcp("an MCP message that is not a JSON-RPC request".into(), out);
                 json!({"jsonrpc": "2.0", "id": id, "error": {"code": INVALID_REQUEST,
@@ -68,14 +86,8 @@ impl Translator {
             .push(protocol::mcp_response(request_id, &answer));
     }
 
-    /// The result of `method`, or `None` for a method soulgrid does not have.
-    fn mcp_result(
-        &mut self,
-        method: &str,
-        params: &Value,
-        docs: &Docs,
-        out: &mut Output,
-    ) -> Option<Value> {
+    /// The result of `method` (not a tool call), or `None` for a method soulgrid does not have.
+    fn mcp_result(&self, method: &str, params: &Value) -> Option<Value> {
         Some(match method {
             "initialize" => json!({
                 "protocolVersion": params["protocolVersion"].as_str().unwrap_or(PROTOCOL_VERSION),
@@ -86,72 +98,77 @@ impl Translator {
             "tools/list" => {
                 json!({"tools": tools_for(self.is_lead()).map(listed).collect::<Vec<_>>()})
             }
-            "tools/call" => {
-                let name = params["name"].as_str().unwrap_or_default();
-                self.call_tool(name, &params["arguments"], docs, out)
-            }
             _ => return None,
         })
     }
 
-    /// Carries out the tool `name` with `args`: its marker, the way a marker goes.
-    fn call_tool(&mut self, name: &str, args: &Value, docs: &Docs, out: &mut Output) -> Value {
-        let said = |text: String, is_error: bool| json!({"content": [{"type": "text", "text": text}], "isError": is_error});
-        let checked = to_marker(name, args, self.is_lead())
+    /// Carries out the tool `name` with `args`: its answer (text, whether a refusal), or
+    /// `None` when the answer waits for the request it made (the last of `out.requests`).
+    fn call_tool(
+        &mut self,
+        name: &str,
+        args: &Value,
+        docs: &Docs,
+        out: &mut Output,
+    ) -> Option<(String, bool)> {
+        let checked = to_call(name, args, self.is_lead())
             .map_err(|r| r.to_string())
-            .and_then(|m| self.nobody_called(name, args, docs).map_or(Ok(m), Err));
-        match checked {
+            .and_then(|c| self.still_acting(&c).map_or(Ok(c), Err));
+        let call = match checked {
+            Ok(call) => call,
             Err(refusal) => {
+                let name: String = name.chars().take(60).collect();
                 out.events.push(EventKind::MarkerError {
                     seat: Some(self.seat),
                     line: format!("tool {name}"),
                     error: refusal.clone(),
                 });
-                said(refusal, true)
+                return Some((refusal, true));
             }
-            Ok(None) => said(team(docs), false),
-            Ok(Some(marker)) => {
-                let before = out.events.len();
+        };
+        let seat = self.seat;
+        match call {
+            Call::Team => Some((team(docs), false)),
+            Call::CheckMail => {
+                out.requests.push(LeadRequest::CheckMail { seat });
+                None
+            }
+            Call::ReadMail { max } => {
+                out.requests.push(LeadRequest::ReadMail { seat, max });
+                None
+            }
+            Call::Marker(marker) => {
+                let (events, requests) = (out.events.len(), out.requests.len());
                 self.on_marker(marker, docs, out);
-                let refused = out.events[before..].iter().find_map(|e| match e {
+                let done = &out.events[events..];
+                if let Some(error) = done.iter().find_map(|e| match e {
                     EventKind::MarkerError { error, .. } => Some(error.clone()),
                     _ => None,
-                });
-                match refused {
-                    Some(error) => said(error, true),
-                    None => said(
-                        format!("Done: {name} is carried out; the console shows it."),
-                        false,
-                    ),
+                }) {
+                    return Some((error, true));
                 }
+                if out.requests.len() > requests {
+                    return None;
+                }
+                Some((done_in_place(done), false))
             }
         }
     }
 
-    /// Why the agent a call names is nobody it can name there (`None`: it is someone): a
-    /// message goes to a seated agent, the lead or the human; dismiss and retire take a seated
-    /// agent; recall one in the Hall.
-    fn nobody_called(&self, tool: &str, args: &Value, docs: &Docs) -> Option<String> {
-        use app::domain::docs::{hall, seat_named};
-        let field = match tool {
-            "send_message" => "to",
-            "dismiss" | "retire" | "recall" => "name",
-            _ => return None,
-        };
-        let name = args[field].as_str()?.trim();
-        let same = |n: &str| n.eq_ignore_ascii_case(name);
-        let known = match tool {
-            "recall" => hall(docs).any(|i| i.name.as_deref().is_some_and(same)),
-            "send_message" => {
-                seat_named(docs, name).is_some() || same(&self.lead_name) || same(&self.human_name)
-            }
-            _ => seat_named(docs, name).is_some(),
-        };
-        let place = match tool {
-            "recall" => "in the Hall",
-            _ => "on the team",
-        };
-        (!known).then(|| format!("nobody {place} is called {name:?}: call team for the names"))
+    /// Why a call can no longer act (`None`: it can): a process told to stop or sleep still
+    /// writes its soul and its work state, and reads the team, nothing more.
+    fn still_acting(&self, call: &Call) -> Option<String> {
+        let reason = self.stopping.as_deref()?;
+        let allowed = matches!(
+            call,
+            Call::Team | Call::Marker(Marker::State { .. } | Marker::Soul { .. })
+        );
+        (!allowed).then(|| {
+            format!(
+                "this process is stopping ({reason}): only your soul and your work state can \
+                 still be written"
+            )
+        })
     }
 
     /// Records an MCP message soulgrid cannot answer (the process keeps running).
@@ -162,4 +179,20 @@ impl Translator {
             error: format!("the agent's CLI asked for {what}"),
         });
     }
+}
+
+/// The answer to a call carried out in the translator (a work state, a soul): what changed.
+fn done_in_place(events: &[EventKind]) -> String {
+    events
+        .iter()
+        .find_map(|e| match e {
+            EventKind::WorkState { state, .. } => {
+                Some(format!("Your work state is now {}.", state.as_str()))
+            }
+            EventKind::SoulRevised { .. } => {
+                Some("Your soul is rewritten; its old versions are kept.".to_string())
+            }
+            _ => None,
+        })
+        .unwrap_or_else(|| "Done.".to_string())
 }
