@@ -23,10 +23,29 @@ fn every_tool_has_an_object_schema_with_described_properties() {
             );
         }
     }
-    // A member is not offered the lead's tools.
-    assert!(tools_for(false).all(|t| !t.lead_only));
-    assert!(tools_for(false).any(|t| t.name == "send_message"));
-    assert_eq!(tools_for(true).count(), TOOLS.len());
+    // A member is not offered the lead's tools; a stage's and a quest's come with them.
+    let member = Standing::default();
+    assert!(tools_for(member).all(|t| !t.lead_only));
+    assert!(tools_for(member).any(|t| t.name == "send_message"));
+    assert!(!tools_for(member).any(|t| t.name == "post_finding"));
+    let in_stage = Standing {
+        in_stage: true,
+        quest_running: true,
+        ..member
+    };
+    assert!(tools_for(in_stage).any(|t| t.name == "post_finding"));
+    assert!(!tools_for(in_stage).any(|t| t.name == "report"));
+    let lead = Standing {
+        lead: true,
+        ..member
+    };
+    assert!(!tools_for(lead).any(|t| t.name == "quest_plan"));
+    let everything = Standing {
+        lead: true,
+        in_stage: true,
+        quest_running: true,
+    };
+    assert_eq!(tools_for(everything).count(), TOOLS.len());
 }
 
 #[test]

@@ -224,9 +224,40 @@ pub const TOOLS: &[Tool] = &[
     },
 ];
 
-/// The tools an agent has (the lead: all of them).
-pub fn tools_for(lead: bool) -> impl Iterator<Item = &'static Tool> {
-    TOOLS.iter().filter(move |t| lead || !t.lead_only)
+/// Where an agent stands, as far as its tools go: the lead or not, in a running quest stage,
+/// a quest under way.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Standing {
+    pub lead: bool,
+    pub in_stage: bool,
+    pub quest_running: bool,
+}
+
+impl Standing {
+    /// Where the agent called `name` (in `seat`) stands in `docs`.
+    pub fn of(docs: &crate::domain::docs::Docs, seat: crate::domain::Seat, name: Option<&str>) -> Self {
+        use crate::domain::quest::{running_quest, stage_of};
+        Standing {
+            lead: seat == crate::domain::LEAD_SEAT,
+            in_stage: name.is_some_and(|n| stage_of(docs, n).is_some()),
+            quest_running: running_quest(docs).is_some(),
+        }
+    }
+}
+
+/// The tools an agent standing so has, as `tools/list` gives them: the lead's to the lead, a
+/// stage's (`post_finding`, `stage_done`) to an agent in a running stage, the quest's moves
+/// (`quest_plan`, `stage_next`, `report`) while a quest is under way. A call of one not listed
+/// is still answered (refused with why).
+pub fn tools_for(s: Standing) -> impl Iterator<Item = &'static Tool> {
+    TOOLS.iter().filter(move |t| {
+        let stands = match t.name {
+            "post_finding" | "stage_done" => s.in_stage,
+            "quest_plan" | "stage_next" | "report" => s.quest_running,
+            _ => true,
+        };
+        stands && (s.lead || !t.lead_only)
+    })
 }
 
 /// The tool called `name`.

@@ -215,6 +215,15 @@ pub fn mcp_response(request_id: &str, message: &Value) -> String {
     .to_string()
 }
 
+/// A message of our own MCP server to the CLI (a notification such as
+/// `notifications/tools/list_changed`): a `control_request` `mcp_message` the other way, which
+/// the CLI acknowledges with an empty success (measured: `mcp-list-changed.jsonl`).
+pub fn mcp_notification(request_id: &str, method: &str) -> String {
+    json!({"type": "control_request", "request_id": request_id, "request": {"subtype": "mcp_message",
+        "server_name": MCP_SERVER, "message": {"jsonrpc": "2.0", "method": method}}})
+    .to_string()
+}
+
 /// A tool call's result (`tools/call`, JSON-RPC id `rpc_id`): one text, an error or not.
 pub fn tool_result(rpc_id: &Value, text: &str, is_error: bool) -> Value {
     json!({"jsonrpc": "2.0", "id": rpc_id,

@@ -115,6 +115,16 @@ impl Supervisor {
                         let _ = self.reports.send(Report::Taken(uuid.clone()));
                     }
                 }
+                // It took a message (a stage's prompt, a quest's brief): its tools are told
+                // of what changed before its model is asked.
+                let translator = &mut self.translator;
+                let changed = self
+                    .recorder
+                    .store
+                    .with_docs(|docs| translator.tools_changed(docs));
+                if let Some(line) = changed {
+                    let _ = self.live.stdin.send(line).await;
+                }
                 return;
             }
             CliLine::System { subtype, .. } if subtype == "init" => {

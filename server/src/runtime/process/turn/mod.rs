@@ -165,6 +165,10 @@ pub struct Translator {
     /// The process was told to stop (or sleep), for this reason: its tools no longer act on
     /// the team.
     stopping: Option<String>,
+    /// The tools `tools/list` gave last (`None`: not asked yet).
+    listed: Option<Vec<&'static str>>,
+    /// List-changed notifications sent so far.
+    notified: u32,
 }
 
 impl Translator {
@@ -183,6 +187,8 @@ impl Translator {
             aside: summoning.then_some(Aside::Birth),
             tools_in_flight: Vec::new(),
             stopping: None,
+            listed: None,
+            notified: 0,
         }
     }
 
@@ -362,6 +368,8 @@ impl Translator {
             }
             _ => {}
         }
+        // What it stands in may have changed with this line (its name, a stage it joined).
+        out.replies.extend(self.tools_changed(docs));
         out
     }
 

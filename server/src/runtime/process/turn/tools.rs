@@ -14,7 +14,7 @@
 use app::domain::docs::Docs;
 use app::domain::events::EventKind;
 use app::domain::markers::Marker;
-use app::domain::tools::{listed, team, to_call, tools_for, Call};
+use app::domain::tools::{listed, team, to_call, tools_for, Call, Standing, Tool};
 use serde_json::{json, Value};
 
 use super::{LeadRequest, Output, Translator};
@@ -67,7 +67,7 @@ impl Translator {
                     }
                 }
             }
-            (Some(method), Some(id)) => match self.mcp_result(method, &message["params"]) {
+            (Some(method), Some(id)) => match self.mcp_result(method, &message["params"], docs) {
                 Some(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
                 None => {
                     let method: String = method.chars().take(60).collect();
@@ -87,7 +87,7 @@ impl Translator {
     }
 
     /// The result of `method` (not a tool call), or `None` for a method soulgrid does not have.
-    fn mcp_result(&self, method: &str, params: &Value) -> Option<Value> {
+    fn mcp_result(&mut self, method: &str, params: &Value, docs: &Docs) -> Option<Value> {
         Some(match method {
             "initialize" => json!({
                 "protocolVersion": params["protocolVersion"].as_str().unwrap_or(PROTOCOL_VERSION),
@@ -96,7 +96,9 @@ impl Translator {
             }),
             "ping" => json!({}),
             "tools/list" => {
-                json!({"tools": tools_for(self.is_lead()).map(listed).collect::<Vec<_>>()})
+                let tools: Vec<&Tool> = tools_for(self.standing(docs)).collect();
+                self.listed = Some(tools.iter().map(|t| t.name).collect());
+                json!({"tools": tools.into_iter().map(listed).collect::<Vec<_>>()})
             }
             _ => return None,
         })
@@ -169,6 +171,28 @@ impl Translator {
                  still be written"
             )
         })
+    }
+
+    /// Where this agent stands in `docs`, for its tools.
+    fn standing(&self, docs: &Docs) -> Standing {
+        Standing::of(docs, self.seat, self.name.as_deref())
+    }
+
+    /// The line that tells the CLI its tools changed (`notifications/tools/list_changed`), when
+    /// what the agent would be listed now differs from what it was listed last: the CLI then
+    /// asks `tools/list` again. `None` before the first listing and while nothing changed.
+    pub fn tools_changed(&mut self, docs: &Docs) -> Option<String> {
+        let now: Vec<&'static str> = tools_for(self.standing(docs)).map(|t| t.name).collect();
+        let before = self.listed.as_ref()?;
+        if *before == now {
+            return None;
+        }
+        self.listed = Some(now);
+        self.notified += 1;
+        Some(protocol::mcp_notification(
+            &format!("soulgrid-tools-changed-{}", self.notified),
+            "notifications/tools/list_changed",
+        ))
     }
 
     /// Records an MCP message soulgrid cannot answer (the process keeps running).
