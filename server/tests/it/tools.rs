@@ -512,10 +512,16 @@ fn a_changed_standing_tells_the_cli_its_tools_changed() {
             .collect()
     };
     let quiet = text_line("thinking");
-    assert!(t.on_line(&quiet, &docs).replies.is_empty(), "nothing listed yet");
+    assert!(
+        t.on_line(&quiet, &docs).replies.is_empty(),
+        "nothing listed yet"
+    );
     let before = names(&t.on_line(&list, &docs));
     assert!(!before.contains(&"quest_plan".to_string()), "{before:?}");
-    assert!(t.on_line(&quiet, &docs).replies.is_empty(), "nothing changed");
+    assert!(
+        t.on_line(&quiet, &docs).replies.is_empty(),
+        "nothing changed"
+    );
 
     let mut events = team_events();
     events.push(EventKind::QuestStarted {

@@ -6,6 +6,7 @@
 //! - `session`: summon, names, souls, sessions resumed.
 //! - `tools`: a tool call asked of the human with `--permissions ui`.
 //! - `mcp`: the agent's `soulgrid` MCP tools, and the side door closed.
+//! - `side_door`: a plain session's `SendMessage` to an agent is refused and reaches nothing.
 //! - `fork`, `knowledge`, `quest`: the same lives as tier 2, on the real CLI.
 //! - `stop`: a detached Bash shell stopped with its agent.
 
@@ -17,5 +18,6 @@ mod knowledge;
 mod mcp;
 mod quest;
 mod session;
+mod side_door;
 mod stop;
 mod tools;

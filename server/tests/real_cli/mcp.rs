@@ -48,12 +48,9 @@ async fn the_real_cli_calls_soulgrid_tools_and_has_no_side_door() {
         )
     })
     .await;
-    ask(r#"DO_TOOL: mcp__soulgrid__post_finding {"title":"T","body":"B"}"#).await;
-    wait_for_secs(&state, 60, "the finding refused outside a quest", |d| {
-        lead_said(
-            d,
-            "Saw tool result (error): you are in no running quest stage",
-        )
+    ask(r#"DO_TOOL: mcp__soulgrid__claim_job {"job":"nope"}"#).await;
+    wait_for_secs(&state, 60, "the claim of no job refused", |d| {
+        lead_said(d, "Saw tool result (error): there is no job \"nope\"")
     })
     .await;
     // Carried out, and answered with what happened: a message shown to the human, a summon

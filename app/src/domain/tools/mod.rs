@@ -235,7 +235,11 @@ pub struct Standing {
 
 impl Standing {
     /// Where the agent called `name` (in `seat`) stands in `docs`.
-    pub fn of(docs: &crate::domain::docs::Docs, seat: crate::domain::Seat, name: Option<&str>) -> Self {
+    pub fn of(
+        docs: &crate::domain::docs::Docs,
+        seat: crate::domain::Seat,
+        name: Option<&str>,
+    ) -> Self {
         use crate::domain::quest::{running_quest, stage_of};
         Standing {
             lead: seat == crate::domain::LEAD_SEAT,
