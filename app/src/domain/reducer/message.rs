@@ -47,7 +47,8 @@ pub(super) fn put(w: &mut Writes, event: &Event, said: Said<'_>) {
         tool,
         extra: Default::default(),
     };
-    if let Some(who) = &doc.identity_id {
+    // A tool line is counted as a tool call (its process report), not as a message.
+    if let Some(who) = doc.identity_id.as_ref().filter(|_| doc.tool.is_none()) {
         let own = speaker_type != SpeakerType::Human
             && identity(w.docs, seat).and_then(|d| d.name.as_deref()) == Some(speaker_name);
         super::ledger::count_message(w, event, who, own);

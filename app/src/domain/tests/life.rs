@@ -93,6 +93,52 @@ fn the_ledger_counts_cost_tokens_turns_and_tools_over_every_process() {
     );
 }
 
+/// A tool call is counted once, as a tool (its `agent_process` report), never as a message:
+/// its line in the thread is the call shown, not something the agent said.
+#[test]
+fn a_tool_line_is_a_tool_call_not_a_message() {
+    let mut docs = Docs::new();
+    run(
+        &mut docs,
+        &[
+            ev(1, 0, summon_ids(&[(0, "lyra-id")])),
+            ev(2, 1, register(0, "Lyra", "I am Lyra.")),
+            ev(3, 2, said(0, "m1", "Lyra", "Looking.")),
+            ev(4, 3, report(0, Starting, None, None, None, None)),
+            ev(
+                5,
+                4,
+                report(
+                    0,
+                    Running,
+                    Some("s1"),
+                    None,
+                    Some("mcp__soulgrid__team"),
+                    None,
+                ),
+            ),
+            ev(
+                6,
+                5,
+                EventKind::ToolUsed {
+                    message_id: "t1".into(),
+                    seat: 0,
+                    speaker_name: "Lyra".into(),
+                    line: crate::domain::tool_lines::ToolLine::new(
+                        "mcp__soulgrid__team",
+                        &serde_json::json!({}),
+                        "- seat 1: Lyra",
+                        false,
+                    ),
+                },
+            ),
+        ],
+    );
+    let l = agent_view(&docs, "lyra-id").unwrap().ledger;
+    assert_eq!(l.messages_sent, 1, "its words, not the tool line");
+    assert_eq!(l.tool_calls.get("mcp__soulgrid__team"), Some(&1));
+}
+
 #[test]
 fn each_claude_session_says_when_it_began_and_ended_why_and_what_it_used() {
     let mut docs = Docs::new();
