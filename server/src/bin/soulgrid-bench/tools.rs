@@ -1,7 +1,9 @@
 //! T1: a Soulgrid tool call's round trip in the server: the CLI's `mcp_message` line as read
-//! from its stdout, parsed, answered by the translator (the call validated and turned into its
-//! request and events), to the `control_response` line handed to the process's stdin writer.
-//! The CLI's own part and the pipe are not in it.
+//! from its stdout, parsed, answered by the translator (the call validated, its events made),
+//! to the `control_response` line handed to the process's stdin writer. The CLI's own part and
+//! the pipe are not in it. Calls answered there: `team`, a work state, a refusal; a call that
+//! asks the runtime (a summon, a message) is answered when that is done, and takes what the
+//! operation takes (its own rows).
 
 use std::time::Instant;
 
@@ -49,8 +51,8 @@ pub fn round_trip(quick: bool) -> Row {
         .map(|i| {
             let (name, args) = match i % 3 {
                 0 => ("team", json!({})),
-                1 => ("send_message", json!({"to": "Agent3", "text": format!("note {i}")})),
-                _ => ("post_finding", json!({"title": "A view", "body": "Some words.", "severity": "minor"})),
+                1 => ("set_work_state", json!({"state": "bootstrap", "summary": format!("step {i}")})),
+                _ => ("summon", json!({"seats": [2]})),
             };
             json!({"type": "control_request", "request_id": format!("r{i}"), "request": {"subtype": "mcp_message",
                 "server_name": "soulgrid", "message": {"jsonrpc": "2.0", "id": i, "method": "tools/call",
