@@ -22,12 +22,28 @@ pub const NAMES: [&str; 9] = [
 ];
 
 /// The requests it received, and how many hung answers it has sent in full (their stream
-/// open, waiting for the client to go away).
+/// open, waiting for the client to go away); notified at each request received.
 #[derive(Clone, Default)]
 pub struct Recorded(
     pub Arc<Mutex<Vec<Value>>>,
     pub Arc<std::sync::atomic::AtomicUsize>,
+    pub Arc<tokio::sync::Notify>,
 );
+
+impl Recorded {
+    /// Returns once a request `wanted` accepts has been received.
+    pub async fn until(&self, wanted: impl Fn(&Value) -> bool) {
+        loop {
+            // Enabled before the look: a request that comes between is not missed.
+            let mut received = std::pin::pin!(self.2.notified());
+            received.as_mut().enable();
+            if self.0.lock().unwrap().iter().any(&wanted) {
+                return;
+            }
+            received.await;
+        }
+    }
+}
 
 /// Starts the fake on a free loopback port; returns its base URL and what it received.
 pub async fn start() -> (String, Recorded) {
@@ -207,6 +223,7 @@ pub fn reply_to(last: &str) -> String {
 
 async fn messages(State(recorded): State<Recorded>, Json(body): Json<Value>) -> Response {
     recorded.0.lock().unwrap().push(body.clone());
+    recorded.2.notify_waiters();
     let model = body["model"].as_str().unwrap_or("fake-model").to_string();
     let id = format!("msg_fake_{}", uuid::Uuid::new_v4().simple());
     let answer = answer(&body);

@@ -386,19 +386,36 @@ pub async fn team_on(
 
 /// Runtime errors recorded for `seat`, oldest first.
 pub async fn runtime_errors(state: &AppState, seat: u8) -> Vec<String> {
+    seat_events(state, seat, |k| match k {
+        app::domain::events::EventKind::RuntimeError { message, .. } => Some(message),
+        _ => None,
+    })
+    .await
+}
+
+/// Refusals (`marker_error`) recorded on `seat`, oldest first.
+pub async fn marker_errors(state: &AppState, seat: u8) -> Vec<String> {
+    seat_events(state, seat, |k| match k {
+        app::domain::events::EventKind::MarkerError { error, .. } => Some(error),
+        _ => None,
+    })
+    .await
+}
+
+/// What `pick` takes of the events recorded on `seat`, oldest first.
+async fn seat_events(
+    state: &AppState,
+    seat: u8,
+    pick: impl Fn(app::domain::events::EventKind) -> Option<String>,
+) -> Vec<String> {
     state
         .store
         .events_after(0, 100_000)
         .await
         .unwrap()
         .into_iter()
-        .filter_map(|e| match e.kind {
-            app::domain::events::EventKind::RuntimeError {
-                seat: Some(s),
-                message,
-            } if s == seat => Some(message),
-            _ => None,
-        })
+        .filter(|e| e.kind.seat() == Some(seat))
+        .filter_map(|e| pick(e.kind))
         .collect()
 }
 

@@ -6,7 +6,6 @@
 use crate::common;
 
 use app::domain::docs::{identity, thread, Docs};
-use app::domain::events::EventKind;
 use app::domain::{Seat, LEAD_SEAT};
 use axum::Router;
 use common::{call, post_json, wait_for};
@@ -38,24 +37,6 @@ fn said(d: &Docs, seat: Seat) -> Vec<String> {
         .collect()
 }
 
-async fn refusals(state: &AppState, seat: Seat) -> Vec<String> {
-    state
-        .store
-        .events_after(0, 100_000)
-        .await
-        .unwrap()
-        .into_iter()
-        .filter_map(|e| match e.kind {
-            EventKind::MarkerError {
-                seat: Some(s),
-                error,
-                ..
-            } if s == seat => Some(error),
-            _ => None,
-        })
-        .collect()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tool_call_is_answered_with_what_the_runtime_did() {
     let (_dir, state, router) = common::team().await;
@@ -70,7 +51,7 @@ async fn a_tool_call_is_answered_with_what_the_runtime_did() {
         "Tool summon answered (error): no seat is empty: retire someone first"
     );
     assert_eq!(
-        refusals(&state, LEAD_SEAT).await,
+        common::marker_errors(&state, LEAD_SEAT).await,
         ["no seat is empty: retire someone first"]
     );
 

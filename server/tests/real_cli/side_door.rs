@@ -130,14 +130,10 @@ async fn a_sessions_sendmessage_does_not_reach_an_agent() {
         result_where(&mut lines, |t| t.contains("Saw tool result")).await;
         // The CLI tells the sender when the recipient refused (measured); an open door lets
         // the message into the lead's thread instead: whichever comes first.
-        let reached_lead = async {
-            loop {
-                if state.store.with_all_docs(said_to_lead) || given_to_a_model(&cli.recorded) {
-                    return;
-                }
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-        };
+        // Any model given the message (the lead's, asked with it in its conversation).
+        let reached_lead = cli
+            .recorded
+            .until(|r| r.to_string().contains("cross-session-message"));
         tokio::select! {
             notice = result_where(&mut lines, |t| t.contains("Cross-session delivery notice")) => {
                 assert!(notice.contains("refused"), "{notice}");
