@@ -1,6 +1,11 @@
 //! The agent's `soulgrid` MCP server through the translator: the recorded CLI's messages are
 //! answered, a call is its marker (validated, recorded, carried out as the marker is), and every
-//! bad input gets a sentence, is recorded once and changes nothing else.
+//! tool call becomes a line of the thread. `refusals.rs`: who may call what, and every bad input
+//! gets a sentence, is recorded once and changes nothing else; `listing.rs`: what is listed
+//! follows where the agent stands.
+
+mod listing;
+mod refusals;
 
 use app::domain::docs::Docs;
 use app::domain::events::{EventKind, SummonedSeat};
@@ -13,11 +18,11 @@ use crate::common;
 use common::recorded::{out_lines, text_line, CLI};
 
 /// Lyra (seat 0) and Kael (seat 1) seated, the lead Julian.
-fn team() -> Docs {
+pub(super) fn team() -> Docs {
     app::domain::reducer::fold(team_events())
 }
 
-fn team_events() -> Vec<EventKind> {
+pub(super) fn team_events() -> Vec<EventKind> {
     let mut events = vec![
         EventKind::SessionStart {
             lead_name: Some("Julian".into()),
@@ -43,15 +48,15 @@ fn team_events() -> Vec<EventKind> {
     events
 }
 
-fn lyra() -> Translator {
+pub(super) fn lyra() -> Translator {
     Translator::new(0, Some("Lyra".into()), false).with_team_names("Julian", "Marcus")
 }
 
-fn lead() -> Translator {
+pub(super) fn lead() -> Translator {
     Translator::new(4, Some("Julian".into()), false).with_team_names("Julian", "Marcus")
 }
 
-fn mcp(server: &str, message: Value) -> CliLine {
+pub(super) fn mcp(server: &str, message: Value) -> CliLine {
     parse_line(
         &json!({"type": "control_request", "request_id": "r1",
             "request": {"subtype": "mcp_message", "server_name": server, "message": message}})
@@ -60,7 +65,7 @@ fn mcp(server: &str, message: Value) -> CliLine {
     .unwrap()
 }
 
-fn call(tool: &str, args: Value) -> CliLine {
+pub(super) fn call(tool: &str, args: Value) -> CliLine {
     mcp(
         "soulgrid",
         json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
@@ -69,7 +74,7 @@ fn call(tool: &str, args: Value) -> CliLine {
 }
 
 /// The one reply written back: the JSON-RPC message in it.
-fn answered(out: &Output) -> Value {
+pub(super) fn answered(out: &Output) -> Value {
     assert_eq!(out.replies.len(), 1, "{:?}", out.replies);
     let reply: Value = serde_json::from_str(&out.replies[0]).unwrap();
     assert_eq!(reply["type"], "control_response");
@@ -77,7 +82,7 @@ fn answered(out: &Output) -> Value {
     reply["response"]["response"]["mcp_response"].clone()
 }
 
-fn errors(out: &Output) -> Vec<String> {
+pub(super) fn errors(out: &Output) -> Vec<String> {
     out.events
         .iter()
         .filter_map(|e| match e {
@@ -228,195 +233,6 @@ fn a_call_is_the_marker_it_mirrors() {
 }
 
 #[test]
-fn the_leads_tools_are_the_leads() {
-    let docs = team();
-    let out = lyra().on_line(&call("summon", json!({})), &docs);
-    let r = answered(&out)["result"].clone();
-    assert_eq!(r["isError"], true);
-    assert_eq!(
-        r["content"][0]["text"],
-        "only the lead may use summon: ask the lead with send_message"
-    );
-    assert!(out.requests.is_empty());
-    assert_eq!(errors(&out).len(), 1);
-
-    let out = lead().on_line(&call("summon", json!({})), &docs);
-    assert!(out.answer.is_some(), "answered once the summon is made");
-    assert_eq!(
-        out.requests,
-        [LeadRequest::Summon {
-            seats: None,
-            count: None
-        }]
-    );
-    // Seats as `team` numbers them: 1-9, the lead's 5 not an agent's.
-    let out = lead().on_line(&call("summon", json!({"seats": [1, 9]})), &docs);
-    assert_eq!(
-        out.requests,
-        [LeadRequest::Summon {
-            seats: Some(vec![0, 8]),
-            count: None
-        }]
-    );
-    let out = lead().on_line(&call("summon", json!({"seats": [5]})), &docs);
-    assert_eq!(
-        answered(&out)["result"]["content"][0]["text"],
-        "seat 5 is the lead's: the agents' seats are 1-4 and 6-9"
-    );
-    assert!(out.requests.is_empty() && out.answer.is_none());
-    assert_eq!(errors(&out).len(), 1);
-    let out = lead().on_line(&call("retire", json!({"agent": "Kael"})), &docs);
-    assert_eq!(
-        out.requests,
-        [LeadRequest::Kill {
-            name: "Kael".into(),
-            cascade: false
-        }]
-    );
-    let out = lead().on_line(&call("recall", json!({"agent": "Kael", "seat": 3})), &docs);
-    assert_eq!(
-        out.requests,
-        [LeadRequest::Recall {
-            name: "Kael".into(),
-            seat: Some(2)
-        }]
-    );
-    // The lead forks another agent into a seat it names; a member forks only itself.
-    let out = lead().on_line(&call("fork", json!({"agent": "Kael", "seat": 7})), &docs);
-    assert_eq!(
-        out.requests,
-        [LeadRequest::Fork {
-            seat: 1,
-            by: 4,
-            from: "Julian".into(),
-            prompt: None,
-            into: Some(6)
-        }]
-    );
-    let out = lyra().on_line(&call("fork", json!({"agent": "Kael"})), &docs);
-    assert!(answered(&out)["result"]["content"][0]["text"]
-        .as_str()
-        .unwrap()
-        .starts_with("only the lead may fork another agent"));
-    assert!(out.requests.is_empty());
-    let out = lyra().on_line(
-        &call("fork", json!({"agent": "lyra", "prompt": "go"})),
-        &docs,
-    );
-    assert!(matches!(
-        &out.requests[..],
-        [LeadRequest::Fork { seat: 0, by: 0, .. }]
-    ));
-    let listed = lead().on_line(
-        &mcp(
-            "soulgrid",
-            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
-        ),
-        &docs,
-    );
-    assert!(answered(&listed)["result"]["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .any(|t| t["name"] == "summon"));
-}
-
-#[test]
-fn bad_input_gets_a_sentence_is_recorded_once_and_changes_nothing_else() {
-    let docs = team();
-    let is_error_with = |out: &Output, said: &str| {
-        let r = answered(out)["result"].clone();
-        assert_eq!(r["isError"], true, "{r}");
-        assert!(
-            r["content"][0]["text"].as_str().unwrap().contains(said),
-            "{r}"
-        );
-        assert_eq!(errors(out).len(), 1);
-        assert!(out.requests.is_empty());
-    };
-    is_error_with(
-        &lyra().on_line(&call("teleport", json!({})), &docs),
-        "there is no tool \"teleport\"",
-    );
-    is_error_with(
-        &lyra().on_line(&call("send_message", json!({"to": "Kael"})), &docs),
-        "send_message needs to (string, required), text (string, required)",
-    );
-    is_error_with(
-        &lyra().on_line(&call("send_message", json!({"to": 3, "text": "x"})), &docs),
-        "send_message needs",
-    );
-    is_error_with(
-        &lyra().on_line(
-            &call("set_work_state", json!({"state": "deep_work"})),
-            &docs,
-        ),
-        "transition",
-    );
-    is_error_with(
-        &lyra().on_line(&call("claim_job", json!("j1")), &docs),
-        "an object of arguments",
-    );
-    // An argument over a stdin line's limit: refused before it is carried anywhere.
-    let huge = "x".repeat(600 * 1024);
-    is_error_with(
-        &lyra().on_line(
-            &call("send_message", json!({"to": "Kael", "text": huge})),
-            &docs,
-        ),
-        "more than a message may carry",
-    );
-    // A call after the process was told to stop: nothing more acts on the team; its soul and
-    // its work state can still be written (the note before sleep).
-    let mut stopping = lyra();
-    stopping.set_stopping(Some("retired by the lead".into()));
-    is_error_with(
-        &stopping.on_line(
-            &call("send_message", json!({"to": "Kael", "text": "one more"})),
-            &docs,
-        ),
-        "this process is stopping (retired by the lead)",
-    );
-    let out = stopping.on_line(
-        &call("set_work_state", json!({"state": "bootstrap"})),
-        &docs,
-    );
-    assert_eq!(
-        answered(&out)["result"]["content"][0]["text"],
-        "Your work state is now bootstrap."
-    );
-
-    // Not a JSON-RPC request, an unknown method, a server we did not declare.
-    let out = lyra().on_line(&mcp("soulgrid", json!({"jsonrpc": "2.0", "id": 3})), &docs);
-    assert_eq!(answered(&out)["error"]["code"], -32600);
-    assert_eq!(errors(&out).len(), 1);
-    let out = lyra().on_line(
-        &mcp(
-            "soulgrid",
-            json!({"jsonrpc": "2.0", "id": 4, "method": "resources/list"}),
-        ),
-        &docs,
-    );
-    assert_eq!(answered(&out)["error"]["code"], -32601);
-    assert_eq!(errors(&out).len(), 1);
-    let out = lyra().on_line(
-        &mcp(
-            "elsewhere",
-            json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list"}),
-        ),
-        &docs,
-    );
-    let reply: Value = serde_json::from_str(&out.replies[0]).unwrap();
-    assert_eq!(reply["response"]["subtype"], "error");
-    assert!(reply["response"]["error"]
-        .as_str()
-        .unwrap()
-        .contains("\"elsewhere\""));
-    assert_eq!(errors(&out).len(), 1);
-    assert!(out.requests.is_empty());
-}
-
-#[test]
 fn every_tool_call_becomes_a_line_of_the_thread_with_what_came_of_it() {
     let docs = team();
     let mut t = lyra();
@@ -490,57 +306,4 @@ fn every_tool_call_becomes_a_line_of_the_thread_with_what_came_of_it() {
             && read.output_bytes == 40_000
             && read.output.len() == app::domain::tool_lines::KEPT_BYTES
     );
-}
-
-/// The lead's list changes when a quest begins (its moves are listed then): the CLI is told
-/// with `notifications/tools/list_changed` (the way the pinned CLI takes it, measured in
-/// `mcp-list-changed.jsonl`), once, and only after it has listed the tools at all.
-#[test]
-fn a_changed_standing_tells_the_cli_its_tools_changed() {
-    let docs = team();
-    let mut t = lead();
-    let list = mcp(
-        "soulgrid",
-        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
-    );
-    let names = |out: &Output| -> Vec<String> {
-        answered(out)["result"]["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| t["name"].as_str().unwrap().to_string())
-            .collect()
-    };
-    let quiet = text_line("thinking");
-    assert!(
-        t.on_line(&quiet, &docs).replies.is_empty(),
-        "nothing listed yet"
-    );
-    let before = names(&t.on_line(&list, &docs));
-    assert!(!before.contains(&"quest_plan".to_string()), "{before:?}");
-    assert!(
-        t.on_line(&quiet, &docs).replies.is_empty(),
-        "nothing changed"
-    );
-
-    let mut events = team_events();
-    events.push(EventKind::QuestStarted {
-        quest_id: "q1".into(),
-        problem: "Why is the build slow?".into(),
-        folder: None,
-    });
-    let docs = app::domain::reducer::fold(events);
-    let out = t.on_line(&quiet, &docs);
-    assert_eq!(out.replies.len(), 1, "{:?}", out.replies);
-    let note: Value = serde_json::from_str(&out.replies[0]).unwrap();
-    assert_eq!(note["type"], "control_request");
-    assert_eq!(note["request"]["subtype"], "mcp_message");
-    assert_eq!(note["request"]["server_name"], "soulgrid");
-    assert_eq!(
-        note["request"]["message"],
-        json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
-    );
-    assert!(t.on_line(&quiet, &docs).replies.is_empty(), "told once");
-    let after = names(&t.on_line(&list, &docs));
-    assert!(after.contains(&"quest_plan".to_string()), "{after:?}");
 }
