@@ -26,6 +26,7 @@ pub mod names;
 pub mod palette;
 pub mod permissions;
 pub mod process;
+pub mod projects;
 pub mod provenance;
 pub mod quest;
 pub mod reducer;

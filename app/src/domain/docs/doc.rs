@@ -10,7 +10,8 @@ use super::super::permissions::{PermissionDoc, TYPE_PERMISSION};
 use super::super::Seat;
 use super::{
     AgentIdentity, ArtifactDoc, ClaudeSessionDoc, FindingDoc, JobDoc, KnowledgeDoc, LedgerDoc,
-    MessageDoc, QuestDoc, SoulDoc, WorkCommitDoc, TYPE_ARTIFACT, TYPE_CLAUDE_SESSION, TYPE_FINDING,
+    MessageDoc, ProjectDoc, QuestDoc, SoulDoc, WorkCommitDoc, WorktreeDoc, TYPE_PROJECT,
+    TYPE_WORKTREE, TYPE_ARTIFACT, TYPE_CLAUDE_SESSION, TYPE_FINDING,
     TYPE_HALL, TYPE_IDENTITY, TYPE_JOB, TYPE_KNOWLEDGE, TYPE_LEDGER, TYPE_MESSAGE, TYPE_QUEST,
     TYPE_SOUL, TYPE_WORK_COMMIT,
 };
@@ -86,6 +87,8 @@ documents! {
     Finding(Box<FindingDoc> => FindingDoc) = TYPE_FINDING, as_finding;
     Artifact(ArtifactDoc => ArtifactDoc) = TYPE_ARTIFACT, as_artifact;
     Job(Box<JobDoc> => JobDoc) = TYPE_JOB, as_job;
+    Project(Box<ProjectDoc> => ProjectDoc) = TYPE_PROJECT, as_project;
+    Worktree(Box<WorktreeDoc> => WorktreeDoc) = TYPE_WORKTREE, as_worktree;
 }
 
 impl Doc {

@@ -13,6 +13,7 @@ mod identity;
 mod knowledge;
 mod ledger;
 pub mod page;
+mod project;
 mod quest;
 
 pub use doc::{commit, Doc, DocWrite, Docs};
@@ -26,6 +27,9 @@ pub use knowledge::{
 pub use ledger::{
     claude_session_doc_id, ledger_id, micro_usd, ClaudeSessionDoc, LedgerDoc, TYPE_CLAUDE_SESSION,
     TYPE_LEDGER,
+};
+pub use project::{
+    project_doc_id, worktree_doc_id, ProjectDoc, Review, WorktreeDoc, TYPE_PROJECT, TYPE_WORKTREE,
 };
 pub use quest::{
     artifact_doc_id, finding_doc_id, job_doc_id, quest_doc_id, ArtifactDoc, ArtifactKind, Comment,

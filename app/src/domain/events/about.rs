@@ -42,6 +42,10 @@ impl EventKind {
             EventKind::JobDone { .. } => "job_done",
             EventKind::AgentImported(_) => "agent_imported",
             EventKind::WorkCommitted { .. } => "work_committed",
+            EventKind::ProjectLinked { .. } => "project_linked",
+            EventKind::ProjectUnlinked { .. } => "project_unlinked",
+            EventKind::WorktreeMade { .. } => "worktree_made",
+            EventKind::WorktreeRemade { .. } => "worktree_remade",
             EventKind::Unknown => "unknown",
         }
     }

@@ -358,6 +358,35 @@ pub enum EventKind {
         identity_id: String,
         seat: Seat,
     },
+    /// The human links a local git repository as a project.
+    ProjectLinked {
+        project_id: String,
+        name: String,
+        path: String,
+        base: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        check: Option<String>,
+    },
+    /// The human unlinks a project; its branches and worktrees stay.
+    ProjectUnlinked { project_id: String },
+    /// An identity is put to work on a project: its worktree on its own branch.
+    WorktreeMade {
+        project_id: String,
+        identity_id: String,
+        agent: String,
+        branch: String,
+        path: String,
+        started_from: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        parent_branch: Option<String>,
+    },
+    /// A worktree removed or broken by hand is made again from its branch (`head`).
+    WorktreeRemade {
+        project_id: String,
+        identity_id: String,
+        head: String,
+        why: String,
+    },
     /// Any type this version does not know (written by a newer version). Ignored by
     /// the reducer.
     #[serde(other)]

@@ -10,6 +10,7 @@ mod knowledge;
 mod ledger;
 mod message;
 mod process;
+mod project;
 mod quest;
 mod seat;
 mod writes;
@@ -392,6 +393,10 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
         | EventKind::JobPosted { .. }
         | EventKind::JobClaimed { .. }
         | EventKind::JobDone { .. } => quest::apply(&mut w, event),
+        EventKind::ProjectLinked { .. }
+        | EventKind::ProjectUnlinked { .. }
+        | EventKind::WorktreeMade { .. }
+        | EventKind::WorktreeRemade { .. } => project::apply(&mut w, event),
         EventKind::MarkerError { seat: None, .. }
         | EventKind::RuntimeError { seat: None, .. }
         | EventKind::Unknown => {}

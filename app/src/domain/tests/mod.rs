@@ -11,6 +11,7 @@ mod moment;
 mod names;
 mod page;
 mod permissions;
+mod projects;
 mod props;
 mod provenance;
 mod quest;

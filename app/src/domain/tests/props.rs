@@ -143,6 +143,42 @@ fn kind() -> impl Strategy<Value = EventKind> {
             parent_id: who.to_string(),
             fork_message_id: None,
         }),
+        project_kind(),
+    ]
+}
+
+/// Projects and worktrees: two projects, linked and unlinked; worktrees of the identities so
+/// far (`log` picks which), made and made again.
+fn project_kind() -> impl Strategy<Value = EventKind> {
+    let project = prop::sample::select(vec!["p1", "p2"]);
+    prop_oneof![
+        (project.clone(), prop::sample::select(vec!["web", "Web", "api"])).prop_map(
+            |(p, name)| EventKind::ProjectLinked {
+                project_id: p.into(),
+                name: name.into(),
+                path: format!("/repos/{p}"),
+                base: "main".into(),
+                check: None,
+            }
+        ),
+        project
+            .clone()
+            .prop_map(|p| EventKind::ProjectUnlinked { project_id: p.into() }),
+        (project.clone(), 0u8..9).prop_map(|(p, who)| EventKind::WorktreeMade {
+            project_id: p.into(),
+            identity_id: who.to_string(),
+            agent: "Lyra".into(),
+            branch: "soulgrid/lyra".into(),
+            path: format!("/data/worktrees/{who}/{p}"),
+            started_from: "c0ffee".into(),
+            parent_branch: None,
+        }),
+        (project, 0u8..9).prop_map(|(p, who)| EventKind::WorktreeRemade {
+            project_id: p.into(),
+            identity_id: who.to_string(),
+            head: "c0ffee".into(),
+            why: "was removed".into(),
+        }),
     ]
 }
 
@@ -175,7 +211,9 @@ pub(super) fn log() -> impl Strategy<Value = Vec<Event>> {
                             .unwrap_or(0);
                         *identity_id = ids.get(who % ids.len().max(1)).cloned().unwrap_or_default();
                     }
-                    EventKind::AgentRecalled { identity_id, .. } => {
+                    EventKind::AgentRecalled { identity_id, .. }
+                    | EventKind::WorktreeMade { identity_id, .. }
+                    | EventKind::WorktreeRemade { identity_id, .. } => {
                         let who: usize = identity_id.parse().unwrap_or(0);
                         *identity_id = ids.get(who % ids.len().max(1)).cloned().unwrap_or_default();
                     }

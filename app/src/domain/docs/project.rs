@@ -1,0 +1,110 @@
+//! The documents of the team's work on the user's code: a linked project (`project:{id}`: a
+//! local git repository the server may use) and each identity's worktree of it
+//! (`worktree:{project}:{identity}`: its own branch, kept under the data directory). A worktree
+//! belongs to the identity, not the seat: it follows the agent through sleep, retirement and
+//! recall.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::super::Millis;
+
+pub const TYPE_PROJECT: &str = "project";
+pub const TYPE_WORKTREE: &str = "worktree";
+
+pub fn project_doc_id(project: &str) -> String {
+    format!("{TYPE_PROJECT}:{project}")
+}
+
+pub fn worktree_doc_id(project: &str, identity: &str) -> String {
+    format!("{TYPE_WORKTREE}:{project}:{identity}")
+}
+
+/// A linked git repository.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProjectDoc {
+    #[serde(rename = "_id")]
+    pub id: String,
+    pub project_id: String,
+    /// Its name, unique among linked projects (the folder's name unless the human gave one).
+    pub name: String,
+    /// The repository's work tree, as a real path.
+    pub path: String,
+    /// The branch agents start from and merges go into.
+    pub base: String,
+    /// A command run in a worktree before a merge (`cargo test`), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check: Option<String>,
+    pub linked_at: Millis,
+    /// Unlinked: its branches and worktrees stay until the human removes them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unlinked_at: Option<Millis>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl ProjectDoc {
+    pub fn is_linked(&self) -> bool {
+        self.unlinked_at.is_none()
+    }
+}
+
+/// Where an agent's branch is in review.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Review {
+    /// At work; nobody asked for a review.
+    #[default]
+    Working,
+    /// The agent asked for a review (`request_review`).
+    Requested,
+    /// The human sent the open comments back.
+    ChangesRequested,
+    /// The human approved it: ready to merge.
+    Approved,
+    /// Merged into the base.
+    Merged,
+}
+
+impl Review {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Review::Working => "working",
+            Review::Requested => "requested",
+            Review::ChangesRequested => "changes_requested",
+            Review::Approved => "approved",
+            Review::Merged => "merged",
+        }
+    }
+}
+
+/// An identity's worktree of a project, on its own branch.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorktreeDoc {
+    #[serde(rename = "_id")]
+    pub id: String,
+    pub project_id: String,
+    /// The identity it belongs to (`AgentIdentity::identity_id`).
+    pub identity_id: String,
+    /// The agent's name when it was put to work (its branch is named from it).
+    pub agent: String,
+    /// `soulgrid/<inbox-slug>`, derived by the server.
+    pub branch: String,
+    /// `{data-dir}/worktrees/{identity}/{project}`.
+    pub path: String,
+    /// The commit its branch started from (the base's head, or a parent's branch head).
+    pub started_from: String,
+    /// A fork's: the branch it started from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_branch: Option<String>,
+    pub made_at: Millis,
+    /// The last time it was made again from its branch (removed or broken by hand).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remade_at: Option<Millis>,
+    #[serde(default)]
+    pub review: Review,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
