@@ -8,6 +8,7 @@ pub mod fsafe;
 pub mod http;
 pub mod mailbox;
 pub mod portable;
+pub mod repo;
 pub mod runtime;
 pub mod session;
 pub mod state;

@@ -8,6 +8,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use super::*;
+use crate::domain::docs::WorktreeDoc;
 use crate::domain::Seat;
 
 /// The methods of the API.
@@ -134,6 +135,27 @@ impl Params for KnowledgeAt {
 pub struct VersionQuery {
     #[serde(default)]
     pub version: Option<u32>,
+}
+
+/// A project and, in the query, whose diff and which page (`?agent=…&page=N`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DiffAt {
+    pub project: String,
+    pub agent: String,
+    pub page: Option<usize>,
+}
+
+impl Params for DiffAt {
+    fn segments(&self) -> Vec<String> {
+        vec![path_segment(&self.project)]
+    }
+    fn query(&self) -> Option<String> {
+        let mut q = format!("agent={}", path_segment(&self.agent));
+        if let Some(p) = self.page {
+            q.push_str(&format!("&page={p}"));
+        }
+        Some(q)
+    }
 }
 
 /// No body: sent as `{}`, read as anything.
@@ -284,6 +306,21 @@ endpoints! {
     PostJob: Post "/api/jobs", (), NewJob => Created;
     /// The job board.
     Jobs: Get "/api/jobs", (), Empty => Vec<JobView>;
+    /// Links a local git repository as a project, `201`: inside `--allow-dir`, a work tree
+    /// (not bare); `base` defaults to its current branch.
+    LinkProject: Post "/api/projects", (), NewProject => ProjectSummary;
+    /// Every project, linked ones first.
+    Projects: Get "/api/projects", (), Empty => Vec<ProjectSummary>;
+    /// One project: each agent's branch (commits ahead, changed and uncommitted files, review)
+    /// and the files two or more agents changed (`overlaps`).
+    Project: Get "/api/projects/{id}", String, Empty => ProjectView;
+    /// Puts an agent (`{"agent": <identity id>}`) to work on the project, `201`: its worktree
+    /// on its own branch `soulgrid/<inbox-slug>`.
+    PutToWork: Post "/api/projects/{id}/agents", String, AgentToWork => WorktreeDoc;
+    /// One agent's work against the base, a page of files at a time, with its commits.
+    ProjectDiff: Get "/api/projects/{id}/diff", DiffAt, Empty => DiffView;
+    /// Unlinks the project, `204`; its branches and worktrees stay.
+    UnlinkProject: Post "/api/projects/{id}/unlink", String, Empty => Empty;
     /// Ends the session: every agent sleeps.
     EndSession: Post "/api/session/end", (), Empty => SessionEnded;
     /// The human's answer to a permission request (the first answer counts).
@@ -321,6 +358,7 @@ pub fn api_markdown() -> String {
         let query = match e.params {
             "After" => "[?after=N]",
             "KnowledgeAt" => "[?version=N]",
+            "DiffAt" => "?agent=ID[&page=N]",
             _ => "",
         };
         md.push_str(&format!(

@@ -9,11 +9,13 @@ pub mod endpoints;
 mod hall;
 mod knowledge;
 mod life;
+mod projects;
 mod quest;
 
 pub use hall::*;
 pub use knowledge::*;
 pub use life::*;
+pub use projects::*;
 pub use quest::*;
 
 /// Every error of the API: `{"error": "..."}` with a fitting status.

@@ -8,6 +8,7 @@ pub mod heavy;
 pub mod idempotency;
 mod knowledge;
 mod portable;
+mod projects;
 mod quests;
 pub mod security;
 pub mod serve;
@@ -81,6 +82,12 @@ pub fn router(state: AppState) -> Router {
         .at::<e::AbandonQuest, _, _>(quests::abandon)
         .at::<e::MarkFinding, _, _>(quests::mark)
         .at::<e::Artifact, _, _>(quests::artifact)
+        .at::<e::LinkProject, _, _>(projects::link)
+        .at::<e::Projects, _, _>(projects::list)
+        .at::<e::Project, _, _>(projects::one)
+        .at::<e::PutToWork, _, _>(projects::put_to_work)
+        .at::<e::ProjectDiff, _, _>(projects::diff)
+        .at::<e::UnlinkProject, _, _>(projects::unlink)
         .at::<e::PostJob, _, _>(quests::post_job)
         .at::<e::Jobs, _, _>(quests::jobs)
         .at::<e::EndSession, _, _>(api::end_session)

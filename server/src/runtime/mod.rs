@@ -12,6 +12,7 @@ mod folder;
 mod ids;
 mod mail;
 pub mod process;
+pub mod projects;
 pub mod prompts;
 pub mod quest;
 mod record;
@@ -69,6 +70,7 @@ struct Inner {
     quests: Quests,
     /// The human's answers to permission requests.
     permissions: Permissions,
+    projects: projects::Projects,
     /// The projections' file work (the human's inbox, `_state.md`), at the lowest priority.
     background: background::Background,
 }
@@ -100,7 +102,9 @@ impl Runtime {
                 team.clone(),
             );
             let permissions = Permissions::new(&ctx, processes.table().clone());
+            let projects = projects::Projects::new(ctx.clone());
             Inner {
+                projects,
                 ctx,
                 processes,
                 folders,
@@ -311,6 +315,38 @@ impl Runtime {
             self.inner.quests.offer_stale_jobs(&[seat]).await;
         }
         Ok(seat)
+    }
+
+    /// The linked projects and the agents' worktrees (`projects/`).
+    pub fn projects(&self) -> &projects::Projects {
+        &self.inner.projects
+    }
+
+    /// Puts the identity `agent` to work on a project. An agent awake without the worktree is
+    /// restarted with it once it is made (put to sleep after its turn, woken with its session).
+    pub async fn put_to_work(
+        &self,
+        project: &str,
+        agent: &str,
+    ) -> Result<app::domain::docs::WorktreeDoc, projects::ProjectError> {
+        let made = self
+            .inner
+            .projects
+            .put_to_work(project, agent, None)
+            .await?;
+        let seat = self.store().with_docs(|d| {
+            app::domain::docs::identities(d)
+                .find(|i| i.status().is_visible() && i.stable_id() == agent)
+                .map(|i| i.grid_position)
+        });
+        if let Some(seat) = seat.filter(|s| self.running().contains(s)) {
+            let rt = self.clone();
+            tokio::spawn(async move {
+                rt.sleep(seat, "restarted with its worktree").await;
+                rt.wake_only(Some(&[seat])).await;
+            });
+        }
+        Ok(made)
     }
 
     /// Permission answers being written now (claims are let go once the request is settled).

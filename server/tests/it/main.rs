@@ -41,6 +41,7 @@ mod one_process;
 mod page_snapshot;
 mod permissions;
 mod portable;
+mod projects;
 mod protocol;
 mod provenance;
 mod quests;

@@ -1,6 +1,6 @@
 //! The runtime's rooms keep their rules (docs/ARCHITECTURE.md, "The runtime's rooms"), read
 //! from the source: `process/` names none of `mail/`, `team/`, `quest/`; `team/` never names
-//! `quest/`; `mail/` names neither; `folder/` names no other room; no two rooms name each
+//! `quest/`; `mail/` names neither; `folder/` and `projects/` name no other room; no two rooms name each
 //! other; the shared modules at the root (`context`, `config`, `prompts`, `record`, …) name no
 //! room; no room's file reaches up to the façade (`crate::runtime::Runtime` and what `mod.rs`
 //! re-exports) or has an `impl Runtime`: each room has its own owner type.
@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-const ROOMS: [&str; 5] = ["process", "mail", "folder", "team", "quest"];
+const ROOMS: [&str; 6] = ["process", "mail", "folder", "team", "quest", "projects"];
 
 /// The runtime's shared modules at its root, which every room may name (they name no room).
 const SHARED: [&str; 7] = [
@@ -90,8 +90,8 @@ fn house() -> House {
                     let forbidden = match room {
                         "process" => ["mail", "team", "quest"].contains(&name.as_str()),
                         "team" | "mail" => name == "quest" || (room == "mail" && name == "team"),
-                        // A leaf: every other room may use it.
-                        "folder" => true,
+                        // Leaves: every other room may use them.
+                        "folder" | "projects" => true,
                         _ => false,
                     };
                     if forbidden {

@@ -10,10 +10,10 @@ use super::super::permissions::{PermissionDoc, TYPE_PERMISSION};
 use super::super::Seat;
 use super::{
     AgentIdentity, ArtifactDoc, ClaudeSessionDoc, FindingDoc, JobDoc, KnowledgeDoc, LedgerDoc,
-    MessageDoc, ProjectDoc, QuestDoc, SoulDoc, WorkCommitDoc, WorktreeDoc, TYPE_PROJECT,
-    TYPE_WORKTREE, TYPE_ARTIFACT, TYPE_CLAUDE_SESSION, TYPE_FINDING,
-    TYPE_HALL, TYPE_IDENTITY, TYPE_JOB, TYPE_KNOWLEDGE, TYPE_LEDGER, TYPE_MESSAGE, TYPE_QUEST,
-    TYPE_SOUL, TYPE_WORK_COMMIT,
+    MessageDoc, ProjectDoc, QuestDoc, SoulDoc, WorkCommitDoc, WorktreeDoc, TYPE_ARTIFACT,
+    TYPE_CLAUDE_SESSION, TYPE_FINDING, TYPE_HALL, TYPE_IDENTITY, TYPE_JOB, TYPE_KNOWLEDGE,
+    TYPE_LEDGER, TYPE_MESSAGE, TYPE_PROJECT, TYPE_QUEST, TYPE_SOUL, TYPE_WORKTREE,
+    TYPE_WORK_COMMIT,
 };
 
 /// Declares `Doc` with one variant per known document type (`Box<T> => T` for a boxed one):

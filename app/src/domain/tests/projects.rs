@@ -54,11 +54,20 @@ fn a_project_is_linked_once_and_unlinking_keeps_its_worktrees() {
     assert_eq!(worktrees_of(&docs, "lyra-id").len(), 1);
     run(
         &mut docs,
-        &[ev(6, 5, EventKind::ProjectUnlinked { project_id: "p1".into() })],
+        &[ev(
+            6,
+            5,
+            EventKind::ProjectUnlinked {
+                project_id: "p1".into(),
+            },
+        )],
     );
     let p = project(&docs, "p1").unwrap();
     assert_eq!(p.unlinked_at, Some(5));
-    assert!(worktree(&docs, "p1", "lyra-id").is_some(), "the worktree is kept");
+    assert!(
+        worktree(&docs, "p1", "lyra-id").is_some(),
+        "the worktree is kept"
+    );
     assert!(
         worktrees_of(&docs, "lyra-id").is_empty(),
         "an unlinked project is not worked in"
@@ -73,11 +82,17 @@ fn an_identity_has_one_worktree_per_project() {
     if let EventKind::WorktreeMade { branch, .. } = &mut again {
         *branch = "soulgrid/other".into();
     }
-    run(&mut docs, &[ev(5, 4, again), ev(6, 5, made("nope", "lyra-id"))]);
+    run(
+        &mut docs,
+        &[ev(5, 4, again), ev(6, 5, made("nope", "lyra-id"))],
+    );
     let w = worktree(&docs, "p1", "lyra-id").unwrap();
     assert_eq!(w.branch, "soulgrid/lyra");
     assert_eq!(w.review, Review::Working);
-    assert!(worktree(&docs, "nope", "lyra-id").is_none(), "no project, no worktree");
+    assert!(
+        worktree(&docs, "nope", "lyra-id").is_none(),
+        "no project, no worktree"
+    );
 }
 
 #[test]
@@ -103,10 +118,16 @@ fn a_worktree_made_again_is_noted_on_its_identitys_seat_once() {
 #[test]
 fn the_branch_is_derived_from_the_inbox_and_never_taken_twice() {
     assert_eq!(branch_for("lyra", |_| false), "soulgrid/lyra");
-    assert_eq!(branch_for("Ærwyn the Bold", |_| false), "soulgrid/rwyn-the-bold");
+    assert_eq!(
+        branch_for("Ærwyn the Bold", |_| false),
+        "soulgrid/rwyn-the-bold"
+    );
     assert_eq!(branch_for("../../main", |_| false), "soulgrid/main");
     let taken = ["soulgrid/lyra", "soulgrid/lyra-2"];
-    assert_eq!(branch_for("lyra", |b| taken.contains(&b)), "soulgrid/lyra-3");
+    assert_eq!(
+        branch_for("lyra", |b| taken.contains(&b)),
+        "soulgrid/lyra-3"
+    );
 }
 
 #[test]

@@ -152,18 +152,20 @@ fn kind() -> impl Strategy<Value = EventKind> {
 fn project_kind() -> impl Strategy<Value = EventKind> {
     let project = prop::sample::select(vec!["p1", "p2"]);
     prop_oneof![
-        (project.clone(), prop::sample::select(vec!["web", "Web", "api"])).prop_map(
-            |(p, name)| EventKind::ProjectLinked {
+        (
+            project.clone(),
+            prop::sample::select(vec!["web", "Web", "api"])
+        )
+            .prop_map(|(p, name)| EventKind::ProjectLinked {
                 project_id: p.into(),
                 name: name.into(),
                 path: format!("/repos/{p}"),
                 base: "main".into(),
                 check: None,
-            }
-        ),
-        project
-            .clone()
-            .prop_map(|p| EventKind::ProjectUnlinked { project_id: p.into() }),
+            }),
+        project.clone().prop_map(|p| EventKind::ProjectUnlinked {
+            project_id: p.into()
+        }),
         (project.clone(), 0u8..9).prop_map(|(p, who)| EventKind::WorktreeMade {
             project_id: p.into(),
             identity_id: who.to_string(),

@@ -77,7 +77,12 @@ pub fn command(
     c: &crate::runtime::config::RuntimeConfig,
     spec: &Spec,
     claude_session: &str,
+    ready: &crate::runtime::projects::Ready,
 ) -> Command {
+    let prompt = match &ready.prompt {
+        Some(work) => format!("{}\n\n{work}", spec.system_prompt),
+        None => spec.system_prompt.clone(),
+    };
     let mut cmd = Command::new(&c.cmd);
     cmd.args(STREAM_JSON);
     cmd.args([
@@ -88,8 +93,12 @@ pub fn command(
         },
         claude_session,
         "--append-system-prompt",
-        &spec.system_prompt,
+        &prompt,
     ]);
+    // The agent's worktrees: it reads and edits there, and in no other part of a project.
+    for dir in &ready.dirs {
+        cmd.arg("--add-dir").arg(dir);
+    }
     if spec.fork && spec.resume.is_some() {
         cmd.arg("--fork-session");
     }
@@ -164,7 +173,8 @@ impl Spawner {
         )])
         .await;
         let place = self.containment.place(seat);
-        let mut cmd = command(rt.config(), spec, &claude_session);
+        let ready = crate::runtime::projects::ready(rt, seat).await;
+        let mut cmd = command(rt.config(), spec, &claude_session, &ready);
         place.prepare(&mut cmd);
         let child = match cmd.spawn() {
             Ok(child) => child,
@@ -341,7 +351,11 @@ mod tests {
             fork: false,
             aside: None,
         };
-        let cmd = command(&c, &spec, "s-1");
+        let ready = crate::runtime::projects::Ready {
+            dirs: vec!["/data/worktrees/lyra/web".into()],
+            prompt: Some("You are at work on web.".into()),
+        };
+        let cmd = command(&c, &spec, "s-1", &ready);
         let args: Vec<String> = cmd
             .as_std()
             .get_args()
@@ -355,5 +369,18 @@ mod tests {
         let user = args.iter().position(|a| a == "Bash").unwrap();
         assert!(user < at, "after --claude-args: {args:?}");
         assert!(args[at..].contains(&r#"{"crossSessionInbound":"refuse"}"#.to_string()));
+        let add = args
+            .iter()
+            .position(|a| a == "--add-dir")
+            .expect("the worktree is added");
+        assert_eq!(args[add + 1], "/data/worktrees/lyra/web");
+        let prompt = args
+            .iter()
+            .position(|a| a == "--append-system-prompt")
+            .unwrap();
+        assert!(
+            args[prompt + 1].ends_with("You are at work on web."),
+            "{args:?}"
+        );
     }
 }

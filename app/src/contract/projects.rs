@@ -1,0 +1,186 @@
+//! Projects over HTTP: linking a repository, putting an agent to work on it, what each agent's
+//! branch holds (commits, a paged diff against the base, what is not committed yet).
+
+use serde::{Deserialize, Serialize};
+
+use crate::domain::docs::{ProjectDoc, Review};
+use crate::domain::Millis;
+
+/// `POST /api/projects`: a local git repository to link.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NewProject {
+    pub path: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The branch agents start from and merges go into (default: the one checked out).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base: Option<String>,
+    /// A command run in a worktree before a merge (`cargo test`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check: Option<String>,
+}
+
+/// `POST /api/projects/{id}/agents`: puts an identity to work on the project.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AgentToWork {
+    /// The identity's id.
+    pub agent: String,
+}
+
+/// A project as listed: the document, and how many agents work on it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProjectSummary {
+    pub id: String,
+    pub name: String,
+    pub path: String,
+    pub base: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check: Option<String>,
+    pub linked: bool,
+    pub agents: usize,
+}
+
+impl ProjectSummary {
+    pub fn of(p: &ProjectDoc, agents: usize) -> Self {
+        ProjectSummary {
+            id: p.project_id.clone(),
+            name: p.name.clone(),
+            path: p.path.clone(),
+            base: p.base.clone(),
+            check: p.check.clone(),
+            linked: p.is_linked(),
+            agents,
+        }
+    }
+}
+
+/// One agent's branch of a project, as git sees it now.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BranchView {
+    /// The identity's id.
+    pub identity: String,
+    pub agent: String,
+    pub branch: String,
+    pub worktree: String,
+    /// Commits on the branch that the base does not have.
+    pub commits_ahead: usize,
+    /// Files that differ from the base, committed or not.
+    pub changed_files: Vec<String>,
+    /// Of those, the ones with changes not committed yet.
+    pub uncommitted: Vec<String>,
+    pub review: Review,
+    /// Why git could not say (a worktree being made again, a broken branch).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
+}
+
+/// Files changed in two or more agents' worktrees of one project.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Overlap {
+    pub file: String,
+    /// The agents' names.
+    pub agents: Vec<String>,
+}
+
+/// `GET /api/projects/{id}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProjectView {
+    #[serde(flatten)]
+    pub project: ProjectSummary,
+    pub branches: Vec<BranchView>,
+    pub overlaps: Vec<Overlap>,
+}
+
+/// A commit on an agent's branch.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BranchCommit {
+    pub sha: String,
+    pub subject: String,
+    pub author: String,
+    pub at: Millis,
+}
+
+/// What a line of a hunk is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LineKind {
+    Context,
+    Added,
+    Removed,
+}
+
+/// One line of a hunk, with its numbers in the old and the new file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DiffLine {
+    pub kind: LineKind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub old: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub new: Option<u32>,
+    pub text: String,
+}
+
+/// One hunk: its `@@` header and its lines.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Hunk {
+    pub header: String,
+    pub lines: Vec<DiffLine>,
+}
+
+/// One file of a diff. A binary file (or one too large to read into a diff) is named, not
+/// shown: no counts, no hunks.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DiffFile {
+    pub path: String,
+    /// `added`, `modified` or `deleted`.
+    pub change: String,
+    pub binary: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub added: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub removed: Option<u32>,
+    /// It has changes not committed yet.
+    pub uncommitted: bool,
+    pub hunks: Vec<Hunk>,
+    /// Its hunks were cut to the first lines (a very large change).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cut: bool,
+}
+
+/// `GET /api/projects/{id}/diff?agent=…&page=N`: an agent's work against the base (the
+/// worktree as it is, committed or not, against where its branch and the base meet), a page
+/// of files at a time; the commits on the first page.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DiffView {
+    pub agent: String,
+    pub branch: String,
+    pub base: String,
+    /// The branch's head commit, and where it meets the base.
+    pub head: String,
+    pub merge_base: String,
+    pub commits: Vec<BranchCommit>,
+    pub files: Vec<DiffFile>,
+    /// Every changed file's path, in order (so a page can be chosen by file).
+    pub total_files: usize,
+    pub page: usize,
+    pub pages: usize,
+}
+
+/// `?agent=…&page=N` of a diff.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DiffQuery {
+    pub agent: String,
+    #[serde(default)]
+    pub page: Option<usize>,
+}

@@ -1,0 +1,279 @@
+//! An agent's work as git tells it: the worktree as it is (committed or not) against where its
+//! branch meets the base, a page of files at a time. The server keeps its own index of each
+//! worktree (its stat cache, so only changed files are read again) and marks new files as
+//! intended (`add -N`): no object is written into the user's repository. Files larger than
+//! `core.bigFileThreshold` are named as binary, never read into a diff.
+
+use std::collections::BTreeSet;
+
+use app::contract::{BranchCommit, DiffFile, DiffLine, Hunk, LineKind};
+
+use super::git::Git;
+use super::RepoError;
+
+/// Files on one page of a diff.
+pub const PAGE_FILES: usize = 50;
+/// Lines of one file's hunks shown before they are cut.
+const MAX_FILE_LINES: usize = 3000;
+/// Commits listed.
+const MAX_COMMITS: usize = 200;
+
+/// What differs between the worktree and the base, by file (no hunks yet).
+#[derive(Clone, Debug, Default)]
+pub struct Work {
+    pub head: String,
+    pub merge_base: String,
+    pub files: Vec<DiffFile>,
+}
+
+impl Work {
+    pub fn uncommitted(&self) -> Vec<String> {
+        self.files
+            .iter()
+            .filter(|f| f.uncommitted)
+            .map(|f| f.path.clone())
+            .collect()
+    }
+}
+
+/// The work in `git`'s worktree (with its server index) on `branch` against `base`.
+pub async fn work(git: &Git, base: &str, branch: &str) -> Result<Work, RepoError> {
+    let head = git
+        .text(&[
+            "rev-parse",
+            "--verify",
+            "-q",
+            &format!("refs/heads/{branch}^{{commit}}"),
+        ])
+        .await
+        .map_err(|_| RepoError::Refused(format!("the branch {branch} is gone")))?;
+    let base_head = git
+        .text(&[
+            "rev-parse",
+            "--verify",
+            "-q",
+            &format!("refs/heads/{base}^{{commit}}"),
+        ])
+        .await
+        .map_err(|_| RepoError::Refused(format!("the base branch {base} is gone")))?;
+    let merge_base = git
+        .text(&["merge-base", &base_head, &head])
+        .await
+        .unwrap_or(base_head);
+    // The index follows the worktree: deleted files leave it, new ones enter as intended.
+    git.run(&["add", "--all", "--intent-to-add", "--", "."])
+        .await?;
+    let flags = ["--no-ext-diff", "--no-textconv", "--no-renames", "-z"];
+    let status = git
+        .run(&[&["diff", "--name-status"][..], &flags, &[&merge_base]].concat())
+        .await?;
+    let counts = git
+        .run(&[&["diff", "--numstat"][..], &flags, &[&merge_base]].concat())
+        .await?;
+    let since_head = git
+        .run(&[&["diff", "--name-only"][..], &flags, &[&head]].concat())
+        .await?;
+    let uncommitted: BTreeSet<String> = split_z(&since_head).map(str::to_string).collect();
+    let mut files = Vec::new();
+    let mut parts = split_z(&status);
+    while let (Some(change), Some(path)) = (parts.next(), parts.next()) {
+        files.push(DiffFile {
+            path: path.to_string(),
+            change: match change.chars().next() {
+                Some('A') => "added",
+                Some('D') => "deleted",
+                _ => "modified",
+            }
+            .into(),
+            binary: false,
+            added: None,
+            removed: None,
+            uncommitted: uncommitted.contains(path),
+            hunks: Vec::new(),
+            cut: false,
+        });
+    }
+    let text = String::from_utf8_lossy(&counts);
+    for entry in text.split('\0').filter(|e| !e.is_empty()) {
+        let mut f = entry.splitn(3, '\t');
+        let (Some(a), Some(r), Some(path)) = (f.next(), f.next(), f.next()) else {
+            continue;
+        };
+        if let Some(file) = files.iter_mut().find(|x| x.path == path) {
+            file.binary = a == "-";
+            file.added = a.parse().ok();
+            file.removed = r.parse().ok();
+        }
+    }
+    Ok(Work {
+        head,
+        merge_base,
+        files,
+    })
+}
+
+fn split_z(bytes: &[u8]) -> impl Iterator<Item = &str> {
+    bytes
+        .split(|b| *b == 0)
+        .filter(|p| !p.is_empty())
+        .map(|p| std::str::from_utf8(p).unwrap_or(""))
+}
+
+/// The hunks of `files` (one page), filled in place.
+pub async fn fill_hunks(
+    git: &Git,
+    merge_base: &str,
+    files: &mut [DiffFile],
+) -> Result<(), RepoError> {
+    let shown: Vec<&str> = files
+        .iter()
+        .filter(|f| !f.binary)
+        .map(|f| f.path.as_str())
+        .collect();
+    if shown.is_empty() {
+        return Ok(());
+    }
+    let mut args = vec![
+        "--literal-pathspecs",
+        "diff",
+        "--no-color",
+        "--no-ext-diff",
+        "--no-textconv",
+        "--no-renames",
+        "-U3",
+        merge_base,
+        "--",
+    ];
+    args.extend(shown.iter().copied());
+    let out = git.run(&args).await?;
+    let text = String::from_utf8_lossy(&out);
+    // git prints the files in the order it sorts paths, as the page lists them.
+    let mut chunks = text
+        .split("\ndiff --git ")
+        .map(|c| c.trim_start_matches("diff --git "));
+    for f in files.iter_mut().filter(|f| !f.binary) {
+        let Some(chunk) = chunks.next() else { break };
+        let (hunks, cut) = hunks_of(chunk);
+        f.hunks = hunks;
+        f.cut = cut;
+        if chunk.lines().any(|l| l.starts_with("Binary files ")) {
+            f.binary = true;
+        }
+    }
+    Ok(())
+}
+
+/// The hunks of one file's part of a patch.
+pub fn hunks_of(chunk: &str) -> (Vec<Hunk>, bool) {
+    let mut hunks: Vec<Hunk> = Vec::new();
+    let (mut old, mut new) = (0u32, 0u32);
+    let mut shown = 0;
+    for line in chunk.lines() {
+        if let Some(rest) = line.strip_prefix("@@ ") {
+            let (o, n) = starts(rest);
+            (old, new) = (o, n);
+            hunks.push(Hunk {
+                header: line.to_string(),
+                lines: Vec::new(),
+            });
+            continue;
+        }
+        let Some(h) = hunks.last_mut() else { continue };
+        if shown >= MAX_FILE_LINES {
+            return (hunks, true);
+        }
+        let (kind, text) = match line.as_bytes().first() {
+            Some(b'+') => (LineKind::Added, &line[1..]),
+            Some(b'-') => (LineKind::Removed, &line[1..]),
+            Some(b' ') => (LineKind::Context, &line[1..]),
+            _ => continue, // "\ No newline at end of file"
+        };
+        let (o, n) = match kind {
+            LineKind::Added => (None, Some(new)),
+            LineKind::Removed => (Some(old), None),
+            LineKind::Context => (Some(old), Some(new)),
+        };
+        if o.is_some() {
+            old += 1;
+        }
+        if n.is_some() {
+            new += 1;
+        }
+        h.lines.push(DiffLine {
+            kind,
+            old: o,
+            new: n,
+            text: text.to_string(),
+        });
+        shown += 1;
+    }
+    (hunks, false)
+}
+
+/// The old and new start lines of a hunk header (`-12,3 +14,5 @@`).
+fn starts(rest: &str) -> (u32, u32) {
+    let mut it = rest.split_whitespace();
+    let num = |s: Option<&str>, sign: char| {
+        s.and_then(|s| s.strip_prefix(sign))
+            .and_then(|s| s.split(',').next())
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0)
+    };
+    (num(it.next(), '-'), num(it.next(), '+'))
+}
+
+/// The commits on `head` that `merge_base` does not have, newest first.
+pub async fn commits(
+    git: &Git,
+    merge_base: &str,
+    head: &str,
+) -> Result<Vec<BranchCommit>, RepoError> {
+    let out = git
+        .run(&[
+            "log",
+            "--no-show-signature",
+            &format!("--max-count={MAX_COMMITS}"),
+            "--format=%H%x1f%an%x1f%at%x1f%s%x1e",
+            &format!("{merge_base}..{head}"),
+        ])
+        .await?;
+    Ok(String::from_utf8_lossy(&out)
+        .split('\x1e')
+        .filter_map(|r| {
+            let mut f = r.trim().split('\x1f');
+            Some(BranchCommit {
+                sha: f.next()?.to_string(),
+                author: f.next()?.to_string(),
+                at: f.next()?.parse::<i64>().ok()? * 1000,
+                subject: f.next()?.to_string(),
+            })
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hunks_carry_line_numbers() {
+        let chunk = "a/x b/x\nindex 1..2 100644\n--- a/x\n+++ b/x\n@@ -3,3 +3,4 @@ fn\n a\n-b\n+c\n+d\n e\n\\ No newline at end of file\n";
+        let (h, cut) = hunks_of(chunk);
+        assert!(!cut);
+        let got: Vec<_> = h[0]
+            .lines
+            .iter()
+            .map(|l| (l.kind, l.old, l.new, l.text.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (LineKind::Context, Some(3), Some(3), "a"),
+                (LineKind::Removed, Some(4), None, "b"),
+                (LineKind::Added, None, Some(4), "c"),
+                (LineKind::Added, None, Some(5), "d"),
+                (LineKind::Context, Some(5), Some(6), "e"),
+            ]
+        );
+    }
+}

@@ -1,0 +1,194 @@
+//! Git as the server runs it on a linked project: always through the project's shadow git
+//! directory (`shadow.rs`), which holds the server's own configuration, HEAD and index and
+//! reaches the user's objects and refs through links. Nothing of the repository's own
+//! configuration is read (an agent's `git config` in its worktree writes there), and the
+//! environment leaves out the system's and the user's: no hook, filter, fsmonitor, textconv,
+//! external diff, signing program or pager can run. Every call has a time limit and is killed
+//! with everything it started when it passes it.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use tokio::io::AsyncReadExt;
+use tokio::process::Command;
+
+use super::RepoError;
+
+/// The most a git call may print before it is stopped (a numstat of a very large change).
+const MAX_OUTPUT: u64 = 64 * 1024 * 1024;
+
+/// What every call is given on its command line, after the shadow's configuration: the same
+/// again, so that nothing depends on one file alone.
+const HARDENED: &[&str] = &[
+    "-c",
+    "core.hooksPath=/dev/null",
+    "-c",
+    "core.fsmonitor=false",
+    "-c",
+    "core.untrackedCache=false",
+    "-c",
+    "core.attributesFile=/dev/null",
+    "-c",
+    "core.excludesFile=/dev/null",
+    "-c",
+    "core.sshCommand=false",
+    "-c",
+    "core.pager=cat",
+    "-c",
+    "core.editor=false",
+    // A file larger than this is named in a diff, not read into it.
+    "-c",
+    "core.bigFileThreshold=1m",
+    "-c",
+    "diff.external=",
+    "-c",
+    "commit.gpgSign=false",
+    "-c",
+    "tag.gpgSign=false",
+    "-c",
+    "log.showSignature=false",
+    "-c",
+    "gc.auto=0",
+    "-c",
+    "maintenance.auto=false",
+    "-c",
+    "submodule.recurse=false",
+    "-c",
+    "protocol.allow=never",
+];
+
+/// One way of running git on a project: its shadow, and the work tree and index a call uses.
+#[derive(Clone, Debug)]
+pub struct Git {
+    shadow: PathBuf,
+    work_tree: Option<PathBuf>,
+    index: Option<PathBuf>,
+    limit: Duration,
+}
+
+impl Git {
+    pub fn new(shadow: &Path, limit: Duration) -> Self {
+        Git {
+            shadow: shadow.to_path_buf(),
+            work_tree: None,
+            index: None,
+            limit,
+        }
+    }
+
+    /// The same, on `work_tree` with the index `index`.
+    pub fn on(&self, work_tree: &Path, index: &Path) -> Self {
+        Git {
+            work_tree: Some(work_tree.to_path_buf()),
+            index: Some(index.to_path_buf()),
+            ..self.clone()
+        }
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut c = Command::new("git");
+        let home = self.shadow.join("home");
+        c.env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("LC_ALL", "C")
+            .env("GIT_DIR", &self.shadow)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_ATTR_NOSYSTEM", "1")
+            .env("GIT_TERMINAL_PROMPT", "0")
+            .env("GIT_NO_REPLACE_OBJECTS", "1")
+            .env("GIT_PAGER", "cat")
+            .env("GIT_EDITOR", "false")
+            .env("HOME", &home)
+            .env("XDG_CONFIG_HOME", &home)
+            .current_dir(self.work_tree.as_deref().unwrap_or(&self.shadow))
+            .args(HARDENED)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        if let Some(w) = &self.work_tree {
+            c.env("GIT_WORK_TREE", w);
+        }
+        if let Some(i) = &self.index {
+            c.env("GIT_INDEX_FILE", i);
+        }
+        #[cfg(unix)]
+        c.process_group(0);
+        c
+    }
+
+    /// Runs git with `args`; its stdout when it succeeds.
+    pub async fn run(&self, args: &[&str]) -> Result<Vec<u8>, RepoError> {
+        match self.status(args).await? {
+            (true, out, _) => Ok(out),
+            (false, _, err) => Err(RepoError::Git {
+                what: args.first().copied().unwrap_or("").to_string(),
+                stderr: err,
+            }),
+        }
+    }
+
+    /// Runs git with `args` and gives its stdout as text, trimmed.
+    pub async fn text(&self, args: &[&str]) -> Result<String, RepoError> {
+        let out = self.run(args).await?;
+        Ok(String::from_utf8_lossy(&out).trim().to_string())
+    }
+
+    /// Whether git with `args` succeeds (a question such as `rev-parse --verify`).
+    pub async fn ok(&self, args: &[&str]) -> Result<bool, RepoError> {
+        Ok(self.status(args).await?.0)
+    }
+
+    /// Runs git: whether it succeeded, its stdout and (the start of) its stderr.
+    async fn status(&self, args: &[&str]) -> Result<(bool, Vec<u8>, String), RepoError> {
+        let what = args.first().copied().unwrap_or("").to_string();
+        let mut child = self.command(args).spawn().map_err(RepoError::Spawn)?;
+        let pgid = child.id();
+        let mut stdout = child.stdout.take().expect("piped stdout");
+        let mut stderr = child.stderr.take().expect("piped stderr");
+        let work = async {
+            let mut out = Vec::new();
+            let mut err = Vec::new();
+            let mut stdout = (&mut stdout).take(MAX_OUTPUT);
+            let mut stderr = (&mut stderr).take(64 * 1024);
+            let (o, e) = tokio::join!(stdout.read_to_end(&mut out), stderr.read_to_end(&mut err));
+            o?;
+            e?;
+            let status = child.wait().await?;
+            Ok::<_, std::io::Error>((status, out, err))
+        };
+        match tokio::time::timeout(self.limit, work).await {
+            Ok(Ok((status, out, err))) => Ok((
+                status.success(),
+                out,
+                String::from_utf8_lossy(&err)
+                    .trim()
+                    .chars()
+                    .take(600)
+                    .collect(),
+            )),
+            Ok(Err(e)) => Err(RepoError::Spawn(e)),
+            Err(_) => {
+                kill_group(pgid);
+                Err(RepoError::Timeout {
+                    what,
+                    after: self.limit,
+                })
+            }
+        }
+    }
+}
+
+/// Stops a process group the server started (its leader's pid), with everything in it.
+pub fn kill_group(pgid: Option<u32>) {
+    #[cfg(unix)]
+    if let Some(pid) = pgid.and_then(|p| i32::try_from(p).ok()) {
+        // SAFETY: a plain syscall on a process group this server made (`process_group(0)`).
+        unsafe {
+            libc::killpg(pid, libc::SIGKILL);
+        }
+    }
+}

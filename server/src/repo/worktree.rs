@@ -1,0 +1,164 @@
+//! An agent's worktree of a project: git's own layout for a linked worktree (its folder with a
+//! `.git` file, and `{repo}/.git/worktrees/{name}/` with `HEAD`, `commondir`, `gitdir` and the
+//! agent's index), written by the server, files checked out through the shadow. The agent's
+//! git then works there as in any `git worktree add`; the user's `git worktree list` shows it.
+//! A worktree removed or broken by hand is made again from its branch, keeping any file still
+//! in its folder.
+
+use std::path::{Path, PathBuf};
+
+use crate::fsafe::{read_bounded, Found};
+
+use super::git::Git;
+use super::shadow::Shadow;
+use super::RepoError;
+
+/// Where one worktree is and what names it.
+#[derive(Clone, Debug)]
+pub struct Place {
+    /// The worktree's folder.
+    pub path: PathBuf,
+    /// Its name under `{repo}/.git/worktrees/`.
+    pub name: String,
+    pub branch: String,
+}
+
+impl Place {
+    pub fn new(path: &Path, identity: &str, project: &str, branch: &str) -> Self {
+        let safe = |s: &str| -> String {
+            s.chars()
+                .map(
+                    |c| match c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                        true => c,
+                        false => '_',
+                    },
+                )
+                .collect()
+        };
+        Place {
+            path: path.to_path_buf(),
+            name: format!("soulgrid-{}-{}", safe(project), safe(identity)),
+            branch: branch.to_string(),
+        }
+    }
+
+    fn meta(&self, shadow: &Shadow) -> PathBuf {
+        shadow.common.join("worktrees").join(&self.name)
+    }
+
+    fn dot_git(&self, shadow: &Shadow) -> String {
+        format!("gitdir: {}\n", self.meta(shadow).display())
+    }
+}
+
+/// Whether the branch exists in the repository.
+pub async fn branch_exists(git: &Git, branch: &str) -> Result<bool, RepoError> {
+    git.ok(&[
+        "rev-parse",
+        "--verify",
+        "-q",
+        &format!("refs/heads/{branch}^{{commit}}"),
+    ])
+    .await
+}
+
+/// Makes a new worktree on a new branch started at `from`.
+pub async fn make(git: &Git, shadow: &Shadow, place: &Place, from: &str) -> Result<(), RepoError> {
+    git.run(&[
+        "update-ref",
+        &format!("refs/heads/{}", place.branch),
+        from,
+        "",
+    ])
+    .await?;
+    write_meta(shadow, place)?;
+    checkout(git, shadow, place, from, true).await
+}
+
+/// Mends the worktree if it was removed or broken by hand: `Some(why)` when it was made again
+/// (from its branch's head, or from `started_from` when the branch was deleted too).
+pub async fn ensure(
+    git: &Git,
+    shadow: &Shadow,
+    place: &Place,
+    started_from: &str,
+) -> Result<Option<(String, String)>, RepoError> {
+    let folder = std::fs::symlink_metadata(&place.path);
+    if folder.as_ref().is_ok_and(|m| !m.is_dir()) {
+        return Err(RepoError::Refused(format!(
+            "{} is not a folder any more; move it away and the worktree is made again",
+            place.path.display()
+        )));
+    }
+    let meta = place.meta(shadow);
+    let linked = matches!(read_bounded(&place.path.join(".git"), 4096),
+        Ok(Found::Bytes(b)) if b == place.dot_git(shadow).as_bytes());
+    let head_ok = matches!(read_bounded(&meta.join("HEAD"), 4096),
+        Ok(Found::Bytes(b)) if b == format!("ref: refs/heads/{}\n", place.branch).as_bytes());
+    let branch = branch_exists(git, &place.branch).await?;
+    if folder.is_ok() && linked && head_ok && branch {
+        return Ok(None);
+    }
+    let why = match (folder.is_ok(), branch) {
+        (false, _) => "was removed",
+        (true, false) => "had lost its branch",
+        (true, true) => "had lost its link to the repository",
+    };
+    if !branch {
+        git.run(&[
+            "update-ref",
+            &format!("refs/heads/{}", place.branch),
+            started_from,
+            "",
+        ])
+        .await?;
+    }
+    let head = git
+        .text(&["rev-parse", &format!("refs/heads/{}", place.branch)])
+        .await?;
+    write_meta(shadow, place)?;
+    // Files still in the folder are the agent's: they stay, as changes not committed yet.
+    checkout(git, shadow, place, &head, folder.is_err()).await?;
+    tracing::info!(worktree = %place.path.display(), why, "a worktree was made again");
+    Ok(Some((head, why.to_string())))
+}
+
+/// git's layout for a linked worktree, written as `git worktree add` writes it.
+fn write_meta(shadow: &Shadow, place: &Place) -> Result<(), RepoError> {
+    let io = |e: std::io::Error| RepoError::Io(format!("{}: {e}", place.path.display()));
+    let meta = place.meta(shadow);
+    std::fs::create_dir_all(&meta).map_err(io)?;
+    std::fs::create_dir_all(&place.path).map_err(io)?;
+    std::fs::write(
+        meta.join("HEAD"),
+        format!("ref: refs/heads/{}\n", place.branch),
+    )
+    .map_err(io)?;
+    std::fs::write(meta.join("commondir"), "../..\n").map_err(io)?;
+    std::fs::write(
+        meta.join("gitdir"),
+        format!("{}\n", place.path.join(".git").display()),
+    )
+    .map_err(io)?;
+    // The `.git` file is in the agent's folder: replaced, never written through a link.
+    let tmp = place.path.join(".git.soulgrid-tmp");
+    let _ = std::fs::remove_file(&tmp);
+    std::fs::write(&tmp, place.dot_git(shadow)).map_err(io)?;
+    std::fs::rename(&tmp, place.path.join(".git")).map_err(io)
+}
+
+/// The agent's index read from `commit`, and with `files` the files written too.
+async fn checkout(
+    git: &Git,
+    shadow: &Shadow,
+    place: &Place,
+    commit: &str,
+    files: bool,
+) -> Result<(), RepoError> {
+    let on = git.on(&place.path, &place.meta(shadow).join("index"));
+    match files {
+        true => on.run(&["read-tree", "--reset", "-u", commit]).await?,
+        false => on.run(&["read-tree", "--reset", commit]).await?,
+    };
+    Ok(())
+}

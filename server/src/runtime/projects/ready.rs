@@ -1,0 +1,86 @@
+//! The worktrees a process starts with: every worktree its identity holds in a linked project,
+//! made again first when it was removed or broken by hand (said on the seat), added to the
+//! process (`--add-dir`) and named in its prompt.
+
+use std::path::{Path, PathBuf};
+
+use app::domain::docs::{identity, ProjectDoc, WorktreeDoc};
+use app::domain::events::EventKind;
+use app::domain::projects::{self, where_you_work};
+use app::domain::Seat;
+
+use crate::repo::git::Git;
+use crate::repo::worktree::{self, Place};
+use crate::repo::RepoError;
+use crate::runtime::context::Context;
+
+use super::{shadow_of, GIT_LIMIT};
+
+/// What a process of one seat starts with.
+#[derive(Clone, Debug, Default)]
+pub struct Ready {
+    /// Each worktree, for `--add-dir`.
+    pub dirs: Vec<PathBuf>,
+    /// Where it works, for its system prompt.
+    pub prompt: Option<String>,
+}
+
+/// The worktrees of the identity in `seat`, each made ready.
+pub async fn ready(ctx: &Context, seat: Seat) -> Ready {
+    let list: Vec<(WorktreeDoc, ProjectDoc)> = ctx.store().with_docs(|d| {
+        let Some(who) = identity(d, seat) else {
+            return Vec::new();
+        };
+        projects::worktrees_of(d, &who.stable_id())
+            .into_iter()
+            .filter_map(|w| Some((w.clone(), projects::project(d, &w.project_id)?.clone())))
+            .collect()
+    });
+    let mut ready = Ready::default();
+    let mut fit = Vec::new();
+    for (w, project) in list {
+        match make_ready(ctx, &w, &project).await {
+            Ok(None) => {}
+            Ok(Some((head, why))) => {
+                ctx.record(vec![EventKind::WorktreeRemade {
+                    project_id: w.project_id.clone(),
+                    identity_id: w.identity_id.clone(),
+                    head,
+                    why,
+                }])
+                .await
+            }
+            Err(e) => {
+                tracing::warn!(seat, project = %project.name, error = %e, "a worktree could not be made ready");
+                ctx.record(vec![EventKind::RuntimeError {
+                    seat: Some(seat),
+                    message: format!(
+                        "{}'s worktree of {} could not be made ready: {e}",
+                        w.agent, project.name
+                    ),
+                }])
+                .await;
+                continue;
+            }
+        }
+        ready.dirs.push(PathBuf::from(&w.path));
+        fit.push(w);
+    }
+    ready.prompt = ctx
+        .store()
+        .with_docs(|d| where_you_work(d, &fit.iter().collect::<Vec<_>>()));
+    ready
+}
+
+/// Mends one worktree: `Some((head, why))` when it was made again.
+async fn make_ready(
+    ctx: &Context,
+    w: &WorktreeDoc,
+    project: &ProjectDoc,
+) -> Result<Option<(String, String)>, RepoError> {
+    let shadow = shadow_of(ctx, &w.project_id, &project.path);
+    shadow.ensure(&project.base)?;
+    let git = Git::new(&shadow.dir, GIT_LIMIT);
+    let place = Place::new(Path::new(&w.path), &w.identity_id, &w.project_id, &w.branch);
+    worktree::ensure(&git, &shadow, &place, &w.started_from).await
+}

@@ -1,0 +1,161 @@
+//! Each agent's branch of a project as git sees it now, the files two or more of them changed,
+//! and one agent's diff a page at a time. Reads only: the server's own index of each worktree
+//! is the one thing written.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use app::contract::{BranchView, DiffView, Overlap, ProjectSummary, ProjectView};
+use app::domain::docs::{ProjectDoc, WorktreeDoc};
+use app::domain::projects;
+
+use crate::repo::diff::{self, Work, PAGE_FILES};
+use crate::repo::git::Git;
+use crate::repo::RepoError;
+
+use super::{shadow_of, ProjectError, Projects, GIT_LIMIT};
+
+impl Projects {
+    /// The project with every agent's branch and the files they overlap on.
+    pub async fn view(&self, id: &str) -> Result<ProjectView, ProjectError> {
+        let (project, trees) = self.of(id)?;
+        let held = self.lock(id);
+        let _held = held.lock().await;
+        let mut branches = Vec::new();
+        for w in &trees {
+            let (work, problem) = match self.work(&project, w).await {
+                Ok(work) => (work, None),
+                Err(e) => (Work::default(), Some(e.to_string())),
+            };
+            let commits_ahead = match problem {
+                None => diff::commits(&self.git(&project), &work.merge_base, &work.head)
+                    .await
+                    .map_or(0, |c| c.len()),
+                Some(_) => 0,
+            };
+            branches.push(BranchView {
+                identity: w.identity_id.clone(),
+                agent: w.agent.clone(),
+                branch: w.branch.clone(),
+                worktree: w.path.clone(),
+                commits_ahead,
+                changed_files: work.files.iter().map(|f| f.path.clone()).collect(),
+                uncommitted: work.uncommitted(),
+                review: w.review,
+                problem,
+            });
+        }
+        let overlaps = overlaps(&branches);
+        Ok(ProjectView {
+            project: ProjectSummary::of(&project, trees.len()),
+            branches,
+            overlaps,
+        })
+    }
+
+    /// One agent's work against the base: page `page` of its files, and its commits.
+    pub async fn diff(&self, id: &str, agent: &str, page: usize) -> Result<DiffView, ProjectError> {
+        let (project, trees) = self.of(id)?;
+        let w = trees
+            .iter()
+            .find(|w| w.identity_id == agent)
+            .ok_or_else(|| {
+                ProjectError::NoSuch("this agent is not at work on this project".into())
+            })?;
+        let held = self.lock(id);
+        let _held = held.lock().await;
+        let mut work = self.work(&project, w).await?;
+        let pages = work.files.len().div_ceil(PAGE_FILES).max(1);
+        if page >= pages {
+            return Err(ProjectError::Bad(format!(
+                "page {page} is past the last page ({})",
+                pages - 1
+            )));
+        }
+        let total_files = work.files.len();
+        let mut files: Vec<_> = work
+            .files
+            .drain(..)
+            .skip(page * PAGE_FILES)
+            .take(PAGE_FILES)
+            .collect();
+        let git = self.git_on(&project, w);
+        diff::fill_hunks(&git, &work.merge_base, &mut files).await?;
+        let commits = diff::commits(&git, &work.merge_base, &work.head).await?;
+        Ok(DiffView {
+            agent: w.agent.clone(),
+            branch: w.branch.clone(),
+            base: project.base.clone(),
+            head: work.head,
+            merge_base: work.merge_base,
+            commits,
+            files,
+            total_files,
+            page,
+            pages,
+        })
+    }
+
+    /// The project and its worktrees.
+    fn of(&self, id: &str) -> Result<(ProjectDoc, Vec<WorktreeDoc>), ProjectError> {
+        self.ctx
+            .store()
+            .with_docs(|d| {
+                let p = projects::project(d, id)?.clone();
+                let trees = projects::worktrees_of_project(d, id)
+                    .into_iter()
+                    .cloned()
+                    .collect();
+                Some((p, trees))
+            })
+            .ok_or_else(|| ProjectError::NoSuch("no project has this id".into()))
+    }
+
+    fn git(&self, project: &ProjectDoc) -> Git {
+        let shadow = shadow_of(&self.ctx, &project.project_id, &project.path);
+        Git::new(&shadow.dir, GIT_LIMIT)
+    }
+
+    /// git on the worktree, with the server's own index of it.
+    fn git_on(&self, project: &ProjectDoc, w: &WorktreeDoc) -> Git {
+        let shadow = shadow_of(&self.ctx, &project.project_id, &project.path);
+        self.git(project)
+            .on(Path::new(&w.path), &shadow.index_for(&w.identity_id))
+    }
+
+    /// What the worktree holds against the base now.
+    async fn work(&self, project: &ProjectDoc, w: &WorktreeDoc) -> Result<Work, RepoError> {
+        let shadow = shadow_of(&self.ctx, &project.project_id, &project.path);
+        shadow.ensure(&project.base)?;
+        if !Path::new(&w.path).join(".git").is_file() {
+            return Err(RepoError::Refused(format!(
+                "{}'s worktree is not there: it is made again from its branch when {} next wakes",
+                w.agent, w.agent
+            )));
+        }
+        let git = self.git_on(project, w);
+        if !shadow.index_for(&w.identity_id).exists() {
+            git.run(&["read-tree", &format!("refs/heads/{}", w.branch)])
+                .await?;
+        }
+        diff::work(&git, &project.base, &w.branch).await
+    }
+}
+
+/// The files changed in two or more branches, each with the agents that changed it.
+fn overlaps(branches: &[BranchView]) -> Vec<Overlap> {
+    let mut by_file: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    for b in branches {
+        for f in &b.changed_files {
+            by_file.entry(f).or_default().push(b.agent.clone());
+        }
+    }
+    by_file
+        .into_iter()
+        .filter(|(_, a)| a.len() > 1)
+        .map(|(file, agents)| Overlap {
+            file: file.to_string(),
+            agents,
+        })
+        .collect()
+}

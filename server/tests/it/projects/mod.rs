@@ -1,0 +1,310 @@
+//! Projects: a linked repository, a worktree per identity on its own branch, its work seen as
+//! git sees it (tier 2, on temporary repositories, with the simulated team).
+//!
+//! - `mod.rs`: link, put to work, the diff and the overlaps, a worktree made again.
+//! - `bad_input.rs`: every refusal with its sentence.
+//! - `safety.rs`: nothing of the repository's configuration runs (hooks, filters, fsmonitor…).
+
+mod bad_input;
+mod safety;
+
+use std::path::{Path, PathBuf};
+
+use app::domain::docs::identity;
+use app::domain::events::EventKind;
+use serde_json::{json, Value};
+use soulgrid::state::AppState;
+
+use crate::common::*;
+
+/// git as a test runs it on its own repositories: no system or user configuration.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .args(["-c", "user.name=Tester", "-c", "user.email=t@example.com"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// A repository at `{root}/{name}` on `main` with a few files in one commit.
+pub fn repo(root: &Path, name: &str) -> PathBuf {
+    let dir = root.join(name);
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    git(&dir, &["init", "-q", "-b", "main"]);
+    std::fs::write(dir.join("README.md"), "# web\n").unwrap();
+    std::fs::write(dir.join("src/lib.rs"), "pub fn one() -> u32 {\n    1\n}\n").unwrap();
+    git(&dir, &["add", "-A"]);
+    git(&dir, &["commit", "-q", "-m", "first"]);
+    dir
+}
+
+/// A simulated team allowed to use `root`.
+pub async fn team_in(root: &Path) -> (tempfile::TempDir, AppState, axum::Router) {
+    team_with(&["--allow-dir", &root.display().to_string()]).await
+}
+
+/// Links `path`, expecting `201`; the project's id.
+pub async fn link(router: &axum::Router, path: &Path) -> String {
+    let r = call(router, post_json("/api/projects", json!({"path": path}))).await;
+    assert_eq!(r.status, 201, "{}", r.body);
+    r.json()["id"].as_str().unwrap().to_string()
+}
+
+/// The identity id of the agent in `seat`.
+pub fn identity_in(state: &AppState, seat: u8) -> String {
+    state
+        .store
+        .with_docs(|d| identity(d, seat).unwrap().stable_id())
+}
+
+/// Puts the agent in `seat` to work, expecting `201`; the worktree document.
+pub async fn put_to_work(router: &axum::Router, project: &str, who: &str) -> Value {
+    let r = call(
+        router,
+        post_json(
+            &format!("/api/projects/{project}/agents"),
+            json!({"agent": who}),
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 201, "{}", r.body);
+    r.json()
+}
+
+pub async fn diff(router: &axum::Router, project: &str, who: &str, page: usize) -> Value {
+    let r = call(
+        router,
+        get(&format!(
+            "/api/projects/{project}/diff?agent={who}&page={page}"
+        )),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    r.json()
+}
+
+/// Waits until a process of `seat` starts after the event `after`.
+pub async fn wait_started(state: &AppState, seat: u8, after: u64) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while started_sessions(state, seat, after).await.is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "seat {seat} never started again"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_put_to_work_gets_its_worktree_and_its_work_shows_as_a_diff() {
+    let root = tempfile::tempdir().unwrap();
+    let web = repo(root.path(), "web");
+    let (_dir, state, router) = team_in(root.path()).await;
+    let project = link(&router, &web).await;
+    let listed = call(&router, get("/api/projects")).await.json();
+    assert_eq!(listed[0]["name"], "web");
+    assert_eq!(listed[0]["base"], "main");
+
+    let lyra = identity_in(&state, 0);
+    let before = state.store.last_event_id();
+    let w = put_to_work(&router, &project, &lyra).await;
+    let inbox = state
+        .store
+        .with_docs(|d| identity(d, 0).unwrap().inbox.clone().unwrap());
+    assert_eq!(w["branch"], format!("soulgrid/{inbox}"));
+    let tree = PathBuf::from(w["path"].as_str().unwrap());
+    assert!(
+        tree.starts_with(_dir.path().join("worktrees").join(&lyra)),
+        "{tree:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(tree.join("src/lib.rs")).unwrap(),
+        "pub fn one() -> u32 {\n    1\n}\n"
+    );
+    // git itself sees a worktree on the agent's branch, and the user's checkout is untouched.
+    let listed = git(&web, &["worktree", "list", "--porcelain"]);
+    assert!(
+        listed.contains(&format!("branch refs/heads/soulgrid/{inbox}")),
+        "{listed}"
+    );
+    assert_eq!(git(&web, &["status", "--porcelain"]), "");
+    assert_eq!(git(&web, &["rev-parse", "--abbrev-ref", "HEAD"]), "main");
+    // The awake agent is started again, now with its worktree.
+    wait_started(&state, 0, before).await;
+
+    // The agent commits one change and leaves another uncommitted, and adds a file.
+    std::fs::write(tree.join("src/lib.rs"), "pub fn one() -> u32 {\n    2\n}\n").unwrap();
+    git(&tree, &["commit", "-q", "-am", "two, not one"]);
+    std::fs::write(tree.join("README.md"), "# web\n\nMore.\n").unwrap();
+    std::fs::write(tree.join("notes.txt"), "new\n").unwrap();
+    std::fs::write(tree.join("logo.png"), [0x89, b'P', b'N', b'G', 0, 0, 1, 2]).unwrap();
+    let d = diff(&router, &project, &lyra, 0).await;
+    assert_eq!(d["pages"], 1);
+    assert_eq!(d["commits"].as_array().unwrap().len(), 1);
+    assert_eq!(d["commits"][0]["subject"], "two, not one");
+    let files: Vec<(String, String, bool, bool)> = d["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["path"].as_str().unwrap().to_string(),
+                f["change"].as_str().unwrap().to_string(),
+                f["uncommitted"].as_bool().unwrap(),
+                f["binary"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        files,
+        vec![
+            ("README.md".into(), "modified".into(), true, false),
+            ("logo.png".into(), "added".into(), true, true),
+            ("notes.txt".into(), "added".into(), true, false),
+            ("src/lib.rs".into(), "modified".into(), false, false),
+        ]
+    );
+    let lib = &d["files"][3];
+    assert_eq!(
+        (lib["added"].as_u64(), lib["removed"].as_u64()),
+        (Some(1), Some(1))
+    );
+    let lines = &lib["hunks"][0]["lines"];
+    assert!(
+        lines
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l == &json!({"kind": "added", "new": 2, "text": "    2"})),
+        "{lines}"
+    );
+    assert!(
+        d["files"][1]["hunks"].as_array().unwrap().is_empty(),
+        "a binary file is named, not shown"
+    );
+    // Nothing was written into the user's repository but the branch and the worktree.
+    assert_eq!(git(&web, &["status", "--porcelain"]), "");
+    assert_eq!(
+        git(&web, &["rev-parse", "main"]),
+        git(&tree, &["rev-parse", "HEAD~1"])
+    );
+
+    // A second agent changes one of the same files: both branches show it as an overlap.
+    let kael = identity_in(&state, 1);
+    let w2 = put_to_work(&router, &project, &kael).await;
+    let tree2 = PathBuf::from(w2["path"].as_str().unwrap());
+    std::fs::write(tree2.join("README.md"), "# web\n\nOther.\n").unwrap();
+    let view = call(&router, get(&format!("/api/projects/{project}")))
+        .await
+        .json();
+    assert_eq!(view["branches"].as_array().unwrap().len(), 2);
+    assert_eq!(view["branches"][0]["commitsAhead"], 1);
+    assert_eq!(view["branches"][1]["uncommitted"], json!(["README.md"]));
+    let names: Vec<String> = [0u8, 1]
+        .iter()
+        .map(|s| {
+            state
+                .store
+                .with_docs(|d| identity(d, *s).unwrap().name.clone().unwrap())
+        })
+        .collect();
+    assert_eq!(
+        view["overlaps"],
+        json!([{"file": "README.md", "agents": names}])
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_diff_is_paged_and_a_large_file_is_named_not_read() {
+    let root = tempfile::tempdir().unwrap();
+    let web = repo(root.path(), "web");
+    let (_dir, state, router) = team_in(root.path()).await;
+    let project = link(&router, &web).await;
+    let lyra = identity_in(&state, 2);
+    let w = put_to_work(&router, &project, &lyra).await;
+    let tree = PathBuf::from(w["path"].as_str().unwrap());
+    for i in 0..120 {
+        std::fs::write(tree.join(format!("f{i:03}.txt")), format!("{i}\n")).unwrap();
+    }
+    std::fs::write(tree.join("big.txt"), "line\n".repeat(500_000)).unwrap();
+    let first = diff(&router, &project, &lyra, 0).await;
+    assert_eq!(
+        (first["totalFiles"].as_u64(), first["pages"].as_u64()),
+        (Some(121), Some(3))
+    );
+    assert_eq!(first["files"].as_array().unwrap().len(), 50);
+    assert_eq!(first["files"][0]["path"], "big.txt");
+    assert_eq!(
+        first["files"][0]["binary"], true,
+        "2.5 MB is named, not diffed"
+    );
+    let last = diff(&router, &project, &lyra, 2).await;
+    assert_eq!(last["files"].as_array().unwrap().len(), 21);
+    assert_eq!(last["files"][20]["path"], "f119.txt");
+    let past = call(
+        &router,
+        get(&format!("/api/projects/{project}/diff?agent={lyra}&page=3")),
+    )
+    .await;
+    assert_eq!(past.status, 400, "{}", past.body);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worktree_removed_by_hand_is_made_again_at_the_next_wake_and_said_on_the_seat() {
+    let root = tempfile::tempdir().unwrap();
+    let web = repo(root.path(), "web");
+    let (_dir, state, router) = team_in(root.path()).await;
+    let project = link(&router, &web).await;
+    let lyra = identity_in(&state, 3);
+    let w = put_to_work(&router, &project, &lyra).await;
+    let tree = PathBuf::from(w["path"].as_str().unwrap());
+    std::fs::write(tree.join("kept.txt"), "mine\n").unwrap();
+    git(&tree, &["add", "kept.txt"]);
+    git(&tree, &["commit", "-q", "-m", "keep this"]);
+    let head = git(&tree, &["rev-parse", "HEAD"]);
+    state.runtime.sleep(3, "test").await;
+    std::fs::remove_dir_all(&tree).unwrap();
+    let before = state.store.last_event_id();
+    state.runtime.wake_only(Some(&[3])).await;
+    wait_for(&state, "the worktree made again", |d| {
+        identity(d, 3).is_some_and(|i| {
+            i.notes
+                .iter()
+                .any(|n| n.text.contains("was removed: made again"))
+        })
+    })
+    .await;
+    assert_eq!(
+        std::fs::read_to_string(tree.join("kept.txt")).unwrap(),
+        "mine\n"
+    );
+    assert_eq!(
+        git(&tree, &["rev-parse", "HEAD"]),
+        head,
+        "the branch kept its commit"
+    );
+    assert_eq!(git(&tree, &["status", "--porcelain"]), "");
+    let remade = count_events(&state, |k| matches!(k, EventKind::WorktreeRemade { .. })).await;
+    assert_eq!(remade, 1);
+    assert!(!started_sessions(&state, 3, before).await.is_empty());
+    // Written over by hand: its link broken, its files kept as changes.
+    std::fs::write(tree.join(".git"), "gitdir: /nowhere\n").unwrap();
+    std::fs::write(tree.join("kept.txt"), "changed\n").unwrap();
+    state.runtime.sleep(3, "test").await;
+    state.runtime.wake_only(Some(&[3])).await;
+    wait_for(&state, "the link mended", |d| {
+        identity(d, 3).is_some_and(|i| i.notes.iter().any(|n| n.text.contains("lost its link")))
+    })
+    .await;
+    assert_eq!(git(&tree, &["status", "--porcelain"]), "M kept.txt");
+    let _ = project;
+}

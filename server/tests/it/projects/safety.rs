@@ -1,0 +1,132 @@
+//! The server's git never runs anything the repository's configuration names: an agent can
+//! write that configuration (its own `git config` in its worktree writes the shared one).
+
+use super::*;
+
+/// A repository whose configuration, hooks and attributes each try to run a program that
+/// leaves a file in `ran/` when it runs.
+fn booby_trapped(root: &Path) -> (PathBuf, PathBuf) {
+    let web = repo(root, "web");
+    let ran = root.join("ran");
+    std::fs::create_dir_all(&ran).unwrap();
+    let mark = |what: &str| format!("touch {}/{what}; cat", ran.display());
+    std::fs::write(
+        web.join(".gitattributes"),
+        "* filter=trap diff=trap merge=trap\n",
+    )
+    .unwrap();
+    git(&web, &["add", ".gitattributes"]);
+    git(&web, &["commit", "-q", "-m", "attributes"]);
+    for (key, value) in [
+        ("core.fsmonitor", mark("fsmonitor")),
+        ("filter.trap.clean", mark("clean")),
+        ("filter.trap.smudge", mark("smudge")),
+        ("filter.trap.process", mark("process")),
+        ("filter.trap.required", "true".into()),
+        ("diff.trap.textconv", mark("textconv")),
+        ("diff.trap.command", mark("diffcommand")),
+        ("diff.external", mark("external")),
+        ("merge.trap.driver", mark("mergedriver")),
+        ("core.pager", mark("pager")),
+        ("gpg.program", mark("gpg")),
+        ("log.showSignature", "true".into()),
+        (
+            "core.hooksPath",
+            web.join(".git/hooks").display().to_string(),
+        ),
+    ] {
+        git(&web, &["config", key, &value]);
+    }
+    for hook in [
+        "post-checkout",
+        "reference-transaction",
+        "post-index-change",
+        "pre-commit",
+    ] {
+        let path = web.join(".git/hooks").join(hook);
+        std::fs::write(
+            &path,
+            format!("#!/bin/sh\ntouch {}/hook-{hook}\n", ran.display()),
+        )
+        .unwrap();
+        std::os::unix::fs::PermissionsExt::set_mode(
+            &mut std::fs::metadata(&path).unwrap().permissions(),
+            0o755,
+        );
+        std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+    }
+    (web, ran)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_hook_filter_fsmonitor_or_configured_program_runs() {
+    let root = tempfile::tempdir().unwrap();
+    let (web, ran) = booby_trapped(root.path());
+    let (_dir, state, router) = team_in(root.path()).await;
+    let project = link(&router, &web).await;
+    let lyra = identity_in(&state, 0);
+    let w = put_to_work(&router, &project, &lyra).await;
+    let tree = PathBuf::from(w["path"].as_str().unwrap());
+    std::fs::write(tree.join("README.md"), "# changed\n").unwrap();
+    std::fs::write(tree.join("new.txt"), "new\n").unwrap();
+    diff(&router, &project, &lyra, 0).await;
+    call(&router, get(&format!("/api/projects/{project}"))).await;
+    // Removed by hand and made again: a checkout through the shadow as well.
+    state.runtime.sleep(0, "test").await;
+    std::fs::remove_dir_all(&tree).unwrap();
+    state.runtime.wake_only(Some(&[0])).await;
+    wait_until("the worktree made again", || {
+        tree.join("src/lib.rs").exists()
+    })
+    .await;
+    diff(&router, &project, &lyra, 0).await;
+    let left: Vec<String> = std::fs::read_dir(&ran)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(left.is_empty(), "the server's git ran: {left:?}");
+    // The trap works for git run the ordinary way: the test would see it.
+    let _ = std::process::Command::new("git")
+        .current_dir(&tree)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .args(["status", "--porcelain"])
+        .output();
+    assert!(
+        ran.join("fsmonitor").exists() || ran.join("clean").exists(),
+        "the trap is armed"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn branch_and_worktree_names_are_the_servers_own() {
+    let root = tempfile::tempdir().unwrap();
+    let web = repo(root.path(), "web");
+    let (_dir, state, router) = team_in(root.path()).await;
+    let project = link(&router, &web).await;
+    let lyra = identity_in(&state, 0);
+    let w = put_to_work(&router, &project, &lyra).await;
+    let branch = w["branch"].as_str().unwrap();
+    assert!(
+        branch.starts_with("soulgrid/") && !branch.contains(".."),
+        "{branch}"
+    );
+    assert!(
+        branch["soulgrid/".len()..]
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_'),
+        "{branch}"
+    );
+    // An identity id that is a path is refused before anything is made.
+    let r = call(
+        &router,
+        post_json(
+            &format!("/api/projects/{project}/agents"),
+            serde_json::json!({"agent": "../../etc"}),
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 404, "{}", r.body);
+    assert!(!_dir.path().join("etc").exists());
+}
