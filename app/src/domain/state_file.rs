@@ -19,6 +19,8 @@ pub struct Around {
     pub pending_permissions: usize,
     /// The model's context window, in tokens: the context used is shown against it.
     pub context_window: u64,
+    /// Where it works on the user's code: each project's name, worktree and branch.
+    pub worktrees: Vec<(String, String, String)>,
 }
 
 /// The file's text for `d` and what is `around` it. Deterministic: the same inputs give the
@@ -29,6 +31,7 @@ pub fn render(d: &AgentIdentity, around: &Around) -> String {
         last_read,
         pending_permissions,
         context_window,
+        worktrees,
     } = around;
     let or_dash = |v: Option<String>| v.unwrap_or_else(|| "—".into());
     let name = d.name.clone().unwrap_or_else(|| "(no name yet)".into());
@@ -61,6 +64,18 @@ pub fn render(d: &AgentIdentity, around: &Around) -> String {
         (
             "permission requests waiting",
             Some(pending_permissions.to_string()),
+        ),
+        (
+            "worktrees",
+            (!worktrees.is_empty()).then(|| {
+                worktrees
+                    .iter()
+                    .map(|(project, path, branch)| {
+                        format!("{project} at {path} on branch {branch}")
+                    })
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            }),
         ),
         ("claude session", d.claude_session_id.clone()),
         ("server session", d.last_session_id.clone()),

@@ -44,6 +44,11 @@ fn the_state_file_says_what_the_server_knows() {
         last_read: Some(("Orin".into(), "2026-11-23T07:00:00.000Z".into())),
         pending_permissions: 1,
         context_window: 200_000,
+        worktrees: vec![(
+            "web".into(),
+            "/data/worktrees/k/p".into(),
+            "soulgrid/kael".into(),
+        )],
     };
     let text = render(seat(&docs, 1), &around);
     assert!(text.starts_with("# State of Kael (seat 1)\n"), "{text}");
@@ -57,6 +62,7 @@ fn the_state_file_says_what_the_server_knows() {
         "- cost of this process: $0.0125\n",
         "- unread mail: 2\n",
         "- permission requests waiting: 1\n",
+        "- worktrees: web at /data/worktrees/k/p on branch soulgrid/kael\n",
         "- claude session: c-1\n",
         "- server session: session-1\n",
         "- created: 1970-01-01T00:00:00.000Z\n",

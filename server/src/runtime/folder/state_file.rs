@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use app::domain::docs::identities;
 use app::domain::docs::pending;
+use app::domain::projects::{project, worktrees_of};
 use app::domain::state_file::{render, Around, FILE_NAME};
 use app::domain::Seat;
 use futures::FutureExt;
@@ -98,16 +99,24 @@ impl StateFiles {
     /// written. An inbox is read again only after an inbox changed (the log moving does not
     /// change one).
     async fn write_state_files(&self, kept: &mut Kept) {
-        let seats: Vec<(Seat, String, usize)> = self.store.with_docs(|docs| {
+        type Trees = Vec<(String, String, String)>;
+        let seats: Vec<(Seat, String, usize, Trees)> = self.store.with_docs(|docs| {
             identities(docs)
                 .filter(|d| d.status().is_visible())
                 .filter_map(|d| {
                     let asking = pending(docs, d.grid_position).len();
-                    Some((d.grid_position, d.inbox()?, asking))
+                    let trees = worktrees_of(docs, &d.stable_id())
+                        .into_iter()
+                        .map(|w| {
+                            let name = project(docs, &w.project_id).map(|p| p.name.clone());
+                            (name.unwrap_or_default(), w.path.clone(), w.branch.clone())
+                        })
+                        .collect();
+                    Some((d.grid_position, d.inbox()?, asking, trees))
                 })
                 .collect()
         });
-        for (seat, inbox, asking) in seats {
+        for (seat, inbox, asking, worktrees) in seats {
             let (unread_mail, last_read) = match kept.mail.get(&inbox) {
                 Some(mail) => mail.clone(),
                 None => {
@@ -121,6 +130,7 @@ impl StateFiles {
                 last_read,
                 pending_permissions: asking,
                 context_window: self.context_window,
+                worktrees,
             };
             let Some(text) = self
                 .store
