@@ -124,3 +124,87 @@ pub fn where_you_work(docs: &Docs, worktrees: &[&WorktreeDoc]) -> Option<String>
     }
     Some(out)
 }
+
+/// The files changed in two or more worktrees of `project` (branches not merged), each with
+/// the identities that changed it, in file order.
+pub fn overlaps(docs: &Docs, project: &str) -> Vec<(String, Vec<String>)> {
+    let mut by_file: std::collections::BTreeMap<&str, Vec<String>> = Default::default();
+    for w in worktrees_of_project(docs, project) {
+        if w.review == super::docs::Review::Merged && w.changed_files.is_empty() {
+            continue;
+        }
+        for f in &w.changed_files {
+            by_file.entry(f).or_default().push(w.identity_id.clone());
+        }
+    }
+    by_file
+        .into_iter()
+        .filter(|(_, who)| who.len() > 1)
+        .map(|(f, who)| (f.to_string(), who))
+        .collect()
+}
+
+/// Whether a claimed path covers `file`: the same file, or a folder it is in.
+pub fn covers(claimed: &str, file: &str) -> bool {
+    let c = claimed
+        .trim()
+        .trim_start_matches("./")
+        .trim_end_matches('/');
+    !c.is_empty() && (file == c || file.starts_with(&format!("{c}/")))
+}
+
+/// The other worktrees of the project whose claim (while it holds at `now`) or changed files
+/// meet the paths `paths`: each with the paths they meet on.
+pub fn claim_meets<'a>(
+    docs: &'a Docs,
+    project: &str,
+    identity: &str,
+    paths: &[String],
+    now: super::Millis,
+) -> Vec<(&'a WorktreeDoc, Vec<String>)> {
+    worktrees_of_project(docs, project)
+        .into_iter()
+        .filter(|w| w.identity_id != identity && w.review != super::docs::Review::Merged)
+        .filter_map(|w| {
+            let theirs: Vec<&String> = w
+                .changed_files
+                .iter()
+                .chain(
+                    w.claim
+                        .iter()
+                        .filter(|c| c.until > now)
+                        .flat_map(|c| &c.paths),
+                )
+                .collect();
+            let met: Vec<String> = paths
+                .iter()
+                .filter(|p| theirs.iter().any(|t| covers(p, t) || covers(t, p)))
+                .cloned()
+                .collect();
+            (!met.is_empty()).then_some((w, met))
+        })
+        .collect()
+}
+
+/// The message **Request changes** sends: every comment not sent yet, each with its file, line
+/// and the code around it.
+pub fn changes_message(project: &str, w: &WorktreeDoc) -> Option<String> {
+    let open: Vec<_> = w.comments.iter().filter(|c| !c.sent).collect();
+    if open.is_empty() {
+        return None;
+    }
+    let mut out = format!(
+        "The human reviewed your branch {} of {project} and asks for changes ({} comment{}):\n",
+        w.branch,
+        open.len(),
+        if open.len() == 1 { "" } else { "s" }
+    );
+    for c in open {
+        out.push_str(&format!("\n{}:{}: {}\n", c.file, c.line, c.text.trim()));
+        if !c.code.trim().is_empty() {
+            out.push_str(&format!("```\n{}\n```\n", c.code.trim_end()));
+        }
+    }
+    out.push_str("\nChange them in your worktree, commit, and ask for a review again.");
+    Some(out)
+}

@@ -29,7 +29,8 @@ pub use ledger::{
     TYPE_LEDGER,
 };
 pub use project::{
-    project_doc_id, worktree_doc_id, ProjectDoc, Review, WorktreeDoc, TYPE_PROJECT, TYPE_WORKTREE,
+    project_doc_id, worktree_doc_id, Claim, MergeNote, MergeState, ProjectDoc, Review,
+    ReviewComment, WorktreeDoc, MAX_LISTED, TYPE_PROJECT, TYPE_WORKTREE,
 };
 pub use quest::{
     artifact_doc_id, finding_doc_id, job_doc_id, quest_doc_id, ArtifactDoc, ArtifactKind, Comment,

@@ -105,6 +105,110 @@ pub struct WorktreeDoc {
     pub remade_at: Option<Millis>,
     #[serde(default)]
     pub review: Review,
+    /// What git saw last (`worktree_changed`): the branch's head, the files that differ from
+    /// the base (committed or not, at most [`MAX_LISTED`]), those not committed yet, how many
+    /// differ in all, the commits ahead of the base.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changed_files: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub uncommitted: Vec<String>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub changed_count: u32,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub commits_ahead: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changed_at: Option<Millis>,
+    /// The human's comments on lines of its diff, oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub comments: Vec<ReviewComment>,
+    /// The head the human approved (a merge takes exactly it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approved_head: Option<String>,
+    /// The last merge asked for, where it is or how it ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merge: Option<MergeNote>,
+    /// What the agent said it means to change (`claim_files`), while it holds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claim: Option<Claim>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+/// The most files a worktree document lists (the count says how many in all).
+pub const MAX_LISTED: usize = 500;
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// A comment of the human on one line of an agent's diff.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReviewComment {
+    pub id: String,
+    pub file: String,
+    pub line: u32,
+    pub text: String,
+    /// The code around the line when the comment was made.
+    #[serde(default)]
+    pub code: String,
+    pub at: Millis,
+    /// Sent to the agent with **Request changes**.
+    #[serde(default)]
+    pub sent: bool,
+}
+
+/// Where a merge is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MergeState {
+    Queued,
+    Checking,
+    Merging,
+    Merged,
+    Refused,
+}
+
+impl MergeState {
+    pub fn is_over(self) -> bool {
+        matches!(self, MergeState::Merged | MergeState::Refused)
+    }
+}
+
+/// A merge of an agent's branch into the base.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MergeNote {
+    pub state: MergeState,
+    /// `ff`, `merge` or `rebase`, as the human chose.
+    pub strategy: String,
+    pub asked_at: Millis,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_at: Option<Millis>,
+    /// The base's new head.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
+    /// Why it was refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+    /// The files that conflicted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<String>,
+    /// The check's output (its last part) and exit status.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub output: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit: Option<i32>,
+}
+
+/// Files an agent said it means to change, and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Claim {
+    pub paths: Vec<String>,
+    pub why: String,
+    pub at: Millis,
+    pub until: Millis,
 }

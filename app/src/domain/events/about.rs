@@ -46,6 +46,13 @@ impl EventKind {
             EventKind::ProjectUnlinked { .. } => "project_unlinked",
             EventKind::WorktreeMade { .. } => "worktree_made",
             EventKind::WorktreeRemade { .. } => "worktree_remade",
+            EventKind::WorktreeChanged { .. } => "worktree_changed",
+            EventKind::ReviewCommented { .. } => "review_commented",
+            EventKind::ReviewRequested { .. } => "review_requested",
+            EventKind::ChangesRequested { .. } => "changes_requested",
+            EventKind::BranchApproved { .. } => "branch_approved",
+            EventKind::MergeMoved { .. } => "merge_moved",
+            EventKind::FilesClaimed { .. } => "files_claimed",
             EventKind::Unknown => "unknown",
         }
     }

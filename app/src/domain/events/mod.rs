@@ -10,7 +10,9 @@ mod about;
 mod read;
 
 pub use super::docs::Aside;
-use super::docs::{ArtifactKind, Author, KnowledgeFiles, QuestStatus, Severity, StageDoc};
+use super::docs::{
+    ArtifactKind, Author, KnowledgeFiles, MergeState, QuestStatus, Severity, StageDoc,
+};
 use super::permissions::{Decider, Decision};
 use super::process::ProcessState;
 use super::work_cycle::WorkState;
@@ -386,6 +388,73 @@ pub enum EventKind {
         identity_id: String,
         head: String,
         why: String,
+    },
+    /// What git sees in a worktree now (the watcher, coalesced; only when it changed).
+    WorktreeChanged {
+        project_id: String,
+        identity_id: String,
+        head: String,
+        changed: Vec<String>,
+        #[serde(default)]
+        uncommitted: Vec<String>,
+        changed_count: u32,
+        ahead: u32,
+    },
+    /// The human comments on a line of an agent's diff.
+    ReviewCommented {
+        project_id: String,
+        identity_id: String,
+        comment_id: String,
+        file: String,
+        line: u32,
+        text: String,
+        #[serde(default)]
+        code: String,
+    },
+    /// The agent (`request_review`) or the human asks for a review of the branch.
+    ReviewRequested {
+        project_id: String,
+        identity_id: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        note: Option<String>,
+    },
+    /// The open comments are sent to the agent in one message.
+    ChangesRequested {
+        project_id: String,
+        identity_id: String,
+    },
+    /// The human approves the branch at `head`: ready to merge.
+    BranchApproved {
+        project_id: String,
+        identity_id: String,
+        head: String,
+    },
+    /// A merge moves: queued, checking (with the check's output so far), merging, merged or
+    /// refused (with why, the conflicting files or the check's output).
+    MergeMoved {
+        project_id: String,
+        identity_id: String,
+        state: MergeState,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        strategy: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        commit: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        why: Option<String>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        files: Vec<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        output: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        exit: Option<i32>,
+    },
+    /// An agent says which files it means to change, and why (`claim_files`).
+    FilesClaimed {
+        project_id: String,
+        identity_id: String,
+        paths: Vec<String>,
+        why: String,
+        until: Millis,
     },
     /// Any type this version does not know (written by a newer version). Ignored by
     /// the reducer.

@@ -12,6 +12,7 @@ mod message;
 mod process;
 mod project;
 mod quest;
+mod review;
 mod seat;
 mod writes;
 
@@ -396,7 +397,14 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
         EventKind::ProjectLinked { .. }
         | EventKind::ProjectUnlinked { .. }
         | EventKind::WorktreeMade { .. }
-        | EventKind::WorktreeRemade { .. } => project::apply(&mut w, event),
+        | EventKind::WorktreeRemade { .. }
+        | EventKind::WorktreeChanged { .. }
+        | EventKind::ReviewCommented { .. }
+        | EventKind::ReviewRequested { .. }
+        | EventKind::ChangesRequested { .. }
+        | EventKind::BranchApproved { .. }
+        | EventKind::MergeMoved { .. }
+        | EventKind::FilesClaimed { .. } => project::apply(&mut w, event),
         EventKind::MarkerError { seat: None, .. }
         | EventKind::RuntimeError { seat: None, .. }
         | EventKind::Unknown => {}

@@ -69,6 +69,16 @@ pub(super) fn apply(w: &mut Writes, event: &Event) {
                     made_at: ts,
                     remade_at: None,
                     review: Review::Working,
+                    head: Some(started_from.clone()),
+                    changed_files: Vec::new(),
+                    uncommitted: Vec::new(),
+                    changed_count: 0,
+                    commits_ahead: 0,
+                    changed_at: None,
+                    comments: Vec::new(),
+                    approved_head: None,
+                    merge: None,
+                    claim: None,
                     extra: Default::default(),
                 })),
             );
@@ -108,6 +118,6 @@ pub(super) fn apply(w: &mut Writes, event: &Event) {
                 });
             }
         }
-        _ => {}
+        _ => super::review::apply(w, event),
     }
 }

@@ -1,11 +1,11 @@
 //! Projects and worktrees: linked once, unlinked without losing anything, one worktree per
 //! identity and project that follows the identity, a worktree made again noted on its seat.
 
-use super::super::docs::{Docs, Review};
+use super::super::docs::{Docs, MergeState, Review};
 use super::super::events::EventKind;
 use super::super::projects::{
-    branch_for, check_name, name_from_path, project, projects, where_you_work, worktree,
-    worktrees_of,
+    branch_for, changes_message, check_name, claim_meets, covers, name_from_path, overlaps,
+    project, projects, where_you_work, worktree, worktrees_of,
 };
 use super::*;
 
@@ -142,4 +142,170 @@ fn names_and_what_the_agent_is_told() {
         "{text}"
     );
     assert!(where_you_work(&docs, &[]).is_none());
+}
+
+fn changed(head: &str, files: &[&str]) -> EventKind {
+    EventKind::WorktreeChanged {
+        project_id: "p1".into(),
+        identity_id: "lyra-id".into(),
+        head: head.into(),
+        changed: files.iter().map(|f| f.to_string()).collect(),
+        uncommitted: Vec::new(),
+        changed_count: files.len() as u32,
+        ahead: 1,
+    }
+}
+
+fn merge(state: MergeState) -> EventKind {
+    EventKind::MergeMoved {
+        project_id: "p1".into(),
+        identity_id: "lyra-id".into(),
+        state,
+        strategy: Some("ff".into()),
+        commit: (state == MergeState::Merged).then(|| "m1".into()),
+        why: None,
+        files: Vec::new(),
+        output: None,
+        exit: None,
+    }
+}
+
+#[test]
+fn comments_are_sent_once_in_one_message_with_file_line_and_code() {
+    let mut docs = at_work();
+    let comment = |id: &str, line: u32| EventKind::ReviewCommented {
+        project_id: "p1".into(),
+        identity_id: "lyra-id".into(),
+        comment_id: id.into(),
+        file: "src/lib.rs".into(),
+        line,
+        text: format!("why {line}?"),
+        code: "    2".into(),
+    };
+    run(
+        &mut docs,
+        &[
+            ev(5, 4, comment("c1", 2)),
+            ev(6, 5, comment("c1", 2)),
+            ev(7, 6, comment("c2", 9)),
+        ],
+    );
+    let w = worktree(&docs, "p1", "lyra-id").unwrap();
+    assert_eq!(w.comments.len(), 2, "a comment applied twice is one");
+    let text = changes_message("web", w).unwrap();
+    assert!(
+        text.contains("src/lib.rs:2: why 2?\n```\n    2\n```"),
+        "{text}"
+    );
+    assert!(text.contains("(2 comments)"), "{text}");
+    let asked = EventKind::ChangesRequested {
+        project_id: "p1".into(),
+        identity_id: "lyra-id".into(),
+    };
+    run(&mut docs, &[ev(8, 7, asked)]);
+    let w = worktree(&docs, "p1", "lyra-id").unwrap();
+    assert_eq!(w.review, Review::ChangesRequested);
+    assert!(
+        changes_message("web", w).is_none(),
+        "nothing open is sent again"
+    );
+}
+
+#[test]
+fn an_approval_is_of_one_head_and_a_merge_ends_once() {
+    let mut docs = at_work();
+    let approve = EventKind::BranchApproved {
+        project_id: "p1".into(),
+        identity_id: "lyra-id".into(),
+        head: "h1".into(),
+    };
+    run(
+        &mut docs,
+        &[ev(5, 4, changed("h1", &["a"])), ev(6, 5, approve.clone())],
+    );
+    assert_eq!(
+        worktree(&docs, "p1", "lyra-id").unwrap().review,
+        Review::Approved
+    );
+    run(&mut docs, &[ev(7, 6, changed("h2", &["a", "b"]))]);
+    let w = worktree(&docs, "p1", "lyra-id").unwrap();
+    assert_eq!(
+        (w.review, w.approved_head.as_deref()),
+        (Review::Working, None),
+        "the head moved"
+    );
+    run(
+        &mut docs,
+        &[
+            ev(8, 7, approve),
+            ev(9, 8, merge(MergeState::Queued)),
+            ev(10, 9, merge(MergeState::Checking)),
+            ev(11, 10, merge(MergeState::Merged)),
+            ev(12, 11, merge(MergeState::Refused)),
+        ],
+    );
+    let w = worktree(&docs, "p1", "lyra-id").unwrap();
+    let m = w.merge.as_ref().unwrap();
+    assert_eq!(
+        (m.state, m.commit.as_deref(), m.ended_at),
+        (MergeState::Merged, Some("m1"), Some(10))
+    );
+    assert_eq!(w.review, Review::Merged);
+}
+
+#[test]
+fn overlaps_and_claims_name_the_other_agents() {
+    let mut docs = at_work();
+    let kael = EventKind::WorktreeMade {
+        project_id: "p1".into(),
+        identity_id: "kael-id".into(),
+        agent: "Kael".into(),
+        branch: "soulgrid/kael".into(),
+        path: "/k".into(),
+        started_from: "0".into(),
+        parent_branch: None,
+    };
+    let kael_changed = EventKind::WorktreeChanged {
+        project_id: "p1".into(),
+        identity_id: "kael-id".into(),
+        head: "k1".into(),
+        changed: vec!["README.md".into(), "src/a.rs".into()],
+        uncommitted: vec!["README.md".into()],
+        changed_count: 2,
+        ahead: 0,
+    };
+    run(
+        &mut docs,
+        &[
+            ev(5, 4, kael),
+            ev(6, 5, kael_changed),
+            ev(7, 6, changed("h1", &["README.md", "x"])),
+        ],
+    );
+    assert_eq!(
+        overlaps(&docs, "p1"),
+        vec![(
+            "README.md".to_string(),
+            vec!["lyra-id".to_string(), "kael-id".to_string()]
+        )]
+    );
+    let claim = EventKind::FilesClaimed {
+        project_id: "p1".into(),
+        identity_id: "lyra-id".into(),
+        paths: vec!["docs".into()],
+        why: "the guide".into(),
+        until: 100,
+    };
+    run(&mut docs, &[ev(8, 7, claim)]);
+    let met = claim_meets(&docs, "p1", "kael-id", &["docs/guide.md".into()], 50);
+    assert_eq!(met.len(), 1);
+    assert_eq!(
+        (met[0].0.agent.as_str(), met[0].1.clone()),
+        ("Lyra", vec!["docs/guide.md".to_string()])
+    );
+    assert!(
+        claim_meets(&docs, "p1", "kael-id", &["docs/guide.md".into()], 100).is_empty(),
+        "expired"
+    );
+    assert!(covers("src", "src/a.rs") && !covers("src", "srcx/a.rs") && !covers("", "a"));
 }

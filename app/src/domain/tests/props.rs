@@ -1,7 +1,7 @@
 //! The reducer laws, on random event sequences.
 
 use super::super::docs::permissions;
-use super::super::docs::{commit, identities, Author, Doc, Docs};
+use super::super::docs::{commit, identities, Author, Doc, Docs, MergeState};
 use super::super::events::{Event, EventKind, SummonedSeat, TurnUsage};
 use super::super::permissions::{Decider, Decision, PermissionState};
 use super::super::process::ProcessState;
@@ -175,6 +175,51 @@ fn project_kind() -> impl Strategy<Value = EventKind> {
             started_from: "c0ffee".into(),
             parent_branch: None,
         }),
+        (
+            project.clone(),
+            0u8..9,
+            prop::sample::select(vec!["h1", "h2"])
+        )
+            .prop_map(|(p, who, head)| EventKind::WorktreeChanged {
+                project_id: p.into(),
+                identity_id: who.to_string(),
+                head: head.into(),
+                changed: vec!["a".into()],
+                uncommitted: Vec::new(),
+                changed_count: 1,
+                ahead: 1,
+            }),
+        (
+            project.clone(),
+            0u8..9,
+            prop::sample::select(vec!["h1", "h2"])
+        )
+            .prop_map(|(p, who, head)| EventKind::BranchApproved {
+                project_id: p.into(),
+                identity_id: who.to_string(),
+                head: head.into(),
+            }),
+        (
+            project.clone(),
+            0u8..9,
+            prop::sample::select(vec![
+                MergeState::Queued,
+                MergeState::Checking,
+                MergeState::Merged,
+                MergeState::Refused
+            ])
+        )
+            .prop_map(|(p, who, state)| EventKind::MergeMoved {
+                project_id: p.into(),
+                identity_id: who.to_string(),
+                state,
+                strategy: None,
+                commit: None,
+                why: None,
+                files: Vec::new(),
+                output: None,
+                exit: None,
+            }),
         (project, 0u8..9).prop_map(|(p, who)| EventKind::WorktreeRemade {
             project_id: p.into(),
             identity_id: who.to_string(),
@@ -215,6 +260,9 @@ pub(super) fn log() -> impl Strategy<Value = Vec<Event>> {
                     }
                     EventKind::AgentRecalled { identity_id, .. }
                     | EventKind::WorktreeMade { identity_id, .. }
+                    | EventKind::WorktreeChanged { identity_id, .. }
+                    | EventKind::BranchApproved { identity_id, .. }
+                    | EventKind::MergeMoved { identity_id, .. }
                     | EventKind::WorktreeRemade { identity_id, .. } => {
                         let who: usize = identity_id.parse().unwrap_or(0);
                         *identity_id = ids.get(who % ids.len().max(1)).cloned().unwrap_or_default();

@@ -140,7 +140,10 @@ async fn an_agent_put_to_work_gets_its_worktree_and_its_work_shows_as_a_diff() {
     assert_eq!(git(&web, &["rev-parse", "--abbrev-ref", "HEAD"]), "main");
     // The awake agent is started again, now with its worktree, and its `_state.md` says where.
     wait_started(&state, 0, before).await;
-    let said = format!("- worktrees: web at {} on branch soulgrid/{inbox}\n", tree.display());
+    let said = format!(
+        "- worktrees: web at {} on branch soulgrid/{inbox}\n",
+        tree.display()
+    );
     let state_file = _dir.path().join("agents/0/_state.md");
     wait_until("_state.md names the worktree", || {
         std::fs::read_to_string(&state_file).is_ok_and(|t| t.contains(&said))
