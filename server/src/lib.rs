@@ -95,6 +95,7 @@ pub async fn boot_with_clock(
         clock.clone(),
     );
     runtime.watch_mail().await;
+    runtime.watch_worktrees();
     runtime.file_replies();
     runtime.keep_state_files();
     runtime.expire_hatching();

@@ -7,6 +7,7 @@
 //! - `link.rs`: what a path is (a work tree inside `--allow-dir`, or why not).
 //! - `worktree.rs`: an agent's worktree made, and made again when removed by hand.
 //! - `diff.rs`: an agent's work against the base, paged.
+//! - `watch.rs`: which worktrees changed (`notify`, a slow poll).
 //!
 //! **Invariant:** no git process the server runs reads the repository's configuration, hooks
 //! or attributes' drivers (an agent can write all of them); branch names are the server's
@@ -17,6 +18,7 @@ pub mod diff;
 pub mod git;
 pub mod link;
 pub mod shadow;
+pub mod watch;
 pub mod worktree;
 
 #[derive(Debug, thiserror::Error)]

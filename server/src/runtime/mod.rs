@@ -322,6 +322,24 @@ impl Runtime {
         &self.inner.projects
     }
 
+    /// Follows the agents' worktrees (the conflict radar): what git sees recorded as it
+    /// changes, and each agent told, in its inbox, of an overlap that is new.
+    pub fn watch_worktrees(&self) {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<projects::Notice>();
+        self.inner.projects.watch(tx);
+        let rt = self.clone();
+        tokio::spawn(async move {
+            while let Some(n) = rx.recv().await {
+                let inbox = rt.store().with_docs(|d| {
+                    app::domain::docs::identity_by_id(d, &n.identity).and_then(|i| i.inbox())
+                });
+                if let Some(inbox) = inbox {
+                    rt.inner.postman.file_note("Soulgrid", inbox, n.text).await;
+                }
+            }
+        });
+    }
+
     /// Puts the identity `agent` to work on a project. An agent awake without the worktree is
     /// restarted with it once it is made (put to sleep after its turn, woken with its session).
     pub async fn put_to_work(

@@ -286,11 +286,18 @@ impl Postman {
 
     /// A note from the human left in `inbox` for an agent in the Hall (read on its recall).
     pub async fn leave_note(&self, inbox: String, text: String) {
-        let (mailboxes, human) = (self.ctx.mailboxes().clone(), self.ctx.names().human.clone());
+        let human = self.ctx.names().human.clone();
+        self.file_note(&human, inbox, text).await
+    }
+
+    /// Files `text` from `from` in the inbox `inbox`: delivered when the agent is next idle or
+    /// awake, as any mail.
+    pub async fn file_note(&self, from: &str, inbox: String, text: String) {
+        let (mailboxes, from) = (self.ctx.mailboxes().clone(), from.to_string());
         let left =
-            tokio::task::spawn_blocking(move || mailboxes.send(&human, &inbox, &text, None)).await;
+            tokio::task::spawn_blocking(move || mailboxes.send(&from, &inbox, &text, None)).await;
         if !matches!(left, Ok(Ok(_))) {
-            tracing::warn!(?left, "a note for an agent in the Hall could not be left");
+            tracing::warn!(?left, "a note for an agent could not be filed");
         }
     }
 }

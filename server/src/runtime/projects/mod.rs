@@ -5,6 +5,7 @@
 //! - `mod.rs`: link, unlink, put to work.
 //! - `ready.rs`: the worktrees a process starts with (made again when removed by hand).
 //! - `view.rs`: each agent's branch as git sees it now, overlaps, a diff page.
+//! - `radar.rs`: the worktrees followed as they change, overlaps told to the agents.
 //!
 //! **Rule:** it names no other room. A worktree belongs to an identity
 //! (`{data-dir}/worktrees/{identity}/{project}`), never to a seat.
@@ -26,9 +27,11 @@ use crate::repo::RepoError;
 use crate::runtime::context::Context;
 use crate::store::StoreError;
 
+mod radar;
 mod ready;
 mod view;
 
+pub use radar::Notice;
 pub use ready::{ready, Ready};
 
 /// How long one git call on a project may take before it is stopped.
@@ -98,7 +101,7 @@ impl Projects {
         }
     }
 
-    fn lock(&self, project: &str) -> Arc<tokio::sync::Mutex<()>> {
+    pub(super) fn lock(&self, project: &str) -> Arc<tokio::sync::Mutex<()>> {
         let mut locks = self.locks.lock().unwrap_or_else(|p| p.into_inner());
         locks.entry(project.to_string()).or_default().clone()
     }
@@ -251,7 +254,7 @@ impl Projects {
                 project.name
             )));
         }
-        let branch = branch_for(who.inbox.as_deref().unwrap_or(&name), |b| {
+        let branch = branch_for(who.inbox().as_deref().unwrap_or(&name), |b| {
             taken.iter().any(|(_, t)| t == b)
         });
         let shadow = shadow_of(&self.ctx, project_id, &project.path);

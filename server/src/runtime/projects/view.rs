@@ -111,7 +111,7 @@ impl Projects {
             .ok_or_else(|| ProjectError::NoSuch("no project has this id".into()))
     }
 
-    fn git(&self, project: &ProjectDoc) -> Git {
+    pub(super) fn git(&self, project: &ProjectDoc) -> Git {
         let shadow = shadow_of(&self.ctx, &project.project_id, &project.path);
         Git::new(&shadow.dir, GIT_LIMIT)
     }
@@ -124,7 +124,11 @@ impl Projects {
     }
 
     /// What the worktree holds against the base now.
-    async fn work(&self, project: &ProjectDoc, w: &WorktreeDoc) -> Result<Work, RepoError> {
+    pub(super) async fn work(
+        &self,
+        project: &ProjectDoc,
+        w: &WorktreeDoc,
+    ) -> Result<Work, RepoError> {
         let shadow = shadow_of(&self.ctx, &project.project_id, &project.path);
         shadow.ensure(&project.base)?;
         if !Path::new(&w.path).join(".git").is_file() {

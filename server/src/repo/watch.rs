@@ -1,0 +1,111 @@
+//! Notices changes in the agents' worktrees: `notify` on `{data-dir}/worktrees` (every
+//! worktree, recursively) and on each worktree's git folder in the user's repository (its
+//! index and HEAD: a commit), handing out which paths changed; a slow poll says "look at
+//! everything" (a base moved, events lost). Reading a file is not a change (the server's own
+//! diffs read every file).
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use notify::event::{AccessKind, AccessMode};
+use notify::{EventKind, RecursiveMode, Watcher as _};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// What changed since the last look.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Changes {
+    /// The poll: look at every worktree.
+    pub all: bool,
+    pub paths: HashSet<PathBuf>,
+}
+
+/// The watcher: what changed, as it changes, and more folders to watch as worktrees appear.
+pub struct TreeWatch {
+    wake: mpsc::Receiver<()>,
+    pending: Arc<Mutex<Changes>>,
+    watcher: Option<Arc<Mutex<notify::RecommendedWatcher>>>,
+    watched: HashSet<PathBuf>,
+}
+
+impl TreeWatch {
+    /// Waits for changes; `None` once the watcher has stopped.
+    pub async fn next(&mut self) -> Option<Changes> {
+        self.wake.recv().await?;
+        Some(std::mem::take(
+            &mut *self.pending.lock().unwrap_or_else(|p| p.into_inner()),
+        ))
+    }
+
+    /// Also watches `dir` (a worktree's git folder), once.
+    pub fn add(&mut self, dir: &Path) {
+        let (Some(w), true) = (&self.watcher, self.watched.insert(dir.to_path_buf())) else {
+            return;
+        };
+        let mut w = w.lock().unwrap_or_else(|p| p.into_inner());
+        if let Err(e) = w.watch(dir, RecursiveMode::NonRecursive) {
+            tracing::debug!(dir = %dir.display(), error = %e, "a worktree's git folder cannot be watched");
+            self.watched.remove(dir);
+        }
+    }
+}
+
+/// Watches `root` (made if missing) until `stop`; the poll says "everything" every `poll`.
+pub fn watch(root: &Path, poll: Duration, stop: CancellationToken) -> TreeWatch {
+    let (tx, wake) = mpsc::channel(1);
+    let pending = Arc::new(Mutex::new(Changes::default()));
+    let _ = std::fs::create_dir_all(root);
+    let (notify_tx, notify_pending) = (tx.clone(), pending.clone());
+    let made = notify::recommended_watcher(move |result: notify::Result<notify::Event>| {
+        let mut changes = notify_pending.lock().unwrap_or_else(|p| p.into_inner());
+        match result {
+            Ok(e) if e.need_rescan() => changes.all = true,
+            Ok(e) if matches!(e.kind, EventKind::Access(a) if a != AccessKind::Close(AccessMode::Write)) => {
+                return
+            }
+            Ok(e) => changes.paths.extend(e.paths),
+            Err(_) => changes.all = true,
+        }
+        drop(changes);
+        let _ = notify_tx.try_send(());
+    });
+    let watcher = match made {
+        Ok(mut w) => match w.watch(root, RecursiveMode::Recursive) {
+            Ok(()) => Some(Arc::new(Mutex::new(w))),
+            Err(e) => {
+                tracing::warn!(dir = %root.display(), error = %e, "cannot watch the worktrees; polling only");
+                None
+            }
+        },
+        Err(e) => {
+            tracing::warn!(error = %e, "no file watcher; polling the worktrees only");
+            None
+        }
+    };
+    let every = match watcher {
+        Some(_) => poll,
+        None => Duration::from_secs(1),
+    };
+    let poll_pending = pending.clone();
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(every);
+        tick.tick().await;
+        loop {
+            tokio::select! {
+                _ = stop.cancelled() => return,
+                _ = tick.tick() => {
+                    poll_pending.lock().unwrap_or_else(|p| p.into_inner()).all = true;
+                    let _ = tx.try_send(());
+                }
+            }
+        }
+    });
+    TreeWatch {
+        wake,
+        pending,
+        watcher,
+        watched: HashSet::new(),
+    }
+}
