@@ -319,6 +319,16 @@ endpoints! {
     PutToWork: Post "/api/projects/{id}/agents", String, AgentToWork => WorktreeDoc;
     /// One agent's work against the base, a page of files at a time, with its commits.
     ProjectDiff: Get "/api/projects/{id}/diff", DiffAt, Empty => DiffView;
+    /// The human's comment on a line of an agent's diff, `201`.
+    CommentLine: Post "/api/projects/{id}/branches/{identity}/comments", (String, String), LineComment => Created;
+    /// Sends the agent every open comment in one message (each with its file, line and the
+    /// code around it), `204`.
+    RequestChanges: Post "/api/projects/{id}/branches/{identity}/request-changes", (String, String), Empty => Empty;
+    /// Approves the branch at its head now: ready to merge.
+    ApproveBranch: Post "/api/projects/{id}/branches/{identity}/approve", (String, String), Empty => Approved;
+    /// Merges the approved branch into the base after the project's check passed in the
+    /// worktree (one merge of a project at a time); refused: `409` with `files` or `output`.
+    MergeBranch: Post "/api/projects/{id}/branches/{identity}/merge", (String, String), MergeRequest => MergeDone;
     /// Unlinks the project, `204`; its branches and worktrees stay.
     UnlinkProject: Post "/api/projects/{id}/unlink", String, Empty => Empty;
     /// Ends the session: every agent sleeps.

@@ -184,3 +184,49 @@ pub struct DiffQuery {
     #[serde(default)]
     pub page: Option<usize>,
 }
+
+/// `POST /api/projects/{id}/branches/{identity}/comments`: the human's comment on a line.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LineComment {
+    pub file: String,
+    pub line: u32,
+    pub text: String,
+}
+
+/// `POST …/approve`: the head approved.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Approved {
+    pub head: String,
+}
+
+/// `POST …/merge {"strategy"?}`: `ff`, `merge` (the default: a fast-forward when it can) or
+/// `rebase`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct MergeRequest {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strategy: Option<String>,
+}
+
+/// A merge done: the base's new head.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MergeDone {
+    pub commit: String,
+}
+
+/// A merge refused (`409`): why, the files that conflict (or are not committed), the check's
+/// output and exit status.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MergeRefusal {
+    pub error: String,
+    #[serde(default)]
+    pub files: Vec<String>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub output: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit: Option<i32>,
+}

@@ -1,15 +1,20 @@
 //! Projects over HTTP (types from `app::contract`): link, list, one with its branches, put an
-//! agent to work, an agent's diff, unlink.
+//! agent to work, an agent's diff, unlink; comments, changes requested, approval, merge.
 
-use app::contract::{AgentToWork, DiffQuery, DiffView, NewProject, ProjectSummary, ProjectView};
+use app::contract::{
+    AgentToWork, Approved, Created, DiffQuery, DiffView, LineComment, MergeDone, MergeRefusal,
+    MergeRequest, NewProject, ProjectSummary, ProjectView,
+};
 use app::domain::docs::WorktreeDoc;
 use app::domain::projects;
 use axum::extract::State;
 use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
 use axum::Json;
 
 use super::extract::{AppJson, AppPath, AppQuery};
 use crate::error::AppError;
+use crate::repo::merge::Strategy;
 use crate::runtime::projects::ProjectError;
 use crate::state::AppState;
 
@@ -91,4 +96,61 @@ pub async fn unlink(
 ) -> Result<StatusCode, AppError> {
     state.runtime.projects().unlink(&id).await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// `POST /api/projects/{id}/branches/{identity}/comments {"file", "line", "text"}` → `201`.
+pub async fn comment(
+    State(state): State<AppState>,
+    AppPath((id, identity)): AppPath<(String, String)>,
+    AppJson(c): AppJson<LineComment>,
+) -> Result<(StatusCode, Json<Created>), AppError> {
+    let id = state
+        .runtime
+        .projects()
+        .comment(&id, &identity, &c.file, c.line, &c.text)
+        .await?;
+    Ok((StatusCode::CREATED, Json(Created { id })))
+}
+
+/// `POST …/request-changes` → `204`.
+pub async fn request_changes(
+    State(state): State<AppState>,
+    AppPath((id, identity)): AppPath<(String, String)>,
+) -> Result<StatusCode, AppError> {
+    state.runtime.request_changes(&id, &identity).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// `POST …/approve` → the head approved.
+pub async fn approve(
+    State(state): State<AppState>,
+    AppPath((id, identity)): AppPath<(String, String)>,
+) -> Result<Json<Approved>, AppError> {
+    let head = state.runtime.projects().approve(&id, &identity).await?;
+    Ok(Json(Approved { head }))
+}
+
+/// `POST …/merge {"strategy"?}` → the base's new head, or `409` with why, the files or the
+/// check's output.
+pub async fn merge(
+    State(state): State<AppState>,
+    AppPath((id, identity)): AppPath<(String, String)>,
+    AppJson(m): AppJson<MergeRequest>,
+) -> Result<Response, AppError> {
+    let strategy = Strategy::parse(m.strategy.as_deref()).map_err(AppError::BadRequest)?;
+    Ok(
+        match state.runtime.merge_branch(&id, &identity, strategy).await? {
+            Ok(commit) => Json(MergeDone { commit }).into_response(),
+            Err(r) => (
+                StatusCode::CONFLICT,
+                Json(MergeRefusal {
+                    error: r.why,
+                    files: r.files,
+                    output: r.output,
+                    exit: r.exit,
+                }),
+            )
+                .into_response(),
+        },
+    )
 }

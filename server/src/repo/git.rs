@@ -65,6 +65,8 @@ pub struct Git {
     work_tree: Option<PathBuf>,
     index: Option<PathBuf>,
     limit: Duration,
+    /// Who a commit the server makes is by (`GIT_AUTHOR_*`, `GIT_COMMITTER_*`).
+    by: Option<(String, String)>,
 }
 
 impl Git {
@@ -74,6 +76,15 @@ impl Git {
             work_tree: None,
             index: None,
             limit,
+            by: None,
+        }
+    }
+
+    /// The same, making commits as `name <email>`.
+    pub fn by(&self, name: &str, email: &str) -> Self {
+        Git {
+            by: Some((name.to_string(), email.to_string())),
+            ..self.clone()
         }
     }
 
@@ -115,6 +126,12 @@ impl Git {
         if let Some(i) = &self.index {
             c.env("GIT_INDEX_FILE", i);
         }
+        if let Some((name, email)) = &self.by {
+            for who in ["AUTHOR", "COMMITTER"] {
+                c.env(format!("GIT_{who}_NAME"), name)
+                    .env(format!("GIT_{who}_EMAIL"), email);
+            }
+        }
         #[cfg(unix)]
         c.process_group(0);
         c
@@ -143,7 +160,7 @@ impl Git {
     }
 
     /// Runs git: whether it succeeded, its stdout and (the start of) its stderr.
-    async fn status(&self, args: &[&str]) -> Result<(bool, Vec<u8>, String), RepoError> {
+    pub async fn status(&self, args: &[&str]) -> Result<(bool, Vec<u8>, String), RepoError> {
         let what = args.first().copied().unwrap_or("").to_string();
         let mut child = self.command(args).spawn().map_err(RepoError::Spawn)?;
         let pgid = child.id();

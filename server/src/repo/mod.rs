@@ -8,15 +8,19 @@
 //! - `worktree.rs`: an agent's worktree made, and made again when removed by hand.
 //! - `diff.rs`: an agent's work against the base, paged.
 //! - `watch.rs`: which worktrees changed (`notify`, a slow poll).
+//! - `merge.rs`: a branch into the base (fast-forward, merge commit, replay), the checkout after.
+//! - `check.rs`: the project's check, run in a worktree with a time limit, its output kept.
 //!
 //! **Invariant:** no git process the server runs reads the repository's configuration, hooks
 //! or attributes' drivers (an agent can write all of them); branch names are the server's
 //! (`soulgrid/<inbox-slug>`); nothing in the user's repository changes but the branches and
 //! worktrees the server makes, until the human merges.
 
+pub mod check;
 pub mod diff;
 pub mod git;
 pub mod link;
+pub mod merge;
 pub mod shadow;
 pub mod watch;
 pub mod worktree;

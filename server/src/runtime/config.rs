@@ -63,6 +63,11 @@ pub struct AgentSettings {
     #[arg(long, env = "SOULGRID_DISTILL_TIMEOUT", default_value = "60s", value_parser = parse_duration)]
     pub distill_timeout: Duration,
 
+    /// A project's check before a merge (`cargo test`) is stopped after this long, and the
+    /// merge refused.
+    #[arg(long, env = "SOULGRID_CHECK_TIMEOUT", default_value = "10m", value_parser = parse_duration)]
+    pub check_timeout: Duration,
+
     /// The model's context window in tokens: `_state.md` shows the context used against it.
     #[arg(long, env = "SOULGRID_CONTEXT_WINDOW", default_value_t = 200_000)]
     pub context_window: u64,

@@ -333,11 +333,71 @@ impl Runtime {
                 let inbox = rt.store().with_docs(|d| {
                     app::domain::docs::identity_by_id(d, &n.identity).and_then(|i| i.inbox())
                 });
-                if let Some(inbox) = inbox {
-                    rt.inner.postman.file_note("Soulgrid", inbox, n.text).await;
+                if inbox.is_some() {
+                    rt.tell_identity(&n.identity, &n.text, false).await;
                 }
             }
         });
+    }
+
+    /// Tells the identity `id` something: as the human's message in its thread if it is seated
+    /// (delivered now if awake), else left in its inbox for its recall.
+    async fn tell_identity(&self, id: &str, text: &str, from_human: bool) {
+        let (seat, inbox) = self.store().with_docs(|d| {
+            let who = app::domain::docs::identity_by_id(d, id);
+            (
+                who.filter(|i| i.status().is_visible() && !i.id.starts_with("hall:"))
+                    .map(|i| i.grid_position),
+                who.and_then(|i| i.inbox()),
+            )
+        });
+        match (seat, inbox, from_human) {
+            (Some(seat), _, true) => {
+                if let Err(e) = self.tell_from_human(seat, text, None).await {
+                    tracing::warn!(seat, error = %e, "an agent could not be told");
+                }
+            }
+            (_, Some(inbox), true) => self.inner.postman.leave_note(inbox, text.into()).await,
+            (_, Some(inbox), false) => {
+                self.inner
+                    .postman
+                    .file_note("Soulgrid", inbox, text.into())
+                    .await
+            }
+            _ => {}
+        }
+    }
+
+    /// Sends the agent the human's open comments on its branch, in one message.
+    pub async fn request_changes(
+        &self,
+        project: &str,
+        identity: &str,
+    ) -> Result<(), projects::ProjectError> {
+        let text = self
+            .inner
+            .projects
+            .request_changes(project, identity)
+            .await?;
+        self.tell_identity(identity, &text, true).await;
+        Ok(())
+    }
+
+    /// Merges the approved branch; the agent is told how it ended, in one message.
+    pub async fn merge_branch(
+        &self,
+        project: &str,
+        identity: &str,
+        strategy: crate::repo::merge::Strategy,
+    ) -> Result<Result<String, projects::Refused>, projects::ProjectError> {
+        let merged = self
+            .inner
+            .projects
+            .merge(project, identity, strategy)
+            .await?;
+        self.tell_identity(identity, &merged.notice.text, false)
+            .await;
+        Ok(merged.result)
     }
 
     /// Puts the identity `agent` to work on a project. An agent awake without the worktree is

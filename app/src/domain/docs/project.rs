@@ -126,6 +126,9 @@ pub struct WorktreeDoc {
     /// The head the human approved (a merge takes exactly it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub approved_head: Option<String>,
+    /// The base's head when it was approved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approved_base: Option<String>,
     /// The last merge asked for, where it is or how it ended.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub merge: Option<MergeNote>,

@@ -428,6 +428,9 @@ pub enum EventKind {
         project_id: String,
         identity_id: String,
         head: String,
+        /// The base's head when it was approved (a merge refuses a base moved since).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        base_head: Option<String>,
     },
     /// A merge moves: queued, checking (with the check's output so far), merging, merged or
     /// refused (with why, the conflicting files or the check's output).

@@ -77,6 +77,7 @@ pub(super) fn apply(w: &mut Writes, event: &Event) {
                     changed_at: None,
                     comments: Vec::new(),
                     approved_head: None,
+                    approved_base: None,
                     merge: None,
                     claim: None,
                     extra: Default::default(),

@@ -92,10 +92,12 @@ pub(super) fn apply(w: &mut Writes, event: &Event) {
             project_id,
             identity_id,
             head,
+            base_head,
         } => update(w, project_id, identity_id, |t| {
             if !merging(t) {
                 t.review = Review::Approved;
                 t.approved_head = Some(head.clone());
+                t.approved_base = base_head.clone();
             }
         }),
         EventKind::MergeMoved {

@@ -218,6 +218,7 @@ fn an_approval_is_of_one_head_and_a_merge_ends_once() {
         project_id: "p1".into(),
         identity_id: "lyra-id".into(),
         head: "h1".into(),
+        base_head: None,
     };
     run(
         &mut docs,

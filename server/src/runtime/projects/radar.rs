@@ -176,7 +176,7 @@ impl Projects {
         drop(guard);
         Ok(self.ctx.store().with_docs(|d| {
             let now = pairs(d, project);
-            let name = |id: &str| projects::worktree(d, project, id).map(|w| w.clone());
+            let name = |id: &str| projects::worktree(d, project, id).cloned();
             let mut out = Vec::new();
             for ((a, b), files) in now.iter().filter(|(k, _)| !before.contains_key(*k)) {
                 let (Some(wa), Some(wb)) = (name(a), name(b)) else {

@@ -6,6 +6,7 @@
 //! - `safety.rs`: nothing of the repository's configuration runs (hooks, filters, fsmonitor…).
 
 mod bad_input;
+mod merge;
 mod safety;
 
 use std::path::{Path, PathBuf};

@@ -1,0 +1,159 @@
+//! The project's check (`cargo test`), run before a merge in the agent's worktree: the human's
+//! own command, through `sh -c`, in its own process group, killed with everything it started
+//! at its time limit. Its output (stdout and stderr as they come, the last part kept) is handed
+//! out as it grows, so the console can show it streaming.
+
+use std::path::Path;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::io::AsyncReadExt;
+use tokio::process::Command;
+
+use super::git::kill_group;
+use super::RepoError;
+
+/// The output kept: its last this many bytes.
+pub const KEPT: usize = 16 * 1024;
+
+/// How a check ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Checked {
+    pub passed: bool,
+    /// Its exit status (none when it was killed).
+    pub exit: Option<i32>,
+    pub output: String,
+    pub timed_out: bool,
+}
+
+/// Runs `command` in `dir` for at most `limit`; `progress` is given the output so far about
+/// once a second while it grows.
+pub async fn run(
+    command: &str,
+    dir: &Path,
+    limit: Duration,
+    progress: impl Fn(String) + Send + 'static,
+) -> Result<Checked, RepoError> {
+    let mut c = Command::new("sh");
+    c.arg("-c")
+        .arg(command)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    // The human's command with the server's environment, less what is the server's alone.
+    for (k, _) in std::env::vars_os() {
+        let k = k.to_string_lossy();
+        if k.starts_with("SOULGRID_") || k.starts_with("GIT_") {
+            c.env_remove(&*k);
+        }
+    }
+    #[cfg(unix)]
+    c.process_group(0);
+    let mut child = c.spawn().map_err(RepoError::Spawn)?;
+    let pgid = child.id();
+    let tail = Arc::new(Mutex::new(String::new()));
+    let pump = |mut r: Box<dyn tokio::io::AsyncRead + Unpin + Send>, tail: Arc<Mutex<String>>| async move {
+        let mut buf = [0u8; 8192];
+        while let Ok(n) = r.read(&mut buf).await {
+            if n == 0 {
+                break;
+            }
+            let mut t = tail.lock().unwrap_or_else(|p| p.into_inner());
+            t.push_str(&String::from_utf8_lossy(&buf[..n]));
+            if t.len() > 2 * KEPT {
+                let cut = t.len() - KEPT;
+                let cut = (cut..t.len())
+                    .find(|i| t.is_char_boundary(*i))
+                    .unwrap_or(t.len());
+                t.drain(..cut);
+            }
+        }
+    };
+    let out = tokio::spawn(pump(
+        Box::new(child.stdout.take().expect("piped")),
+        tail.clone(),
+    ));
+    let err = tokio::spawn(pump(
+        Box::new(child.stderr.take().expect("piped")),
+        tail.clone(),
+    ));
+    let shown = tail.clone();
+    let ticker = tokio::spawn(async move {
+        let mut last = String::new();
+        let mut tick = tokio::time::interval(Duration::from_secs(1));
+        loop {
+            tick.tick().await;
+            let now = shown.lock().unwrap_or_else(|p| p.into_inner()).clone();
+            if now != last {
+                progress(last_part(&now));
+                last = now;
+            }
+        }
+    });
+    let waited = tokio::time::timeout(limit, child.wait()).await;
+    ticker.abort();
+    let (exit, timed_out) = match waited {
+        Ok(Ok(status)) => (status.code(), false),
+        Ok(Err(e)) => return Err(RepoError::Spawn(e)),
+        Err(_) => {
+            kill_group(pgid);
+            let _ = child.kill().await;
+            (None, true)
+        }
+    };
+    // Whatever it printed last (a killed group's pipes close with it).
+    let _ = tokio::time::timeout(Duration::from_secs(2), async {
+        let _ = out.await;
+        let _ = err.await;
+    })
+    .await;
+    let mut output = last_part(&tail.lock().unwrap_or_else(|p| p.into_inner()));
+    if timed_out {
+        output.push_str(&format!(
+            "\n[Soulgrid: the check did not finish within {} s and was stopped]\n",
+            limit.as_secs()
+        ));
+    }
+    Ok(Checked {
+        passed: exit == Some(0),
+        exit,
+        output,
+        timed_out,
+    })
+}
+
+/// The last [`KEPT`] bytes of `s`, cut at a character.
+fn last_part(s: &str) -> String {
+    let cut = s.len().saturating_sub(KEPT);
+    let cut = (cut..=s.len())
+        .find(|i| s.is_char_boundary(*i))
+        .unwrap_or(s.len());
+    s[cut..].to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_quick_check_keeps_its_output_and_exit() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = run(
+            "echo out; echo err >&2; exit 4",
+            dir.path(),
+            Duration::from_secs(10),
+            |_| {},
+        )
+        .await
+        .unwrap();
+        assert_eq!((c.passed, c.exit, c.timed_out), (false, Some(4), false));
+        assert!(
+            c.output.contains("out\n") && c.output.contains("err\n"),
+            "{:?}",
+            c.output
+        );
+    }
+}

@@ -1,0 +1,547 @@
+//! Review and merge of an agent's branch: the human's comments on lines, changes requested in
+//! one message, an approval of the head as it is, a review the agent asks for, and a merge
+//! (queued per project, one at a time: the check in the worktree, then the branch into the
+//! base). Every refusal says why, changes nothing in the base, and is told to the agent.
+
+use std::path::{Path, PathBuf};
+
+use app::domain::docs::{MergeState, ProjectDoc, Review, WorktreeDoc};
+use app::domain::events::EventKind;
+use app::domain::projects;
+
+use crate::fsafe::{read_in, Found};
+use crate::repo::merge::{self, Refusal, Strategy};
+use crate::repo::{check, RepoError};
+
+use super::{ProjectError, Projects};
+use crate::runtime::projects::Notice;
+
+/// The longest comment.
+const MAX_COMMENT: usize = 16 * 1024;
+/// Lines of code shown around a commented line.
+const AROUND: usize = 3;
+
+/// A merge that did not happen: why, the files that conflict, the check's output.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Refused {
+    pub why: String,
+    pub files: Vec<String>,
+    pub output: String,
+    pub exit: Option<i32>,
+}
+
+/// What a merge came to, and what the agent is told.
+pub struct Merged {
+    pub result: Result<String, Refused>,
+    pub notice: Notice,
+}
+
+impl Projects {
+    /// The project and the worktree of `identity` in it.
+    fn branch(
+        &self,
+        project: &str,
+        identity: &str,
+    ) -> Result<(ProjectDoc, WorktreeDoc), ProjectError> {
+        self.ctx
+            .store()
+            .with_docs(|d| {
+                Some((
+                    projects::project(d, project)?.clone(),
+                    projects::worktree(d, project, identity)?.clone(),
+                ))
+            })
+            .ok_or_else(|| ProjectError::NoSuch("this agent has no branch in this project".into()))
+    }
+
+    /// The human comments on `line` of `file` in the agent's diff; the comment's id.
+    pub async fn comment(
+        &self,
+        project: &str,
+        identity: &str,
+        file: &str,
+        line: u32,
+        text: &str,
+    ) -> Result<String, ProjectError> {
+        let (_, w) = self.branch(project, identity)?;
+        let text = text.trim();
+        if text.is_empty() || text.len() > MAX_COMMENT {
+            return Err(ProjectError::Bad(format!(
+                "a comment is 1 to {MAX_COMMENT} bytes of text"
+            )));
+        }
+        let rel = inside(file)?;
+        if line == 0 {
+            return Err(ProjectError::Bad("lines are counted from 1".into()));
+        }
+        let code = around(Path::new(&w.path), &rel, line as usize);
+        let id = crate::runtime::ids::uuid22();
+        self.ctx
+            .recorder()
+            .record(vec![EventKind::ReviewCommented {
+                project_id: project.into(),
+                identity_id: identity.into(),
+                comment_id: id.clone(),
+                file: rel.display().to_string(),
+                line,
+                text: text.into(),
+                code,
+            }])
+            .await?;
+        Ok(id)
+    }
+
+    /// Sends every open comment to the agent in one message (the text, for the façade to
+    /// deliver as the human's) and records it.
+    pub async fn request_changes(
+        &self,
+        project: &str,
+        identity: &str,
+    ) -> Result<String, ProjectError> {
+        let (p, w) = self.branch(project, identity)?;
+        let text = projects::changes_message(&p.name, &w).ok_or_else(|| {
+            ProjectError::Conflict(
+                "there is no open comment to send: comment on a line first".into(),
+            )
+        })?;
+        self.ctx
+            .recorder()
+            .record(vec![EventKind::ChangesRequested {
+                project_id: project.into(),
+                identity_id: identity.into(),
+            }])
+            .await?;
+        Ok(text)
+    }
+
+    /// The agent (or the human) asks for a review.
+    pub async fn request_review(
+        &self,
+        project: &str,
+        identity: &str,
+        note: Option<String>,
+    ) -> Result<(), ProjectError> {
+        self.branch(project, identity)?;
+        Ok(self
+            .ctx
+            .recorder()
+            .record(vec![EventKind::ReviewRequested {
+                project_id: project.into(),
+                identity_id: identity.into(),
+                note,
+            }])
+            .await?)
+    }
+
+    /// Approves the branch at its head now (and the base as it is now).
+    pub async fn approve(&self, project: &str, identity: &str) -> Result<String, ProjectError> {
+        let (p, w) = self.branch(project, identity)?;
+        if !p.is_linked() {
+            return Err(ProjectError::Conflict(format!("{} is unlinked", p.name)));
+        }
+        let git = self.git(&p);
+        let head = rev(&git, &w.branch).await?;
+        let base_head = rev(&git, &p.base).await?;
+        if git.text(&["merge-base", &base_head, &head]).await? == head {
+            return Err(ProjectError::Conflict(format!(
+                "{} has nothing that {} does not have yet",
+                w.branch, p.base
+            )));
+        }
+        self.ctx
+            .recorder()
+            .record(vec![EventKind::BranchApproved {
+                project_id: project.into(),
+                identity_id: identity.into(),
+                head: head.clone(),
+                base_head: Some(base_head),
+            }])
+            .await?;
+        Ok(head)
+    }
+
+    /// Merges the approved branch into the base: queued behind the project's other merges,
+    /// its check run in the worktree, then the branch brought in.
+    pub async fn merge(
+        &self,
+        project: &str,
+        identity: &str,
+        strategy: Strategy,
+    ) -> Result<Merged, ProjectError> {
+        let (p, w) = self.branch(project, identity)?;
+        let approved = match (w.review, &w.approved_head) {
+            (Review::Approved, Some(head)) => head.clone(),
+            _ => {
+                return Err(ProjectError::Conflict(format!(
+                    "{}'s branch is not approved: approve it first",
+                    w.agent
+                )))
+            }
+        };
+        if w.merge.as_ref().is_some_and(|m| !m.state.is_over()) {
+            return Err(ProjectError::Conflict(format!(
+                "{}'s branch is already being merged",
+                w.agent
+            )));
+        }
+        self.moved(project, identity, MergeState::Queued, |e| {
+            if let EventKind::MergeMoved { strategy: s, .. } = e {
+                *s = Some(strategy.as_str().into());
+            }
+        })
+        .await?;
+        let queue = self.lock(&format!("merge:{project}"));
+        let _turn = queue.lock().await;
+        let result = self.merge_now(&p, &w, &approved, strategy).await;
+        let result = match result {
+            Ok(r) => r,
+            Err(e) => Err(Refused {
+                why: e.to_string(),
+                ..Default::default()
+            }),
+        };
+        let (state, text) = match &result {
+            Ok(commit) => (
+                MergeState::Merged,
+                format!(
+                    "Your branch {} was merged into {} of {} ({}).",
+                    w.branch,
+                    p.base,
+                    p.name,
+                    short(commit)
+                ),
+            ),
+            Err(r) => (MergeState::Refused, refusal_text(&p, &w, r)),
+        };
+        let r = result.clone();
+        self.moved(project, identity, state, move |e| {
+            if let EventKind::MergeMoved {
+                commit,
+                why,
+                files,
+                output,
+                exit,
+                ..
+            } = e
+            {
+                match r {
+                    Ok(c) => *commit = Some(c),
+                    Err(r) => {
+                        *why = Some(r.why);
+                        *files = r.files;
+                        *output = (!r.output.is_empty()).then_some(r.output);
+                        *exit = r.exit;
+                    }
+                }
+            }
+        })
+        .await?;
+        Ok(Merged {
+            result,
+            notice: Notice {
+                identity: identity.into(),
+                text,
+            },
+        })
+    }
+
+    async fn merge_now(
+        &self,
+        p: &ProjectDoc,
+        w: &WorktreeDoc,
+        approved: &str,
+        strategy: Strategy,
+    ) -> Result<Result<String, Refused>, ProjectError> {
+        let why = |s: String| {
+            Ok(Err(Refused {
+                why: s,
+                ..Default::default()
+            }))
+        };
+        let git = self
+            .git(p)
+            .by(&self.ctx.names().human, "human@soulgrid.local");
+        let head = rev(&git, &w.branch).await?;
+        if head != approved {
+            return why(format!(
+                "{} moved since it was approved: look again and approve it",
+                w.branch
+            ));
+        }
+        let base_head = rev(&git, &p.base).await?;
+        if w.approved_base.as_deref().is_some_and(|b| b != base_head) {
+            return why(format!(
+                "{} moved since the review: look again and approve it",
+                p.base
+            ));
+        }
+        let common = PathBuf::from(&p.path).join(".git");
+        let checkout = match read_in(&common, Path::new("HEAD"), 4096) {
+            Ok(Found::Bytes(b)) => {
+                let head = String::from_utf8_lossy(&b).trim().to_string();
+                match head.strip_prefix("ref: refs/heads/") {
+                    None => {
+                        return why(format!(
+                            "{} has a detached HEAD: check out a branch first",
+                            p.path
+                        ))
+                    }
+                    Some(b) => b == p.base,
+                }
+            }
+            _ => return why(format!("{} has no readable HEAD", p.path)),
+        };
+        let index = common.join("index");
+        if checkout {
+            let dirty = merge::dirty(&git, Path::new(&p.path), &index).await?;
+            if !dirty.is_empty() {
+                return Ok(Err(Refused {
+                    why: format!(
+                        "{} has changes not committed in your checkout of {}: commit or stash them first",
+                        p.name, p.base
+                    ),
+                    files: dirty,
+                    ..Default::default()
+                }));
+            }
+        }
+        if let Some(command) = &p.check {
+            let work = self.work(p, w).await?;
+            let loose = work.uncommitted();
+            if !loose.is_empty() {
+                return Ok(Err(Refused {
+                    why: format!(
+                        "{}'s worktree has changes not committed: the check would not test what is merged",
+                        w.agent
+                    ),
+                    files: loose,
+                    ..Default::default()
+                }));
+            }
+            let checked = self.check(p, w, command).await?;
+            if !checked.passed {
+                return Ok(Err(Refused {
+                    why: match checked.timed_out {
+                        true => "the check did not finish in time".into(),
+                        false => format!(
+                            "the check failed (exit status {})",
+                            checked.exit.map_or("none".into(), |e| e.to_string())
+                        ),
+                    },
+                    output: checked.output,
+                    exit: checked.exit,
+                    ..Default::default()
+                }));
+            }
+        }
+        self.moved(&p.project_id, &w.identity_id, MergeState::Merging, |_| {})
+            .await?;
+        let title = format!("Merge {} ({}) into {}", w.branch, w.agent, p.base);
+        let new = match merge::merge(
+            &git,
+            &p.base,
+            &base_head,
+            (&w.branch, &head),
+            &title,
+            strategy,
+        )
+        .await?
+        {
+            Ok(new) => new,
+            Err(Refusal::Conflicts(files)) => {
+                return Ok(Err(Refused {
+                    why: format!(
+                        "{} conflicts with {} in {} file(s)",
+                        w.branch,
+                        p.base,
+                        files.len()
+                    ),
+                    files,
+                    ..Default::default()
+                }))
+            }
+            Err(Refusal::Why(s)) => return why(s),
+        };
+        let tree = Path::new(&p.path);
+        if let Err(s) = merge::advance(
+            &git,
+            &p.base,
+            &base_head,
+            &new,
+            checkout.then_some((tree, &*index)),
+        )
+        .await?
+        {
+            return why(s);
+        }
+        // Replayed: the agent's branch and worktree move to the commits the base now has.
+        if new != head && strategy == Strategy::Rebase {
+            let shadow = super::shadow_of(&self.ctx, &p.project_id, &p.path);
+            let place = crate::repo::worktree::Place::new(
+                Path::new(&w.path),
+                &w.identity_id,
+                &w.project_id,
+                &w.branch,
+            );
+            let agent_index = shadow
+                .common
+                .join("worktrees")
+                .join(&place.name)
+                .join("index");
+            if let Err(e) = merge::advance(
+                &git,
+                &w.branch,
+                &head,
+                &new,
+                Some((Path::new(&w.path), &agent_index)),
+            )
+            .await
+            {
+                tracing::warn!(error = %e, "the agent's branch could not follow its replay");
+            }
+        }
+        Ok(Ok(new))
+    }
+
+    /// Runs the project's check in the worktree, its output recorded as it grows.
+    async fn check(
+        &self,
+        p: &ProjectDoc,
+        w: &WorktreeDoc,
+        command: &str,
+    ) -> Result<check::Checked, ProjectError> {
+        self.moved(&p.project_id, &w.identity_id, MergeState::Checking, |_| {})
+            .await?;
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+        let me = self.clone();
+        let (project, identity) = (p.project_id.clone(), w.identity_id.clone());
+        // One writer, so the output's events keep their order and end before the next state.
+        let writer = tokio::spawn(async move {
+            while let Some(out) = rx.recv().await {
+                let _ = me
+                    .moved(&project, &identity, MergeState::Checking, |e| {
+                        if let EventKind::MergeMoved { output, .. } = e {
+                            *output = Some(out);
+                        }
+                    })
+                    .await;
+            }
+        });
+        let limit = self.ctx.config().agents.check_timeout;
+        let last = tx.clone();
+        let checked = check::run(command, Path::new(&w.path), limit, move |out| {
+            drop(tx.send(out))
+        })
+        .await;
+        // Its whole output, even for a check quicker than the first tick.
+        if let Ok(c) = &checked {
+            let _ = last.send(c.output.clone());
+        }
+        drop(last);
+        let _ = writer.await;
+        Ok(checked?)
+    }
+
+    /// Records a move of the merge of `identity`'s branch (`f` fills the rest).
+    async fn moved(
+        &self,
+        project: &str,
+        identity: &str,
+        state: MergeState,
+        f: impl FnOnce(&mut EventKind),
+    ) -> Result<(), ProjectError> {
+        let mut e = EventKind::MergeMoved {
+            project_id: project.into(),
+            identity_id: identity.into(),
+            state,
+            strategy: None,
+            commit: None,
+            why: None,
+            files: Vec::new(),
+            output: None,
+            exit: None,
+        };
+        f(&mut e);
+        Ok(self.ctx.recorder().record(vec![e]).await?)
+    }
+}
+
+async fn rev(git: &crate::repo::git::Git, branch: &str) -> Result<String, ProjectError> {
+    git.text(&[
+        "rev-parse",
+        "--verify",
+        "-q",
+        &format!("refs/heads/{branch}^{{commit}}"),
+    ])
+    .await
+    .map_err(|_| ProjectError::Conflict(format!("the branch {branch} does not exist")))
+}
+
+fn short(commit: &str) -> &str {
+    commit.get(..10).unwrap_or(commit)
+}
+
+/// A relative path inside a worktree, or why not.
+fn inside(file: &str) -> Result<PathBuf, ProjectError> {
+    let p = Path::new(file.trim());
+    let ok = !file.trim().is_empty()
+        && p.components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)));
+    match ok {
+        true => Ok(p.to_path_buf()),
+        false => Err(ProjectError::Bad(format!(
+            "{file} is not a path inside the project"
+        ))),
+    }
+}
+
+/// The lines around `line` of `rel` in the worktree (read without following a link, bounded).
+fn around(tree: &Path, rel: &Path, line: usize) -> String {
+    let Ok(Found::Bytes(bytes)) = read_in(tree, rel, 4 * 1024 * 1024) else {
+        return String::new();
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    let from = line.saturating_sub(AROUND + 1);
+    text.lines()
+        .enumerate()
+        .skip(from)
+        .take(2 * AROUND + 1)
+        .map(|(i, l)| format!("{:>5} {}{l}", i + 1, if i + 1 == line { '>' } else { ' ' }))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// What the agent is told of a refused merge, in one message.
+fn refusal_text(p: &ProjectDoc, w: &WorktreeDoc, r: &Refused) -> String {
+    let mut text = format!(
+        "The human's merge of your branch {} into {} of {} did not happen: {}.",
+        w.branch, p.base, p.name, r.why
+    );
+    if !r.files.is_empty() {
+        text.push_str(&format!("\nFiles: {}", r.files.join(", ")));
+    }
+    if !r.output.is_empty() {
+        let tail: String = r
+            .output
+            .chars()
+            .rev()
+            .take(4000)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        text.push_str(&format!(
+            "\nThe check's output (its end):\n```\n{tail}\n```"
+        ));
+    }
+    text
+}
+
+impl From<RepoError> for Refused {
+    fn from(e: RepoError) -> Self {
+        Refused {
+            why: e.to_string(),
+            ..Default::default()
+        }
+    }
+}
