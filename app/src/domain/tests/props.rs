@@ -198,6 +198,7 @@ fn project_kind() -> impl Strategy<Value = EventKind> {
                 project_id: p.into(),
                 identity_id: who.to_string(),
                 head: head.into(),
+                base_head: None,
             }),
         (
             project.clone(),
