@@ -169,6 +169,29 @@ pub enum Marker {
         job: String,
         result: String,
     },
+    /// An agent at work on a project asks the human to review its branch.
+    Review {
+        #[serde(default)]
+        project: Option<String>,
+        #[serde(default)]
+        note: Option<String>,
+    },
+    /// An agent says which files (or folders) of a project it means to change, and why.
+    #[serde(rename = "claim_files")]
+    ClaimFiles {
+        paths: Vec<String>,
+        #[serde(default)]
+        why: String,
+        #[serde(default)]
+        project: Option<String>,
+    },
+    /// The lead puts an agent to work on a linked project (by their names).
+    #[serde(rename = "put_to_work")]
+    PutToWork {
+        #[serde(alias = "name")]
+        agent: String,
+        project: String,
+    },
 }
 
 /// One stage of the lead's plan: the agents in it, by name.

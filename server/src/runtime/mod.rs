@@ -342,7 +342,7 @@ impl Runtime {
 
     /// Tells the identity `id` something: as the human's message in its thread if it is seated
     /// (delivered now if awake), else left in its inbox for its recall.
-    async fn tell_identity(&self, id: &str, text: &str, from_human: bool) {
+    pub(in crate::runtime) async fn tell_identity(&self, id: &str, text: &str, from_human: bool) {
         let (seat, inbox) = self.store().with_docs(|d| {
             let who = app::domain::docs::identity_by_id(d, id);
             (

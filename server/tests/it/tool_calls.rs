@@ -13,7 +13,7 @@ use serde_json::json;
 use soulgrid::state::AppState;
 
 /// Sends `text` to the agent in `seat` (the lead: 4) and waits for the tool's answer it says.
-async fn ask(state: &AppState, router: &Router, seat: Seat, text: &str) -> String {
+pub(crate) async fn ask(state: &AppState, router: &Router, seat: Seat, text: &str) -> String {
     let before = state.store.with_all_docs(|d| said(d, seat).len());
     let body = match seat {
         LEAD_SEAT => json!({ "text": text }),

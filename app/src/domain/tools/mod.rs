@@ -132,6 +132,37 @@ pub const TOOLS: &[Tool] = &[
         params: &[],
     },
     Tool {
+        name: "request_review",
+        description: "Ask the human to review your branch of a project you are at work on (commit first: the review is of your commits). It goes into the human's review list.",
+        does: Does::Marker("review"),
+        lead_only: false,
+        params: &[
+            ("project", "string", "The project's name (needed only if you work on more than one).", false),
+            ("note", "string", "What to look at, in a line or two.", false),
+        ],
+    },
+    Tool {
+        name: "claim_files",
+        description: "Say which files or folders of a project you mean to change, and why, before you change them. If another agent changes or claims any of them, you are both told, each naming the other. A claim ends when your branch is merged, or after two hours.",
+        does: Does::Marker("claim_files"),
+        lead_only: false,
+        params: &[
+            ("paths", "array", "Paths inside the project (files or folders), e.g. [\"src/api.rs\", \"docs\"].", true),
+            ("why", "string", "What you mean to do there, in a line.", true),
+            ("project", "string", "The project's name (needed only if you work on more than one).", false),
+        ],
+    },
+    Tool {
+        name: "put_to_work",
+        description: "Put an agent to work on a linked project: it gets a git worktree of its own on its own branch, and restarts with it if it is awake.",
+        does: Does::Marker("put_to_work"),
+        lead_only: true,
+        params: &[
+            ("agent", "string", AGENT, true),
+            ("project", "string", "The project's name, as the human linked it.", true),
+        ],
+    },
+    Tool {
         name: "claim_job",
         description: "Claim a job offered on the board (the first claim wins; the result says whether it is yours).",
         does: Does::Marker("claim"),

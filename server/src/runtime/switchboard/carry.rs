@@ -110,7 +110,194 @@ impl Runtime {
             LeadRequest::ReadMail { seat, max } => self.inner.postman.read_mail(seat, max).await,
             // The quest room's queue carries these (`Switchboard::report`).
             LeadRequest::Quest(_) => Err("quest requests go through the quest queue".into()),
+            LeadRequest::RequestReview {
+                seat,
+                project,
+                note,
+            } => {
+                let (p, w) = self.worktree_of(seat, project.as_deref())?;
+                self.inner
+                    .projects
+                    .request_review(&p, &w.identity_id, note)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                Ok(format!(
+                    "Your branch {} is in the human's review list; you are told what they decide.",
+                    w.branch
+                ))
+            }
+            LeadRequest::ClaimFiles {
+                seat,
+                project,
+                paths,
+                why,
+            } => {
+                let (p, w) = self.worktree_of(seat, project.as_deref())?;
+                self.claim_files(&p, &w, paths, why).await
+            }
+            LeadRequest::PutToWork { agent, project } => {
+                let (who, id) = self
+                    .store()
+                    .with_docs(|d| {
+                        let p = app::domain::projects::linked_named(d, &project)?.project_id.clone();
+                        let seat = seat_named(d, &agent)?;
+                        Some((app::domain::docs::identity(d, seat)?.stable_id(), p))
+                    })
+                    .ok_or_else(|| {
+                        format!("there is no agent {agent:?} or no linked project {project:?}: call team for the names")
+                    })?;
+                let w = self
+                    .put_to_work(&id, &who)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                Ok(format!(
+                    "{agent} is at work on {project} in {} on branch {}; awake, it restarts with it.",
+                    w.path, w.branch
+                ))
+            }
         }
+    }
+
+    /// The worktree the agent in `seat` works in: of the project named `project`, or its only
+    /// one.
+    fn worktree_of(
+        &self,
+        seat: Seat,
+        project: Option<&str>,
+    ) -> Result<(String, app::domain::docs::WorktreeDoc), String> {
+        self.store()
+            .with_docs(|d| {
+                let who = app::domain::docs::identity(d, seat)
+                    .ok_or("you have no seat")?
+                    .stable_id();
+                let mine = app::domain::projects::worktrees_of(d, &who);
+                let name = |w: &app::domain::docs::WorktreeDoc| {
+                    app::domain::projects::project(d, &w.project_id)
+                        .map_or(String::new(), |p| p.name.clone())
+                };
+                let found: Vec<_> = match project {
+                    Some(p) => mine
+                        .into_iter()
+                        .filter(|w| name(w).eq_ignore_ascii_case(p.trim()))
+                        .collect(),
+                    None => mine,
+                };
+                match found[..] {
+                    [w] => Ok((w.project_id.clone(), w.clone())),
+                    [] => Err(match project {
+                        Some(p) => format!("you are not at work on a project called {p:?}"),
+                        None => "you are not at work on any project".to_string(),
+                    }),
+                    _ => Err(format!(
+                        "you work on {}: say which project",
+                        found
+                            .iter()
+                            .map(|w| name(w))
+                            .collect::<Vec<_>>()
+                            .join(" and ")
+                    )),
+                }
+            })
+            .map_err(Into::into)
+    }
+
+    /// Records the claim; puts the claimer and each agent it meets in touch, one message each
+    /// naming the other and both reasons.
+    async fn claim_files(
+        &self,
+        project: &str,
+        w: &app::domain::docs::WorktreeDoc,
+        paths: Vec<String>,
+        why: String,
+    ) -> Outcome {
+        const MAX_PATHS: usize = 200;
+        const HOLDS_MS: i64 = 2 * 3600 * 1000;
+        let paths: Vec<String> = paths
+            .iter()
+            .map(|p| p.trim().trim_start_matches("./").to_string())
+            .collect();
+        if paths.is_empty() || paths.len() > MAX_PATHS {
+            return Err(format!("claim 1 to {MAX_PATHS} paths").into());
+        }
+        if let Some(bad) = paths.iter().find(|p| {
+            p.is_empty()
+                || !std::path::Path::new(p)
+                    .components()
+                    .all(|c| matches!(c, std::path::Component::Normal(_)))
+        }) {
+            return Err(format!("{bad:?} is not a path inside the project").into());
+        }
+        let why = match why.trim() {
+            "" => "(no reason given)".to_string(),
+            w => w.chars().take(500).collect(),
+        };
+        let now = self.clock().now_ms();
+        let (met, name) = self.store().with_docs(|d| {
+            let met: Vec<(app::domain::docs::WorktreeDoc, Vec<String>)> =
+                app::domain::projects::claim_meets(d, project, &w.identity_id, &paths, now)
+                    .into_iter()
+                    .map(|(o, files)| (o.clone(), files))
+                    .collect();
+            let name = app::domain::projects::project(d, project)
+                .map_or(String::new(), |p| p.name.clone());
+            (met, name)
+        });
+        self.recorder()
+            .record(vec![app::domain::events::EventKind::FilesClaimed {
+                project_id: project.into(),
+                identity_id: w.identity_id.clone(),
+                paths: paths.clone(),
+                why: why.clone(),
+                until: now + HOLDS_MS,
+            }])
+            .await
+            .map_err(|e| e.to_string())?;
+        for (other, files) in &met {
+            let theirs_then = other
+                .claim
+                .as_ref()
+                .filter(|c| c.until > now)
+                .map_or("they have already changed them".to_string(), |c| {
+                    c.why.clone()
+                });
+            self.tell_identity(
+                &w.identity_id,
+                &format!(
+                    "Soulgrid's conflict radar: {} is on {} in {name} too ({theirs_then}); you mean to change them ({why}). Talk to {} (send_message) before either of you goes on.",
+                    other.agent,
+                    files.join(", "),
+                    other.agent
+                ),
+                false,
+            )
+            .await;
+            let theirs = other
+                .claim
+                .as_ref()
+                .filter(|c| c.until > now)
+                .map_or("they have already changed them".to_string(), |c| {
+                    c.why.clone()
+                });
+            let shown = files.join(", ");
+            self.tell_identity(
+                &other.identity_id,
+                &format!(
+                    "Soulgrid's conflict radar: {} means to change {shown} in {name} ({why}), which you have claimed or changed ({theirs}). Talk to {} (send_message) before either of you goes on.",
+                    w.agent, w.agent
+                ),
+                false,
+            )
+            .await;
+        }
+        Ok(match met.is_empty() {
+            true => format!("Claimed {} path(s) in {name} for two hours, or until your branch is merged; nobody else is on them.", paths.len()),
+            false => format!(
+                "Claimed; but {} also {} on them: talk to {} first (each of you is told of the other).",
+                met.iter().map(|(o, _)| o.agent.clone()).collect::<Vec<_>>().join(" and "),
+                if met.len() == 1 { "is" } else { "are" },
+                met.iter().map(|(o, _)| o.agent.clone()).collect::<Vec<_>>().join(" and ")
+            ),
+        })
     }
 
     /// The lead's summon: into `seats` (every empty seat when `None`), at most `count`.

@@ -8,6 +8,7 @@
 mod bad_input;
 mod merge;
 mod safety;
+mod tools;
 
 use std::path::{Path, PathBuf};
 

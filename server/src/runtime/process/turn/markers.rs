@@ -180,6 +180,24 @@ impl Translator {
                 line: "soul".into(),
                 error: "only an agent with a name rewrites its soul".into(),
             }),
+            Marker::Review { project, note } => out.requests.push(LeadRequest::RequestReview {
+                seat: self.seat,
+                project,
+                note,
+            }),
+            Marker::ClaimFiles {
+                paths,
+                why,
+                project,
+            } => out.requests.push(LeadRequest::ClaimFiles {
+                seat: self.seat,
+                project,
+                paths,
+                why,
+            }),
+            Marker::PutToWork { agent, project } if self.is_lead() => {
+                out.requests.push(LeadRequest::PutToWork { agent, project })
+            }
             Marker::Route { to, text } => out.requests.push(LeadRequest::Route {
                 seat: self.seat,
                 from: self.speaker(),

@@ -56,6 +56,24 @@ pub enum LeadRequest {
     },
     /// Quests and jobs (the lead's plan, moves and report; anyone's findings and claims).
     Quest(QuestRequest),
+    /// The agent in `seat` asks for a review of its branch (in `project`, or its only one).
+    RequestReview {
+        seat: Seat,
+        project: Option<String>,
+        note: Option<String>,
+    },
+    /// The agent in `seat` says which files it means to change, and why.
+    ClaimFiles {
+        seat: Seat,
+        project: Option<String>,
+        paths: Vec<String>,
+        why: String,
+    },
+    /// The lead puts the agent called `agent` to work on the project called `project`.
+    PutToWork {
+        agent: String,
+        project: String,
+    },
 }
 
 impl LeadRequest {
@@ -65,11 +83,14 @@ impl LeadRequest {
             LeadRequest::Summon { .. }
             | LeadRequest::Dismiss { .. }
             | LeadRequest::Kill { .. }
-            | LeadRequest::Recall { .. } => LEAD_SEAT,
+            | LeadRequest::Recall { .. }
+            | LeadRequest::PutToWork { .. } => LEAD_SEAT,
             LeadRequest::Fork { by, .. } => *by,
             LeadRequest::Route { seat, .. }
             | LeadRequest::CheckMail { seat }
-            | LeadRequest::ReadMail { seat, .. } => *seat,
+            | LeadRequest::ReadMail { seat, .. }
+            | LeadRequest::RequestReview { seat, .. }
+            | LeadRequest::ClaimFiles { seat, .. } => *seat,
             LeadRequest::Quest(q) => q.asker(),
         }
     }
@@ -86,6 +107,9 @@ impl LeadRequest {
             LeadRequest::CheckMail { .. } => "check_mail".into(),
             LeadRequest::ReadMail { .. } => "read_mail".into(),
             LeadRequest::Quest(q) => q.line().into(),
+            LeadRequest::RequestReview { .. } => "request_review".into(),
+            LeadRequest::ClaimFiles { .. } => "claim_files".into(),
+            LeadRequest::PutToWork { agent, .. } => format!("put_to_work {agent}"),
         }
     }
 }
