@@ -119,6 +119,7 @@ pub(crate) fn Console(snapshot: Snapshot) -> impl IntoView {
                     <crate::ui::findings::Board/>
                 </div>
                 <div class="side more">
+                    <crate::ui::projects::Projects/>
                     <Hall/>
                     <crate::ui::quest::QuestList/>
                     <crate::ui::findings::Jobs/>

@@ -208,3 +208,31 @@ pub fn changes_message(project: &str, w: &WorktreeDoc) -> Option<String> {
     out.push_str("\nChange them in your worktree, commit, and ask for a review again.");
     Some(out)
 }
+
+/// What the conflict radar says of an identity, for a badge on its face: the files it and
+/// others changed or claimed in one project (claims as they stand, until merged or replaced),
+/// with the others' names. `None` when it is clear.
+pub fn radar_of(docs: &Docs, identity: &str) -> Option<String> {
+    let mut said: Vec<String> = Vec::new();
+    for w in worktrees_of(docs, identity) {
+        for (file, who) in overlaps(docs, &w.project_id) {
+            if who.iter().any(|i| i == identity) {
+                let others: Vec<&str> = who
+                    .iter()
+                    .filter(|i| *i != identity)
+                    .filter_map(|i| worktree(docs, &w.project_id, i).map(|o| o.agent.as_str()))
+                    .collect();
+                said.push(format!("{file}: also {}", others.join(", ")));
+            }
+        }
+        if let Some(c) = &w.claim {
+            for (other, files) in claim_meets(docs, &w.project_id, identity, &c.paths, 0) {
+                let line = format!("{} (claimed): also {}", files.join(", "), other.agent);
+                if !said.contains(&line) {
+                    said.push(line);
+                }
+            }
+        }
+    }
+    (!said.is_empty()).then(|| said.join("\n"))
+}

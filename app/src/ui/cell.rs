@@ -28,6 +28,8 @@ pub struct CellView {
     pub belief: Option<(bool, String)>,
     /// In the running quest stage: its number, and whether this agent is done with it.
     pub stage: Option<(u32, bool)>,
+    /// What the conflict radar says of it (files others changed or claimed too).
+    pub radar: Option<String>,
 }
 
 /// What a seat's agent is doing, in the console's words (`domain::words`).
@@ -73,6 +75,7 @@ impl CellView {
             belief: visible
                 .and_then(|d| Some((d.believed_otherwise()?, d.belief_text(lead_name)?))),
             stage: None,
+            radar: None,
         };
         // The lead always has a seat, even before its first session wrote a document.
         if seat == LEAD_SEAT {
@@ -171,6 +174,7 @@ fn seated(
             data-seat=seat
             data-status=move || view.with(CellView::status_name)
             data-asking=move || (asking() > 0).then_some("true")
+            data-radar=move || view.with(|v| v.radar.is_some()).then_some("true")
             data-believed=move || {
                 view.with(|v| v.belief.as_ref().map(|(alive, _)| if *alive { "awake" } else { "asleep" }))
             }
@@ -202,6 +206,9 @@ fn seated(
             <span class="name">{move || view.with(|v| v.name.clone().unwrap_or_default())}</span>
             <span class="activity">{move || view.with(|v| v.activity.clone())}</span>
             {move || view.with(|v| v.belief.clone()).map(|(_, text)| view! { <span class="belief">{text}</span> })}
+            {move || view.with(|v| v.radar.clone()).map(|files| view! {
+                <span class="radar-badge" title=format!("Changed by others too:\n{files}")>"overlap"</span>
+            })}
             {move || view.with(|v| v.stage).map(|(n, done)| view! {
                 <span class="stage-badge" data-done=done.to_string()
                     title=if done { "done with this quest stage" } else { "in the quest's running stage" }>

@@ -110,6 +110,9 @@ pub fn Grid(
                         let done = s.done.iter().any(|d| d.eq_ignore_ascii_case(name));
                         Some((s.index, done))
                     });
+                cell.radar = identity(docs, seat)
+                    .filter(|i| i.status().is_visible())
+                    .and_then(|i| crate::domain::projects::radar_of(docs, &i.stable_id()));
                 cell
             })
         })

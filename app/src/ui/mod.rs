@@ -14,6 +14,7 @@ pub mod hall;
 pub mod older;
 pub mod permission;
 pub mod presence;
+pub mod projects;
 pub mod quest;
 pub mod seat_menu;
 pub mod thread;

@@ -1,0 +1,308 @@
+//! Projects beside the grid: link a repository, and per project every agent's branch as the
+//! radar last saw it (files changed, not committed, commits ahead, review), its diff to open,
+//! the review's buttons (approve, request changes, merge with its strategy) and the merge as it
+//! goes (queued, the check's output, merged or refused with why), and the files two agents
+//! changed. All of it from the live documents; only the diff is fetched (`diff.rs`).
+
+use leptos::prelude::*;
+
+use crate::api::Call;
+use crate::contract::endpoints as ep;
+use crate::contract::{MergeRequest, NewProject};
+use crate::domain::docs::{MergeState, Review, WorktreeDoc};
+use crate::domain::projects;
+use crate::live::use_live;
+
+use super::action::Action;
+use super::detail::PostButton;
+
+mod diff;
+
+#[component]
+pub fn Projects() -> impl IntoView {
+    let live = use_live();
+    let linked = Memo::new(move |_| {
+        live.docs.with(|d| {
+            projects::projects(d)
+                .into_iter()
+                .filter(|p| p.is_linked())
+                .map(|p| p.project_id.clone())
+                .collect::<Vec<_>>()
+        })
+    });
+    view! {
+        <section class="projects" aria-label="Projects">
+            <h2>"Projects"</h2>
+            <For each=move || linked.get() key=|id| id.clone() let:id>
+                <ProjectCard id=id/>
+            </For>
+            <LinkForm/>
+        </section>
+    }
+}
+
+/// **Link a project…**: a repository's path (inside `--allow-dir`), and optionally its name,
+/// base branch and check command.
+#[component]
+fn LinkForm() -> impl IntoView {
+    let (path, name, base, check) = (
+        RwSignal::new(String::new()),
+        RwSignal::new(String::new()),
+        RwSignal::new(String::new()),
+        RwSignal::new(String::new()),
+    );
+    let action = Action::new();
+    let opt = |s: RwSignal<String>| Some(s.get_untracked()).filter(|v| !v.trim().is_empty());
+    let link = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let body = NewProject {
+            path: path.get_untracked(),
+            name: opt(name),
+            base: opt(base),
+            check: opt(check),
+        };
+        action.run(
+            async move { crate::api::call::<ep::LinkProject>(&(), &body).await.map(drop) },
+            move || {
+                if action.error.get_untracked().is_none() {
+                    path.set(String::new());
+                }
+            },
+        );
+    };
+    let field = move |label: &'static str, class: &'static str, value: RwSignal<String>, hint: &'static str| {
+        view! {
+            <label class=class>
+                {label}
+                <input type="text" placeholder=hint prop:value=move || value.get()
+                    on:input=move |ev| value.set(event_target_value(&ev))/>
+            </label>
+        }
+    };
+    view! {
+        <details class="link-project">
+            <summary>"Link a project…"</summary>
+            <form on:submit=link>
+                {field("Repository", "link-path", path, "/home/me/code/web")}
+                {field("Name", "link-name", name, "its folder's name")}
+                {field("Base branch", "link-base", base, "the branch checked out")}
+                {field("Check before a merge", "link-check", check, "cargo test")}
+                <button type="submit" disabled=move || action.busy.get()>"Link"</button>
+                {move || action.error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+            </form>
+        </details>
+    }
+}
+
+#[component]
+fn ProjectCard(id: String) -> impl IntoView {
+    let live = use_live();
+    let pid = id.clone();
+    let project = Memo::new(move |_| live.docs.with(|d| projects::project(d, &pid).cloned()));
+    let pid = id.clone();
+    let branches = Memo::new(move |_| {
+        live.docs.with(|d| {
+            projects::worktrees_of_project(d, &pid)
+                .into_iter()
+                .map(|w| w.identity_id.clone())
+                .collect::<Vec<_>>()
+        })
+    });
+    let pid = id.clone();
+    let overlaps = Memo::new(move |_| {
+        live.docs.with(|d| {
+            projects::overlaps(d, &pid)
+                .into_iter()
+                .map(|(file, who)| {
+                    let names: Vec<String> = who
+                        .iter()
+                        .filter_map(|i| projects::worktree(d, &pid, i).map(|w| w.agent.clone()))
+                        .collect();
+                    (file, names.join(", "))
+                })
+                .collect::<Vec<_>>()
+        })
+    });
+    let unlink = Call::new::<ep::UnlinkProject>(&id, &ep::Empty {});
+    let card_id = id.clone();
+    view! {
+        <article class="project" data-project=card_id>
+            {move || project.get().map(|p| view! {
+                <h3>{p.name.clone()}</h3>
+                <p class="muted project-path">{p.path.clone()} " · base " <code>{p.base.clone()}</code>
+                    {p.check.clone().map(|c| view! { " · check " <code>{c}</code> })}
+                </p>
+            })}
+            <ul class="branches">
+                <For each=move || branches.get() key=|i| i.clone() let:identity>
+                    <BranchRow project=id.clone() identity=identity/>
+                </For>
+            </ul>
+            {move || {
+                let o = overlaps.get();
+                (!o.is_empty()).then(|| view! {
+                    <div class="overlaps" role="status">
+                        <h4>"Changed by more than one agent"</h4>
+                        <ul>{o.into_iter().map(|(f, who)| view! { <li><code>{f}</code> " — " {who}</li> }).collect_view()}</ul>
+                    </div>
+                })
+            }}
+            <details class="unlink">
+                <summary>"Unlink…"</summary>
+                <p class="muted">"Soulgrid forgets the link; every branch and worktree stays until you remove them."</p>
+                <PostButton label="Unlink".to_string() call=unlink/>
+            </details>
+        </article>
+    }
+}
+
+/// How a review reads.
+fn review_word(r: Review) -> &'static str {
+    match r {
+        Review::Working => "at work",
+        Review::Requested => "asks for a review",
+        Review::ChangesRequested => "changes requested",
+        Review::Approved => "approved",
+        Review::Merged => "merged",
+    }
+}
+
+fn merge_word(s: MergeState) -> &'static str {
+    match s {
+        MergeState::Queued => "merge queued",
+        MergeState::Checking => "checking…",
+        MergeState::Merging => "merging…",
+        MergeState::Merged => "merged",
+        MergeState::Refused => "merge refused",
+    }
+}
+
+#[component]
+fn BranchRow(project: String, identity: String) -> impl IntoView {
+    let live = use_live();
+    let (p, i) = (project.clone(), identity.clone());
+    let w = Memo::new(move |_| live.docs.with(|d| projects::worktree(d, &p, &i).cloned()));
+    let open = RwSignal::new(false);
+    let strategy = RwSignal::new("merge".to_string());
+    let merge = Action::new();
+    let key = (project.clone(), identity.clone());
+    let approve = Call::new::<ep::ApproveBranch>(&key, &ep::Empty {});
+    let changes = Call::new::<ep::RequestChanges>(&key, &ep::Empty {});
+    let do_merge = {
+        let key = key.clone();
+        move |_| {
+            let body = MergeRequest {
+                strategy: Some(strategy.get_untracked()),
+            };
+            let key = key.clone();
+            merge.run(
+                async move { crate::api::call::<ep::MergeBranch>(&key, &body).await.map(drop) },
+                || {},
+            );
+        }
+    };
+    let summary = move || w.get().map(|w: WorktreeDoc| {
+        let n = w.changed_count.max(w.changed_files.len() as u32);
+        let mut parts = vec![format!("{n} file{} changed", if n == 1 { "" } else { "s" })];
+        if !w.uncommitted.is_empty() {
+            parts.push(format!("{} not committed", w.uncommitted.len()));
+        }
+        parts.push(format!("{} commit{} ahead", w.commits_ahead, if w.commits_ahead == 1 { "" } else { "s" }));
+        parts.join(" · ")
+    });
+    let (dp, di) = (project.clone(), identity.clone());
+    view! {
+        {move || w.get().map(|w| {
+            let open_comments = w.comments.iter().filter(|c| !c.sent).count();
+            let review = w.review;
+            let merge_note = w.merge.clone();
+            view! {
+                <li class="branch" data-identity=w.identity_id.clone() data-review=review.as_str()>
+                    <strong>{w.agent.clone()}</strong> " " <code>{w.branch.clone()}</code>
+                    " " <span class="review" data-review=review.as_str()>{review_word(review)}</span>
+                    {w.claim.clone().map(|c| view! {
+                        <p class="muted claim">"Means to change " {c.paths.join(", ")} " — " {c.why}</p>
+                    })}
+                    <p class="muted">{summary}</p>
+                    <button type="button" class="agent-action show-diff" on:click=move |_| open.update(|o| *o = !*o)>
+                        {move || if open.get() { "Hide the diff" } else { "Diff" }}
+                    </button>
+                    {(open_comments > 0).then(|| view! {
+                        <PostButton label=format!("Request changes ({open_comments})") call=changes.clone()/>
+                    })}
+                    {(review != Review::Approved && review != Review::Merged).then(|| view! {
+                        <PostButton label="Approve".to_string() call=approve.clone()/>
+                    })}
+                    {(review == Review::Approved).then(|| view! {
+                        <span class="merge-form">
+                            <select on:change=move |ev| strategy.set(event_target_value(&ev))>
+                                <option value="merge">"merge (fast-forward when it can)"</option>
+                                <option value="ff">"fast-forward only"</option>
+                                <option value="rebase">"rebase onto the base"</option>
+                            </select>
+                            <button type="button" class="agent-action merge" disabled=move || merge.busy.get() on:click=do_merge.clone()>"Merge"</button>
+                        </span>
+                    })}
+                    {merge_note.map(|m| view! {
+                        <div class="merge-note" data-merge=format!("{:?}", m.state).to_lowercase()>
+                            <span>{merge_word(m.state)}</span>
+                            {m.why.clone().map(|why| view! { <p class="error">{why}</p> })}
+                            {(!m.files.is_empty()).then(|| view! { <p class="muted">"Files: " {m.files.join(", ")}</p> })}
+                            {(!m.output.is_empty()).then(|| view! { <pre class="check-output">{m.output.clone()}</pre> })}
+                        </div>
+                    })}
+                </li>
+            }
+        })}
+        {move || merge.error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+        <Show when=move || open.get()>
+            <diff::Diff project=dp.clone() identity=di.clone()/>
+        </Show>
+    }
+}
+
+/// **Put to work on …**: the linked projects the identity does not work on yet.
+#[component]
+pub fn PutToWork(identity: String) -> impl IntoView {
+    let live = use_live();
+    let who = identity.clone();
+    let choices = Memo::new(move |_| {
+        live.docs.with(|d| {
+            projects::projects(d)
+                .into_iter()
+                .filter(|p| p.is_linked() && projects::worktree(d, &p.project_id, &who).is_none())
+                .map(|p| (p.project_id.clone(), p.name.clone()))
+                .collect::<Vec<_>>()
+        })
+    });
+    let chosen = RwSignal::new(String::new());
+    let action = Action::new();
+    let put = move |_| {
+        let project = match chosen.get_untracked() {
+            c if !c.is_empty() => c,
+            _ => match choices.get_untracked().first() {
+                Some((id, _)) => id.clone(),
+                None => return,
+            },
+        };
+        let body = crate::contract::AgentToWork { agent: identity.clone() };
+        action.run(
+            async move { crate::api::call::<ep::PutToWork>(&project, &body).await.map(drop) },
+            || {},
+        );
+    };
+    move || {
+        let c = choices.get();
+        (!c.is_empty()).then(|| view! {
+            <p class="put-to-work">
+                <select aria-label="Project" on:change=move |ev| chosen.set(event_target_value(&ev))>
+                    {c.into_iter().map(|(id, name)| view! { <option value=id>{name}</option> }).collect_view()}
+                </select>
+                <button type="button" class="agent-action" disabled=move || action.busy.get() on:click=put.clone()>
+                    "Put to work"
+                </button>
+                {move || action.error.get().map(|e| view! { <span class="error" role="alert">{e}</span> })}
+            </p>
+        })
+    }
+}
