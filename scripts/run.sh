@@ -7,5 +7,9 @@ step "setup" "$ROOT/scripts/setup.sh"
 # with the flags cargo-leptos builds the server with (other flags build every dependency a
 # second time).
 step "build soulgrid-sim (release)" bash -c 'source scripts/lib.sh && leptos_env && cargo build --release -p soulgrid --bin soulgrid-sim'
+# The simulated agents work on a linked project by themselves (a mark in its README, committed;
+# the changes asked in a review): the whole loop shows without Claude. SOULGRID_ALLOW_DIR says
+# which folders may be linked (e.g. SOULGRID_ALLOW_DIR=~/code make run).
+export SOULGRID_SIM_WORK="${SOULGRID_SIM_WORK:-1}"
 echo "==> cargo leptos serve --release (Ctrl-C to stop)"
 exec cargo leptos serve --release

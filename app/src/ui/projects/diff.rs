@@ -19,7 +19,8 @@ pub fn Diff(project: String, identity: String) -> impl IntoView {
     // What the radar saw last: a new look fetches the diff again.
     let seen = Memo::new(move |_| {
         live.docs.with(|d| {
-            projects::worktree(d, &p, &i).map(|w| (w.head.clone(), w.changed_at, w.comments.clone()))
+            projects::worktree(d, &p, &i)
+                .map(|w| (w.head.clone(), w.changed_at, w.comments.clone()))
         })
     });
     let page = RwSignal::new(0usize);
@@ -33,10 +34,13 @@ pub fn Diff(project: String, identity: String) -> impl IntoView {
             page: Some(page.get()),
         };
         leptos::task::spawn_local(async move {
-            got.set(Some(crate::api::call::<ep::ProjectDiff>(&at, &ep::Empty {}).await));
+            got.set(Some(
+                crate::api::call::<ep::ProjectDiff>(&at, &ep::Empty {}).await,
+            ));
         });
     });
-    let comments = Memo::new(move |_| seen.with(|s| s.as_ref().map(|s| s.2.clone()).unwrap_or_default()));
+    let comments =
+        Memo::new(move |_| seen.with(|s| s.as_ref().map(|s| s.2.clone()).unwrap_or_default()));
     let key = (project, identity);
     view! {
         <div class="diff-view" aria-label="The agent's changes">
@@ -71,7 +75,11 @@ pub fn Diff(project: String, identity: String) -> impl IntoView {
 }
 
 #[component]
-fn FileDiff(file: DiffFile, comments: Memo<Vec<ReviewComment>>, key: (String, String)) -> impl IntoView {
+fn FileDiff(
+    file: DiffFile,
+    comments: Memo<Vec<ReviewComment>>,
+    key: (String, String),
+) -> impl IntoView {
     let commenting = RwSignal::new(None::<u32>);
     let path = file.path.clone();
     let counts = match (file.added, file.removed) {
@@ -139,7 +147,12 @@ fn FileDiff(file: DiffFile, comments: Memo<Vec<ReviewComment>>, key: (String, St
 }
 
 #[component]
-fn CommentForm(key: (String, String), file: String, line: u32, done: RwSignal<Option<u32>>) -> impl IntoView {
+fn CommentForm(
+    key: (String, String),
+    file: String,
+    line: u32,
+    done: RwSignal<Option<u32>>,
+) -> impl IntoView {
     let text = RwSignal::new(String::new());
     let action = Action::new();
     let save = move |ev: leptos::ev::SubmitEvent| {
@@ -151,7 +164,11 @@ fn CommentForm(key: (String, String), file: String, line: u32, done: RwSignal<Op
         };
         let key = key.clone();
         action.run(
-            async move { crate::api::call::<ep::CommentLine>(&key, &body).await.map(drop) },
+            async move {
+                crate::api::call::<ep::CommentLine>(&key, &body)
+                    .await
+                    .map(drop)
+            },
             move || {
                 if action.error.get_untracked().is_none() {
                     done.set(None);

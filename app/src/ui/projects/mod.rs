@@ -62,7 +62,11 @@ fn LinkForm() -> impl IntoView {
             check: opt(check),
         };
         action.run(
-            async move { crate::api::call::<ep::LinkProject>(&(), &body).await.map(drop) },
+            async move {
+                crate::api::call::<ep::LinkProject>(&(), &body)
+                    .await
+                    .map(drop)
+            },
             move || {
                 if action.error.get_untracked().is_none() {
                     path.set(String::new());
@@ -70,7 +74,10 @@ fn LinkForm() -> impl IntoView {
             },
         );
     };
-    let field = move |label: &'static str, class: &'static str, value: RwSignal<String>, hint: &'static str| {
+    let field = move |label: &'static str,
+                      class: &'static str,
+                      value: RwSignal<String>,
+                      hint: &'static str| {
         view! {
             <label class=class>
                 {label}
@@ -196,20 +203,30 @@ fn BranchRow(project: String, identity: String) -> impl IntoView {
             };
             let key = key.clone();
             merge.run(
-                async move { crate::api::call::<ep::MergeBranch>(&key, &body).await.map(drop) },
+                async move {
+                    crate::api::call::<ep::MergeBranch>(&key, &body)
+                        .await
+                        .map(drop)
+                },
                 || {},
             );
         }
     };
-    let summary = move || w.get().map(|w: WorktreeDoc| {
-        let n = w.changed_count.max(w.changed_files.len() as u32);
-        let mut parts = vec![format!("{n} file{} changed", if n == 1 { "" } else { "s" })];
-        if !w.uncommitted.is_empty() {
-            parts.push(format!("{} not committed", w.uncommitted.len()));
-        }
-        parts.push(format!("{} commit{} ahead", w.commits_ahead, if w.commits_ahead == 1 { "" } else { "s" }));
-        parts.join(" · ")
-    });
+    let summary = move || {
+        w.get().map(|w: WorktreeDoc| {
+            let n = w.changed_count.max(w.changed_files.len() as u32);
+            let mut parts = vec![format!("{n} file{} changed", if n == 1 { "" } else { "s" })];
+            if !w.uncommitted.is_empty() {
+                parts.push(format!("{} not committed", w.uncommitted.len()));
+            }
+            parts.push(format!(
+                "{} commit{} ahead",
+                w.commits_ahead,
+                if w.commits_ahead == 1 { "" } else { "s" }
+            ));
+            parts.join(" · ")
+        })
+    };
     let (dp, di) = (project.clone(), identity.clone());
     view! {
         {move || w.get().map(|w| {
@@ -235,7 +252,7 @@ fn BranchRow(project: String, identity: String) -> impl IntoView {
                     })}
                     {(review == Review::Approved).then(|| view! {
                         <span class="merge-form">
-                            <select on:change=move |ev| strategy.set(event_target_value(&ev))>
+                            <select aria-label="Merge strategy" on:change=move |ev| strategy.set(event_target_value(&ev))>
                                 <option value="merge">"merge (fast-forward when it can)"</option>
                                 <option value="ff">"fast-forward only"</option>
                                 <option value="rebase">"rebase onto the base"</option>
@@ -285,9 +302,15 @@ pub fn PutToWork(identity: String) -> impl IntoView {
                 None => return,
             },
         };
-        let body = crate::contract::AgentToWork { agent: identity.clone() };
+        let body = crate::contract::AgentToWork {
+            agent: identity.clone(),
+        };
         action.run(
-            async move { crate::api::call::<ep::PutToWork>(&project, &body).await.map(drop) },
+            async move {
+                crate::api::call::<ep::PutToWork>(&project, &body)
+                    .await
+                    .map(drop)
+            },
             || {},
         );
     };

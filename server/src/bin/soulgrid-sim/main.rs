@@ -29,6 +29,9 @@
 //! thing it heard in `knowledge/insights.md`. Its work cycle: `SIM_STATE: a x; b y` reports
 //! `[STATE:a] x` and `[STATE:b] y`; `SIM_COMMIT: <state> <summary>` commits its folder with
 //! git as `@<Name>: [STATE:<state>] <summary>`.
+//! Its work on code (`work.rs`): waking with worktrees (`--add-dir`) it leaves its mark in each
+//! one's README and commits; asked for changes, it makes and commits them and asks for a review;
+//! `SIM_EDIT: <path> <text>` and `SIM_WORK_COMMIT: <message>` edit and commit there.
 //! `SOULGRID_SIM_LATENCY_MS` (or `--sim-latency-ms`) delays each reply; a message containing `SIM_CRASH` makes it
 //! exit with code 3 mid-turn, `SIM_HANG` makes it stop answering until an `interrupt` control
 //! request, `SIM_TOOL` makes it call Bash. Started with `--permission-prompt-tool stdio`, it asks
@@ -54,6 +57,7 @@ mod quest;
 mod reply;
 mod tools;
 mod voice;
+mod work;
 
 use files::{user_text, uuid_like};
 
@@ -98,6 +102,8 @@ struct Sim {
     marker_lines: Vec<String>,
     /// An interrupt came while a tool call waited: the turn is over.
     cut: bool,
+    /// Its worktrees (`--add-dir`), where it works on the user's code (`work.rs`).
+    worktrees: Vec<std::path::PathBuf>,
 }
 
 /// How a wait for the host ended.
@@ -369,6 +375,11 @@ fn main() {
         calls: 0,
         marker_lines: Vec::new(),
         cut: false,
+        worktrees: args
+            .windows(2)
+            .filter(|w| w[0] == "--add-dir")
+            .map(|w| std::path::PathBuf::from(&w[1]))
+            .collect(),
     };
     while let Ok(v) = sim.input.recv() {
         sim.handle(v);

@@ -61,7 +61,8 @@ impl Sim {
             } else {
                 String::new()
             };
-            return format!("Hello. I am {name}. I remember writing: \"{first}\"{mail}");
+            let marks = self.leave_marks().unwrap_or_default();
+            return format!("Hello. I am {name}. I remember writing: \"{first}\"{mail}{marks}");
         }
         // A scripted tool call (`SIM_CALL: <tool> <json>` on a line of its own): its answer,
         // said.
@@ -144,6 +145,9 @@ impl Sim {
                     json!({"action": "status", "agents": agents})
                 );
             }
+        }
+        if let Some(reply) = self.work_reply(input) {
+            return reply;
         }
         if input.starts_with("Before you sleep.") {
             let heard = self.heard.clone().unwrap_or_else(|| "nothing yet".into());

@@ -1,0 +1,106 @@
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { test, expect, openHydrated } from '../support/page';
+import { startServer, RunningServer } from '../support/server';
+
+// Its own server, allowed to use a folder with one git repository, its simulated agents
+// working on it by themselves (a mark in the README, committed; changes made when asked).
+let server: RunningServer;
+let root: string;
+let repo: string;
+
+function git(dir: string, ...args: string[]): string {
+  return execFileSync('git', ['-c', 'user.name=Tester', '-c', 'user.email=t@example.com', ...args], {
+    cwd: dir,
+    env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' },
+  })
+    .toString()
+    .trim();
+}
+
+test.beforeAll(async () => {
+  root = fs.mkdtempSync(path.join(os.tmpdir(), 'soulgrid-e2e-code-'));
+  repo = path.join(root, 'web');
+  fs.mkdirSync(repo);
+  git(repo, 'init', '-q', '-b', 'main');
+  fs.writeFileSync(path.join(repo, 'README.md'), '# web\n');
+  git(repo, 'add', '-A');
+  git(repo, 'commit', '-q', '-m', 'first');
+  server = await startServer({ env: { SOULGRID_ALLOW_DIR: root, SOULGRID_SIM_WORK: '1' } });
+});
+test.afterAll(async () => {
+  await server?.stop();
+  if (root) fs.rmSync(root, { recursive: true, force: true });
+});
+
+test('link a project, two agents at work, both diffs live, a comment reaches the agent, a merge lands, a conflict shows', async ({ page, problems }) => {
+  test.setTimeout(120_000);
+  await openHydrated(page, server.url);
+  await page.getByRole('button', { name: 'SUMMON' }).click();
+  await expect(page.locator('.cell:not(.lead)[data-status="alive"]')).toHaveCount(8, { timeout: 20_000 });
+
+  // Link the repository.
+  await page.locator('.projects .link-project > summary').click();
+  await page.locator('.projects .link-path input').fill(repo);
+  await page.locator('.projects .link-project').getByRole('button', { name: 'Link' }).click();
+  const card = page.locator('.projects .project', { hasText: 'web' });
+  await expect(card.locator('h3')).toHaveText('web');
+
+  // Put the agents of seats 1 and 2 to work, from their panels.
+  const names: string[] = [];
+  for (const seat of [0, 1]) {
+    names.push((await page.locator(`.cell[data-seat="${seat}"] .name`).textContent())!);
+    await page.locator(`.cell[data-seat="${seat}"]`).click();
+    await expect(page.locator('.agent-detail')).toHaveAttribute('data-detail-seat', String(seat));
+    await page.locator('.agent-detail > summary').click();
+    await page.locator('.agent-detail .put-to-work').getByRole('button', { name: 'Put to work' }).click();
+    await expect(card.locator('.branch', { hasText: names[seat] })).toHaveCount(1);
+  }
+  const [lyra, kael] = names;
+  const row = (name: string) => card.locator('.branch', { hasText: name });
+  // Each restarts with its worktree and leaves its mark in the README, committed: seen live.
+  for (const name of names) {
+    await expect(row(name)).toContainText('1 commit ahead', { timeout: 30_000 });
+  }
+  // Both changed the README: the overlap shows in the project and on both faces.
+  await expect(card.locator('.overlaps')).toContainText('README.md');
+  await expect(page.locator('.cell[data-seat="0"][data-radar="true"]')).toHaveCount(1);
+  await expect(page.locator('.cell[data-seat="1"][data-radar="true"]')).toHaveCount(1);
+
+  // Lyra's diff: her line, commented; the comment goes to her in one message.
+  await row(lyra).getByRole('button', { name: 'Diff' }).click();
+  const mark = page.locator('.diff-view .file-diff[data-file="README.md"] tr.line.added', { hasText: `${lyra} was here.` });
+  await expect(mark).toHaveCount(1);
+  await mark.click();
+  await page.locator('.line-comment textarea').fill('Say why, too.');
+  await page.locator('.line-comment').getByRole('button', { name: 'Comment' }).click();
+  await expect(page.locator('.diff-view tr.comment')).toContainText('Say why, too.');
+  await row(lyra).getByRole('button', { name: 'Request changes (1)' }).click();
+  await page.locator('.cell[data-seat="0"]').click();
+  await expect(page.locator('.thread')).toContainText('asks for changes', { timeout: 20_000 });
+  // The simulated agent makes the change, commits and asks for a review again.
+  await expect(row(lyra).locator('.review')).toHaveText('asks for a review', { timeout: 30_000 });
+  await expect(row(lyra)).toContainText('2 commits ahead');
+
+  // Approved and merged: the base has her commits.
+  await row(lyra).getByRole('button', { name: 'Approve' }).click();
+  await row(lyra).getByRole('button', { name: 'Merge' }).click();
+  await expect(row(lyra).locator('.merge-note')).toHaveAttribute('data-merge', 'merged', { timeout: 30_000 });
+  expect(git(repo, 'log', '-1', '--format=%s', 'main')).toBe('As asked in review');
+  expect(fs.readFileSync(path.join(repo, 'README.md'), 'utf8')).toContain(`${lyra} was here.`);
+
+  // Kael's branch now conflicts with the base: refused, the base unchanged, the file named.
+  const main = git(repo, 'rev-parse', 'main');
+  await row(kael).getByRole('button', { name: 'Approve' }).click();
+  await row(kael).getByRole('button', { name: 'Merge' }).click();
+  const refused = row(kael).locator('.merge-note[data-merge="refused"]');
+  await expect(refused).toContainText('conflicts with main', { timeout: 30_000 });
+  await expect(refused).toContainText('README.md');
+  expect(git(repo, 'rev-parse', 'main')).toBe(main);
+  // The refused merge is a 409, which Chromium logs; nothing else may have been logged.
+  const expected = problems.filter((p) => p.includes('409'));
+  expect(expected.length).toBeLessThanOrEqual(1);
+  problems.splice(0, problems.length, ...problems.filter((p) => !p.includes('409')));
+});
