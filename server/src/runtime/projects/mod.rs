@@ -250,16 +250,26 @@ impl Projects {
             .filter(|p| p.is_linked())
             .ok_or_else(|| ProjectError::NoSuch("no linked project has this id".into()))?;
         let who = who.ok_or_else(|| ProjectError::NoSuch("no agent has this id".into()))?;
-        let name = named(&who)?;
+        // A fork is given its worktree before it has chosen a name: it is named from its
+        // parent's branch until then.
+        let (name, stem) = match (named(&who), from) {
+            (Ok(name), _) => (name.clone(), who.inbox().unwrap_or(name)),
+            (Err(_), Some(parent)) => (
+                format!("{}'s fork", parent.agent),
+                format!(
+                    "{}-fork",
+                    parent.branch.trim_start_matches(projects::BRANCH_PREFIX)
+                ),
+            ),
+            (Err(e), None) => return Err(e),
+        };
         if let Some((_, branch)) = taken.iter().find(|(i, _)| i == agent) {
             return Err(ProjectError::Conflict(format!(
                 "{name} is already at work on {} (branch {branch})",
                 project.name
             )));
         }
-        let branch = branch_for(who.inbox().as_deref().unwrap_or(&name), |b| {
-            taken.iter().any(|(_, t)| t == b)
-        });
+        let branch = branch_for(&stem, |b| taken.iter().any(|(_, t)| t == b));
         let shadow = shadow_of(&self.ctx, project_id, &project.path);
         shadow.ensure(&project.base)?;
         let git = Git::new(&shadow.dir, GIT_LIMIT);

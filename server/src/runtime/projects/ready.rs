@@ -25,8 +25,44 @@ pub struct Ready {
     pub prompt: Option<String>,
 }
 
-/// The worktrees of the identity in `seat`, each made ready.
+/// A fork's worktrees: one of each project its parent works on, on a branch started from the
+/// parent's branch head (it inherits the code as it inherits the conversation), made the first
+/// time it starts.
+async fn inherit(ctx: &Context, seat: Seat) {
+    let owed: Vec<(String, String, WorktreeDoc)> = ctx.store().with_docs(|d| {
+        let Some(who) = identity(d, seat) else {
+            return Vec::new();
+        };
+        let (me, Some(parent)) = (who.stable_id(), who.parent_uuid.clone()) else {
+            return Vec::new();
+        };
+        projects::worktrees_of(d, &parent)
+            .into_iter()
+            .filter(|w| projects::worktree(d, &w.project_id, &me).is_none())
+            .map(|w| (w.project_id.clone(), me.clone(), w.clone()))
+            .collect()
+    });
+    for (project, me, parent) in owed {
+        let made = super::Projects::new(ctx.clone())
+            .put_to_work(&project, &me, Some(&parent))
+            .await;
+        if let Err(e) = made {
+            tracing::warn!(seat, %project, error = %e, "a fork's worktree could not be made");
+            ctx.record(vec![EventKind::RuntimeError {
+                seat: Some(seat),
+                message: format!(
+                    "The fork's worktree of {} could not be made: {e}",
+                    parent.branch
+                ),
+            }])
+            .await;
+        }
+    }
+}
+
+/// The worktrees of the identity in `seat`, each made ready (a fork's made first).
 pub async fn ready(ctx: &Context, seat: Seat) -> Ready {
+    inherit(ctx, seat).await;
     let list: Vec<(WorktreeDoc, ProjectDoc)> = ctx.store().with_docs(|d| {
         let Some(who) = identity(d, seat) else {
             return Vec::new();

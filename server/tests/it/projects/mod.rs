@@ -4,9 +4,13 @@
 //! - `mod.rs`: link, put to work, the diff and the overlaps, a worktree made again.
 //! - `bad_input.rs`: every refusal with its sentence.
 //! - `safety.rs`: nothing of the repository's configuration runs (hooks, filters, fsmonitor…).
+//! - `radar.rs`, `merge.rs`, `tools.rs`, `fork.rs`: the radar, review and merge, the agents'
+//!   tools, a fork's worktree.
 
 mod bad_input;
+mod fork;
 mod merge;
+mod radar;
 mod safety;
 mod tools;
 
@@ -318,85 +322,4 @@ async fn a_worktree_removed_by_hand_is_made_again_at_the_next_wake_and_said_on_t
     .await;
     assert_eq!(git(&tree, &["status", "--porcelain"]), "M kept.txt");
     let _ = project;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_radar_follows_the_worktrees_live_and_tells_both_agents_once() {
-    let root = tempfile::tempdir().unwrap();
-    let web = repo(root.path(), "web");
-    let (_dir, state, router) = team_in(root.path()).await;
-    let project = link(&router, &web).await;
-    let (lyra, kael) = (identity_in(&state, 5), identity_in(&state, 6));
-    let a = put_to_work(&router, &project, &lyra).await;
-    let b = put_to_work(&router, &project, &kael).await;
-    let (ta, tb) = (
-        PathBuf::from(a["path"].as_str().unwrap()),
-        PathBuf::from(b["path"].as_str().unwrap()),
-    );
-    // A write shows in the documents (and so in every tab) without anyone asking.
-    std::fs::write(ta.join("README.md"), "# web\n\nLyra's.\n").unwrap();
-    wait_for(&state, "Lyra's change seen", |d| {
-        app::domain::projects::worktree(d, &project, &lyra)
-            .is_some_and(|w| w.uncommitted == ["README.md"])
-    })
-    .await;
-    // A commit too (it moves the branch, not a file in the worktree).
-    git(&ta, &["commit", "-q", "-am", "readme"]);
-    wait_for(&state, "Lyra's commit seen", |d| {
-        app::domain::projects::worktree(d, &project, &lyra)
-            .is_some_and(|w| w.commits_ahead == 1 && w.uncommitted.is_empty())
-    })
-    .await;
-    std::fs::write(tb.join("README.md"), "# web\n\nKael's.\n").unwrap();
-    wait_for(&state, "the overlap", |d| {
-        !app::domain::projects::overlaps(d, &project).is_empty()
-    })
-    .await;
-    let names: Vec<String> = [5u8, 6]
-        .iter()
-        .map(|s| {
-            state
-                .store
-                .with_docs(|d| identity(d, *s).unwrap().name.clone().unwrap())
-        })
-        .collect();
-    let inbox = |seat: u8| {
-        state
-            .store
-            .with_docs(|d| identity(d, seat).unwrap().inbox().unwrap())
-    };
-    let told = |seat: u8| -> Vec<String> {
-        state
-            .runtime
-            .mailboxes()
-            .all(&inbox(seat))
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|m| m.from == "Soulgrid")
-            .map(|m| m.text)
-            .collect()
-    };
-    wait_until("both agents told", || {
-        told(5).len() == 1 && told(6).len() == 1
-    })
-    .await;
-    assert!(
-        told(5)[0].contains(&format!("{} has also changed README.md in web", names[1])),
-        "{:?}",
-        told(5)
-    );
-    assert!(
-        told(6)[0].contains(&format!("{} has also changed README.md in web", names[0])),
-        "{:?}",
-        told(6)
-    );
-    // More changes to the same overlap tell nobody again.
-    std::fs::write(tb.join("README.md"), "# web\n\nKael's again.\n").unwrap();
-    std::fs::write(tb.join("other.txt"), "x\n").unwrap();
-    wait_for(&state, "Kael's second change seen", |d| {
-        app::domain::projects::worktree(d, &project, &kael)
-            .is_some_and(|w| w.changed_files.contains(&"other.txt".to_string()))
-    })
-    .await;
-    assert_eq!((told(5).len(), told(6).len()), (1, 1));
 }
