@@ -401,7 +401,8 @@ impl Runtime {
     }
 
     /// Puts the identity `agent` to work on a project. An agent awake without the worktree is
-    /// restarted with it once it is made (put to sleep after its turn, woken with its session).
+    /// restarted with it once it is made (put to sleep after its turn, woken with its session;
+    /// the lead starts again with its next message).
     pub async fn put_to_work(
         &self,
         project: &str,
@@ -421,7 +422,10 @@ impl Runtime {
             let rt = self.clone();
             tokio::spawn(async move {
                 rt.sleep(seat, "restarted with its worktree").await;
-                rt.wake_only(Some(&[seat])).await;
+                // The lead is started by its next message; an agent is woken now.
+                if seat != app::domain::LEAD_SEAT {
+                    rt.wake_only(Some(&[seat])).await;
+                }
             });
         }
         Ok(made)

@@ -9,6 +9,7 @@
 //! - `side_door`: a plain session's `SendMessage` to an agent is refused and reaches nothing.
 //! - `fork`, `knowledge`, `quest`: the same lives as tier 2, on the real CLI.
 //! - `stop`: a detached Bash shell stopped with its agent.
+//! - `worktree`: at work on a project: writes and commits in its worktree, and nowhere else.
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -21,3 +22,4 @@ mod session;
 mod side_door;
 mod stop;
 mod tools;
+mod worktree;
