@@ -36,80 +36,80 @@ impl Work {
     }
 }
 
-/// The work in `git`'s worktree (with its server index) on `branch` against `base`.
+/// The work in `git`'s worktree (with its server index) on `branch` against `base`. Six git
+/// calls, the last two at once: both heads, where they meet, the index brought up to the
+/// worktree, then the files against the base (status and counts in one) beside the files
+/// against the branch's head.
 pub async fn work(git: &Git, base: &str, branch: &str) -> Result<Work, RepoError> {
-    let head = git
+    let heads = git
         .text(&[
             "rev-parse",
-            "--verify",
-            "-q",
             &format!("refs/heads/{branch}^{{commit}}"),
-        ])
-        .await
-        .map_err(|_| RepoError::Refused(format!("the branch {branch} is gone")))?;
-    let base_head = git
-        .text(&[
-            "rev-parse",
-            "--verify",
-            "-q",
             &format!("refs/heads/{base}^{{commit}}"),
         ])
         .await
-        .map_err(|_| RepoError::Refused(format!("the base branch {base} is gone")))?;
+        .map_err(|_| RepoError::Refused(format!("the branch {branch} or the base {base} is gone")))?;
+    let mut heads = heads.lines().map(str::to_string);
+    let (Some(head), Some(base_head)) = (heads.next(), heads.next()) else {
+        return Err(RepoError::Refused(format!("the branch {branch} or the base {base} is gone")));
+    };
     let merge_base = git
         .text(&["merge-base", &base_head, &head])
         .await
         .unwrap_or(base_head);
     // The index follows the worktree: deleted files leave it, new ones enter as intended.
-    git.run(&["add", "--all", "--intent-to-add", "--", "."])
-        .await?;
+    git.run(&["add", "--all", "--intent-to-add", "--", "."]).await?;
     let flags = ["--no-ext-diff", "--no-textconv", "--no-renames", "-z"];
-    let status = git
-        .run(&[&["diff", "--name-status"][..], &flags, &[&merge_base]].concat())
-        .await?;
-    let counts = git
-        .run(&[&["diff", "--numstat"][..], &flags, &[&merge_base]].concat())
-        .await?;
-    let since_head = git
-        .run(&[&["diff", "--name-only"][..], &flags, &[&head]].concat())
-        .await?;
-    let uncommitted: BTreeSet<String> = split_z(&since_head).map(str::to_string).collect();
-    let mut files = Vec::new();
-    let mut parts = split_z(&status);
-    while let (Some(change), Some(path)) = (parts.next(), parts.next()) {
-        files.push(DiffFile {
-            path: path.to_string(),
-            change: match change.chars().next() {
-                Some('A') => "added",
-                Some('D') => "deleted",
-                _ => "modified",
-            }
-            .into(),
-            binary: false,
-            added: None,
-            removed: None,
-            uncommitted: uncommitted.contains(path),
-            hunks: Vec::new(),
-            cut: false,
-        });
-    }
-    let text = String::from_utf8_lossy(&counts);
-    for entry in text.split('\0').filter(|e| !e.is_empty()) {
-        let mut f = entry.splitn(3, '\t');
-        let (Some(a), Some(r), Some(path)) = (f.next(), f.next(), f.next()) else {
-            continue;
-        };
-        if let Some(file) = files.iter_mut().find(|x| x.path == path) {
-            file.binary = a == "-";
-            file.added = a.parse().ok();
-            file.removed = r.parse().ok();
-        }
-    }
+    let against_base = [&["diff", "--raw", "--numstat"][..], &flags, &[&merge_base]].concat();
+    let against_head = [&["diff", "--name-only"][..], &flags, &[&head]].concat();
+    let (listed, since_head) = tokio::join!(git.run(&against_base), git.run(&against_head));
+    let uncommitted: BTreeSet<String> = split_z(&since_head?).map(str::to_string).collect();
+    let files = parse_raw_numstat(&listed?, &uncommitted);
     Ok(Work {
         head,
         merge_base,
         files,
     })
+}
+
+/// `diff --raw --numstat -z`: the raw entries (`:old new oldsha newsha X\0path\0`) first, then
+/// the counts (`added\tremoved\tpath\0`; `-` for a binary file).
+fn parse_raw_numstat(out: &[u8], uncommitted: &BTreeSet<String>) -> Vec<DiffFile> {
+    let mut files: Vec<DiffFile> = Vec::new();
+    let mut at: std::collections::HashMap<String, usize> = Default::default();
+    let mut parts = split_z(out).peekable();
+    while let Some(part) = parts.next() {
+        if let Some(raw) = part.strip_prefix(':') {
+            let Some(path) = parts.next() else { break };
+            at.insert(path.to_string(), files.len());
+            files.push(DiffFile {
+                path: path.to_string(),
+                change: match raw.split_whitespace().nth(4).and_then(|s| s.chars().next()) {
+                    Some('A') => "added",
+                    Some('D') => "deleted",
+                    _ => "modified",
+                }
+                .into(),
+                binary: false,
+                added: None,
+                removed: None,
+                uncommitted: uncommitted.contains(path),
+                hunks: Vec::new(),
+                cut: false,
+            });
+            continue;
+        }
+        let mut f = part.splitn(3, '\t');
+        let (Some(a), Some(r), Some(path)) = (f.next(), f.next(), f.next()) else {
+            continue;
+        };
+        if let Some(file) = at.get(path).and_then(|i| files.get_mut(*i)) {
+            file.binary = a == "-";
+            file.added = a.parse().ok();
+            file.removed = r.parse().ok();
+        }
+    }
+    files
 }
 
 fn split_z(bytes: &[u8]) -> impl Iterator<Item = &str> {

@@ -19,6 +19,7 @@ mod inbox;
 mod marker;
 mod page;
 mod process;
+mod projects;
 mod serve;
 mod store;
 mod table;
@@ -140,6 +141,11 @@ fn main() {
         if opts.wants(id) {
             rows.push(measure());
         }
+    }
+    if opts.wants("W1") || opts.wants("W2") {
+        let mut w = projects::rows(&server, &client, &dir("w"), q);
+        w.retain(|r| opts.wants(r.id));
+        rows.extend(w);
     }
     println!(
         "soulgrid-bench{}: {} cores, {} GiB, {} (in {:.0} s)\n",

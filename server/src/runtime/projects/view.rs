@@ -80,8 +80,12 @@ impl Projects {
             .take(PAGE_FILES)
             .collect();
         let git = self.git_on(&project, w);
-        diff::fill_hunks(&git, &work.merge_base, &mut files).await?;
-        let commits = diff::commits(&git, &work.merge_base, &work.head).await?;
+        let (hunks, commits) = tokio::join!(
+            diff::fill_hunks(&git, &work.merge_base, &mut files),
+            diff::commits(&git, &work.merge_base, &work.head)
+        );
+        hunks?;
+        let commits = commits?;
         Ok(DiffView {
             agent: w.agent.clone(),
             branch: w.branch.clone(),
@@ -138,9 +142,12 @@ impl Projects {
             )));
         }
         let git = self.git_on(project, w);
+        // A new index: the branch's tree, then the stat of every file that matches it (else
+        // every later look would read every file).
         if !shadow.index_for(&w.identity_id).exists() {
             git.run(&["read-tree", &format!("refs/heads/{}", w.branch)])
                 .await?;
+            git.status(&["update-index", "-q", "--refresh"]).await?;
         }
         diff::work(&git, &project.base, &w.branch).await
     }
