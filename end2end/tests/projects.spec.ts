@@ -99,6 +99,11 @@ test('link a project, two agents at work, both diffs live, a comment reaches the
   await expect(refused).toContainText('conflicts with main', { timeout: 30_000 });
   await expect(refused).toContainText('README.md');
   expect(git(repo, 'rev-parse', 'main')).toBe(main);
+  // What it looks like (the README shows it).
+  await page.setViewportSize({ width: 1280, height: 1000 });
+  await row(kael).getByRole('button', { name: 'Diff' }).click();
+  await expect(page.locator('.diff-view .file-diff[data-file="README.md"]')).toHaveCount(1);
+  await card.screenshot({ path: path.join(__dirname, '..', '..', 'docs', 'screenshots', 'projects.png') });
   // The refused merge is a 409, which Chromium logs; nothing else may have been logged.
   const expected = problems.filter((p) => p.includes('409'));
   expect(expected.length).toBeLessThanOrEqual(1);
