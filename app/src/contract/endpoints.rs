@@ -324,8 +324,9 @@ endpoints! {
     /// Sends the agent every open comment in one message (each with its file, line and the
     /// code around it), `204`.
     RequestChanges: Post "/api/projects/{id}/branches/{identity}/request-changes", (String, String), Empty => Empty;
-    /// Approves the branch at its head now: ready to merge.
-    ApproveBranch: Post "/api/projects/{id}/branches/{identity}/approve", (String, String), Empty => Approved;
+    /// Approves the branch at `head` (the one the human looked at; its head now if none):
+    /// ready to merge. A branch moved since is `409`.
+    ApproveBranch: Post "/api/projects/{id}/branches/{identity}/approve", (String, String), ApproveRequest => Approved;
     /// Merges the approved branch into the base after the project's check passed in the
     /// worktree (one merge of a project at a time); refused: `409` with `files` or `output`.
     MergeBranch: Post "/api/projects/{id}/branches/{identity}/merge", (String, String), MergeRequest => MergeDone;

@@ -194,7 +194,16 @@ pub struct LineComment {
     pub text: String,
 }
 
-/// `POST …/approve`: the head approved.
+/// `POST …/approve {"head"?}`: the head the human looked at (the diff's `head`); a branch
+/// that has moved since is refused, not approved unseen.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ApproveRequest {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head: Option<String>,
+}
+
+/// The answer to `…/approve`: the head approved.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Approved {

@@ -2,8 +2,8 @@
 //! agent to work, an agent's diff, unlink; comments, changes requested, approval, merge.
 
 use app::contract::{
-    AgentToWork, Approved, Created, DiffQuery, DiffView, LineComment, MergeDone, MergeRefusal,
-    MergeRequest, NewProject, ProjectSummary, ProjectView,
+    AgentToWork, ApproveRequest, Approved, Created, DiffQuery, DiffView, LineComment, MergeDone,
+    MergeRefusal, MergeRequest, NewProject, ProjectSummary, ProjectView,
 };
 use app::domain::docs::WorktreeDoc;
 use app::domain::projects;
@@ -125,8 +125,13 @@ pub async fn request_changes(
 pub async fn approve(
     State(state): State<AppState>,
     AppPath((id, identity)): AppPath<(String, String)>,
+    AppJson(a): AppJson<ApproveRequest>,
 ) -> Result<Json<Approved>, AppError> {
-    let head = state.runtime.projects().approve(&id, &identity).await?;
+    let head = state
+        .runtime
+        .projects()
+        .approve(&id, &identity, a.head.as_deref())
+        .await?;
     Ok(Json(Approved { head }))
 }
 

@@ -17,6 +17,30 @@ use super::RepoError;
 /// The output kept: its last this many bytes.
 pub const KEPT: usize = 16 * 1024;
 
+/// What a check is given of the server's environment.
+const KEPT_ENV: &[&str] = &[
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "LANG",
+    "LC_ALL",
+    "TERM",
+    "TMPDIR",
+    "TZ",
+    "CARGO_HOME",
+    "RUSTUP_HOME",
+    "RUSTUP_TOOLCHAIN",
+    "NODE_PATH",
+    "NPM_CONFIG_PREFIX",
+    "PYTHONPATH",
+    "VIRTUAL_ENV",
+    "GOPATH",
+    "GOROOT",
+    "JAVA_HOME",
+];
+
 /// How a check ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Checked {
@@ -43,11 +67,12 @@ pub async fn run(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
-    // The human's command with the server's environment, less what is the server's alone.
-    for (k, _) in std::env::vars_os() {
-        let k = k.to_string_lossy();
-        if k.starts_with("SOULGRID_") || k.starts_with("GIT_") {
-            c.env_remove(&*k);
+    // The human's command, with what a build or a test runner needs of the environment and
+    // nothing else of the server's (its token, its settings).
+    c.env_clear();
+    for (k, v) in std::env::vars_os() {
+        if KEPT_ENV.contains(&&*k.to_string_lossy()) {
+            c.env(k, v);
         }
     }
     #[cfg(unix)]
@@ -96,7 +121,11 @@ pub async fn run(
     let waited = tokio::time::timeout(limit, child.wait()).await;
     ticker.abort();
     let (exit, timed_out) = match waited {
-        Ok(Ok(status)) => (status.code(), false),
+        Ok(Ok(status)) => {
+            // What it left running in its group stops with it.
+            kill_group(pgid);
+            (status.code(), false)
+        }
         Ok(Err(e)) => return Err(RepoError::Spawn(e)),
         Err(_) => {
             kill_group(pgid);

@@ -1,7 +1,7 @@
 //! An agent's work as git tells it: the worktree as it is (committed or not) against where its
 //! branch meets the base, a page of files at a time. The server keeps its own index of each
 //! worktree (its stat cache, so only changed files are read again) and marks new files as
-//! intended (`add -N`): no object is written into the user's repository. Files larger than
+//! intended (`add -N`): no object is written into the user's repository but git's empty blob. Files larger than
 //! `core.bigFileThreshold` are named as binary, never read into a diff.
 
 use std::collections::BTreeSet;
@@ -48,22 +48,27 @@ pub async fn work(git: &Git, base: &str, branch: &str) -> Result<Work, RepoError
             &format!("refs/heads/{base}^{{commit}}"),
         ])
         .await
-        .map_err(|_| RepoError::Refused(format!("the branch {branch} or the base {base} is gone")))?;
+        .map_err(|_| {
+            RepoError::Refused(format!("the branch {branch} or the base {base} is gone"))
+        })?;
     let mut heads = heads.lines().map(str::to_string);
     let (Some(head), Some(base_head)) = (heads.next(), heads.next()) else {
-        return Err(RepoError::Refused(format!("the branch {branch} or the base {base} is gone")));
+        return Err(RepoError::Refused(format!(
+            "the branch {branch} or the base {base} is gone"
+        )));
     };
     let merge_base = git
         .text(&["merge-base", &base_head, &head])
         .await
         .unwrap_or(base_head);
     // The index follows the worktree: deleted files leave it, new ones enter as intended.
-    git.run(&["add", "--all", "--intent-to-add", "--", "."]).await?;
+    git.run(&["add", "--all", "--intent-to-add", "--", "."])
+        .await?;
     let flags = ["--no-ext-diff", "--no-textconv", "--no-renames", "-z"];
     let against_base = [&["diff", "--raw", "--numstat"][..], &flags, &[&merge_base]].concat();
     let against_head = [&["diff", "--name-only"][..], &flags, &[&head]].concat();
     let (listed, since_head) = tokio::join!(git.run(&against_base), git.run(&against_head));
-    let uncommitted: BTreeSet<String> = split_z(&since_head?).map(str::to_string).collect();
+    let uncommitted: BTreeSet<String> = split_z(&since_head?).map(|p| p.into_owned()).collect();
     let files = parse_raw_numstat(&listed?, &uncommitted);
     Ok(Work {
         head,
@@ -93,7 +98,7 @@ fn parse_raw_numstat(out: &[u8], uncommitted: &BTreeSet<String>) -> Vec<DiffFile
                 binary: false,
                 added: None,
                 removed: None,
-                uncommitted: uncommitted.contains(path),
+                uncommitted: uncommitted.contains(&*path),
                 hunks: Vec::new(),
                 cut: false,
             });
@@ -103,7 +108,7 @@ fn parse_raw_numstat(out: &[u8], uncommitted: &BTreeSet<String>) -> Vec<DiffFile
         let (Some(a), Some(r), Some(path)) = (f.next(), f.next(), f.next()) else {
             continue;
         };
-        if let Some(file) = at.get(path).and_then(|i| files.get_mut(*i)) {
+        if let Some(file) = at.get(&*path).and_then(|i| files.get_mut(*i)) {
             file.binary = a == "-";
             file.added = a.parse().ok();
             file.removed = r.parse().ok();
@@ -112,11 +117,13 @@ fn parse_raw_numstat(out: &[u8], uncommitted: &BTreeSet<String>) -> Vec<DiffFile
     files
 }
 
-fn split_z(bytes: &[u8]) -> impl Iterator<Item = &str> {
+/// The NUL-separated parts of git's `-z` output (a path that is not UTF-8 read lossily, so the
+/// parts stay in step).
+fn split_z(bytes: &[u8]) -> impl Iterator<Item = std::borrow::Cow<'_, str>> {
     bytes
         .split(|b| *b == 0)
         .filter(|p| !p.is_empty())
-        .map(|p| std::str::from_utf8(p).unwrap_or(""))
+        .map(String::from_utf8_lossy)
 }
 
 /// The hunks of `files` (one page), filled in place.
@@ -233,14 +240,15 @@ pub async fn commits(
             "log",
             "--no-show-signature",
             &format!("--max-count={MAX_COMMITS}"),
-            "--format=%H%x1f%an%x1f%at%x1f%s%x1e",
+            "-z",
+            "--format=%H%x1f%an%x1f%at%x1f%s",
             &format!("{merge_base}..{head}"),
         ])
         .await?;
     Ok(String::from_utf8_lossy(&out)
-        .split('\x1e')
+        .split('\0')
         .filter_map(|r| {
-            let mut f = r.trim().split('\x1f');
+            let mut f = r.trim().splitn(4, '\x1f');
             Some(BranchCommit {
                 sha: f.next()?.to_string(),
                 author: f.next()?.to_string(),

@@ -65,8 +65,8 @@ pub struct Git {
     work_tree: Option<PathBuf>,
     index: Option<PathBuf>,
     limit: Duration,
-    /// Who a commit the server makes is by (`GIT_AUTHOR_*`, `GIT_COMMITTER_*`).
-    by: Option<(String, String)>,
+    /// Environment for the commits the server makes (`GIT_AUTHOR_*`, `GIT_COMMITTER_*`).
+    env: Vec<(String, String)>,
 }
 
 impl Git {
@@ -76,16 +76,28 @@ impl Git {
             work_tree: None,
             index: None,
             limit,
-            by: None,
+            env: Vec::new(),
         }
     }
 
     /// The same, making commits as `name <email>`.
     pub fn by(&self, name: &str, email: &str) -> Self {
-        Git {
-            by: Some((name.to_string(), email.to_string())),
-            ..self.clone()
+        let mut git = self.clone();
+        for who in ["AUTHOR", "COMMITTER"] {
+            git.env.push((format!("GIT_{who}_NAME"), name.into()));
+            git.env.push((format!("GIT_{who}_EMAIL"), email.into()));
         }
+        git
+    }
+
+    /// The same, its commits' author `name <email>` at `date` (git's raw form), as a commit
+    /// replayed keeps its author.
+    pub fn authored(&self, name: &str, email: &str, date: &str) -> Self {
+        let mut git = self.clone();
+        git.env.push(("GIT_AUTHOR_NAME".into(), name.into()));
+        git.env.push(("GIT_AUTHOR_EMAIL".into(), email.into()));
+        git.env.push(("GIT_AUTHOR_DATE".into(), date.into()));
+        git
     }
 
     /// The same, on `work_tree` with the index `index`.
@@ -126,11 +138,8 @@ impl Git {
         if let Some(i) = &self.index {
             c.env("GIT_INDEX_FILE", i);
         }
-        if let Some((name, email)) = &self.by {
-            for who in ["AUTHOR", "COMMITTER"] {
-                c.env(format!("GIT_{who}_NAME"), name)
-                    .env(format!("GIT_{who}_EMAIL"), email);
-            }
+        for (k, v) in &self.env {
+            c.env(k, v);
         }
         #[cfg(unix)]
         c.process_group(0);

@@ -1,6 +1,7 @@
 //! A branch brought into the base, in git's object database first and in the user's checkout
 //! last: a fast-forward when the base has not moved on, else a merge commit (`merge-tree
-//! --write-tree`, nothing checked out) or the branch replayed onto the base (`git replay`). The
+//! --write-tree`, nothing checked out) or each approved commit picked onto the base in turn (no
+//! `git replay`: its behaviour changes across git versions, and it follows a ref). The
 //! base moves by compare-and-swap (a base moved meanwhile is refused); a checked-out base's
 //! files follow with a two-tree `read-tree -m -u`, undone if that fails. A conflict changes
 //! nothing.
@@ -73,43 +74,89 @@ pub async fn merge(
         Strategy::FastForward => Ok(Err(Refusal::Why(format!(
             "{base} has moved on since the branch started: it cannot be fast-forwarded; merge or rebase it"
         )))),
-        Strategy::Merge => {
-            let (ok, out, err) = git
-                .status(&["merge-tree", "--write-tree", "--name-only", "--no-messages", base_head, head])
-                .await?;
-            let text = String::from_utf8_lossy(&out);
-            let mut lines = text.lines();
-            let tree = lines.next().unwrap_or_default().trim().to_string();
-            if !ok {
-                let files: Vec<String> = lines.take_while(|l| !l.is_empty()).map(str::to_string).collect();
-                return Ok(Err(match files.is_empty() {
-                    true => Refusal::Why(format!("git could not merge it: {err}")),
-                    false => Refusal::Conflicts(files),
-                }));
-            }
-            let commit = git
+        Strategy::Merge => match merge_trees(git, None, base_head, head).await? {
+            Err(refusal) => Ok(Err(refusal)),
+            Ok(tree) => Ok(Ok(git
                 .text(&["commit-tree", &tree, "-p", base_head, "-p", head, "-m", title])
-                .await?;
-            Ok(Ok(commit))
-        }
+                .await?)),
+        },
+        // Each commit of the branch picked onto the base in turn, in git's object database
+        // (`merge-tree` with the commit's parent as the base of the merge), keeping its author
+        // and message. Exactly the approved commits: the range ends at `head`, not at the
+        // branch, which may have moved on.
         Strategy::Rebase => {
-            let (ok, out, err) = git
-                .status(&["replay", "--onto", base_head, &format!("{merge_base}..refs/heads/{branch}")])
+            let list = git
+                .text(&["rev-list", "--reverse", "--parents", &format!("{merge_base}..{head}")])
                 .await?;
-            let text = String::from_utf8_lossy(&out);
-            // `update refs/heads/…  NEW OLD`
-            let new = text
-                .lines()
-                .find_map(|l| l.strip_prefix("update ")?.split_whitespace().nth(1).map(str::to_string));
-            match (ok, new) {
-                (true, Some(new)) => Ok(Ok(new)),
-                _ => Ok(Err(Refusal::Why(format!(
-                    "its commits do not replay onto {base} without conflicts{}",
-                    if err.is_empty() { String::new() } else { format!(": {err}") }
-                )))),
+            let mut onto = base_head.to_string();
+            for line in list.lines() {
+                let mut ids = line.split_whitespace();
+                let Some(commit) = ids.next() else { continue };
+                let parents: Vec<&str> = ids.collect();
+                let [parent] = parents[..] else {
+                    return Ok(Err(Refusal::Why(format!(
+                        "{branch} has merge commits: merge it instead of rebasing"
+                    ))));
+                };
+                let tree = match merge_trees(git, Some(parent), &onto, commit).await? {
+                    Ok(tree) => tree,
+                    Err(refusal) => return Ok(Err(refusal)),
+                };
+                let info = git
+                    .run(&["log", "-1", "--no-show-signature", "--date=raw", "--format=%an%x00%ae%x00%ad%x00%B", commit])
+                    .await?;
+                let info = String::from_utf8_lossy(&info).into_owned();
+                let mut f = info.splitn(4, '\0');
+                let (name, email, date, message) = (
+                    f.next().unwrap_or_default(),
+                    f.next().unwrap_or_default(),
+                    f.next().unwrap_or_default(),
+                    f.next().unwrap_or_default().trim_end(),
+                );
+                onto = git
+                    .authored(name, email, date)
+                    .text(&["commit-tree", &tree, "-p", &onto, "-m", message])
+                    .await?;
             }
+            Ok(Ok(onto))
         }
     }
+}
+
+/// The tree of `theirs` merged into `ours` (with `base` as their common ancestor, else git's
+/// own), or the files that conflict.
+async fn merge_trees(
+    git: &Git,
+    base: Option<&str>,
+    ours: &str,
+    theirs: &str,
+) -> Result<Result<String, Refusal>, RepoError> {
+    let mut args = vec![
+        "merge-tree",
+        "--write-tree",
+        "--name-only",
+        "--no-messages",
+        "-z",
+    ];
+    if let Some(base) = base {
+        args.extend(["--merge-base", base]);
+    }
+    args.extend([ours, theirs]);
+    let (ok, out, err) = git.status(&args).await?;
+    // `TREE\0` then each conflicted file `NAME\0`, then an empty one.
+    let mut parts = out
+        .split(|b| *b == 0)
+        .map(|p| String::from_utf8_lossy(p).into_owned());
+    let tree = parts.next().unwrap_or_default().trim().to_string();
+    if ok {
+        return Ok(Ok(tree));
+    }
+    let mut files: Vec<String> = parts.take_while(|p| !p.is_empty()).collect();
+    files.dedup();
+    Ok(Err(match files.is_empty() {
+        true => Refusal::Why(format!("git could not merge it: {err}")),
+        false => Refusal::Conflicts(files),
+    }))
 }
 
 /// Moves `base` from `old` to `new`, and the user's checkout with it when `checkout` (its work

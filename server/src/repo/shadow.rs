@@ -59,12 +59,28 @@ impl Shadow {
         Ok(())
     }
 
-    /// Makes the shadow if it is not there (a data directory restored from a backup).
+    /// Makes the shadow if it is not there (a data directory restored from a backup), and
+    /// mends it if anything wrote into it: its configuration is exactly the server's, it has no
+    /// attributes file, its links point at the repository. Called before every use.
     pub fn ensure(&self, base: &str) -> Result<(), RepoError> {
-        match self.dir.join("config").is_file() {
-            true => Ok(()),
-            false => self.make(base, super::link::formats(&self.common).1),
+        let sha256 = super::link::formats(&self.common).1;
+        let ours = config(sha256);
+        let config_ok = matches!(
+            crate::fsafe::read_bounded(&self.dir.join("config"), 64 * 1024),
+            Ok(crate::fsafe::Found::Bytes(b)) if b == ours.as_bytes()
+        );
+        let links_ok = ["objects", "refs", "packed-refs"]
+            .iter()
+            .all(|p| std::fs::read_link(self.dir.join(p)).is_ok_and(|t| t == self.common.join(p)));
+        let attributes = std::fs::symlink_metadata(self.dir.join("info/attributes")).is_ok();
+        if config_ok && links_ok && !attributes {
+            return Ok(());
         }
+        if self.dir.join("config").exists() {
+            tracing::warn!(shadow = %self.dir.display(), "a project's shadow git directory was changed by someone else: made again");
+        }
+        let _ = std::fs::remove_file(self.dir.join("info/attributes"));
+        self.make(base, sha256)
     }
 
     /// The server's index for one worktree (its stat cache: a diff rereads only what changed).

@@ -62,17 +62,43 @@ pub async fn branch_exists(git: &Git, branch: &str) -> Result<bool, RepoError> {
     .await
 }
 
-/// Makes a new worktree on a new branch started at `from`.
+/// Makes a new worktree on a new branch started at `from`, in a folder that is not there yet.
+/// Undone (the branch removed) if any step fails.
 pub async fn make(git: &Git, shadow: &Shadow, place: &Place, from: &str) -> Result<(), RepoError> {
-    git.run(&[
-        "update-ref",
-        &format!("refs/heads/{}", place.branch),
-        from,
-        "",
-    ])
-    .await?;
-    write_meta(shadow, place)?;
-    checkout(git, shadow, place, from, true).await
+    if std::fs::symlink_metadata(&place.path).is_ok() {
+        return Err(RepoError::Refused(format!(
+            "{} is there already: move it away first",
+            place.path.display()
+        )));
+    }
+    let r = format!("refs/heads/{}", place.branch);
+    git.run(&["update-ref", &r, from, ""]).await?;
+    let made = async {
+        write_meta(shadow, place)?;
+        checkout(git, shadow, place, from, true).await
+    }
+    .await;
+    if made.is_err() {
+        let _ = git.run(&["update-ref", "-d", &r, from]).await;
+    }
+    made
+}
+
+/// Refuses a path whose folders are not real folders (a link planted there would send the
+/// server's writes elsewhere): each of `dirs`, if it exists.
+fn real_folders(dirs: &[&Path]) -> Result<(), RepoError> {
+    for d in dirs {
+        match std::fs::symlink_metadata(d) {
+            Ok(m) if !m.is_dir() => {
+                return Err(RepoError::Refused(format!(
+                    "{} is not a folder (a link?): refused",
+                    d.display()
+                )))
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// Mends the worktree if it was removed or broken by hand: `Some(why)` when it was made again
@@ -127,8 +153,20 @@ pub async fn ensure(
 fn write_meta(shadow: &Shadow, place: &Place) -> Result<(), RepoError> {
     let io = |e: std::io::Error| RepoError::Io(format!("{}: {e}", place.path.display()));
     let meta = place.meta(shadow);
+    let parent = place.path.parent().unwrap_or(&place.path);
+    let grand = parent.parent().unwrap_or(parent);
+    let worktrees = shadow.common.join("worktrees");
+    real_folders(&[
+        &shadow.common,
+        &worktrees,
+        &meta,
+        grand,
+        parent,
+        &place.path,
+    ])?;
     std::fs::create_dir_all(&meta).map_err(io)?;
     std::fs::create_dir_all(&place.path).map_err(io)?;
+    real_folders(&[&worktrees, &meta, parent, &place.path])?;
     std::fs::write(
         meta.join("HEAD"),
         format!("ref: refs/heads/{}\n", place.branch),
@@ -141,9 +179,21 @@ fn write_meta(shadow: &Shadow, place: &Place) -> Result<(), RepoError> {
     )
     .map_err(io)?;
     // The `.git` file is in the agent's folder: replaced, never written through a link.
-    let tmp = place.path.join(".git.soulgrid-tmp");
+    let tmp = place
+        .path
+        .join(format!(".git.soulgrid-{}.tmp", std::process::id()));
     let _ = std::fs::remove_file(&tmp);
-    std::fs::write(&tmp, place.dot_git(shadow)).map_err(io)?;
+    {
+        use std::io::Write;
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&tmp)
+            .map_err(io)?;
+        f.write_all(place.dot_git(shadow).as_bytes()).map_err(io)?;
+    }
     std::fs::rename(&tmp, place.path.join(".git")).map_err(io)
 }
 

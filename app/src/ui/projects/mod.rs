@@ -193,7 +193,6 @@ fn BranchRow(project: String, identity: String) -> impl IntoView {
     let strategy = RwSignal::new("merge".to_string());
     let merge = Action::new();
     let key = (project.clone(), identity.clone());
-    let approve = Call::new::<ep::ApproveBranch>(&key, &ep::Empty {});
     let changes = Call::new::<ep::RequestChanges>(&key, &ep::Empty {});
     let do_merge = {
         let key = key.clone();
@@ -231,6 +230,11 @@ fn BranchRow(project: String, identity: String) -> impl IntoView {
     view! {
         {move || w.get().map(|w| {
             let open_comments = w.comments.iter().filter(|c| !c.sent).count();
+            // What is approved is the head the radar showed, not whatever comes after it.
+            let approve = Call::new::<ep::ApproveBranch>(
+                &key,
+                &crate::contract::ApproveRequest { head: w.head.clone() },
+            );
             let review = w.review;
             let merge_note = w.merge.clone();
             view! {

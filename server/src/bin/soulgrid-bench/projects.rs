@@ -27,7 +27,11 @@ fn repository(root: &Path, files: usize) -> std::path::PathBuf {
     for i in 0..files {
         let dir = repo.join(format!("d{:03}", i / 100));
         std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join(format!("f{i:05}.rs")), format!("// file {i}\nfn f{i}() {{}}\n")).unwrap();
+        std::fs::write(
+            dir.join(format!("f{i:05}.rs")),
+            format!("// file {i}\nfn f{i}() {{}}\n"),
+        )
+        .unwrap();
     }
     git(&repo, &["init", "-q", "-b", "main"]);
     git(&repo, &["add", "-A"]);
@@ -35,8 +39,17 @@ fn repository(root: &Path, files: usize) -> std::path::PathBuf {
     repo
 }
 
-pub fn rows(server: &tokio::runtime::Runtime, client: &tokio::runtime::Runtime, dir: &Path, quick: bool) -> Vec<Row> {
-    let (files, changed, diffs, writes) = if quick { (2_000, 50, 10, 5) } else { (10_000, 200, 40, 20) };
+pub fn rows(
+    server: &tokio::runtime::Runtime,
+    client: &tokio::runtime::Runtime,
+    dir: &Path,
+    quick: bool,
+) -> Vec<Row> {
+    let (files, changed, diffs, writes) = if quick {
+        (2_000, 50, 10, 5)
+    } else {
+        (10_000, 200, 40, 20)
+    };
     let w1 = Row::new(
         "W1",
         &format!("an agent's diff over HTTP, {files}-file repository, {changed} files changed (page 1 and the commits)"),
@@ -55,33 +68,71 @@ pub fn rows(server: &tokio::runtime::Runtime, client: &tokio::runtime::Runtime, 
     let allow = code.display().to_string();
     let (state, port) = server.block_on(serve(
         &dir.join("data"),
-        &["--claude-cmd", &sim, "--distill-timeout", "0s", "--allow-dir", &allow],
+        &[
+            "--claude-cmd",
+            &sim,
+            "--distill-timeout",
+            "0s",
+            "--allow-dir",
+            &allow,
+        ],
     ));
     let set_up = client.block_on(async {
         request(port, "POST", "/api/agents/summon", Some(r#"{"seats":[0]}"#)).await;
         let named = until(Duration::from_secs(30), async || {
-            state.store.with_docs(|d| app::domain::docs::identity(d, 0).is_some_and(|i| i.has_name()))
+            state
+                .store
+                .with_docs(|d| app::domain::docs::identity(d, 0).is_some_and(|i| i.has_name()))
         })
         .await;
         if !named {
             return None;
         }
-        let (s, body) = request(port, "POST", "/api/projects", Some(&format!("{{\"path\":{:?}}}", repo.display().to_string()))).await;
-        let project = serde_json::from_str::<serde_json::Value>(&body).ok()?["id"].as_str()?.to_string();
+        let (s, body) = request(
+            port,
+            "POST",
+            "/api/projects",
+            Some(&format!("{{\"path\":{:?}}}", repo.display().to_string())),
+        )
+        .await;
+        let project = serde_json::from_str::<serde_json::Value>(&body).ok()?["id"]
+            .as_str()?
+            .to_string();
         assert_eq!(s, 201, "{body}");
-        let who = state.store.with_docs(|d| app::domain::docs::identity(d, 0).unwrap().stable_id());
-        let (s, body) = request(port, "POST", &format!("/api/projects/{project}/agents"), Some(&format!("{{\"agent\":\"{who}\"}}"))).await;
+        let who = state
+            .store
+            .with_docs(|d| app::domain::docs::identity(d, 0).unwrap().stable_id());
+        let (s, body) = request(
+            port,
+            "POST",
+            &format!("/api/projects/{project}/agents"),
+            Some(&format!("{{\"agent\":\"{who}\"}}")),
+        )
+        .await;
         assert_eq!(s, 201, "{body}");
-        let tree = serde_json::from_str::<serde_json::Value>(&body).ok()?["path"].as_str()?.to_string();
+        let tree = serde_json::from_str::<serde_json::Value>(&body).ok()?["path"]
+            .as_str()?
+            .to_string();
         Some((project, who, std::path::PathBuf::from(tree)))
     });
     let Some((project, who, tree)) = set_up else {
         stop(server, &state);
-        return vec![w1.not_run("the agent was not named"), w2.not_run("the agent was not named")];
+        return vec![
+            w1.not_run("the agent was not named"),
+            w2.not_run("the agent was not named"),
+        ];
     };
     for i in 0..changed {
-        let f = tree.join(format!("d{:03}/f{:05}.rs", (i * 37) % files / 100, (i * 37) % files));
-        std::fs::write(&f, format!("// file changed by the agent\nfn changed{i}() {{}}\n")).unwrap();
+        let f = tree.join(format!(
+            "d{:03}/f{:05}.rs",
+            (i * 37) % files / 100,
+            (i * 37) % files
+        ));
+        std::fs::write(
+            &f,
+            format!("// file changed by the agent\nfn changed{i}() {{}}\n"),
+        )
+        .unwrap();
         if i == changed / 2 {
             git(&tree, &["commit", "-q", "-am", "half of it"]);
         }
@@ -107,7 +158,10 @@ pub fn rows(server: &tokio::runtime::Runtime, client: &tokio::runtime::Runtime, 
     let after = state.store.last_event_id();
     let (watcher, mut seen) = watch(client, port, after, |data| {
         data.contains("\"worktree_changed\"").then(|| {
-            data.split("\"radar-").skip(1).filter_map(|r| r.split('.').next()?.parse::<u64>().ok()).max()
+            data.split("\"radar-")
+                .skip(1)
+                .filter_map(|r| r.split('.').next()?.parse::<u64>().ok())
+                .max()
         })?
     });
     let mut lag = Vec::new();

@@ -133,14 +133,28 @@ impl Projects {
             .await?)
     }
 
-    /// Approves the branch at its head now (and the base as it is now).
-    pub async fn approve(&self, project: &str, identity: &str) -> Result<String, ProjectError> {
+    /// Approves the branch at `seen` (the head the human looked at), or at its head now when
+    /// none is given, and the base as it is now.
+    pub async fn approve(
+        &self,
+        project: &str,
+        identity: &str,
+        seen: Option<&str>,
+    ) -> Result<String, ProjectError> {
         let (p, w) = self.branch(project, identity)?;
         if !p.is_linked() {
             return Err(ProjectError::Conflict(format!("{} is unlinked", p.name)));
         }
+        super::shadow_of(&self.ctx, &p.project_id, &p.path).ensure(&p.base)?;
         let git = self.git(&p);
         let head = rev(&git, &w.branch).await?;
+        if seen.is_some_and(|s| s != head) {
+            return Err(ProjectError::Conflict(format!(
+                "{} has moved since you looked (it is at {} now): look again",
+                w.branch,
+                short(&head)
+            )));
+        }
         let base_head = rev(&git, &p.base).await?;
         if git.text(&["merge-base", &base_head, &head]).await? == head {
             return Err(ProjectError::Conflict(format!(
@@ -168,7 +182,13 @@ impl Projects {
         identity: &str,
         strategy: Strategy,
     ) -> Result<Merged, ProjectError> {
+        // Asked twice at once, one merge: looked at and queued under one lock.
+        let asking = self.lock(&format!("ask:{project}:{identity}"));
+        let asked = asking.lock().await;
         let (p, w) = self.branch(project, identity)?;
+        if !p.is_linked() {
+            return Err(ProjectError::Conflict(format!("{} is unlinked", p.name)));
+        }
         let approved = match (w.review, &w.approved_head) {
             (Review::Approved, Some(head)) => head.clone(),
             _ => {
@@ -190,6 +210,7 @@ impl Projects {
             }
         })
         .await?;
+        drop(asked);
         let queue = self.lock(&format!("merge:{project}"));
         let _turn = queue.lock().await;
         let result = self.merge_now(&p, &w, &approved, strategy).await;
@@ -252,6 +273,8 @@ impl Projects {
         approved: &str,
         strategy: Strategy,
     ) -> Result<Result<String, Refused>, ProjectError> {
+        // The shadow exactly as the server made it, whatever wrote into it meanwhile.
+        super::shadow_of(&self.ctx, &p.project_id, &p.path).ensure(&p.base)?;
         let why = |s: String| {
             Ok(Err(Refused {
                 why: s,
@@ -305,9 +328,14 @@ impl Projects {
                 }));
             }
         }
+        if let Some(elsewhere) = checked_out_elsewhere(&common, &p.base) {
+            return why(format!(
+                "{} is checked out in your worktree {elsewhere}: merge there, or check out another branch in it",
+                p.base
+            ));
+        }
         if let Some(command) = &p.check {
-            let work = self.work(p, w).await?;
-            let loose = work.uncommitted();
+            let loose = self.loose(p, w).await?;
             if !loose.is_empty() {
                 return Ok(Err(Refused {
                     why: format!(
@@ -319,6 +347,21 @@ impl Projects {
                 }));
             }
             let checked = self.check(p, w, command).await?;
+            // What was checked is what is merged: the agent did not go on meanwhile.
+            if checked.passed {
+                let now = rev(&git, &w.branch).await?;
+                let loose = self.loose(p, w).await?;
+                if now != head || !loose.is_empty() {
+                    return Ok(Err(Refused {
+                        why: format!(
+                            "{} changed its worktree while the check ran: what passed is not what would be merged; approve it again",
+                            w.agent
+                        ),
+                        files: loose,
+                        ..Default::default()
+                    }));
+                }
+            }
             if !checked.passed {
                 return Ok(Err(Refused {
                     why: match checked.timed_out {
@@ -403,6 +446,14 @@ impl Projects {
         Ok(Ok(new))
     }
 
+    /// The files of the worktree not committed yet (under the project's lock: the server's
+    /// index of it is written).
+    async fn loose(&self, p: &ProjectDoc, w: &WorktreeDoc) -> Result<Vec<String>, ProjectError> {
+        let held = self.lock(&p.project_id);
+        let _held = held.lock().await;
+        Ok(self.work(p, w).await?.uncommitted())
+    }
+
     /// Runs the project's check in the worktree, its output recorded as it grows.
     async fn check(
         &self,
@@ -479,6 +530,29 @@ async fn rev(git: &crate::repo::git::Git, branch: &str) -> Result<String, Projec
 
 fn short(commit: &str) -> &str {
     commit.get(..10).unwrap_or(commit)
+}
+
+/// The user's own linked worktree (not one of Soulgrid's) that has `base` checked out, if any:
+/// moving the branch under it would leave it showing the merge reversed.
+fn checked_out_elsewhere(common: &Path, base: &str) -> Option<String> {
+    let wanted = format!("ref: refs/heads/{base}");
+    let dir = std::fs::read_dir(common.join("worktrees")).ok()?;
+    dir.flatten()
+        .filter(|e| !e.file_name().to_string_lossy().starts_with("soulgrid-"))
+        .find_map(|e| {
+            let Ok(Found::Bytes(head)) = read_in(&e.path(), Path::new("HEAD"), 4096) else {
+                return None;
+            };
+            (String::from_utf8_lossy(&head).trim() == wanted).then(|| {
+                match read_in(&e.path(), Path::new("gitdir"), 4096) {
+                    Ok(Found::Bytes(g)) => String::from_utf8_lossy(&g)
+                        .trim()
+                        .trim_end_matches("/.git")
+                        .to_string(),
+                    _ => e.file_name().to_string_lossy().into_owned(),
+                }
+            })
+        })
 }
 
 /// A relative path inside a worktree, or why not.

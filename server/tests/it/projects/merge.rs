@@ -151,6 +151,11 @@ async fn comments_reach_the_agent_and_an_approved_branch_is_merged_into_the_base
     assert_eq!(again.status, 409, "nothing open to send: {}", again.body);
     // Not approved: no merge.
     b.refused("merge", "is not approved").await;
+    // An approval is of the head the human saw: a branch moved since is refused.
+    let seen = git(&b.tree, &["rev-parse", "HEAD~1"]);
+    let r = b.post("approve", json!({"head": seen})).await;
+    assert_eq!(r.status, 409, "{}", r.body);
+    assert!(r.body.contains("has moved since you looked"), "{}", r.body);
     b.approve().await;
     let head = git(&b.tree, &["rev-parse", "HEAD"]);
     let r = b.post("merge", json!({})).await;
@@ -297,7 +302,8 @@ async fn a_failing_or_hanging_check_refuses_the_merge_with_its_output() {
     assert_eq!(body["files"], json!(["loose.txt"]));
 
     let pid_file = b._root.path().join("check.pid");
-    let hang = format!("echo $$ > {}; sleep 600 & wait", pid_file.display());
+    // The pid of what the check started (not the shell's, which its own kill would end).
+    let hang = format!("sleep 600 & echo $! > {}; wait", pid_file.display());
     let c = bench(6, Some(&hang), &["--check-timeout", "1s"]).await;
     c.agent_commits("agent.txt", "agent\n");
     c.approve().await;
@@ -310,7 +316,7 @@ async fn a_failing_or_hanging_check_refuses_the_merge_with_its_output() {
         .unwrap()
         .trim()
         .to_string();
-    wait_until("the check's shell is gone", || {
+    wait_until("what the check started is gone", || {
         std::fs::read_to_string(format!("/proc/{pid}/stat"))
             .map_or(true, |s| s.split(' ').nth(2) == Some("Z"))
     })
@@ -374,4 +380,32 @@ async fn merges_of_one_project_run_one_at_a_time_and_the_second_sees_the_base_mo
     let firsts: Vec<&String> = moves.iter().map(|(who, _)| who).collect();
     let switches = firsts.windows(2).filter(|w| w[0] != w[1]).count();
     assert_eq!(switches, 1, "no interleaving: {moves:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_merge_asked_twice_at_once_runs_once() {
+    let b = bench(2, Some("sleep 0.3"), &[]).await;
+    b.agent_commits("a.txt", "a\n");
+    b.approve().await;
+    let (r1, r2) = tokio::join!(b.post("merge", json!({})), b.post("merge", json!({})));
+    let mut statuses = [r1.status.as_u16(), r2.status.as_u16()];
+    statuses.sort();
+    assert_eq!(statuses, [200, 409], "{} {}", r1.body, r2.body);
+    let refused = if r1.status == 409 { &r1 } else { &r2 };
+    assert!(
+        refused.body.contains("already being merged"),
+        "{}",
+        refused.body
+    );
+    let merged = count_events(&b.state, |k| {
+        matches!(
+            k,
+            EventKind::MergeMoved {
+                state: MergeState::Merged,
+                ..
+            }
+        )
+    })
+    .await;
+    assert_eq!(merged, 1);
 }

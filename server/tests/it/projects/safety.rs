@@ -130,3 +130,83 @@ async fn branch_and_worktree_names_are_the_servers_own() {
     assert_eq!(r.status, 404, "{}", r.body);
     assert!(!_dir.path().join("etc").exists());
 }
+
+/// git as the test runs it in the trapped repository: every trap disarmed for its own calls.
+fn git_disarmed(dir: &Path, args: &[&str]) {
+    let mut all = vec![
+        "-c",
+        "core.hooksPath=/dev/null",
+        "-c",
+        "core.fsmonitor=false",
+        "-c",
+        "filter.trap.clean=cat",
+        "-c",
+        "filter.trap.smudge=cat",
+        "-c",
+        "filter.trap.process=",
+        "-c",
+        "filter.trap.required=false",
+        "-c",
+        "core.pager=cat",
+        "-c",
+        "log.showSignature=false",
+    ];
+    all.extend_from_slice(args);
+    git(dir, &all);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_merge_runs_no_trap_and_the_shadow_cannot_be_rearmed() {
+    let root = tempfile::tempdir().unwrap();
+    let (web, ran) = booby_trapped(root.path());
+    let (dir, state, router) = team_in(root.path()).await;
+    let project = link(&router, &web).await;
+    let who = identity_in(&state, 1);
+    let w = put_to_work(&router, &project, &who).await;
+    let tree = PathBuf::from(w["path"].as_str().unwrap());
+    std::fs::write(tree.join("agent.txt"), "agent\n").unwrap();
+    git_disarmed(&tree, &["add", "agent.txt"]);
+    git_disarmed(&tree, &["commit", "-q", "-m", "agent"]);
+    // The base moves on: a merge commit (merge-tree, commit-tree) and the checkout after it.
+    std::fs::write(web.join("user.txt"), "user\n").unwrap();
+    git_disarmed(&web, &["add", "user.txt"]);
+    git_disarmed(&web, &["commit", "-q", "-m", "user"]);
+    for f in std::fs::read_dir(&ran).unwrap() {
+        std::fs::remove_file(f.unwrap().path()).unwrap();
+    }
+    let at = format!("/api/projects/{project}/branches/{who}");
+    let r = call(
+        &router,
+        post_json(&format!("{at}/approve"), serde_json::json!({})),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    // Then someone rewrites the shadow's own configuration to include the repository's, and
+    // gives it attributes.
+    let shadow = dir.path().join("projects").join(&project).join("git");
+    std::fs::write(
+        shadow.join("config"),
+        format!(
+            "[include]\n\tpath = {}\n",
+            web.join(".git/config").display()
+        ),
+    )
+    .unwrap();
+    std::fs::write(shadow.join("info/attributes"), "* filter=trap\n").unwrap();
+    let r = call(
+        &router,
+        post_json(&format!("{at}/merge"), serde_json::json!({})),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(web.join("agent.txt").exists(), "merged into the checkout");
+    let left: Vec<String> = std::fs::read_dir(&ran)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(left.is_empty(), "the server's git ran: {left:?}");
+    assert!(
+        !shadow.join("info/attributes").exists(),
+        "the shadow was mended"
+    );
+}
