@@ -108,7 +108,7 @@ fn parse_raw_numstat(out: &[u8], uncommitted: &BTreeSet<String>) -> Vec<DiffFile
         let (Some(a), Some(r), Some(path)) = (f.next(), f.next(), f.next()) else {
             continue;
         };
-        if let Some(file) = at.get(&*path).and_then(|i| files.get_mut(*i)) {
+        if let Some(file) = at.get(path).and_then(|i| files.get_mut(*i)) {
             file.binary = a == "-";
             file.added = a.parse().ok();
             file.removed = r.parse().ok();

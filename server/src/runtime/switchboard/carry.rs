@@ -165,40 +165,38 @@ impl Runtime {
         seat: Seat,
         project: Option<&str>,
     ) -> Result<(String, app::domain::docs::WorktreeDoc), String> {
-        self.store()
-            .with_docs(|d| {
-                let who = app::domain::docs::identity(d, seat)
-                    .ok_or("you have no seat")?
-                    .stable_id();
-                let mine = app::domain::projects::worktrees_of(d, &who);
-                let name = |w: &app::domain::docs::WorktreeDoc| {
-                    app::domain::projects::project(d, &w.project_id)
-                        .map_or(String::new(), |p| p.name.clone())
-                };
-                let found: Vec<_> = match project {
-                    Some(p) => mine
-                        .into_iter()
-                        .filter(|w| name(w).eq_ignore_ascii_case(p.trim()))
-                        .collect(),
-                    None => mine,
-                };
-                match found[..] {
-                    [w] => Ok((w.project_id.clone(), w.clone())),
-                    [] => Err(match project {
-                        Some(p) => format!("you are not at work on a project called {p:?}"),
-                        None => "you are not at work on any project".to_string(),
-                    }),
-                    _ => Err(format!(
-                        "you work on {}: say which project",
-                        found
-                            .iter()
-                            .map(|w| name(w))
-                            .collect::<Vec<_>>()
-                            .join(" and ")
-                    )),
-                }
-            })
-            .map_err(Into::into)
+        self.store().with_docs(|d| {
+            let who = app::domain::docs::identity(d, seat)
+                .ok_or("you have no seat")?
+                .stable_id();
+            let mine = app::domain::projects::worktrees_of(d, &who);
+            let name = |w: &app::domain::docs::WorktreeDoc| {
+                app::domain::projects::project(d, &w.project_id)
+                    .map_or(String::new(), |p| p.name.clone())
+            };
+            let found: Vec<_> = match project {
+                Some(p) => mine
+                    .into_iter()
+                    .filter(|w| name(w).eq_ignore_ascii_case(p.trim()))
+                    .collect(),
+                None => mine,
+            };
+            match found[..] {
+                [w] => Ok((w.project_id.clone(), w.clone())),
+                [] => Err(match project {
+                    Some(p) => format!("you are not at work on a project called {p:?}"),
+                    None => "you are not at work on any project".to_string(),
+                }),
+                _ => Err(format!(
+                    "you work on {}: say which project",
+                    found
+                        .iter()
+                        .map(|w| name(w))
+                        .collect::<Vec<_>>()
+                        .join(" and ")
+                )),
+            }
+        })
     }
 
     /// Records the claim; puts the claimer and each agent it meets in touch, one message each
