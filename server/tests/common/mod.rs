@@ -26,6 +26,25 @@ use soulgrid::config::Config;
 use soulgrid::state::AppState;
 use tower::ServiceExt;
 
+/// git as a test runs it on its own repositories: no system or user configuration, a fixed
+/// author; panics with git's words when it fails. Its output, trimmed.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .args(["-c", "user.name=Tester", "-c", "user.email=t@example.com"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
 pub fn config(data_dir: &Path, extra: &[&str]) -> Config {
     let mut args = vec![
         "soulgrid".to_string(),

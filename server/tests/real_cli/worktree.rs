@@ -7,7 +7,7 @@ use crate::common;
 use app::domain::docs::{identity, pending, thread, Docs, SpeakerType};
 use app::domain::LEAD_SEAT;
 use axum::http::StatusCode;
-use common::{call, get, post_json, wait_for_secs};
+use common::{call, get, git, post_json, wait_for_secs};
 use serde_json::json;
 
 fn lead_said(d: &Docs, words: &str) -> usize {
@@ -15,23 +15,6 @@ fn lead_said(d: &Docs, words: &str) -> usize {
         .iter()
         .filter(|m| m.speaker_type == SpeakerType::Lead && m.text.contains(words))
         .count()
-}
-
-fn git(dir: &std::path::Path, args: &[&str]) -> String {
-    let out = std::process::Command::new("git")
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .args(["-c", "user.name=Tester", "-c", "user.email=t@example.com"])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

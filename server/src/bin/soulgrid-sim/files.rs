@@ -16,34 +16,41 @@ pub(crate) fn append_knowledge(file: &str, line: &str) {
     }
 }
 
+/// git as the agent runs it, in `dir` (its folder, or a worktree), as `name`, without the
+/// machine's configuration.
+pub(crate) fn git_in(dir: &std::path::Path, name: &str, args: &[&str]) -> Result<(), String> {
+    std::process::Command::new("git")
+        .current_dir(dir)
+        .args([
+            "-c",
+            &format!("user.name={name}"),
+            "-c",
+            "user.email=sim@soulgrid.invalid",
+            "-c",
+            "core.hooksPath=/dev/null",
+            "-c",
+            "commit.gpgSign=false",
+        ])
+        .args(args)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .map_err(|e| e.to_string())
+        .and_then(|o| match o.status.success() {
+            true => Ok(()),
+            false => Err(String::from_utf8_lossy(&o.stderr).trim().to_string()),
+        })
+}
+
 /// Commits everything in its folder with `message`, as an agent does with its own tools.
 pub(crate) fn git_commit(name: &str, message: &str) -> Result<(), String> {
-    let git = |args: &[&str]| {
-        std::process::Command::new("git")
-            .args([
-                "-c",
-                &format!("user.name={name}"),
-                "-c",
-                "user.email=sim@soulgrid.invalid",
-            ])
-            .args([
-                "-c",
-                "core.hooksPath=/dev/null",
-                "-c",
-                "commit.gpgSign=false",
-            ])
-            .args(args)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .output()
-            .map_err(|e| e.to_string())
-            .and_then(|o| match o.status.success() {
-                true => Ok(()),
-                false => Err(String::from_utf8_lossy(&o.stderr).trim().to_string()),
-            })
-    };
-    git(&["add", "-A"])?;
-    git(&["commit", "-q", "--allow-empty", "-m", message])
+    let here = std::path::Path::new(".");
+    git_in(here, name, &["add", "-A"])?;
+    git_in(
+        here,
+        name,
+        &["commit", "-q", "--allow-empty", "-m", message],
+    )
 }
 
 /// A session id for a fork, distinct per process.

@@ -12,32 +12,7 @@ use serde_json::json;
 
 use super::Sim;
 
-/// git as the agent runs it in its worktree (no configuration of the machine's).
-fn git(dir: &Path, name: &str, args: &[&str]) -> Result<(), String> {
-    std::process::Command::new("git")
-        .current_dir(dir)
-        .args([
-            "-c",
-            &format!("user.name={name}"),
-            "-c",
-            "user.email=sim@soulgrid.invalid",
-        ])
-        .args([
-            "-c",
-            "core.hooksPath=/dev/null",
-            "-c",
-            "commit.gpgSign=false",
-        ])
-        .args(args)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .output()
-        .map_err(|e| e.to_string())
-        .and_then(|o| match o.status.success() {
-            true => Ok(()),
-            false => Err(String::from_utf8_lossy(&o.stderr).trim().to_string()),
-        })
-}
+use super::files::git_in as git;
 
 fn commit_all(dir: &Path, name: &str, message: &str) -> Result<(), String> {
     git(dir, name, &["add", "-A"])?;

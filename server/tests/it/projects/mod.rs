@@ -23,24 +23,6 @@ use soulgrid::state::AppState;
 
 use crate::common::*;
 
-/// git as a test runs it on its own repositories: no system or user configuration.
-pub fn git(dir: &Path, args: &[&str]) -> String {
-    let out = std::process::Command::new("git")
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .args(["-c", "user.name=Tester", "-c", "user.email=t@example.com"])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
-
 /// A repository at `{root}/{name}` on `main` with a few files in one commit.
 pub fn repo(root: &Path, name: &str) -> PathBuf {
     let dir = root.join(name);
