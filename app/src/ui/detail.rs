@@ -120,7 +120,7 @@ pub fn AgentDetail(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                             </details>
                         }
                     })}
-                    {d.can_fork.then(|| view! { <crate::ui::projects::PutToWork identity=d.page.clone()/> })}
+                    {d.can_fork.then(|| view! { <crate::ui::projects::put::PutToWork identity=d.page.clone()/> })}
                     <p><a class="agent-page-link" href=format!("/agents/{}", d.page)>
                         {format!("{}'s page", name.clone().unwrap_or_else(|| "This agent".into()))}
                     </a></p>

@@ -17,6 +17,7 @@ use super::action::Action;
 use super::detail::PostButton;
 
 mod diff;
+pub mod put;
 
 #[component]
 pub fn Projects() -> impl IntoView {
@@ -279,57 +280,5 @@ fn BranchRow(project: String, identity: String) -> impl IntoView {
         <Show when=move || open.get()>
             <diff::Diff project=dp.clone() identity=di.clone()/>
         </Show>
-    }
-}
-
-/// **Put to work on …**: the linked projects the identity does not work on yet.
-#[component]
-pub fn PutToWork(identity: String) -> impl IntoView {
-    let live = use_live();
-    let who = identity.clone();
-    let choices = Memo::new(move |_| {
-        live.docs.with(|d| {
-            projects::projects(d)
-                .into_iter()
-                .filter(|p| p.is_linked() && projects::worktree(d, &p.project_id, &who).is_none())
-                .map(|p| (p.project_id.clone(), p.name.clone()))
-                .collect::<Vec<_>>()
-        })
-    });
-    let chosen = RwSignal::new(String::new());
-    let action = Action::new();
-    let put = move |_| {
-        let project = match chosen.get_untracked() {
-            c if !c.is_empty() => c,
-            _ => match choices.get_untracked().first() {
-                Some((id, _)) => id.clone(),
-                None => return,
-            },
-        };
-        let body = crate::contract::AgentToWork {
-            agent: identity.clone(),
-        };
-        action.run(
-            async move {
-                crate::api::call::<ep::PutToWork>(&project, &body)
-                    .await
-                    .map(drop)
-            },
-            || {},
-        );
-    };
-    move || {
-        let c = choices.get();
-        (!c.is_empty()).then(|| view! {
-            <p class="put-to-work">
-                <select aria-label="Project" on:change=move |ev| chosen.set(event_target_value(&ev))>
-                    {c.into_iter().map(|(id, name)| view! { <option value=id>{name}</option> }).collect_view()}
-                </select>
-                <button type="button" class="agent-action" disabled=move || action.busy.get() on:click=put.clone()>
-                    "Put to work"
-                </button>
-                {move || action.error.get().map(|e| view! { <span class="error" role="alert">{e}</span> })}
-            </p>
-        })
     }
 }
