@@ -276,7 +276,15 @@ fn BranchRow(project: String, identity: String) -> impl IntoView {
                 </li>
             }
         })}
-        {move || merge.error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+        // A refused merge says why in its note; anything else (a network error) here.
+        {move || {
+            let refused = w.with(|w| {
+                w.as_ref()
+                    .and_then(|w| w.merge.as_ref())
+                    .is_some_and(|m| m.state == MergeState::Refused)
+            });
+            merge.error.get().filter(|_| !refused).map(|e| view! { <p class="error" role="alert">{e}</p> })
+        }}
         <Show when=move || open.get()>
             <diff::Diff project=dp.clone() identity=di.clone()/>
         </Show>

@@ -257,6 +257,21 @@ impl Projects {
             }
         })
         .await?;
+        // The base moved: every branch of the project is looked at again (what is merged no
+        // longer differs; the others' counts and overlaps change).
+        if state == MergeState::Merged {
+            let ids: Vec<String> = self.ctx.store().with_docs(|d| {
+                projects::worktrees_of_project(d, project)
+                    .into_iter()
+                    .map(|w| w.identity_id.clone())
+                    .collect()
+            });
+            for id in ids {
+                if let Err(e) = self.refresh(project, &id).await {
+                    tracing::debug!(%project, identity = %id, error = %e, "a branch could not be looked at after a merge");
+                }
+            }
+        }
         Ok(Merged {
             result,
             notice: Notice {

@@ -189,6 +189,13 @@ async fn comments_reach_the_agent_and_an_approved_branch_is_merged_into_the_base
             .any(|t| t.contains("was merged into main of web"))
     })
     .await;
+    // Merged, the branch no longer differs from the base: looked at again with the merge.
+    let w = b
+        .state
+        .store
+        .with_docs(|d| worktree(d, &b.project, &b.who).cloned())
+        .unwrap();
+    assert_eq!((w.commits_ahead, w.changed_files.len()), (0, 0), "{w:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
