@@ -6,7 +6,8 @@
 //! - `ready.rs`: the worktrees a process starts with (made again when removed by hand).
 //! - `view.rs`: each agent's branch as git sees it now, overlaps, a diff page.
 //! - `radar.rs`: the worktrees followed as they change, overlaps told to the agents.
-//! - `review.rs`: comments, changes requested, approval, the merge queue and the check.
+//! - `review.rs`: comments, changes requested, approval.
+//! - `merging.rs`: the merge queue, the check, the branch into the base.
 //!
 //! **Rule:** it names no other room. A worktree belongs to an identity
 //! (`{data-dir}/worktrees/{identity}/{project}`), never to a seat.
@@ -28,14 +29,15 @@ use crate::repo::RepoError;
 use crate::runtime::context::Context;
 use crate::store::StoreError;
 
+mod merging;
 mod radar;
 mod ready;
 mod review;
 mod view;
 
+pub use merging::{Merged, Refused};
 pub use radar::Notice;
 pub use ready::{ready, Ready};
-pub use review::{Merged, Refused};
 
 /// How long one git call on a project may take before it is stopped.
 pub const GIT_LIMIT: Duration = Duration::from_secs(60);
