@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { test, expect, openHydrated } from '../support/page';
+import { test, expect, openHydrated, recordNotifications } from '../support/page';
 import { startServer, RunningServer } from '../support/server';
 
 // Its own server, allowed to use a folder with one git repository, its simulated agents
@@ -37,6 +37,7 @@ test.afterAll(async () => {
 
 test('link a project, two agents at work, both diffs live, a comment reaches the agent, a merge lands, a conflict shows', async ({ page, problems }) => {
   test.setTimeout(120_000);
+  await recordNotifications(page);
   await openHydrated(page, server.url);
   await page.getByRole('button', { name: 'SUMMON' }).click();
   await expect(page.locator('.cell:not(.lead)[data-status="alive"]')).toHaveCount(8, { timeout: 20_000 });
@@ -77,12 +78,18 @@ test('link a project, two agents at work, both diffs live, a comment reaches the
   await page.locator('.line-comment textarea').fill('Say why, too.');
   await page.locator('.line-comment').getByRole('button', { name: 'Comment' }).click();
   await expect(page.locator('.diff-view tr.comment')).toContainText('Say why, too.');
+  // The tab hidden from here on: her request for a review again becomes a notification.
+  await page.evaluate(() => ((window as any).__hidden = true));
   await row(lyra).getByRole('button', { name: 'Request changes (1)' }).click();
   await page.locator('.cell[data-seat="0"]').click();
   await expect(page.locator('.thread')).toContainText('asks for changes', { timeout: 20_000 });
   // The simulated agent makes the change, commits and asks for a review again.
   await expect(row(lyra).locator('.review')).toHaveText('asks for a review', { timeout: 30_000 });
   await expect(row(lyra)).toContainText('2 commits ahead');
+  await expect
+    .poll(() => page.evaluate(() => (window as any).__notes))
+    .toContainEqual({ title: `${lyra} asks for a review`, body: 'Its branch of web is in your review list.' });
+  await page.evaluate(() => ((window as any).__hidden = false));
 
   // Approved and merged: the base has her commits.
   await row(lyra).getByRole('button', { name: 'Approve' }).click();

@@ -137,6 +137,32 @@ pub struct VersionQuery {
     pub version: Option<u32>,
 }
 
+/// A project and, in the query, a file of it, whose worktree and which line
+/// (`?path=…&agent=…&line=N`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FileAt {
+    pub project: String,
+    pub path: String,
+    pub agent: Option<String>,
+    pub line: Option<u32>,
+}
+
+impl Params for FileAt {
+    fn segments(&self) -> Vec<String> {
+        vec![path_segment(&self.project)]
+    }
+    fn query(&self) -> Option<String> {
+        let mut q = format!("path={}", path_segment(&self.path));
+        if let Some(a) = &self.agent {
+            q.push_str(&format!("&agent={}", path_segment(a)));
+        }
+        if let Some(l) = self.line {
+            q.push_str(&format!("&line={l}"));
+        }
+        Some(q)
+    }
+}
+
 /// A project and, in the query, whose diff and which page (`?agent=…&page=N`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DiffAt {
@@ -319,6 +345,9 @@ endpoints! {
     PutToWork: Post "/api/projects/{id}/agents", String, AgentToWork => WorktreeDoc;
     /// One agent's work against the base, a page of files at a time, with its commits.
     ProjectDiff: Get "/api/projects/{id}/diff", DiffAt, Empty => DiffView;
+    /// A file of the project around a line (a finding's): in the agent's worktree as it is
+    /// now, or at the base's head without `agent`; `changed` says whether its branch changes it.
+    ProjectFile: Get "/api/projects/{id}/file", FileAt, Empty => FileExcerpt;
     /// The human's comment on a line of an agent's diff, `201`.
     CommentLine: Post "/api/projects/{id}/branches/{identity}/comments", (String, String), LineComment => Created;
     /// Sends the agent every open comment in one message (each with its file, line and the
@@ -370,6 +399,7 @@ pub fn api_markdown() -> String {
             "After" => "[?after=N]",
             "KnowledgeAt" => "[?version=N]",
             "DiffAt" => "?agent=ID[&page=N]",
+            "FileAt" => "?path=P[&agent=ID][&line=N]",
             _ => "",
         };
         md.push_str(&format!(

@@ -185,6 +185,41 @@ pub struct DiffQuery {
     pub page: Option<usize>,
 }
 
+/// `?path=…&agent=…&line=N` of a file of a project: the agent's worktree as it is now (the
+/// base's head without `agent`), around `line`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileQuery {
+    pub path: String,
+    #[serde(default)]
+    pub agent: Option<String>,
+    #[serde(default)]
+    pub line: Option<u32>,
+}
+
+/// `GET /api/projects/{id}/file`: the lines of a file around one (at most
+/// [`FileExcerpt::AROUND`] on each side), numbered from `first`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileExcerpt {
+    pub path: String,
+    /// Where it was read: `Lyra's worktree` or the base's name.
+    pub from: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    pub first: u32,
+    pub lines: Vec<String>,
+    pub total_lines: u32,
+    /// Whether the agent's branch changes it (its diff shows how).
+    pub changed: bool,
+    /// Why no lines are shown (a binary or too large file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+impl FileExcerpt {
+    pub const AROUND: u32 = 12;
+}
+
 /// `POST /api/projects/{id}/branches/{identity}/comments`: the human's comment on a line.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]

@@ -7,13 +7,16 @@ use crate::domain::docs::{ArtifactKind, Docs, JobStatus, QuestDoc, QuestStatus, 
 use crate::domain::quest::{findings_of, jobs, latest_artifacts, quest, quests};
 use crate::domain::Millis;
 
-/// `POST /api/quests`: a problem, and a folder the agents may read (one the server allows).
+/// `POST /api/quests`: a problem, and a folder the agents may read (one the server allows) or a
+/// linked project (its id or name) they read in worktrees of their own.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NewQuest {
     pub problem: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub folder: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project: Option<String>,
 }
 
 /// The id of what was created (`202`).
@@ -59,6 +62,14 @@ pub struct FindingView {
     pub body: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub severity: Option<Severity>,
+    /// The project's file it is about (a path from the project's root) and the line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    /// The identity that posted it (its branch is the diff the file links to).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub identity: Option<String>,
     pub pinned: bool,
     pub struck: bool,
     pub comments: Vec<String>,
@@ -83,6 +94,9 @@ pub struct QuestView {
     pub problem: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub folder: Option<String>,
+    /// The linked project it is on (its id).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project: Option<String>,
     pub status: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub template: Option<String>,
@@ -155,6 +169,7 @@ pub fn quest_view(docs: &Docs, id: &str) -> Option<QuestView> {
         id: q.quest_id.clone(),
         problem: q.problem.clone(),
         folder: q.folder.clone(),
+        project: q.project.clone(),
         status: status_text(q),
         template: q.template.clone(),
         stages: q
@@ -185,6 +200,9 @@ pub fn quest_view(docs: &Docs, id: &str) -> Option<QuestView> {
                 title: f.title.clone(),
                 body: f.body.clone(),
                 severity: f.severity,
+                file: f.file.clone(),
+                line: f.line,
+                identity: f.identity_id.clone(),
                 pinned: f.pinned,
                 struck: f.struck,
                 comments: f.comments.iter().map(|c| c.text.clone()).collect(),

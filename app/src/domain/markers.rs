@@ -150,6 +150,11 @@ pub enum Marker {
         body: String,
         #[serde(default)]
         severity: Option<String>,
+        /// The file of the quest's project it is about, and the line.
+        #[serde(default)]
+        file: Option<String>,
+        #[serde(default, deserialize_with = "line_number")]
+        line: Option<u32>,
     },
     /// An agent's part of its stage is done.
     #[serde(rename = "stage_done")]
@@ -392,4 +397,17 @@ impl LineBuffer {
         }
         parsed
     }
+}
+
+/// A line number as an agent writes it: a number, or a number in a string (`"42"`); anything
+/// else is no line.
+fn line_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+    Ok(
+        match <Option<serde_json::Value> as serde::Deserialize>::deserialize(d)? {
+            Some(serde_json::Value::Number(n)) => n.as_u64().and_then(|n| u32::try_from(n).ok()),
+            Some(serde_json::Value::String(s)) => s.trim().parse().ok(),
+            _ => None,
+        }
+        .filter(|n| *n > 0),
+    )
 }

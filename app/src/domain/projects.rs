@@ -125,6 +125,30 @@ pub fn where_you_work(docs: &Docs, worktrees: &[&WorktreeDoc]) -> Option<String>
     Some(out)
 }
 
+/// A file an agent names (a finding's), as a path relative to the project's root: written
+/// relative, or absolute inside the agent's `worktree`. `None` for a path that leaves the
+/// project (`..`, absolute elsewhere) or names nothing.
+pub fn file_in_project(raw: &str, worktree: Option<&str>) -> Option<String> {
+    let raw = raw.trim();
+    let rel = match (raw.starts_with('/'), worktree) {
+        (true, Some(w)) => raw
+            .strip_prefix(w.trim_end_matches('/'))?
+            .strip_prefix('/')?,
+        (true, None) => return None,
+        (false, _) => raw,
+    };
+    let mut parts = Vec::new();
+    for part in rel.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => return None,
+            p if p.contains('\0') => return None,
+            p => parts.push(p),
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("/"))
+}
+
 /// The files changed in two or more worktrees of `project` (branches not merged), each with
 /// the identities that changed it, in file order.
 pub fn overlaps(docs: &Docs, project: &str) -> Vec<(String, Vec<String>)> {

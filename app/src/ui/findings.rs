@@ -10,7 +10,8 @@ use leptos::prelude::*;
 use super::action::Action;
 use super::face::Face;
 use super::quest::{shown_quest, ShownQuest};
-use crate::contract::{job_views, Created, FindingMark, NewJob};
+use crate::contract::endpoints::FileAt;
+use crate::contract::{job_views, Created, FileExcerpt, FindingMark, NewJob};
 use crate::domain::docs::{identity_by_id, ArtifactKind, Docs, FindingDoc, JobStatus};
 use crate::domain::markdown;
 use crate::domain::palette::seat_style;
@@ -50,11 +51,13 @@ pub fn Board() -> impl IntoView {
     move || {
         quest.get().map(|q| {
             let id = q.quest_id.clone();
+            let project = q.project.clone();
             let stages = q
                 .stages
                 .iter()
                 .map(|s| {
                     let (id, index) = (id.clone(), s.index);
+                    let project = project.clone();
                     let findings = move || {
                         live.docs.with(|d| {
                             findings_of(d, &id)
@@ -74,7 +77,7 @@ pub fn Board() -> impl IntoView {
                             <h3>{format!("Stage {}: {}", s.index + 1, s.name)}<span class="muted">{format!(" · {state}")}</span></h3>
                             <ul class="findings">
                                 <For each=findings key=|(f, _)| (f.finding_id.clone(), f.pinned, f.struck, f.comments.len()) let:item>
-                                    <Finding f=item.0 face=item.1/>
+                                    <Finding f=item.0 face=item.1 project=project.clone()/>
                                 </For>
                             </ul>
                         </section>
@@ -128,7 +131,11 @@ pub fn Board() -> impl IntoView {
 }
 
 #[component]
-fn Finding(f: FindingDoc, face: (String, String, String)) -> impl IntoView {
+fn Finding(
+    f: FindingDoc,
+    face: (String, String, String),
+    project: Option<String>,
+) -> impl IntoView {
     let action = Action::new();
     let Action { busy, error } = action;
     let comment = RwSignal::new(String::new());
@@ -149,6 +156,9 @@ fn Finding(f: FindingDoc, face: (String, String, String)) -> impl IntoView {
                     {severity.map(|s| view! { <span class="severity">{s}</span> })}
                     <span class="muted">{format!(" · {}", f.agent)}</span>
                 </p>
+                {f.file.clone().map(|file| view! {
+                    <FindingPlace file=file line=f.line project=project.clone() agent=f.identity_id.clone()/>
+                })}
                 <div class="text md" inner_html=markdown::render(&f.body)></div>
                 {f.comments.iter().map(|c| view! { <p class="comment">{c.text.clone()}</p> }).collect_view()}
                 <div class="finding-actions">
@@ -171,6 +181,92 @@ fn Finding(f: FindingDoc, face: (String, String, String)) -> impl IntoView {
                 {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
             </div>
         </li>
+    }
+}
+
+/// A finding's `file:line`: on a quest on a project, a click shows the file around the line as
+/// the agent's worktree holds it (and whether its branch changes it: its diff is under
+/// Projects).
+#[component]
+fn FindingPlace(
+    file: String,
+    line: Option<u32>,
+    project: Option<String>,
+    agent: Option<String>,
+) -> impl IntoView {
+    let place = match line {
+        Some(l) => format!("{file}:{l}"),
+        None => file.clone(),
+    };
+    let Some(project) = project else {
+        return view! { <p class="finding-place"><code>{place}</code></p> }.into_any();
+    };
+    let open = RwSignal::new(false);
+    let got = RwSignal::new(None::<Result<FileExcerpt, String>>);
+    let at = FileAt {
+        project,
+        path: file,
+        agent,
+        line,
+    };
+    let toggle = move |_| {
+        open.update(|o| *o = !*o);
+        if open.get_untracked() && got.get_untracked().is_none() {
+            let at = at.clone();
+            leptos::task::spawn_local(async move {
+                got.set(Some(
+                    crate::api::call::<e::ProjectFile>(&at, &e::Empty {}).await,
+                ));
+            });
+        }
+    };
+    view! {
+        <p class="finding-place">
+            <button type="button" class="link" aria-expanded=move || open.get().to_string() on:click=toggle>
+                <code>{place}</code>
+            </button>
+        </p>
+        <Show when=move || open.get()>
+            {move || match got.get() {
+                None => view! { <p class="muted">"Looking…"</p> }.into_any(),
+                Some(Err(e)) => view! { <p class="error" role="alert">{e}</p> }.into_any(),
+                Some(Ok(x)) => excerpt(x).into_any(),
+            }}
+        </Show>
+    }
+    .into_any()
+}
+
+/// The lines of a file around one, numbered, that one marked.
+fn excerpt(x: FileExcerpt) -> impl IntoView {
+    let said = match (x.changed, &x.note) {
+        (_, Some(note)) => format!("{} · {note}", x.from),
+        (true, None) => format!(
+            "{} · changed on its branch (its diff is under Projects)",
+            x.from
+        ),
+        (false, None) => x.from.clone(),
+    };
+    let lines = x
+        .lines
+        .into_iter()
+        .enumerate()
+        .map(|(i, text)| {
+            let n = x.first + i as u32;
+            let here = Some(n) == x.line;
+            view! {
+                <tr class:here=here data-line=n>
+                    <td class="num">{n}</td>
+                    <td class="code"><pre>{text}</pre></td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <div class="file-excerpt">
+            <p class="muted">{said}</p>
+            <table class="hunks"><tbody>{lines}</tbody></table>
+        </div>
     }
 }
 

@@ -23,6 +23,8 @@ pub fn ask_permission() {
 /// Notifies about every reply that arrives while the tab is hidden.
 pub fn notify_when_hidden(live: Live) {
     let seen = StoredValue::new(live.last_event_id.get_untracked());
+    // The branches in the human's review list when last looked at (a new one is told).
+    let in_review = StoredValue::new(live.docs.with_untracked(asked_for_review));
     Effect::new(move |_| {
         let last = live.last_event_id.get();
         let from = seen.get_value();
@@ -55,7 +57,21 @@ pub fn notify_when_hidden(live: Live) {
                     a.event_id > from && a.kind == crate::domain::docs::ArtifactKind::Report
                 })
                 .map(|a| ("A quest's report is ready".to_string(), a.title.clone()));
-            said.chain(asked).chain(reports).collect()
+            let now_in_review = asked_for_review(d);
+            let reviews: Vec<(String, String)> = in_review.with_value(|before| {
+                now_in_review
+                    .iter()
+                    .filter(|k| !before.contains(k))
+                    .map(|(_, _, who, project)| {
+                        (
+                            format!("{who} asks for a review"),
+                            format!("Its branch of {project} is in your review list."),
+                        )
+                    })
+                    .collect()
+            });
+            in_review.set_value(now_in_review);
+            said.chain(asked).chain(reports).chain(reviews).collect()
         });
         #[cfg(feature = "hydrate")]
         {
@@ -75,4 +91,22 @@ pub fn notify_when_hidden(live: Live) {
         #[cfg(not(feature = "hydrate"))]
         let _ = new;
     });
+}
+
+/// Every branch an agent asked the human to review: (project, identity, agent, project's name).
+fn asked_for_review(d: &crate::domain::docs::Docs) -> Vec<(String, String, String, String)> {
+    crate::domain::projects::worktrees(d)
+        .into_iter()
+        .filter(|w| w.review == crate::domain::docs::Review::Requested)
+        .map(|w| {
+            let name = crate::domain::projects::project(d, &w.project_id)
+                .map_or(String::new(), |p| p.name.clone());
+            (
+                w.project_id.clone(),
+                w.identity_id.clone(),
+                w.agent.clone(),
+                name,
+            )
+        })
+        .collect()
 }

@@ -157,12 +157,24 @@ fn Running(q: QuestDoc) -> impl IntoView {
 fn NewQuestForm() -> impl IntoView {
     let problem = RwSignal::new(String::new());
     let folder = RwSignal::new(String::new());
+    let project = RwSignal::new(String::new());
+    let live = use_live();
+    let linked = Memo::new(move |_| {
+        live.docs.with(|d| {
+            crate::domain::projects::projects(d)
+                .into_iter()
+                .filter(|p| p.is_linked())
+                .map(|p| (p.project_id.clone(), p.name.clone()))
+                .collect::<Vec<_>>()
+        })
+    });
     let busy = RwSignal::new(false);
     let error = RwSignal::new(None::<String>);
     let start = move |_| {
         let body = NewQuest {
             problem: problem.get_untracked(),
             folder: Some(folder.get_untracked()).filter(|f| !f.trim().is_empty()),
+            project: Some(project.get_untracked()).filter(|p| !p.is_empty()),
         };
         busy.set(true);
         error.set(None);
@@ -185,6 +197,16 @@ fn NewQuestForm() -> impl IntoView {
             <label for="quest-folder">"A folder the agents may read (optional)"</label>
             <input id="quest-folder" type="text" placeholder="/path/allowed/by/--allow-dir"
                 prop:value=move || folder.get() on:input=move |ev| folder.set(event_target_value(&ev))/>
+            {move || (!linked.with(Vec::is_empty)).then(|| view! {
+                <label for="quest-project">"Or a project (each agent reads it in its own worktree)"</label>
+                <select id="quest-project" on:change=move |ev| project.set(event_target_value(&ev))>
+                    <option value="" selected=move || project.get().is_empty()>"No project"</option>
+                    {linked.get().into_iter().map(|(id, name)| {
+                        let chosen = id.clone();
+                        view! { <option value=id selected=move || project.get() == chosen>{name}</option> }
+                    }).collect_view()}
+                </select>
+            })}
             <button type="button" class="agent-action" disabled=move || busy.get() || problem.get().trim().is_empty()
                 on:click=start>"Start the quest"</button>
             {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}

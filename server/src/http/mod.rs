@@ -87,6 +87,7 @@ pub fn router(state: AppState) -> Router {
         .at::<e::Project, _, _>(projects::one)
         .at::<e::PutToWork, _, _>(projects::put_to_work)
         .at::<e::ProjectDiff, _, _>(projects::diff)
+        .at::<e::ProjectFile, _, _>(projects::file)
         .at::<e::UnlinkProject, _, _>(projects::unlink)
         .at::<e::CommentLine, _, _>(projects::comment)
         .at::<e::RequestChanges, _, _>(projects::request_changes)

@@ -2,8 +2,8 @@
 //! agent to work, an agent's diff, unlink; comments, changes requested, approval, merge.
 
 use app::contract::{
-    AgentToWork, ApproveRequest, Approved, Created, DiffQuery, DiffView, LineComment, MergeDone,
-    MergeRefusal, MergeRequest, NewProject, ProjectSummary, ProjectView,
+    AgentToWork, ApproveRequest, Approved, Created, DiffQuery, DiffView, FileExcerpt, FileQuery,
+    LineComment, MergeDone, MergeRefusal, MergeRequest, NewProject, ProjectSummary, ProjectView,
 };
 use app::domain::docs::WorktreeDoc;
 use app::domain::projects;
@@ -85,6 +85,21 @@ pub async fn diff(
             .runtime
             .projects()
             .diff(&id, &q.agent, q.page.unwrap_or(0))
+            .await?,
+    ))
+}
+
+/// `GET /api/projects/{id}/file?path=…&agent=…&line=N`.
+pub async fn file(
+    State(state): State<AppState>,
+    AppPath(id): AppPath<String>,
+    AppQuery(q): AppQuery<FileQuery>,
+) -> Result<Json<FileExcerpt>, AppError> {
+    Ok(Json(
+        state
+            .runtime
+            .projects()
+            .file(&id, &q.path, q.agent.as_deref(), q.line)
             .await?,
     ))
 }

@@ -48,7 +48,8 @@ fn bounded(what: &str, text: &str) -> Result<(), AppError> {
     }
 }
 
-/// `POST /api/quests {"problem", "folder"?}` → `202 {"id"}`; `409` while another runs.
+/// `POST /api/quests {"problem", "folder"?, "project"?}` → `202 {"id"}`; `409` while another
+/// runs; `400` for a folder not allowed, a project not linked, or both.
 pub async fn start(
     State(state): State<AppState>,
     AppJson(q): AppJson<NewQuest>,
@@ -56,7 +57,7 @@ pub async fn start(
     bounded("the problem", &q.problem)?;
     let id = state
         .runtime
-        .start_quest(&q.problem, q.folder.as_deref())
+        .start_quest(&q.problem, q.folder.as_deref(), q.project.as_deref())
         .await?;
     Ok((StatusCode::ACCEPTED, Json(Created { id })))
 }

@@ -95,14 +95,14 @@ impl Runtime {
                 processes: processes.clone(),
                 postman: postman.clone(),
             };
+            let projects = projects::Projects::new(ctx.clone());
             let quests = Quests::new(
                 ctx.clone(),
                 processes.clone(),
                 postman.clone(),
-                team.clone(),
+                (team.clone(), projects.clone()),
             );
             let permissions = Permissions::new(&ctx, processes.table().clone());
-            let projects = projects::Projects::new(ctx.clone());
             Inner {
                 projects,
                 ctx,
@@ -458,8 +458,12 @@ impl Runtime {
         &self,
         problem: &str,
         folder: Option<&str>,
+        project: Option<&str>,
     ) -> Result<String, QuestStartError> {
-        self.inner.quests.start_quest(problem, folder).await
+        self.inner
+            .quests
+            .start_quest(problem, folder, project)
+            .await
     }
 
     /// Posts a job by `by`; returns its id. Every awake agent is offered it.

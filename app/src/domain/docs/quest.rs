@@ -127,6 +127,9 @@ pub struct QuestDoc {
     /// A folder the agents may read (one the server was started to allow).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub folder: Option<String>,
+    /// A linked project its agents read, each in its own worktree (instead of a folder).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project: Option<String>,
     pub status: QuestStatus,
     /// With `stage`: the index of the stage it is at.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -202,6 +205,12 @@ pub struct FindingDoc {
     pub body: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub severity: Option<Severity>,
+    /// The file of the quest's project it is about (relative to the project's root), and the
+    /// line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
     #[serde(default)]
     pub pinned: bool,
     #[serde(default)]

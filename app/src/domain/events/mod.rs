@@ -264,6 +264,9 @@ pub enum EventKind {
         problem: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         folder: Option<String>,
+        /// A linked project's id: its agents read it in their own worktrees.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        project: Option<String>,
     },
     /// The lead's plan: a process template and the agents of each stage.
     QuestPlanned {
@@ -313,6 +316,11 @@ pub enum EventKind {
         body: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         severity: Option<Severity>,
+        /// The file of the quest's project (relative to its root) and the line.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        file: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        line: Option<u32>,
     },
     /// The human pins or strikes a finding, or comments on it.
     FindingMarked {
@@ -451,7 +459,8 @@ pub enum EventKind {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         exit: Option<i32>,
     },
-    /// An agent says which files it means to change, and why (`claim_files`).
+    /// An agent says which files it means to change, and why (`claim_files`); no paths: the
+    /// claim is let go (its time is up).
     FilesClaimed {
         project_id: String,
         identity_id: String,

@@ -27,12 +27,14 @@ fn roster_lines(team: &[Member]) -> String {
         .collect()
 }
 
-/// What the lead is given to plan a quest: the problem, the processes, the team.
+/// What the lead is given to plan a quest: the problem, the processes, the team (and the name
+/// of the project it is on, if it is on one).
 pub fn brief(
     q: &QuestDoc,
     templates: &[ProcessTemplate],
     team: &[Member],
     empty_seats: usize,
+    project: Option<&str>,
 ) -> String {
     let mut s = format!(
         "{BRIEF} {}\nThe human submitted a problem for the team to work on as a quest:\n\n\
@@ -42,6 +44,12 @@ pub fn brief(
     );
     if let Some(folder) = &q.folder {
         s += &format!("The agents may read the folder {folder}.\n\n");
+    }
+    if let Some(name) = project {
+        s += &format!(
+            "The quest is on the project {name}: each agent of a stage reads it in a git \
+             worktree of its own (given when its stage starts).\n\n"
+        );
     }
     s += "Choose one process:\n";
     for t in templates {
@@ -69,8 +77,15 @@ pub fn brief(
 }
 
 /// What an agent in a stage is given: the problem, the stage's goal and what it must produce,
-/// its role, what earlier stages produced, and who else is in the stage.
-pub fn stage_prompt(q: &QuestDoc, stage: &StageDoc, agent: &str, prior: &[&ArtifactDoc]) -> String {
+/// its role, where it reads the project (`work`: its worktree and branch, when the quest is on
+/// one), what earlier stages produced, and who else is in the stage.
+pub fn stage_prompt(
+    q: &QuestDoc,
+    stage: &StageDoc,
+    agent: &str,
+    prior: &[&ArtifactDoc],
+    work: Option<(&str, &str, &str)>,
+) -> String {
     let total = q.stages.len();
     let mut s = format!(
         "{STAGE} {} {}\nYou are in stage {} of {total} of a quest ({}).\n\n<problem>\n{}\n</problem>\n\n\
@@ -97,6 +112,13 @@ pub fn stage_prompt(q: &QuestDoc, stage: &StageDoc, agent: &str, prior: &[&Artif
     }
     if let Some(folder) = &q.folder {
         s += &format!("\nYou may read the folder {folder}.\n");
+    }
+    if let Some((project, path, branch)) = work {
+        s += &format!(
+            "\nThe quest is on the project {project}: read it in your worktree {path} (branch \
+             {branch}). A finding about code names its file (the path in your worktree) and \
+             line: post_finding with `file` and `line`.\n"
+        );
     }
     for a in prior {
         s += &format!(

@@ -33,6 +33,7 @@ pub(super) fn apply(w: &mut Writes, event: &Event) {
             quest_id,
             problem,
             folder,
+            project,
         } if quest(w.docs, quest_id).is_none() => put(
             w,
             QuestDoc {
@@ -40,6 +41,7 @@ pub(super) fn apply(w: &mut Writes, event: &Event) {
                 quest_id: quest_id.clone(),
                 problem: problem.clone(),
                 folder: folder.clone(),
+                project: project.clone(),
                 status: QuestStatus::Analysing,
                 stage: None,
                 template: None,
@@ -161,6 +163,8 @@ pub(super) fn apply(w: &mut Writes, event: &Event) {
             title,
             body,
             severity,
+            file,
+            line,
         } => {
             let id = finding_doc_id(quest_id, finding_id);
             let open = quest(w.docs, quest_id).is_some_and(|q| {
@@ -184,6 +188,8 @@ pub(super) fn apply(w: &mut Writes, event: &Event) {
                     title: title.clone(),
                     body: body.clone(),
                     severity: *severity,
+                    file: file.clone(),
+                    line: *line,
                     pinned: false,
                     struck: false,
                     comments: Vec::new(),

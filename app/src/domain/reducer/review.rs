@@ -155,7 +155,8 @@ pub(super) fn apply(w: &mut Writes, event: &Event) {
             why,
             until,
         } => update(w, project_id, identity_id, |t| {
-            t.claim = Some(Claim {
+            // No paths: the claim is let go (its time is up).
+            t.claim = (!paths.is_empty()).then(|| Claim {
                 paths: paths.clone(),
                 why: why.clone(),
                 at: ts,

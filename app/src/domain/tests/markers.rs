@@ -274,3 +274,27 @@ proptest! {
         prop_assert!(no_marker_leaks(&display));
     }
 }
+
+#[test]
+fn a_findings_line_is_a_number_or_a_number_in_a_string() {
+    for (line, want) in [
+        (r#""line":42"#, Some(42)),
+        (r#""line":"42""#, Some(42)),
+        (r#""line":0"#, None),
+        (r#""line":-3"#, None),
+        (r#""line":"soon""#, None),
+        (r#""line":null"#, None),
+    ] {
+        let text = format!(
+            r#"[ACTION] {{"action":"finding","title":"T","body":"B","file":"src/a.rs",{line}}}"#
+        );
+        match parse_line(&text).expect("a marker").expect("it parses") {
+            Marker::Finding {
+                file, line: got, ..
+            } => {
+                assert_eq!((file.as_deref(), got), (Some("src/a.rs"), want), "{line}")
+            }
+            m => panic!("{m:?}"),
+        }
+    }
+}

@@ -65,6 +65,7 @@ fn the_line_of_time_starts_at_the_first_event_and_marks_each_session() {
         quest_id: "q".into(),
         problem: "x".repeat(200),
         folder: None,
+        project: None,
     };
     extend(&mut line, &event(4, 400, quest));
     let want = Timeline {

@@ -310,3 +310,43 @@ fn overlaps_and_claims_name_the_other_agents() {
     );
     assert!(covers("src", "src/a.rs") && !covers("src", "srcx/a.rs") && !covers("", "a"));
 }
+
+#[test]
+fn a_findings_file_is_a_path_of_the_project_or_nothing() {
+    let tree = Some("/data/worktrees/lyra/p1");
+    for (raw, want) in [
+        ("src/lib.rs", Some("src/lib.rs")),
+        ("./src//lib.rs", Some("src/lib.rs")),
+        (" /data/worktrees/lyra/p1/src/lib.rs ", Some("src/lib.rs")),
+        ("/data/worktrees/lyra/p1", None),
+        ("/data/worktrees/lyra/p10/x", None),
+        ("/etc/passwd", None),
+        ("../p2/secret", None),
+        ("src/../../x", None),
+        ("", None),
+        ("a\0b", None),
+    ] {
+        assert_eq!(
+            super::super::projects::file_in_project(raw, tree).as_deref(),
+            want,
+            "{raw:?}"
+        );
+    }
+    assert_eq!(super::super::projects::file_in_project("/x/y", None), None);
+}
+
+#[test]
+fn a_claim_with_no_paths_is_let_go() {
+    let mut docs = at_work();
+    let claim = |paths: Vec<String>| EventKind::FilesClaimed {
+        project_id: "p1".into(),
+        identity_id: "lyra-id".into(),
+        paths,
+        why: "x".into(),
+        until: 10,
+    };
+    run(&mut docs, &[ev(5, 4, claim(vec!["src".into()]))]);
+    assert!(worktree(&docs, "p1", "lyra-id").unwrap().claim.is_some());
+    run(&mut docs, &[ev(6, 5, claim(Vec::new()))]);
+    assert!(worktree(&docs, "p1", "lyra-id").unwrap().claim.is_none());
+}

@@ -122,6 +122,8 @@ pub const TOOLS: &[Tool] = &[
             ("title", "string", "A short title.", true),
             ("body", "string", "The finding, in Markdown.", true),
             ("severity", "string", "info, minor, major or critical.", false),
+            ("file", "string", "When the quest is on a project: the file it is about (its path in your worktree).", false),
+            ("line", "integer", "The line of that file.", false),
         ],
     },
     Tool {

@@ -6,7 +6,7 @@ use super::files::between;
 use super::Sim;
 
 impl Sim {
-    /// A quest as the simulated team plays it. The lead plans from the brief (the first
+    /// A quest as the simulated team plays it (on a project, a finding names a file of it). The lead plans from the brief (the first
     /// process, two agents a stage from the roster; `SIM_NEWCOMER` in the problem adds a
     /// newcomer, Nova, to the last stage), moves on after each review (summoning a critic after
     /// the first with `SIM_REINFORCE`) and reports after the last. An agent given a stage posts
@@ -108,7 +108,16 @@ impl Sim {
             let stage = input.split_whitespace().nth(3).unwrap_or("1").to_string();
             let problem = between(input, "<problem>\n", "\n</problem>").unwrap_or("the problem");
             let (title, body) = super::voice::finding(&name, problem, &stage);
-            let finding = json!({"title": title, "body": body, "severity": "minor"});
+            let mut finding = json!({"title": title, "body": body, "severity": "minor"});
+            // On a project: about its README, named by its path in the worktree
+            // (`SIM_OUTSIDE`: a path that leaves the project, which is refused).
+            if let Some(tree) = between(input, "read it in your worktree ", " (branch") {
+                finding["file"] = match input.contains("SIM_OUTSIDE") {
+                    true => json!("../../../etc/passwd"),
+                    false => json!(format!("{tree}/README.md")),
+                };
+                finding["line"] = json!(1);
+            }
             let _ = self.use_tool("post_finding", "finding", finding);
             let _ = self.use_tool("stage_done", "stage_done", json!({}));
             return Some(format!("Here is what I see: {title}."));

@@ -59,6 +59,7 @@ impl Projects {
                         c
                     }
                 };
+                me.expire_claims().await;
                 let (keys, metas) = me.keys(&root, &changes);
                 for meta in metas {
                     tw.add(&meta);
@@ -73,6 +74,28 @@ impl Projects {
                 }
             }
         });
+    }
+
+    /// Lets go of every claim whose time is up (`files_claimed` with no paths), so that no
+    /// face, panel or agent is told of it any more.
+    async fn expire_claims(&self) {
+        let now = self.ctx.clock().now_ms();
+        let over: Vec<EventKind> = self.ctx.store().with_docs(|d| {
+            projects::worktrees(d)
+                .into_iter()
+                .filter(|w| w.claim.as_ref().is_some_and(|c| c.until <= now))
+                .map(|w| EventKind::FilesClaimed {
+                    project_id: w.project_id.clone(),
+                    identity_id: w.identity_id.clone(),
+                    paths: Vec::new(),
+                    why: "its time is up".into(),
+                    until: now,
+                })
+                .collect()
+        });
+        if !over.is_empty() {
+            self.ctx.record(over).await;
+        }
     }
 
     /// The worktrees `changes` touch (all of them for the poll), and every worktree's git

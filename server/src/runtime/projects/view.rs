@@ -5,13 +5,17 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use app::contract::{BranchView, DiffView, Overlap, ProjectSummary, ProjectView};
+use app::contract::{BranchView, DiffView, FileExcerpt, Overlap, ProjectSummary, ProjectView};
 use app::domain::docs::{ProjectDoc, WorktreeDoc};
 use app::domain::projects;
 
+use crate::fsafe::Found;
 use crate::repo::diff::{self, Work, PAGE_FILES};
 use crate::repo::git::Git;
 use crate::repo::RepoError;
+
+/// The largest file shown around a line.
+const MAX_SHOWN: usize = 1024 * 1024;
 
 use super::{shadow_of, ProjectError, Projects, GIT_LIMIT};
 
@@ -98,6 +102,95 @@ impl Projects {
             page,
             pages,
         })
+    }
+
+    /// A file of the project around `line` (a finding's): in `agent`'s worktree as it is now,
+    /// or at the base's head without an agent. Read as listed (never through a link), at most
+    /// [`MAX_SHOWN`] bytes; a binary or larger file is named, not shown.
+    pub async fn file(
+        &self,
+        id: &str,
+        path: &str,
+        agent: Option<&str>,
+        line: Option<u32>,
+    ) -> Result<FileExcerpt, ProjectError> {
+        let (project, trees) = self.of(id)?;
+        let rel = projects::file_in_project(path, None)
+            .filter(|r| r.split('/').all(|part| part != ".git"))
+            .ok_or_else(|| {
+                ProjectError::Bad(format!("{path:?} is not a path of a file in the project"))
+            })?;
+        let (found, from, changed) = match agent {
+            Some(agent) => {
+                let w = trees
+                    .iter()
+                    .find(|w| w.identity_id == agent)
+                    .ok_or_else(|| {
+                        ProjectError::NoSuch("this agent is not at work on this project".into())
+                    })?;
+                let found = crate::fsafe::read_in(Path::new(&w.path), Path::new(&rel), MAX_SHOWN)
+                    .map_err(|e| ProjectError::Repo(RepoError::Io(e.to_string())))?;
+                let changed = w.changed_files.contains(&rel);
+                (found, format!("{}'s worktree", w.agent), changed)
+            }
+            None => (
+                self.at_base(&project, &rel).await?,
+                project.base.clone(),
+                false,
+            ),
+        };
+        let (lines, total, note) = match found {
+            Found::Missing => {
+                return Err(ProjectError::NoSuch(format!("{rel} is not in {from}")));
+            }
+            Found::Unfit(why) => (Vec::new(), 0, Some(why)),
+            Found::Bytes(b) if b.iter().take(8000).any(|c| *c == 0) => {
+                (Vec::new(), 0, Some("a binary file".to_string()))
+            }
+            Found::Bytes(b) => {
+                let text = String::from_utf8_lossy(&b);
+                let all: Vec<&str> = text.lines().collect();
+                (
+                    all.iter().map(|l| l.to_string()).collect(),
+                    all.len() as u32,
+                    None,
+                )
+            }
+        };
+        let at = line.unwrap_or(1).clamp(1, total.max(1));
+        let first = at.saturating_sub(FileExcerpt::AROUND).max(1);
+        let last = (at + FileExcerpt::AROUND).min(total);
+        let lines = lines
+            .into_iter()
+            .skip(first as usize - 1)
+            .take((last + 1).saturating_sub(first) as usize)
+            .collect();
+        Ok(FileExcerpt {
+            path: rel,
+            from,
+            line,
+            first,
+            lines,
+            total_lines: total,
+            changed,
+            note,
+        })
+    }
+
+    /// A file at the base's head, as [`crate::fsafe::read_in`] finds one.
+    async fn at_base(&self, project: &ProjectDoc, rel: &str) -> Result<Found, ProjectError> {
+        let shadow = shadow_of(&self.ctx, &project.project_id, &project.path);
+        shadow.ensure(&project.base)?;
+        let git = self.git(project);
+        let spec = format!("refs/heads/{}:{rel}", project.base);
+        let size = match git.text(&["cat-file", "-s", &spec]).await {
+            Ok(size) => size.trim().parse::<usize>().unwrap_or(usize::MAX),
+            Err(_) => return Ok(Found::Missing),
+        };
+        if size > MAX_SHOWN {
+            return Ok(Found::Unfit(format!("{size} bytes: too large to show")));
+        }
+        Ok(Found::Bytes(git.run(&["cat-file", "blob", &spec]).await?))
     }
 
     /// The project and its worktrees.

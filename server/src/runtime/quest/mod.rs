@@ -16,6 +16,7 @@ use app::domain::{agent_seats, Seat, LEAD_SEAT};
 use tokio::sync::mpsc;
 
 pub(in crate::runtime) mod jobs;
+mod on_project;
 mod stage;
 pub(in crate::runtime) mod watch;
 
@@ -25,6 +26,7 @@ use crate::runtime::mail::postman::Postman;
 use crate::runtime::process::answer::{Answer, Outcome};
 use crate::runtime::process::outgoing::Outgoing;
 use crate::runtime::process::owner::Processes;
+use crate::runtime::projects::Projects;
 use crate::runtime::team::Team;
 use crate::store::StoreError;
 
@@ -39,6 +41,10 @@ pub enum QuestStartError {
     Busy(String),
     #[error("{0} is not a folder this server allows its agents to read (--allow-dir)")]
     Folder(String),
+    #[error("no linked project is named {0} (link it under Projects first)")]
+    Project(String),
+    #[error("a quest reads a folder or a project, not both")]
+    Both,
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -51,6 +57,8 @@ pub struct Quests {
     pub(in crate::runtime) processes: Processes,
     pub(in crate::runtime) postman: Postman,
     pub(in crate::runtime) team: Team,
+    /// The projects room: a quest on a project puts its agents to work on it.
+    pub(in crate::runtime) projects: Projects,
     /// Seats summoned for a quest stage, until their newcomer has a name.
     pub(in crate::runtime) joining: Arc<Mutex<HashMap<Seat, watch::Joining>>>,
     /// Quest and job markers, carried out one at a time in the order they were written (by
@@ -62,13 +70,19 @@ pub struct Quests {
 }
 
 impl Quests {
-    pub fn new(ctx: Context, processes: Processes, postman: Postman, team: Team) -> Self {
+    pub fn new(
+        ctx: Context,
+        processes: Processes,
+        postman: Postman,
+        (team, projects): (Team, Projects),
+    ) -> Self {
         let (queue, requests) = mpsc::unbounded_channel();
         Quests {
             ctx,
             processes,
             postman,
             team,
+            projects,
             joining: Default::default(),
             queue,
             requests: Arc::new(Mutex::new(Some(requests))),
@@ -89,14 +103,26 @@ impl Quests {
         &self,
         problem: &str,
         folder: Option<&str>,
+        project: Option<&str>,
     ) -> Result<String, QuestStartError> {
         if problem.trim().is_empty() {
             return Err(QuestStartError::Empty);
         }
+        let folder = folder.filter(|f| !f.trim().is_empty());
+        let project = match project.map(str::trim).filter(|p| !p.is_empty()) {
+            Some(_) if folder.is_some() => return Err(QuestStartError::Both),
+            Some(p) => Some(self.ctx.store().with_docs(|d| {
+                app::domain::projects::linked_named(d, p)
+                    .or_else(|| app::domain::projects::project(d, p).filter(|x| x.is_linked()))
+                    .map(|x| x.project_id.clone())
+                    .ok_or_else(|| QuestStartError::Project(p.to_string()))
+            })?),
+            None => None,
+        };
         if let Some(q) = self.ctx.store().with_docs(|d| running_quest(d).cloned()) {
             return Err(QuestStartError::Busy(q.problem));
         }
-        let folder = match folder.filter(|f| !f.trim().is_empty()) {
+        let folder = match folder {
             Some(f) => Some(self.allowed_folder(f)?),
             None => None,
         };
@@ -107,6 +133,7 @@ impl Quests {
                 quest_id: id.clone(),
                 problem: problem.trim().to_string(),
                 folder,
+                project,
             }])
             .await?;
         self.brief_lead(&id).await;
@@ -154,7 +181,19 @@ impl Quests {
             return;
         };
         let (team, empty) = self.roster();
-        let text = brief(&q, &self.ctx.config().templates, &team, empty);
+        let project = self.ctx.store().with_docs(|d| {
+            q.project
+                .as_deref()
+                .and_then(|p| app::domain::projects::project(d, p))
+                .map(|p| p.name.clone())
+        });
+        let text = brief(
+            &q,
+            &self.ctx.config().templates,
+            &team,
+            empty,
+            project.as_deref(),
+        );
         self.postman.deliver(LEAD_SEAT, Outgoing::text(text)).await;
     }
 
@@ -177,7 +216,8 @@ impl Quests {
                 title,
                 body,
                 severity,
-            } => self.finding(seat, &from, title, body, severity).await,
+                at,
+            } => self.finding(seat, &from, (title, body, severity), at).await,
             QuestRequest::StageDone { from, .. } => self.stage_done(&from).await,
             QuestRequest::PostJob {
                 seat,

@@ -61,6 +61,8 @@ impl Quests {
         seat: Seat,
         name: &str,
     ) {
+        // On a project, the agent reads it in a worktree of its own, made first.
+        self.to_work_for(quest_id, seat).await;
         let text = self.ctx.store().with_docs(|d| {
             let q = quest(d, quest_id)?;
             let stage = q.stages.get(index as usize)?;
@@ -68,7 +70,8 @@ impl Quests {
                 .into_iter()
                 .filter(|a| a.kind == ArtifactKind::Stage && a.stage.is_some_and(|s| s < index))
                 .collect();
-            Some(stage_prompt(q, stage, name, &prior))
+            let work = super::on_project::work_of(d, q, seat);
+            Some(stage_prompt(q, stage, name, &prior, work))
         });
         let Some(text) = text else { return };
         if seat != LEAD_SEAT && !self.processes.running().contains(&seat) {
@@ -81,12 +84,21 @@ impl Quests {
         &self,
         seat: Seat,
         from: &str,
-        title: String,
-        body: String,
-        severity: Option<String>,
+        (title, body, severity): (String, String, Option<String>),
+        at: Option<(String, Option<u32>)>,
     ) -> Outcome {
         let Some((quest_id, stage)) = self.ctx.store().with_docs(|d| stage_of(d, from)) else {
             return Err(NO_STAGE.into());
+        };
+        let (file, line) = match at {
+            Some((raw, line)) => {
+                let file = self
+                    .ctx
+                    .store()
+                    .with_docs(|d| super::on_project::file_of_finding(d, &quest_id, seat, &raw))?;
+                (Some(file), line)
+            }
+            None => (None, None),
         };
         let severity = severity.and_then(|s| match s.to_ascii_lowercase().as_str() {
             "info" => Some(Severity::Info),
@@ -105,6 +117,8 @@ impl Quests {
                 title,
                 body,
                 severity,
+                file,
+                line,
             }])
             .await;
         Ok(format!("Posted on the board of stage {}.", stage + 1))

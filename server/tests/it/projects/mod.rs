@@ -10,6 +10,7 @@
 mod bad_input;
 mod fork;
 mod merge;
+mod quest;
 mod radar;
 mod safety;
 mod tools;

@@ -159,3 +159,49 @@ async fn the_lead_puts_to_work_and_agents_ask_for_review_and_claim_files() {
         "{answer}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_claim_is_let_go_when_its_time_is_up() {
+    let root = tempfile::tempdir().unwrap();
+    let web = repo(root.path(), "web");
+    let clock = soulgrid::clock::Clock::movable();
+    let (_dir, state, router) = team_on(
+        &["--allow-dir", &root.path().display().to_string()],
+        clock.clone(),
+    )
+    .await;
+    let project = link(&router, &web).await;
+    let lyra = identity_in(&state, 0);
+    let woke = |d: &app::domain::docs::Docs| {
+        app::domain::docs::thread(d, 0)
+            .iter()
+            .filter(|m| m.text.contains("I remember writing"))
+            .count()
+    };
+    let before = state.store.with_docs(woke);
+    let w = put_to_work(&router, &project, &lyra).await;
+    // Awake, she is started again with her worktree: asked before that, she would find the
+    // message waiting at her wake.
+    wait_for(&state, "Lyra woken with her worktree", |d| woke(d) > before).await;
+    let answer = ask(
+        &state,
+        &router,
+        0,
+        "SIM_CALL: claim_files {\"paths\":[\"src\"],\"why\":\"a refactor\"}",
+    )
+    .await;
+    assert!(answer.contains("(ok)"), "{answer}");
+    let held = |d: &app::domain::docs::Docs| {
+        worktree(d, &project, &lyra).is_some_and(|w| w.claim.is_some())
+    };
+    assert!(state.store.with_docs(held));
+    // Two hours on, the radar's next look lets it go (a write in the worktree makes one now).
+    assert!(clock.advance(std::time::Duration::from_secs(2 * 3600 + 1)));
+    let tree = std::path::PathBuf::from(w["path"].as_str().unwrap());
+    std::fs::write(tree.join("notes.txt"), "later\n").unwrap();
+    wait_for(&state, "the claim let go", |d| !held(d)).await;
+    assert!(state
+        .store
+        .with_docs(|d| app::domain::projects::radar_of(d, &lyra))
+        .is_none());
+}

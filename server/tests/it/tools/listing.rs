@@ -43,6 +43,7 @@ fn a_changed_standing_tells_the_cli_its_tools_changed() {
         quest_id: "q1".into(),
         problem: "Why is the build slow?".into(),
         folder: None,
+        project: None,
     });
     let docs = app::domain::reducer::fold(events);
     let out = t.on_line(&quiet, &docs);

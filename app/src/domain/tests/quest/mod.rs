@@ -57,6 +57,8 @@ fn finding(id: &str, stage: u32, agent: &str) -> EventKind {
         title: format!("{agent}'s finding {id}"),
         body: "because".into(),
         severity: Some(Severity::Minor),
+        file: None,
+        line: None,
     }
 }
 
@@ -89,6 +91,7 @@ fn planned() -> Docs {
                     quest_id: "q1".into(),
                     problem: "How do we name the ship?".into(),
                     folder: None,
+                    project: None,
                 },
             ),
             ev(
@@ -125,6 +128,7 @@ fn the_quest_machine_moves_only_as_designed() {
                 quest_id: "q1".into(),
                 problem: "p".into(),
                 folder: None,
+                project: None,
             },
         )],
     );

@@ -232,12 +232,15 @@ impl Translator {
                 title,
                 body,
                 severity,
+                file,
+                line,
             } => out.requests.push(LeadRequest::Quest(QuestRequest::Finding {
                 seat: self.seat,
                 from: self.speaker(),
                 title,
                 body,
                 severity,
+                at: file.map(|f| (f, line)),
             })),
             Marker::StageDone {} => {
                 out.requests

@@ -25,6 +25,8 @@ pub enum QuestRequest {
         title: String,
         body: String,
         severity: Option<String>,
+        /// The file it is about (as the agent wrote it) and the line.
+        at: Option<(String, Option<u32>)>,
     },
     StageDone {
         seat: Seat,
