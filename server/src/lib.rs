@@ -95,6 +95,8 @@ pub async fn boot_with_clock(
         clock.clone(),
     );
     runtime.watch_mail().await;
+    // Branches carried in by an import, into their projects before any agent starts.
+    runtime.projects().bring_carried().await;
     runtime.watch_worktrees();
     runtime.file_replies();
     runtime.keep_state_files();

@@ -112,10 +112,24 @@ pub async fn download(
             .unwrap_or_default()
     });
     let (d, _) = state.store.docs_with_threads(Some(owners)).await?;
+    // Its unmerged branches, one per project it works on.
+    let owned: Vec<(String, String, String)> = app::domain::docs::identity_by_id(&d, &id)
+        .map(|i| {
+            app::domain::projects::worktrees_of(&d, &i.stable_id())
+                .into_iter()
+                .filter_map(|w| {
+                    let p = app::domain::projects::project(&d, &w.project_id)?;
+                    Some((p.project_id.clone(), p.name.clone(), w.branch.clone()))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let branches =
+        crate::portable::carried::soul_branches(&state.runtime.config().data_dir, owned).await;
     let (bytes, name) = app::domain::docs::identity_by_id(&d, &id)
         .and_then(|i| {
             Some((
-                bundle(&d, &id, (&state.team, state.runtime.clock()))?,
+                bundle(&d, &id, (&state.team, state.runtime.clock()), branches)?,
                 i.name.clone(),
             ))
         })

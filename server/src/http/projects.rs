@@ -39,6 +39,8 @@ pub async fn link(
     AppJson(req): AppJson<NewProject>,
 ) -> Result<(StatusCode, Json<ProjectSummary>), AppError> {
     let id = state.runtime.projects().link(&req).await?;
+    // Branches carried from another team for a project of this name come in now.
+    state.runtime.projects().bring_carried().await;
     let p = state
         .store
         .with_docs(|d| projects::project(d, &id).map(|p| ProjectSummary::of(p, 0)))

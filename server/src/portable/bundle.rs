@@ -58,10 +58,19 @@ pub struct BundleBody {
     /// The rules it was granted ("Approve and …"), as the CLI was given them.
     #[serde(default)]
     pub permission_rules: Vec<serde_json::Value>,
+    /// Its unmerged branches, one per project it works on (a git bundle each).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub branches: Vec<super::carried::SoulBranch>,
 }
 
-/// The bundle of the identity `id`, as file bytes; `None` for an id nobody has.
-pub fn bundle(docs: &Docs, id: &str, (team, now): (&str, &crate::clock::Clock)) -> Option<Vec<u8>> {
+/// The bundle of the identity `id` with its unmerged `branches`, as file bytes; `None` for an id
+/// nobody has.
+pub fn bundle(
+    docs: &Docs,
+    id: &str,
+    (team, now): (&str, &crate::clock::Clock),
+    branches: Vec<super::carried::SoulBranch>,
+) -> Option<Vec<u8>> {
     let who = identity_by_id(docs, id)?;
     let id = who.stable_id();
     let relative = |rid: &str| Relative {
@@ -89,6 +98,7 @@ pub fn bundle(docs: &Docs, id: &str, (team, now): (&str, &crate::clock::Clock)) 
             .filter(|p| p.identity_id.as_deref() == Some(id.as_str()))
             .flat_map(|p| p.remembered.iter().cloned())
             .collect(),
+        branches,
     };
     let body = serde_json::to_string(&body).ok()?;
     let header = BundleHeader {
@@ -182,6 +192,7 @@ pub async fn bring(rt: &crate::runtime::Runtime, bytes: &str) -> Result<Brought,
     }
     let (name, inbox) =
         chosen.ok_or_else(|| PortableError::Bad(format!("no name like {own:?} is free here")))?;
+    let branches = std::mem::take(&mut body.branches);
     let agent = ImportedAgent {
         identity: body.identity,
         name: name.clone(),
@@ -192,6 +203,11 @@ pub async fn bring(rt: &crate::runtime::Runtime, bytes: &str) -> Result<Brought,
     rt.recorder()
         .record(vec![EventKind::AgentImported(Box::new(agent))])
         .await?;
+    // Its unfinished work: into a linked project of the same name, or waiting for one.
+    if !branches.is_empty() {
+        super::carried::keep_waiting(&rt.config().data_dir, &id, &name, &branches)?;
+        rt.projects().bring_carried().await;
+    }
     Ok(Brought {
         renamed_from: (name != own).then_some(own),
         id,

@@ -95,7 +95,9 @@ pub fn exportable(path: &str) -> bool {
     let root = matches!(
         parts.first(),
         Some(&"agents" | &"teams" | &"prompts" | &"history")
-    );
+    ) || (parts.first() == Some(&"carried")
+        && parts.len() == 2
+        && (parts[1].ends_with(".bundle") || parts[1].ends_with(".json")));
     let restored = parts
         .get(2)
         .is_some_and(|p| *p == "knowledge" || *p == "_state.md")

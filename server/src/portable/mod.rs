@@ -1,8 +1,10 @@
 //! History you can carry: the whole team as one file (export and import), one agent as one
-//! file (a soul bundle), and copies of the store taken while it runs (backups).
+//! file (a soul bundle), the agents' unmerged branches in both (`carried.rs`), and copies of
+//! the store taken while it runs (backups).
 
 pub mod backup;
 pub mod bundle;
+pub mod carried;
 pub mod cli;
 pub mod format;
 pub mod team;

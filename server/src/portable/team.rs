@@ -66,9 +66,27 @@ pub fn export(
     let mut files = PartHash::default();
     {
         let mut w = BufWriter::new(File::create(spool.path().join("files"))?);
-        for rel in data_files(data_dir) {
+        // The agents' branches, bundled now (a bundle still waiting from an import is carried
+        // as it is, unless its project was bundled again).
+        let bundled = super::carried::team_branches(data_dir, spool.path(), progress);
+        let mut listed: Vec<(String, Option<PathBuf>)> = data_files(data_dir)
+            .into_iter()
+            .filter(|rel| !bundled.iter().any(|(b, _)| b == rel))
+            .map(|rel| (rel, None))
+            .collect();
+        listed.extend(bundled.into_iter().map(|(rel, file)| (rel, Some(file))));
+        listed.sort();
+        for (rel, spooled) in listed {
             // Read as listed, never through a link placed since, never waiting on a FIFO.
-            let bytes = match crate::fsafe::read_in(data_dir, Path::new(&rel), MAX_EXPORTED_FILE)? {
+            let found = match spooled {
+                Some(file) => crate::fsafe::read_in(
+                    file.parent().unwrap_or(Path::new("/")),
+                    Path::new(file.file_name().unwrap_or_default()),
+                    MAX_EXPORTED_FILE,
+                )?,
+                None => crate::fsafe::read_in(data_dir, Path::new(&rel), MAX_EXPORTED_FILE)?,
+            };
+            let bytes = match found {
                 crate::fsafe::Found::Bytes(b) => b,
                 // Gone meanwhile (an agent's temp file).
                 crate::fsafe::Found::Missing => continue,
@@ -110,7 +128,7 @@ const MAX_EXPORTED_FILE: usize = 16 * 1024 * 1024;
 /// The regular files under the folders an export carries, in order (no link is followed).
 fn data_files(data_dir: &Path) -> Vec<String> {
     let mut found = Vec::new();
-    let mut stack: Vec<(PathBuf, String)> = ["agents", "teams", "prompts", "history"]
+    let mut stack: Vec<(PathBuf, String)> = ["agents", "teams", "prompts", "history", "carried"]
         .iter()
         .map(|r| (data_dir.join(r), r.to_string()))
         .collect();

@@ -110,7 +110,32 @@ impl Git {
     }
 
     fn command(&self, args: &[&str]) -> Command {
-        let mut c = Command::new("git");
+        let mut c = Command::from(self.std_command(args));
+        c.kill_on_drop(true);
+        c
+    }
+
+    /// Runs git with `args` on this thread, without a time limit (for the team export, which
+    /// runs on a thread of its own, also from the command line); its stdout when it succeeds.
+    pub fn run_blocking(&self, args: &[&str]) -> Result<Vec<u8>, RepoError> {
+        let out = self.std_command(args).output().map_err(RepoError::Spawn)?;
+        match out.status.success() {
+            true => Ok(out.stdout),
+            false => Err(RepoError::Git {
+                what: args.first().copied().unwrap_or("").to_string(),
+                stderr: String::from_utf8_lossy(&out.stderr)
+                    .trim()
+                    .chars()
+                    .take(600)
+                    .collect(),
+            }),
+        }
+    }
+
+    fn std_command(&self, args: &[&str]) -> std::process::Command {
+        #[cfg(unix)]
+        use std::os::unix::process::CommandExt as _;
+        let mut c = std::process::Command::new("git");
         let home = self.shadow.join("home");
         c.env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
@@ -130,8 +155,7 @@ impl Git {
             .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
+            .stderr(Stdio::piped());
         if let Some(w) = &self.work_tree {
             c.env("GIT_WORK_TREE", w);
         }

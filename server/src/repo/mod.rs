@@ -10,12 +10,14 @@
 //! - `watch.rs`: which worktrees changed (`notify`, a slow poll).
 //! - `merge.rs`: a branch into the base (fast-forward, merge commit, replay), the checkout after.
 //! - `check.rs`: the project's check, run in a worktree with a time limit, its output kept.
+//! - `carry.rs`: the agents' branches as a git bundle (export, `.soul`), and brought back.
 //!
 //! **Invariant:** no git process the server runs reads the repository's configuration, hooks
 //! or attributes' drivers (an agent can write all of them); branch names are the server's
 //! (`soulgrid/<inbox-slug>`); nothing in the user's repository changes but the branches and
 //! worktrees the server makes, until the human merges.
 
+pub mod carry;
 pub mod check;
 pub mod diff;
 pub mod git;

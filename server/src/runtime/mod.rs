@@ -411,7 +411,7 @@ impl Runtime {
         let made = self
             .inner
             .projects
-            .put_to_work(project, agent, None)
+            .put_to_work(project, agent, projects::Start::Base)
             .await?;
         let seat = self.store().with_docs(|d| {
             app::domain::docs::identities(d)

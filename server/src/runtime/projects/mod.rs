@@ -8,6 +8,7 @@
 //! - `radar.rs`: the worktrees followed as they change, overlaps told to the agents.
 //! - `review.rs`: comments, changes requested, approval.
 //! - `merging.rs`: the merge queue, the check, the branch into the base.
+//! - `carried.rs`: branches carried from another team, brought in (or kept waiting).
 //!
 //! **Rule:** it names no other room. A worktree belongs to an identity
 //! (`{data-dir}/worktrees/{identity}/{project}`), never to a seat.
@@ -29,6 +30,7 @@ use crate::repo::RepoError;
 use crate::runtime::context::Context;
 use crate::store::StoreError;
 
+mod carried;
 mod merging;
 mod radar;
 mod ready;
@@ -229,13 +231,17 @@ impl Projects {
     }
 
     /// Puts the identity `agent` to work on the project: its worktree on its own branch from
-    /// the base's head (a fork's from its parent's branch head, `from`).
+    /// `start` (the base's head; a fork's parent's branch head; a carried branch's head).
     pub async fn put_to_work(
         &self,
         project_id: &str,
         agent: &str,
-        from: Option<&WorktreeDoc>,
+        start: Start<'_>,
     ) -> Result<WorktreeDoc, ProjectError> {
+        let from = match start {
+            Start::Parent(parent) => Some(parent),
+            _ => None,
+        };
         let held = self.lock(project_id);
         let _held = held.lock().await;
         let (project, who, taken) = self.ctx.store().with_docs(|d| {
@@ -282,8 +288,16 @@ impl Projects {
                 project.name
             )));
         }
-        let (start, parent) = match from {
-            Some(parent) => (
+        let (start, parent) = match (from, start) {
+            (_, Start::Commit(sha)) => (
+                git.text(&["rev-parse", "--verify", "-q", &format!("{sha}^{{commit}}")])
+                    .await
+                    .map_err(|_| {
+                        ProjectError::Conflict(format!("{} has no commit {sha}", project.name))
+                    })?,
+                None,
+            ),
+            (Some(parent), _) => (
                 git.text(&[
                     "rev-parse",
                     &format!("refs/heads/{}^{{commit}}", parent.branch),
@@ -291,7 +305,7 @@ impl Projects {
                 .await?,
                 Some(parent.branch.clone()),
             ),
-            None => (
+            (None, _) => (
                 git.text(&[
                     "rev-parse",
                     "--verify",
@@ -328,6 +342,17 @@ impl Projects {
                 ProjectError::Repo(RepoError::Io("the worktree was not recorded".into()))
             })
     }
+}
+
+/// Where an agent's new branch starts.
+#[derive(Clone, Copy, Debug)]
+pub enum Start<'a> {
+    /// The base's head.
+    Base,
+    /// A fork's: its parent's branch head (the branch is named from the parent's).
+    Parent(&'a WorktreeDoc),
+    /// A branch carried from another team (its head, brought in first).
+    Commit(&'a str),
 }
 
 /// The identity's name, or why it cannot be put to work.

@@ -44,7 +44,7 @@ async fn inherit(ctx: &Context, seat: Seat) {
     });
     for (project, me, parent) in owed {
         let made = super::Projects::new(ctx.clone())
-            .put_to_work(&project, &me, Some(&parent))
+            .put_to_work(&project, &me, super::Start::Parent(&parent))
             .await;
         if let Err(e) = made {
             tracing::warn!(seat, %project, error = %e, "a fork's worktree could not be made");

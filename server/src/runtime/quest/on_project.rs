@@ -61,7 +61,11 @@ impl Quests {
                 .then_some((project, who))
         });
         let Some((project, who)) = owed else { return };
-        match self.projects.put_to_work(&project, &who, None).await {
+        match self
+            .projects
+            .put_to_work(&project, &who, crate::runtime::projects::Start::Base)
+            .await
+        {
             Ok(_) if self.processes.running().contains(&seat) => {
                 self.processes
                     .table()

@@ -8,6 +8,7 @@
 //!   tools, a fork's worktree.
 
 mod bad_input;
+mod carry;
 mod fork;
 mod merge;
 mod quest;
