@@ -171,6 +171,15 @@ async fn a_merge_runs_no_trap_and_the_shadow_cannot_be_rearmed() {
     std::fs::write(web.join("user.txt"), "user\n").unwrap();
     git_disarmed(&web, &["add", "user.txt"]);
     git_disarmed(&web, &["commit", "-q", "-m", "user"]);
+    // The radar has looked at the agent's commit: no look of its own is under way when the
+    // shadow is tampered with below (a look started before the tampering and run after it
+    // would read what was put there: the mending is the merge's, at its start).
+    let head = git(&tree, &["rev-parse", "HEAD"]);
+    wait_for(&state, "the radar saw the agent's commit", |d| {
+        app::domain::projects::worktree(d, &project, &who)
+            .is_some_and(|w| w.head.as_deref() == Some(head.as_str()))
+    })
+    .await;
     for f in std::fs::read_dir(&ran).unwrap() {
         std::fs::remove_file(f.unwrap().path()).unwrap();
     }
