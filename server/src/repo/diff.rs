@@ -65,11 +65,42 @@ pub async fn work(git: &Git, base: &str, branch: &str) -> Result<Work, RepoError
     git.run(&["add", "--all", "--intent-to-add", "--", "."])
         .await?;
     let flags = ["--no-ext-diff", "--no-textconv", "--no-renames", "-z"];
-    let against_base = [&["diff", "--raw", "--numstat"][..], &flags, &[&merge_base]].concat();
+    let against_base = [&["diff", "--raw"][..], &flags, &[&merge_base]].concat();
     let against_head = [&["diff", "--name-only"][..], &flags, &[&head]].concat();
     let (listed, since_head) = tokio::join!(git.run(&against_base), git.run(&against_head));
     let uncommitted: BTreeSet<String> = split_z(&since_head?).map(|p| p.into_owned()).collect();
-    let files = parse_raw_numstat(&listed?, &uncommitted);
+    let mut files = parse_raw(&listed?, &uncommitted);
+    // The counts, of every file but those too large to read (git would read a 1 GB file
+    // whole to count it: 9 s here); those are named as binary.
+    let large: Vec<String> = match git.work_tree() {
+        Some(tree) => files
+            .iter()
+            .filter(|f| {
+                std::fs::symlink_metadata(tree.join(&f.path))
+                    .is_ok_and(|m| m.is_file() && m.len() > BIG_FILE)
+            })
+            .map(|f| f.path.clone())
+            .collect(),
+        None => Vec::new(),
+    };
+    if !files.is_empty() {
+        let skipped: Vec<String> = large
+            .iter()
+            .map(|p| format!(":(exclude,literal){p}"))
+            .collect();
+        let mut counts = [
+            &["diff", "--numstat"][..],
+            &flags,
+            &[&merge_base, "--", "."],
+        ]
+        .concat();
+        counts.extend(skipped.iter().map(String::as_str));
+        let counted = git.run(&counts).await?;
+        files = count(files, &counted);
+    }
+    for f in files.iter_mut().filter(|f| large.contains(&f.path)) {
+        f.binary = true;
+    }
     Ok(Work {
         head,
         merge_base,
@@ -77,16 +108,38 @@ pub async fn work(git: &Git, base: &str, branch: &str) -> Result<Work, RepoError
     })
 }
 
-/// `diff --raw --numstat -z`: the raw entries (`:old new oldsha newsha X\0path\0`) first, then
-/// the counts (`added\tremoved\tpath\0`; `-` for a binary file).
-fn parse_raw_numstat(out: &[u8], uncommitted: &BTreeSet<String>) -> Vec<DiffFile> {
+/// A file larger than this (in the worktree) is named as binary, never read to be counted.
+const BIG_FILE: u64 = 1024 * 1024;
+
+/// The counts of `diff --numstat -z` (`added\tremoved\tpath\0`; `-` for a binary file) put on
+/// `files`.
+fn count(mut files: Vec<DiffFile>, out: &[u8]) -> Vec<DiffFile> {
+    let at: std::collections::HashMap<String, usize> = files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.path.clone(), i))
+        .collect();
+    for part in split_z(out) {
+        let mut f = part.splitn(3, '\t');
+        let (Some(a), Some(r), Some(path)) = (f.next(), f.next(), f.next()) else {
+            continue;
+        };
+        if let Some(file) = at.get(path).and_then(|i| files.get_mut(*i)) {
+            file.binary = a == "-";
+            file.added = a.parse().ok();
+            file.removed = r.parse().ok();
+        }
+    }
+    files
+}
+
+/// `diff --raw -z`: the raw entries (`:old new oldsha newsha X\0path\0`).
+fn parse_raw(out: &[u8], uncommitted: &BTreeSet<String>) -> Vec<DiffFile> {
     let mut files: Vec<DiffFile> = Vec::new();
-    let mut at: std::collections::HashMap<String, usize> = Default::default();
-    let mut parts = split_z(out).peekable();
+    let mut parts = split_z(out);
     while let Some(part) = parts.next() {
         if let Some(raw) = part.strip_prefix(':') {
             let Some(path) = parts.next() else { break };
-            at.insert(path.to_string(), files.len());
             files.push(DiffFile {
                 path: path.to_string(),
                 change: match raw.split_whitespace().nth(4).and_then(|s| s.chars().next()) {
@@ -102,16 +155,6 @@ fn parse_raw_numstat(out: &[u8], uncommitted: &BTreeSet<String>) -> Vec<DiffFile
                 hunks: Vec::new(),
                 cut: false,
             });
-            continue;
-        }
-        let mut f = part.splitn(3, '\t');
-        let (Some(a), Some(r), Some(path)) = (f.next(), f.next(), f.next()) else {
-            continue;
-        };
-        if let Some(file) = at.get(path).and_then(|i| files.get_mut(*i)) {
-            file.binary = a == "-";
-            file.added = a.parse().ok();
-            file.removed = r.parse().ok();
         }
     }
     files

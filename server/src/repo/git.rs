@@ -100,6 +100,19 @@ impl Git {
         git
     }
 
+    /// The same, with the time limit `limit` (a checkout of a large tree).
+    pub fn limited(&self, limit: Duration) -> Self {
+        Git {
+            limit,
+            ..self.clone()
+        }
+    }
+
+    /// The work tree it runs on, if any.
+    pub fn work_tree(&self) -> Option<&Path> {
+        self.work_tree.as_deref()
+    }
+
     /// The same, on `work_tree` with the index `index`.
     pub fn on(&self, work_tree: &Path, index: &Path) -> Self {
         Git {

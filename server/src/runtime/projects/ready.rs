@@ -118,5 +118,11 @@ async fn make_ready(
     shadow.ensure(&project.base)?;
     let git = Git::new(&shadow.dir, GIT_LIMIT);
     let place = Place::new(Path::new(&w.path), &w.identity_id, &w.project_id, &w.branch);
-    worktree::ensure(&git, &shadow, &place, &w.started_from).await
+    worktree::ensure(
+        &git.limited(super::CHECKOUT_LIMIT),
+        &shadow,
+        &place,
+        &w.started_from,
+    )
+    .await
 }

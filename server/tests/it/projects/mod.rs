@@ -10,6 +10,7 @@
 mod bad_input;
 mod carry;
 mod fork;
+mod large;
 mod merge;
 mod quest;
 mod radar;
