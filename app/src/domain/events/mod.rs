@@ -396,6 +396,9 @@ pub enum EventKind {
         identity_id: String,
         head: String,
         why: String,
+        /// Where it is now, when that moved (a team restored into another data directory).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        path: Option<String>,
     },
     /// What git sees in a worktree now (the watcher, coalesced; only when it changed).
     WorktreeChanged {

@@ -89,11 +89,15 @@ pub(super) fn apply(w: &mut Writes, event: &Event) {
             identity_id,
             head,
             why,
+            path,
         } => {
             let Some(mut t) = worktree(w.docs, project_id, identity_id).cloned() else {
                 return;
             };
             t.remade_at = Some(ts);
+            if let Some(path) = path {
+                t.path = path.clone();
+            }
             let text = format!(
                 "{}'s worktree of {} {why}: made again from its branch {} at {}.",
                 t.agent,

@@ -103,6 +103,7 @@ fn a_worktree_made_again_is_noted_on_its_identitys_seat_once() {
         identity_id: "lyra-id".into(),
         head: "fedcba9876543210".into(),
         why: "was removed by hand".into(),
+        path: None,
     };
     let e = ev(5, 4, remade);
     run(&mut docs, &[e.clone(), e]);
@@ -349,4 +350,21 @@ fn a_claim_with_no_paths_is_let_go() {
     assert!(worktree(&docs, "p1", "lyra-id").unwrap().claim.is_some());
     run(&mut docs, &[ev(6, 5, claim(Vec::new()))]);
     assert!(worktree(&docs, "p1", "lyra-id").unwrap().claim.is_none());
+}
+
+#[test]
+fn a_worktree_made_again_elsewhere_is_found_there() {
+    let mut docs = at_work();
+    let remade = EventKind::WorktreeRemade {
+        project_id: "p1".into(),
+        identity_id: "lyra-id".into(),
+        head: "fedcba9876543210".into(),
+        why: "was removed".into(),
+        path: Some("/restored/worktrees/lyra-id/p1".into()),
+    };
+    run(&mut docs, &[ev(5, 4, remade)]);
+    assert_eq!(
+        worktree(&docs, "p1", "lyra-id").unwrap().path,
+        "/restored/worktrees/lyra-id/p1"
+    );
 }

@@ -226,6 +226,7 @@ fn project_kind() -> impl Strategy<Value = EventKind> {
             identity_id: who.to_string(),
             head: "c0ffee".into(),
             why: "was removed".into(),
+            path: (who % 2 == 0).then(|| format!("/elsewhere/{who}")),
         }),
     ]
 }

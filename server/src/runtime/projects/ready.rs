@@ -74,7 +74,12 @@ pub async fn ready(ctx: &Context, seat: Seat) -> Ready {
     });
     let mut ready = Ready::default();
     let mut fit = Vec::new();
-    for (w, project) in list {
+    for (mut w, project) in list {
+        // Where this data directory keeps it: a team restored into another one finds its
+        // worktrees there, made again.
+        let here = super::worktree_path(ctx, &w.identity_id, &w.project_id);
+        let moved = Path::new(&w.path) != here;
+        w.path = here.display().to_string();
         match make_ready(ctx, &w, &project).await {
             Ok(None) => {}
             Ok(Some((head, why))) => {
@@ -83,6 +88,7 @@ pub async fn ready(ctx: &Context, seat: Seat) -> Ready {
                     identity_id: w.identity_id.clone(),
                     head,
                     why,
+                    path: moved.then(|| w.path.clone()),
                 }])
                 .await
             }

@@ -1,7 +1,8 @@
 //! The work carried: a `.soul` holds its agent's unmerged branch, which comes into a project
 //! of the same name in another team (waiting until one is linked; kept waiting when that
 //! project lacks the commits it was made against); the team export holds each project's
-//! branches, and a restore makes a lost branch again.
+//! branches, and a restore makes a lost branch again (and each worktree where the restored
+//! data directory keeps it).
 
 use std::path::Path;
 
@@ -166,5 +167,21 @@ async fn the_team_export_carries_the_branches_and_a_restore_makes_a_lost_one_aga
         commit
     );
     assert_eq!(waiting(&restored), 0);
+    // Woken, Lyra works in a worktree of the restored data directory, her commit in it.
+    state.runtime.wake_only(Some(&[0])).await;
+    let here = restored.join("worktrees").join(&lyra).join(&project);
+    wait_for(
+        &state,
+        "her worktree where the restored team keeps it",
+        |d| {
+            app::domain::projects::worktree(d, &project, &lyra)
+                .is_some_and(|w| Path::new(&w.path) == here)
+        },
+    )
+    .await;
+    assert_eq!(
+        std::fs::read_to_string(here.join("notes.md")).unwrap(),
+        "Lyra's notes\n"
+    );
     soulgrid::shut_down(&state).await;
 }
