@@ -10,18 +10,18 @@ use serde_json::json;
 use super::*;
 
 /// A team with `web` linked (with `extra` flags and `check`), the agent of `seat` at work on it.
-struct Bench {
+pub(super) struct Bench {
     _root: tempfile::TempDir,
     _dir: tempfile::TempDir,
-    state: AppState,
-    router: axum::Router,
-    web: PathBuf,
-    project: String,
-    who: String,
-    tree: PathBuf,
+    pub(super) state: AppState,
+    pub(super) router: axum::Router,
+    pub(super) web: PathBuf,
+    pub(super) project: String,
+    pub(super) who: String,
+    pub(super) tree: PathBuf,
 }
 
-async fn bench(seat: u8, check: Option<&str>, extra: &[&str]) -> Bench {
+pub(super) async fn bench(seat: u8, check: Option<&str>, extra: &[&str]) -> Bench {
     let root = tempfile::tempdir().unwrap();
     let web = repo(root.path(), "web");
     let allow = root.path().display().to_string();
@@ -50,19 +50,19 @@ async fn bench(seat: u8, check: Option<&str>, extra: &[&str]) -> Bench {
 }
 
 impl Bench {
-    fn at(&self, what: &str) -> String {
+    pub(super) fn at(&self, what: &str) -> String {
         format!(
             "/api/projects/{}/branches/{}/{what}",
             self.project, self.who
         )
     }
 
-    async fn post(&self, what: &str, body: Value) -> Reply {
+    pub(super) async fn post(&self, what: &str, body: Value) -> Reply {
         call(&self.router, post_json(&self.at(what), body)).await
     }
 
     /// The agent commits `text` into `file` in its worktree.
-    fn agent_commits(&self, file: &str, text: &str) {
+    pub(super) fn agent_commits(&self, file: &str, text: &str) {
         std::fs::write(self.tree.join(file), text).unwrap();
         git(&self.tree, &["add", file]);
         git(
@@ -72,7 +72,7 @@ impl Bench {
     }
 
     /// The user commits on main in their own checkout.
-    fn user_commits(&self, file: &str, text: &str) {
+    pub(super) fn user_commits(&self, file: &str, text: &str) {
         std::fs::write(self.web.join(file), text).unwrap();
         git(&self.web, &["add", file]);
         git(
@@ -81,13 +81,13 @@ impl Bench {
         );
     }
 
-    async fn approve(&self) {
+    pub(super) async fn approve(&self) {
         let r = self.post("approve", json!({})).await;
         assert_eq!(r.status, 200, "{}", r.body);
     }
 
     /// Merges, expecting a refusal that says `says`; the base did not move.
-    async fn refused(&self, strategy: &str, says: &str) -> Value {
+    pub(super) async fn refused(&self, strategy: &str, says: &str) -> Value {
         let main = git(&self.web, &["rev-parse", "main"]);
         let r = self.post("merge", json!({"strategy": strategy})).await;
         assert_eq!(r.status, 409, "{}", r.body);
@@ -101,7 +101,7 @@ impl Bench {
         body
     }
 
-    fn merge_state(&self) -> Option<MergeState> {
+    pub(super) fn merge_state(&self) -> Option<MergeState> {
         self.state.store.with_docs(|d| {
             worktree(d, &self.project, &self.who)?
                 .merge
@@ -111,7 +111,7 @@ impl Bench {
     }
 
     /// What Soulgrid filed in the agent's inbox.
-    fn told(&self, seat: u8) -> Vec<String> {
+    pub(super) fn told(&self, seat: u8) -> Vec<String> {
         let inbox = self
             .state
             .store

@@ -12,6 +12,7 @@ mod carry;
 mod fork;
 mod large;
 mod merge;
+mod merge_shapes;
 mod quest;
 mod radar;
 mod safety;
