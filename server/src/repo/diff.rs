@@ -36,10 +36,10 @@ impl Work {
     }
 }
 
-/// The work in `git`'s worktree (with its server index) on `branch` against `base`. Six git
+/// The work in `git`'s worktree (with its server index) on `branch` against `base`. Five git
 /// calls, the last two at once: both heads, where they meet, the index brought up to the
-/// worktree, then the files against the base (status and counts in one) beside the files
-/// against the branch's head.
+/// worktree, then the files against the base beside the files against the branch's head.
+/// Lines are counted a page at a time ([`fill_hunks`]).
 pub async fn work(git: &Git, base: &str, branch: &str) -> Result<Work, RepoError> {
     let heads = git
         .text(&[
@@ -70,36 +70,13 @@ pub async fn work(git: &Git, base: &str, branch: &str) -> Result<Work, RepoError
     let (listed, since_head) = tokio::join!(git.run(&against_base), git.run(&against_head));
     let uncommitted: BTreeSet<String> = split_z(&since_head?).map(|p| p.into_owned()).collect();
     let mut files = parse_raw(&listed?, &uncommitted);
-    // The counts, of every file but those too large to read (git would read a 1 GB file
-    // whole to count it: 9 s here); those are named as binary.
-    let large: Vec<String> = match git.work_tree() {
-        Some(tree) => files
-            .iter()
-            .filter(|f| {
-                std::fs::symlink_metadata(tree.join(&f.path))
-                    .is_ok_and(|m| m.is_file() && m.len() > BIG_FILE)
-            })
-            .map(|f| f.path.clone())
-            .collect(),
-        None => Vec::new(),
-    };
-    if !files.is_empty() {
-        let skipped: Vec<String> = large
-            .iter()
-            .map(|p| format!(":(exclude,literal){p}"))
-            .collect();
-        let mut counts = [
-            &["diff", "--numstat"][..],
-            &flags,
-            &[&merge_base, "--", "."],
-        ]
-        .concat();
-        counts.extend(skipped.iter().map(String::as_str));
-        let counted = git.run(&counts).await?;
-        files = count(files, &counted);
-    }
-    for f in files.iter_mut().filter(|f| large.contains(&f.path)) {
-        f.binary = true;
+    // A file too large to read is named as binary, never read (git would read a 1 GB file
+    // whole to count its lines: 9 s here). The others are counted a page at a time.
+    if let Some(tree) = git.work_tree() {
+        for f in files.iter_mut() {
+            f.binary = std::fs::symlink_metadata(tree.join(&f.path))
+                .is_ok_and(|m| m.is_file() && m.len() > BIG_FILE);
+        }
     }
     Ok(Work {
         head,
@@ -113,7 +90,7 @@ const BIG_FILE: u64 = 1024 * 1024;
 
 /// The counts of `diff --numstat -z` (`added\tremoved\tpath\0`; `-` for a binary file) put on
 /// `files`.
-fn count(mut files: Vec<DiffFile>, out: &[u8]) -> Vec<DiffFile> {
+fn count(files: &mut [DiffFile], out: &[u8]) {
     let at: std::collections::HashMap<String, usize> = files
         .iter()
         .enumerate()
@@ -130,7 +107,6 @@ fn count(mut files: Vec<DiffFile>, out: &[u8]) -> Vec<DiffFile> {
             file.removed = r.parse().ok();
         }
     }
-    files
 }
 
 /// `diff --raw -z`: the raw entries (`:old new oldsha newsha X\0path\0`).
@@ -169,39 +145,42 @@ fn split_z(bytes: &[u8]) -> impl Iterator<Item = std::borrow::Cow<'_, str>> {
         .map(String::from_utf8_lossy)
 }
 
-/// The hunks of `files` (one page), filled in place.
+/// The counts and hunks of `files` (one page), filled in place: two git calls at once.
 pub async fn fill_hunks(
     git: &Git,
     merge_base: &str,
     files: &mut [DiffFile],
 ) -> Result<(), RepoError> {
-    let shown: Vec<&str> = files
+    let shown: Vec<String> = files
         .iter()
         .filter(|f| !f.binary)
-        .map(|f| f.path.as_str())
+        .map(|f| f.path.clone())
         .collect();
     if shown.is_empty() {
         return Ok(());
     }
-    let mut args = vec![
+    let flags = [
         "--literal-pathspecs",
         "diff",
         "--no-color",
         "--no-ext-diff",
         "--no-textconv",
         "--no-renames",
-        "-U3",
-        merge_base,
-        "--",
     ];
-    args.extend(shown.iter().copied());
-    let out = git.run(&args).await?;
+    let mut patch = [&flags[..], &["-U3", merge_base, "--"]].concat();
+    patch.extend(shown.iter().map(String::as_str));
+    let mut numstat = [&flags[..], &["--numstat", "-z", merge_base, "--"]].concat();
+    numstat.extend(shown.iter().map(String::as_str));
+    let (out, counts) = tokio::join!(git.run(&patch), git.run(&numstat));
+    count(files, &counts?);
+    let out = out?;
     let text = String::from_utf8_lossy(&out);
     // git prints the files in the order it sorts paths, as the page lists them.
     let mut chunks = text
         .split("\ndiff --git ")
         .map(|c| c.trim_start_matches("diff --git "));
-    for f in files.iter_mut().filter(|f| !f.binary) {
+    // The files the patch was asked for (some may have turned out binary since).
+    for f in files.iter_mut().filter(|f| shown.contains(&f.path)) {
         let Some(chunk) = chunks.next() else { break };
         let (hunks, cut) = hunks_of(chunk);
         f.hunks = hunks;
