@@ -9,6 +9,7 @@ pub mod endpoints;
 mod hall;
 mod knowledge;
 mod life;
+mod params;
 mod projects;
 mod quest;
 

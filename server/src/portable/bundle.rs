@@ -192,7 +192,8 @@ pub async fn bring(rt: &crate::runtime::Runtime, bytes: &str) -> Result<Brought,
     }
     let (name, inbox) =
         chosen.ok_or_else(|| PortableError::Bad(format!("no name like {own:?} is free here")))?;
-    let branches = std::mem::take(&mut body.branches);
+    // Its branches read before anything is recorded: a bad one refuses the whole bundle.
+    let branches = super::carried::decode(&std::mem::take(&mut body.branches))?;
     let agent = ImportedAgent {
         identity: body.identity,
         name: name.clone(),

@@ -119,22 +119,44 @@ pub async fn soul_branches(
     out
 }
 
-/// Leaves a `.soul`'s branches waiting in the data directory for their projects.
+/// A `.soul`'s branches, each with its bundle's bytes: refused, before anything is done with
+/// the bundle, when one is not base64 or names no branch of Soulgrid's.
+pub fn decode(branches: &[SoulBranch]) -> Result<Vec<(SoulBranch, Vec<u8>)>, super::PortableError> {
+    branches
+        .iter()
+        .map(|b| {
+            if !b.branch.starts_with(app::domain::projects::BRANCH_PREFIX)
+                || b.project.trim().is_empty()
+            {
+                return Err(super::PortableError::Bad(format!(
+                    "a carried branch ({:?} of {:?}) is not one of Soulgrid's",
+                    b.branch, b.project
+                )));
+            }
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(&b.bundle)
+                .map_err(|e| {
+                    super::PortableError::Bad(format!("a carried branch is not base64: {e}"))
+                })?;
+            Ok((b.clone(), bytes))
+        })
+        .collect()
+}
+
+/// Leaves a `.soul`'s branches (as [`decode`] read them) waiting in the data directory for
+/// their projects, named from a hash of the identity (its id came in the file).
 pub fn keep_waiting(
     data_dir: &Path,
     identity: &str,
     agent: &str,
-    branches: &[SoulBranch],
+    branches: &[(SoulBranch, Vec<u8>)],
 ) -> Result<(), super::PortableError> {
+    use sha2::Digest as _;
     let dir = data_dir.join(CARRIED);
     std::fs::create_dir_all(&dir)?;
-    for (i, b) in branches.iter().enumerate() {
-        let bytes = base64::engine::general_purpose::STANDARD
-            .decode(&b.bundle)
-            .map_err(|e| {
-                super::PortableError::Bad(format!("a carried branch is not base64: {e}"))
-            })?;
-        let key = format!("soul-{identity}-{i}");
+    let who = super::format::hex(&sha2::Sha256::digest(identity.as_bytes()));
+    for (i, (b, bytes)) in branches.iter().enumerate() {
+        let key = format!("soul-{}-{i}", &who[..16]);
         std::fs::write(dir.join(format!("{key}.bundle")), bytes)?;
         let waiting = Waiting {
             project_id: None,

@@ -5,6 +5,7 @@
 pub mod backup;
 pub mod bundle;
 pub mod carried;
+mod check;
 pub mod cli;
 pub mod format;
 pub mod team;

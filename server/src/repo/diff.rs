@@ -1,7 +1,7 @@
 //! An agent's work as git tells it: the worktree as it is (committed or not) against where its
 //! branch meets the base, a page of files at a time. The server keeps its own index of each
 //! worktree (its stat cache, so only changed files are read again) and marks new files as
-//! intended (`add -N`): no object is written into the user's repository but git's empty blob. Files larger than
+//! intended (`add -N`): a diff writes no object into the user's repository but git's empty blob. Files larger than
 //! `core.bigFileThreshold` are named as binary, never read into a diff.
 
 use std::collections::BTreeSet;
@@ -176,20 +176,37 @@ pub async fn fill_hunks(
     let out = out?;
     let text = String::from_utf8_lossy(&out);
     // git prints the files in the order it sorts paths, as the page lists them.
-    let mut chunks = text
+    // Each file's part found by the path in its header (a file may have none: changed back
+    // meanwhile; or two: a file that became a link), never by its place in the patch.
+    let mut parts: std::collections::HashMap<&str, Vec<&str>> = Default::default();
+    for chunk in text
         .split("\ndiff --git ")
-        .map(|c| c.trim_start_matches("diff --git "));
-    // The files the patch was asked for (some may have turned out binary since).
+        .map(|c| c.trim_start_matches("diff --git "))
+    {
+        if let Some(path) = header_path(chunk.lines().next().unwrap_or("")) {
+            parts.entry(path).or_default().push(chunk);
+        }
+    }
     for f in files.iter_mut().filter(|f| shown.contains(&f.path)) {
-        let Some(chunk) = chunks.next() else { break };
-        let (hunks, cut) = hunks_of(chunk);
-        f.hunks = hunks;
-        f.cut = cut;
-        if chunk.lines().any(|l| l.starts_with("Binary files ")) {
-            f.binary = true;
+        for chunk in parts.get(f.path.as_str()).into_iter().flatten() {
+            let (hunks, cut) = hunks_of(chunk);
+            f.hunks.extend(hunks);
+            f.cut |= cut;
+            if chunk.lines().any(|l| l.starts_with("Binary files ")) {
+                f.binary = true;
+            }
         }
     }
     Ok(())
+}
+
+/// The path of a part's header `a/PATH b/PATH` (the same path twice: renames are off); `None`
+/// for one git quoted (a path with a quote, a control character or a non-UTF-8 byte).
+fn header_path(line: &str) -> Option<&str> {
+    let rest = line.strip_prefix("a/")?;
+    let n = rest.len().checked_sub(3)? / 2;
+    let (path, tail) = (rest.get(..n)?, rest.get(n..)?);
+    (tail.strip_prefix(" b/")? == path).then_some(path)
 }
 
 /// The hunks of one file's part of a patch.
@@ -305,5 +322,19 @@ mod tests {
                 (LineKind::Context, Some(5), Some(6), "e"),
             ]
         );
+    }
+
+    #[test]
+    fn a_parts_path_is_read_from_its_header() {
+        for (line, want) in [
+            ("a/src/lib.rs b/src/lib.rs", Some("src/lib.rs")),
+            ("a/a b/c.txt b/a b/c.txt", Some("a b/c.txt")),
+            ("a/été.md b/été.md", Some("été.md")),
+            ("\"a/q\\\"x\" \"b/q\\\"x\"", None),
+            ("a/x b/y", None),
+            ("", None),
+        ] {
+            assert_eq!(header_path(line), want, "{line:?}");
+        }
     }
 }

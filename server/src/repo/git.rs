@@ -35,6 +35,9 @@ const HARDENED: &[&str] = &[
     "core.sshCommand=false",
     "-c",
     "core.pager=cat",
+    // Paths in a patch's headers as they are (a diff page finds each file's part by them).
+    "-c",
+    "core.quotePath=false",
     "-c",
     "core.editor=false",
     // A file larger than this is named in a diff, not read into it.

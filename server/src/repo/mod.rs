@@ -15,7 +15,8 @@
 //! **Invariant:** no git process the server runs reads the repository's configuration, hooks
 //! or attributes' drivers (an agent can write all of them); branch names are the server's
 //! (`soulgrid/<inbox-slug>`); nothing in the user's repository changes but the branches and
-//! worktrees the server makes, until the human merges.
+//! worktrees the server makes (and the objects of branches carried in from another team),
+//! until the human merges.
 
 pub mod carry;
 pub mod check;

@@ -119,8 +119,10 @@ pub async fn ensure(
     let meta = place.meta(shadow);
     let linked = matches!(read_bounded(&place.path.join(".git"), 4096),
         Ok(Found::Bytes(b)) if b == place.dot_git(shadow).as_bytes());
+    // Its HEAD may name another branch or a commit: the agent checked one out (a topic of its
+    // own), which is its to do; only a HEAD that is missing or names nothing is broken.
     let head_ok = matches!(read_bounded(&meta.join("HEAD"), 4096),
-        Ok(Found::Bytes(b)) if b == format!("ref: refs/heads/{}\n", place.branch).as_bytes());
+        Ok(Found::Bytes(b)) if a_head(&String::from_utf8_lossy(&b)));
     let branch = branch_exists(git, &place.branch).await?;
     if folder.is_ok() && linked && head_ok && branch {
         return Ok(None);
@@ -147,6 +149,15 @@ pub async fn ensure(
     checkout(git, shadow, place, &head, folder.is_err()).await?;
     tracing::info!(worktree = %place.path.display(), why, "a worktree was made again");
     Ok(Some((head, why.to_string())))
+}
+
+/// Whether `text` is a HEAD git can read: a branch, or a commit's full id.
+fn a_head(text: &str) -> bool {
+    let text = text.trim_end_matches('\n');
+    match text.strip_prefix("ref: refs/heads/") {
+        Some(branch) => !branch.is_empty() && !branch.contains(['\n', '\0']),
+        None => text.len() == 40 && text.bytes().all(|c| c.is_ascii_hexdigit()),
+    }
 }
 
 /// git's layout for a linked worktree, written as `git worktree add` writes it.

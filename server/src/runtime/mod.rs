@@ -11,6 +11,7 @@ mod error;
 mod folder;
 mod ids;
 mod mail;
+mod on_code;
 pub mod process;
 pub mod projects;
 pub mod prompts;
@@ -315,120 +316,6 @@ impl Runtime {
             self.inner.quests.offer_stale_jobs(&[seat]).await;
         }
         Ok(seat)
-    }
-
-    /// The linked projects and the agents' worktrees (`projects/`).
-    pub fn projects(&self) -> &projects::Projects {
-        &self.inner.projects
-    }
-
-    /// Follows the agents' worktrees (the conflict radar): what git sees recorded as it
-    /// changes, and each agent told, in its inbox, of an overlap that is new.
-    pub fn watch_worktrees(&self) {
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<projects::Notice>();
-        self.inner.projects.watch(tx);
-        let rt = self.clone();
-        tokio::spawn(async move {
-            while let Some(n) = rx.recv().await {
-                let inbox = rt.store().with_docs(|d| {
-                    app::domain::docs::identity_by_id(d, &n.identity).and_then(|i| i.inbox())
-                });
-                if inbox.is_some() {
-                    rt.tell_identity(&n.identity, &n.text, false).await;
-                }
-            }
-        });
-    }
-
-    /// Tells the identity `id` something: as the human's message in its thread if it is seated
-    /// (delivered now if awake), else left in its inbox for its recall.
-    pub(in crate::runtime) async fn tell_identity(&self, id: &str, text: &str, from_human: bool) {
-        let (seat, inbox) = self.store().with_docs(|d| {
-            let who = app::domain::docs::identity_by_id(d, id);
-            (
-                who.filter(|i| i.status().is_visible() && !i.id.starts_with("hall:"))
-                    .map(|i| i.grid_position),
-                who.and_then(|i| i.inbox()),
-            )
-        });
-        match (seat, inbox, from_human) {
-            (Some(seat), _, true) => {
-                if let Err(e) = self.tell_from_human(seat, text, None).await {
-                    tracing::warn!(seat, error = %e, "an agent could not be told");
-                }
-            }
-            (_, Some(inbox), true) => self.inner.postman.leave_note(inbox, text.into()).await,
-            (_, Some(inbox), false) => {
-                self.inner
-                    .postman
-                    .file_note("Soulgrid", inbox, text.into())
-                    .await
-            }
-            _ => {}
-        }
-    }
-
-    /// Sends the agent the human's open comments on its branch, in one message.
-    pub async fn request_changes(
-        &self,
-        project: &str,
-        identity: &str,
-    ) -> Result<(), projects::ProjectError> {
-        let text = self
-            .inner
-            .projects
-            .request_changes(project, identity)
-            .await?;
-        self.tell_identity(identity, &text, true).await;
-        Ok(())
-    }
-
-    /// Merges the approved branch; the agent is told how it ended, in one message.
-    pub async fn merge_branch(
-        &self,
-        project: &str,
-        identity: &str,
-        strategy: crate::repo::merge::Strategy,
-    ) -> Result<Result<String, projects::Refused>, projects::ProjectError> {
-        let merged = self
-            .inner
-            .projects
-            .merge(project, identity, strategy)
-            .await?;
-        self.tell_identity(identity, &merged.notice.text, false)
-            .await;
-        Ok(merged.result)
-    }
-
-    /// Puts the identity `agent` to work on a project. An agent awake without the worktree is
-    /// restarted with it once it is made (put to sleep after its turn, woken with its session;
-    /// the lead starts again with its next message).
-    pub async fn put_to_work(
-        &self,
-        project: &str,
-        agent: &str,
-    ) -> Result<app::domain::docs::WorktreeDoc, projects::ProjectError> {
-        let made = self
-            .inner
-            .projects
-            .put_to_work(project, agent, projects::Start::Base)
-            .await?;
-        let seat = self.store().with_docs(|d| {
-            app::domain::docs::identities(d)
-                .find(|i| i.status().is_visible() && i.stable_id() == agent)
-                .map(|i| i.grid_position)
-        });
-        if let Some(seat) = seat.filter(|s| self.running().contains(s)) {
-            let rt = self.clone();
-            tokio::spawn(async move {
-                rt.sleep(seat, "restarted with its worktree").await;
-                // The lead is started by its next message; an agent is woken now.
-                if seat != app::domain::LEAD_SEAT {
-                    rt.wake_only(Some(&[seat])).await;
-                }
-            });
-        }
-        Ok(made)
     }
 
     /// Permission answers being written now (claims are let go once the request is settled).

@@ -155,13 +155,19 @@ pub(super) fn apply(w: &mut Writes, event: &Event) {
             why,
             until,
         } => update(w, project_id, identity_id, |t| {
-            // No paths: the claim is let go (its time is up).
-            t.claim = (!paths.is_empty()).then(|| Claim {
-                paths: paths.clone(),
-                why: why.clone(),
-                at: ts,
-                until: *until,
-            });
+            // No paths: the claim is let go (its time is up), unless a newer one holds longer.
+            if paths.is_empty() {
+                if t.claim.as_ref().is_some_and(|c| c.until <= *until) {
+                    t.claim = None;
+                }
+            } else {
+                t.claim = Some(Claim {
+                    paths: paths.clone(),
+                    why: why.clone(),
+                    at: ts,
+                    until: *until,
+                });
+            }
         }),
         _ => {}
     }

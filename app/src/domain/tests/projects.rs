@@ -350,6 +350,16 @@ fn a_claim_with_no_paths_is_let_go() {
     assert!(worktree(&docs, "p1", "lyra-id").unwrap().claim.is_some());
     run(&mut docs, &[ev(6, 5, claim(Vec::new()))]);
     assert!(worktree(&docs, "p1", "lyra-id").unwrap().claim.is_none());
+    // A claim made after the expiry was read holds longer: the let-go leaves it.
+    let fresh = EventKind::FilesClaimed {
+        project_id: "p1".into(),
+        identity_id: "lyra-id".into(),
+        paths: vec!["docs".into()],
+        why: "y".into(),
+        until: 7_200_010,
+    };
+    run(&mut docs, &[ev(7, 6, fresh), ev(8, 7, claim(Vec::new()))]);
+    assert!(worktree(&docs, "p1", "lyra-id").unwrap().claim.is_some());
 }
 
 #[test]

@@ -7,7 +7,8 @@
 //! - `view.rs`: each agent's branch as git sees it now, overlaps, a diff page.
 //! - `radar.rs`: the worktrees followed as they change, overlaps told to the agents.
 //! - `review.rs`: comments, changes requested, approval.
-//! - `merging.rs`: the merge queue, the check, the branch into the base.
+//! - `merging.rs`: the merge queue, the branch into the base; `merge_steps.rs` the check and
+//!   what a merge records on its way.
 //! - `carried.rs`: branches carried from another team, brought in (or kept waiting).
 //!
 //! **Rule:** it names no other room. A worktree belongs to an identity
@@ -31,6 +32,7 @@ use crate::runtime::context::Context;
 use crate::store::StoreError;
 
 mod carried;
+mod merge_steps;
 mod merging;
 mod radar;
 mod ready;
@@ -280,10 +282,22 @@ impl Projects {
                 project.name
             )));
         }
-        let branch = branch_for(&stem, |b| taken.iter().any(|(_, t)| t == b));
+        let mut branch = branch_for(&stem, |b| taken.iter().any(|(_, t)| t == b));
         let shadow = shadow_of(&self.ctx, project_id, &project.path);
         shadow.ensure(&project.base)?;
         let git = Git::new(&shadow.dir, GIT_LIMIT);
+        // A carried branch whose name is taken in this repository (the team it came from
+        // works on the same one) gets the next free name.
+        if matches!(start, Start::Commit(_)) {
+            for n in 2..100 {
+                if !worktree::branch_exists(&git, &branch).await? {
+                    break;
+                }
+                branch = branch_for(&format!("{stem}-{n}"), |b| {
+                    taken.iter().any(|(_, t)| t == b)
+                });
+            }
+        }
         if worktree::branch_exists(&git, &branch).await? {
             return Err(ProjectError::Conflict(format!(
                 "{} already has a branch {branch} that Soulgrid did not make: rename or remove \

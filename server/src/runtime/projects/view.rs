@@ -183,6 +183,16 @@ impl Projects {
         shadow.ensure(&project.base)?;
         let git = self.git(project);
         let spec = format!("refs/heads/{}:{rel}", project.base);
+        match git.text(&["cat-file", "-t", &spec]).await.as_deref() {
+            Ok("blob") => {}
+            Ok(kind) => {
+                return Err(ProjectError::Bad(format!(
+                    "{rel} is not a file of {} (a {kind})",
+                    project.base
+                )))
+            }
+            Err(_) => return Ok(Found::Missing),
+        }
         let size = match git.text(&["cat-file", "-s", &spec]).await {
             Ok(size) => size.trim().parse::<usize>().unwrap_or(usize::MAX),
             Err(_) => return Ok(Found::Missing),

@@ -48,19 +48,30 @@ pub(super) fn file_of_finding(
     })
 }
 
+/// The quest's project and the identity in `seat`, when it is not at work on it yet.
+fn owed(d: &Docs, quest_id: &str, seat: Seat) -> Option<(String, String)> {
+    let project = quest(d, quest_id)?.project.clone()?;
+    let who = identity(d, seat)?.stable_id();
+    projects::worktree(d, &project, &who)
+        .is_none()
+        .then_some((project, who))
+}
+
 impl Quests {
+    /// Whether the agent in `seat` is still to be put to work on the quest's project.
+    pub(super) fn owes_work(&self, quest_id: &str, seat: Seat) -> bool {
+        self.ctx
+            .store()
+            .with_docs(|d| owed(d, quest_id, seat).is_some())
+    }
+
     /// Puts the agent in `seat` to work on the quest's project when it has no worktree there
     /// yet; a running process is stopped so that its next start has the worktree. A failure is
     /// said on the seat, and the agent goes on without the project.
     pub(super) async fn to_work_for(&self, quest_id: &str, seat: Seat) {
-        let owed = self.ctx.store().with_docs(|d| {
-            let project = quest(d, quest_id)?.project.clone()?;
-            let who = identity(d, seat)?.stable_id();
-            projects::worktree(d, &project, &who)
-                .is_none()
-                .then_some((project, who))
-        });
-        let Some((project, who)) = owed else { return };
+        let Some((project, who)) = self.ctx.store().with_docs(|d| owed(d, quest_id, seat)) else {
+            return;
+        };
         match self
             .projects
             .put_to_work(&project, &who, crate::runtime::projects::Start::Base)

@@ -61,8 +61,22 @@ impl Quests {
         seat: Seat,
         name: &str,
     ) {
-        // On a project, the agent reads it in a worktree of its own, made first.
-        self.to_work_for(quest_id, seat).await;
+        // On a project, the agent reads it in a worktree of its own, made first (and a
+        // running process started again with it): on a task of its own, so that the quest's
+        // queue (the lead's plan, the other agents' findings) never waits on a checkout or a
+        // restart.
+        if self.owes_work(quest_id, seat) {
+            let (me, quest_id, name) = (self.clone(), quest_id.to_string(), name.to_string());
+            tokio::spawn(async move {
+                me.to_work_for(&quest_id, seat).await;
+                me.prompt_now(&quest_id, index, seat, &name).await;
+            });
+            return;
+        }
+        self.prompt_now(quest_id, index, seat, name).await;
+    }
+
+    async fn prompt_now(&self, quest_id: &str, index: u32, seat: Seat, name: &str) {
         let text = self.ctx.store().with_docs(|d| {
             let q = quest(d, quest_id)?;
             let stage = q.stages.get(index as usize)?;

@@ -45,10 +45,11 @@ async fn a_soul_brings_its_unmerged_branch_into_a_project_of_the_same_name() {
     let root = tempfile::tempdir().unwrap();
     let web = repo(root.path(), "web");
     let (_a, state, router) = team_in(root.path()).await;
-    let (_, lyra, commit) = lyra_commits(&state, &router, &web).await;
+    let (web_id, lyra, commit) = lyra_commits(&state, &router, &web).await;
     let r = call(&router, get(&format!("/api/agents/{lyra}/bundle"))).await;
     assert_eq!(r.status, 200);
     let soul = r.body.clone();
+    let soul_again = soul.clone();
     let body: serde_json::Value = serde_json::from_str(soul.lines().nth(1).unwrap()).unwrap();
     assert_eq!(
         body["branches"][0]["project"], "web",
@@ -114,6 +115,28 @@ async fn a_soul_brings_its_unmerged_branch_into_a_project_of_the_same_name() {
     assert_eq!(
         git(&clone, &["rev-parse", "main"]),
         git(&web, &["rev-parse", "main"])
+    );
+
+    // A third team on the very same repository, where her branch's name is taken (by the
+    // team she came from): she gets a branch of another name, at her commit.
+    let (_c, third, router_c) = team_in(root.path()).await;
+    let mine = state.store.with_docs(|d| {
+        app::domain::projects::worktree(d, &web_id, &lyra)
+            .unwrap()
+            .branch
+            .clone()
+    });
+    let here = link(&router_c, &web).await;
+    let r = call(&router_c, import_soul(soul_again)).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let w = third
+        .store
+        .with_docs(|d| app::domain::projects::worktree(d, &here, &id).cloned())
+        .expect("at work on the same repository");
+    assert_ne!(w.branch, mine);
+    assert_eq!(
+        git(&web, &["rev-parse", &format!("refs/heads/{}", w.branch)]),
+        commit
     );
 }
 

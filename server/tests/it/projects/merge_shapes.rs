@@ -15,7 +15,10 @@ async fn a_base_checked_out_in_another_worktree_is_refused() {
     // The user works on another branch here, and has main checked out in a worktree beside.
     git(&b.web, &["checkout", "-q", "-b", "side"]);
     let beside = b.web.parent().unwrap().join("web-main");
-    git(&b.web, &["worktree", "add", "-q", beside.to_str().unwrap(), "main"]);
+    git(
+        &b.web,
+        &["worktree", "add", "-q", beside.to_str().unwrap(), "main"],
+    );
     b.refused("merge", "is checked out in your worktree").await;
     assert!(!beside.join("agent.txt").exists());
     // Once that worktree is on another branch, it merges.
@@ -38,7 +41,10 @@ async fn a_branch_with_merge_commits_is_merged_not_rebased() {
     b.agent_commits("topic.txt", "topic\n");
     git(&b.tree, &["checkout", "-q", &branch]);
     b.agent_commits("agent.txt", "agent\n");
-    git(&b.tree, &["merge", "-q", "--no-ff", "-m", "merge topic", "topic"]);
+    git(
+        &b.tree,
+        &["merge", "-q", "--no-ff", "-m", "merge topic", "topic"],
+    );
     b.user_commits("user.txt", "user\n");
     b.approve().await;
     b.refused("rebase", "has merge commits: merge it instead of rebasing")

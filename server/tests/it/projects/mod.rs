@@ -9,6 +9,7 @@
 
 mod bad_input;
 mod carry;
+mod diff_shapes;
 mod fork;
 mod large;
 mod merge;
@@ -307,5 +308,24 @@ async fn a_worktree_removed_by_hand_is_made_again_at_the_next_wake_and_said_on_t
     })
     .await;
     assert_eq!(git(&tree, &["status", "--porcelain"]), "M kept.txt");
+    // A topic branch the agent checked out itself is its own doing, not a break: a restart
+    // leaves it there (it was put back on its branch, its index reset).
+    git(&tree, &["checkout", "-q", "-b", "topic"]);
+    let remade = count_events(&state, |k| matches!(k, EventKind::WorktreeRemade { .. })).await;
+    let before = state.store.last_event_id();
+    state.runtime.sleep(3, "test").await;
+    state.runtime.wake_only(Some(&[3])).await;
+    // Its worktree is made ready before its process starts.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while started_sessions(&state, 3, before).await.is_empty() {
+        assert!(std::time::Instant::now() < deadline, "not started again");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(git(&tree, &["rev-parse", "--abbrev-ref", "HEAD"]), "topic");
+    assert_eq!(git(&tree, &["status", "--porcelain"]), "M kept.txt");
+    assert_eq!(
+        count_events(&state, |k| matches!(k, EventKind::WorktreeRemade { .. })).await,
+        remade
+    );
     let _ = project;
 }

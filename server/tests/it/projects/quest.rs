@@ -114,6 +114,12 @@ async fn a_quest_on_a_project_reads_it_in_worktrees_and_its_findings_name_lines(
     assert_eq!(r.status, 200, "{}", r.body);
     assert_eq!(r.json()["from"], "main");
     assert_eq!(r.json()["lines"][1], "    1");
+    let r = call(
+        &router,
+        get(&format!("/api/projects/{project}/file?path=src")),
+    )
+    .await;
+    assert_eq!(r.status, 400, "a folder: {}", r.body);
     for (path, status) in [
         ("../outside", 400),
         ("/etc/passwd", 400),
