@@ -141,6 +141,16 @@ pub fn all_agents(
         .all(|s| app::domain::docs::identity(docs, s).is_some_and(|d| d.status() == status))
 }
 
+/// `POST /api/import/agent` with a `.soul` file's text.
+pub fn import_soul(soul: String) -> Request<Body> {
+    Request::builder()
+        .method("POST")
+        .uri("/api/import/agent")
+        .header("content-type", "application/x-soulgrid-soul")
+        .body(Body::from(soul))
+        .unwrap()
+}
+
 pub fn post_json(uri: &str, body: Value) -> Request<Body> {
     Request::post(uri)
         .header("content-type", "application/json")

@@ -30,14 +30,7 @@ async fn a_soul_bundle_brings_an_agent_into_another_teams_hall_once() {
 
     // Another team, with a Lyra of its own seated.
     let (_b, other, there) = common::team().await;
-    let bring = |body: String| {
-        axum::http::Request::builder()
-            .method("POST")
-            .uri("/api/import/agent")
-            .header("content-type", "application/x-soulgrid-soul")
-            .body(axum::body::Body::from(body))
-            .unwrap()
-    };
+    let bring = common::import_soul;
     // Fields this version does not know ride along in no document (here: padding).
     let padded = reworked(&bundle, |b| {
         b["identity"]["padding"] = json!("p".repeat(4096));

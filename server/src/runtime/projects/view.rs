@@ -60,12 +60,7 @@ impl Projects {
     /// One agent's work against the base: page `page` of its files, and its commits.
     pub async fn diff(&self, id: &str, agent: &str, page: usize) -> Result<DiffView, ProjectError> {
         let (project, trees) = self.of(id)?;
-        let w = trees
-            .iter()
-            .find(|w| w.identity_id == agent)
-            .ok_or_else(|| {
-                ProjectError::NoSuch("this agent is not at work on this project".into())
-            })?;
+        let w = at_work(&trees, agent)?;
         let held = self.lock(id);
         let _held = held.lock().await;
         let mut work = self.work(&project, w).await?;
@@ -122,12 +117,7 @@ impl Projects {
             })?;
         let (found, from, changed) = match agent {
             Some(agent) => {
-                let w = trees
-                    .iter()
-                    .find(|w| w.identity_id == agent)
-                    .ok_or_else(|| {
-                        ProjectError::NoSuch("this agent is not at work on this project".into())
-                    })?;
+                let w = at_work(&trees, agent)?;
                 let found = crate::fsafe::read_in(Path::new(&w.path), Path::new(&rel), MAX_SHOWN)
                     .map_err(|e| ProjectError::Repo(RepoError::Io(e.to_string())))?;
                 let changed = w.changed_files.contains(&rel);
@@ -254,6 +244,14 @@ impl Projects {
         }
         diff::work(&git, &project.base, &w.branch).await
     }
+}
+
+/// The worktree of `agent` among `trees`, or why not.
+fn at_work<'a>(trees: &'a [WorktreeDoc], agent: &str) -> Result<&'a WorktreeDoc, ProjectError> {
+    trees
+        .iter()
+        .find(|w| w.identity_id == agent)
+        .ok_or_else(|| ProjectError::NoSuch("this agent is not at work on this project".into()))
 }
 
 /// The files changed in two or more branches, each with the agents that changed it.

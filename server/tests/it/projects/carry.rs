@@ -27,15 +27,6 @@ async fn lyra_commits(
     (project, lyra, git(&tree, &["rev-parse", "HEAD"]))
 }
 
-fn import_soul(body: String) -> axum::http::Request<axum::body::Body> {
-    axum::http::Request::builder()
-        .method("POST")
-        .uri("/api/import/agent")
-        .header("content-type", "application/x-soulgrid-soul")
-        .body(axum::body::Body::from(body))
-        .unwrap()
-}
-
 fn waiting(data: &Path) -> usize {
     std::fs::read_dir(data.join("carried")).map_or(0, |d| d.count())
 }

@@ -5,17 +5,12 @@ use super::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_file_that_became_a_link_does_not_shift_the_next_files_hunks() {
-    let root = tempfile::tempdir().unwrap();
-    let web = repo(root.path(), "web");
-    let (_dir, state, router) = team_in(root.path()).await;
-    let project = link(&router, &web).await;
-    let lyra = identity_in(&state, 0);
-    let w = put_to_work(&router, &project, &lyra).await;
-    let tree = PathBuf::from(w["path"].as_str().unwrap());
+    let a = at_work(0).await;
+    let (router, project, lyra, tree) = (&a.router, &a.project, &a.who, &a.tree);
     std::fs::remove_file(tree.join("README.md")).unwrap();
     std::os::unix::fs::symlink("src/lib.rs", tree.join("README.md")).unwrap();
     std::fs::write(tree.join("src/lib.rs"), "pub fn one() -> u32 {\n    2\n}\n").unwrap();
-    let page = diff(&router, &project, &lyra, 0).await;
+    let page = diff(router, project, lyra, 0).await;
     let files = page["files"].as_array().unwrap();
     let lib = files.iter().find(|f| f["path"] == "src/lib.rs").unwrap();
     let added: Vec<&str> = lib["hunks"]

@@ -45,6 +45,34 @@ pub async fn team_in(root: &Path) -> (tempfile::TempDir, AppState, axum::Router)
     team_with(&["--allow-dir", &root.display().to_string()]).await
 }
 
+/// A simulated team with `web` linked and the agent of `seat` at work on it (the folders live
+/// as long as it does).
+pub struct AtWork {
+    pub _root: tempfile::TempDir,
+    pub _dir: tempfile::TempDir,
+    pub router: axum::Router,
+    pub project: String,
+    pub who: String,
+    pub tree: PathBuf,
+}
+
+pub async fn at_work(seat: u8) -> AtWork {
+    let root = tempfile::tempdir().unwrap();
+    let web = repo(root.path(), "web");
+    let (dir, state, router) = team_in(root.path()).await;
+    let project = link(&router, &web).await;
+    let who = identity_in(&state, seat);
+    let w = put_to_work(&router, &project, &who).await;
+    AtWork {
+        tree: PathBuf::from(w["path"].as_str().unwrap()),
+        _root: root,
+        _dir: dir,
+        router,
+        project,
+        who,
+    }
+}
+
 /// Links `path`, expecting `201`; the project's id.
 pub async fn link(router: &axum::Router, path: &Path) -> String {
     let r = call(router, post_json("/api/projects", json!({"path": path}))).await;
@@ -227,18 +255,13 @@ async fn an_agent_put_to_work_gets_its_worktree_and_its_work_shows_as_a_diff() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_diff_is_paged_and_a_large_file_is_named_not_read() {
-    let root = tempfile::tempdir().unwrap();
-    let web = repo(root.path(), "web");
-    let (_dir, state, router) = team_in(root.path()).await;
-    let project = link(&router, &web).await;
-    let lyra = identity_in(&state, 2);
-    let w = put_to_work(&router, &project, &lyra).await;
-    let tree = PathBuf::from(w["path"].as_str().unwrap());
+    let a = at_work(2).await;
+    let (router, project, lyra, tree) = (&a.router, &a.project, &a.who, &a.tree);
     for i in 0..120 {
         std::fs::write(tree.join(format!("f{i:03}.txt")), format!("{i}\n")).unwrap();
     }
     std::fs::write(tree.join("big.txt"), "line\n".repeat(500_000)).unwrap();
-    let first = diff(&router, &project, &lyra, 0).await;
+    let first = diff(router, project, lyra, 0).await;
     assert_eq!(
         (first["totalFiles"].as_u64(), first["pages"].as_u64()),
         (Some(121), Some(3))
@@ -249,11 +272,11 @@ async fn a_diff_is_paged_and_a_large_file_is_named_not_read() {
         first["files"][0]["binary"], true,
         "2.5 MB is named, not diffed"
     );
-    let last = diff(&router, &project, &lyra, 2).await;
+    let last = diff(router, project, lyra, 2).await;
     assert_eq!(last["files"].as_array().unwrap().len(), 21);
     assert_eq!(last["files"][20]["path"], "f119.txt");
     let past = call(
-        &router,
+        router,
         get(&format!("/api/projects/{project}/diff?agent={lyra}&page=3")),
     )
     .await;
