@@ -131,10 +131,57 @@ impl Git {
         c
     }
 
-    /// Runs git with `args` on this thread, without a time limit (for the team export, which
-    /// runs on a thread of its own, also from the command line); its stdout when it succeeds.
+    /// Runs git with `args` on this thread (for the team export, which runs on a thread of its
+    /// own, also from the command line), stopped with its group at the time limit; its stdout
+    /// when it succeeds.
     pub fn run_blocking(&self, args: &[&str]) -> Result<Vec<u8>, RepoError> {
-        let out = self.std_command(args).output().map_err(RepoError::Spawn)?;
+        use std::io::Read as _;
+        let what = args.first().copied().unwrap_or("").to_string();
+        let mut child = self.std_command(args).spawn().map_err(RepoError::Spawn)?;
+        // Its output read beside the wait (a full pipe would stop it), both bounded.
+        let read = |pipe: Option<Box<dyn std::io::Read + Send>>, most: u64| {
+            std::thread::spawn(move || {
+                let mut out = Vec::new();
+                if let Some(p) = pipe {
+                    let _ = p.take(most).read_to_end(&mut out);
+                }
+                out
+            })
+        };
+        let stdout = read(
+            child
+                .stdout
+                .take()
+                .map(|p| Box::new(p) as Box<dyn std::io::Read + Send>),
+            MAX_OUTPUT,
+        );
+        let stderr = read(
+            child
+                .stderr
+                .take()
+                .map(|p| Box::new(p) as Box<dyn std::io::Read + Send>),
+            64 * 1024,
+        );
+        let deadline = std::time::Instant::now() + self.limit;
+        let status = loop {
+            match child.try_wait().map_err(RepoError::Spawn)? {
+                Some(status) => break status,
+                None if std::time::Instant::now() >= deadline => {
+                    kill_group(Some(child.id()));
+                    let _ = child.wait();
+                    return Err(RepoError::Timeout {
+                        what,
+                        after: self.limit,
+                    });
+                }
+                None => std::thread::sleep(Duration::from_millis(20)),
+            }
+        };
+        let out = std::process::Output {
+            status,
+            stdout: stdout.join().unwrap_or_default(),
+            stderr: stderr.join().unwrap_or_default(),
+        };
         match out.status.success() {
             true => Ok(out.stdout),
             false => Err(RepoError::Git {
