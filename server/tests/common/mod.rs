@@ -3,6 +3,7 @@
 
 mod external;
 pub mod fake_model;
+mod http;
 mod processes;
 pub mod real_cli;
 pub mod recorded;
@@ -11,20 +12,18 @@ pub mod recorded;
 #[allow(unused_imports)]
 pub use external::{external_append, external_append_batch, external_append_text};
 #[allow(unused_imports)]
+pub use http::{call, get, get_with, import_soul, parse_sse, post_json, Reply, Sse};
+#[allow(unused_imports)]
 pub use processes::{alive, fake_cli, group_members, FAKE_TURN};
 
 use std::path::Path;
 
-use axum::body::Body;
-use axum::http::{Request, StatusCode};
 use axum::Router;
 use clap::Parser;
-use http_body_util::BodyExt;
 use leptos::prelude::LeptosOptions;
 use serde_json::Value;
 use soulgrid::config::Config;
 use soulgrid::state::AppState;
-use tower::ServiceExt;
 
 /// git as a test runs it on its own repositories: no system or user configuration, a fixed
 /// author; panics with git's words when it fails. Its output, trimmed.
@@ -96,42 +95,6 @@ pub async fn boot_on(data_dir: &Path, extra: &[&str], clock: soulgrid::clock::Cl
     }
 }
 
-pub struct Reply {
-    pub status: StatusCode,
-    pub headers: axum::http::HeaderMap,
-    pub body: String,
-}
-
-impl Reply {
-    pub fn json(&self) -> Value {
-        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("{e}: {}", self.body))
-    }
-}
-
-pub async fn call(router: &Router, req: Request<Body>) -> Reply {
-    let res = router.clone().oneshot(req).await.unwrap();
-    let status = res.status();
-    let headers = res.headers().clone();
-    let body = res.into_body().collect().await.unwrap().to_bytes();
-    Reply {
-        status,
-        headers,
-        body: String::from_utf8_lossy(&body).into_owned(),
-    }
-}
-
-pub fn get(uri: &str) -> Request<Body> {
-    Request::get(uri).body(Body::empty()).unwrap()
-}
-
-/// A GET with one extra header.
-pub fn get_with(uri: &str, header: &str, value: &str) -> Request<Body> {
-    Request::get(uri)
-        .header(header, value)
-        .body(Body::empty())
-        .unwrap()
-}
-
 /// Whether every one of the eight agent seats has `status`.
 pub fn all_agents(
     docs: &app::domain::docs::Docs,
@@ -139,66 +102,6 @@ pub fn all_agents(
 ) -> bool {
     app::domain::agent_seats()
         .all(|s| app::domain::docs::identity(docs, s).is_some_and(|d| d.status() == status))
-}
-
-/// `POST /api/import/agent` with a `.soul` file's text.
-pub fn import_soul(soul: String) -> Request<Body> {
-    Request::builder()
-        .method("POST")
-        .uri("/api/import/agent")
-        .header("content-type", "application/x-soulgrid-soul")
-        .body(Body::from(soul))
-        .unwrap()
-}
-
-pub fn post_json(uri: &str, body: Value) -> Request<Body> {
-    Request::post(uri)
-        .header("content-type", "application/json")
-        .body(Body::from(body.to_string()))
-        .unwrap()
-}
-
-/// One parsed Server-Sent Event.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Sse {
-    pub id: Option<u64>,
-    pub event: Option<String>,
-    pub data: String,
-}
-
-/// Splits SSE text into events; returns the unparsed remainder.
-pub fn parse_sse(buf: &str) -> (Vec<Sse>, String) {
-    let mut out = Vec::new();
-    let mut rest = buf;
-    while let Some(end) = rest.find("\n\n") {
-        let block = &rest[..end];
-        rest = &rest[end + 2..];
-        let mut ev = Sse {
-            id: None,
-            event: None,
-            data: String::new(),
-        };
-        let mut any = false;
-        for line in block.lines() {
-            if let Some(v) = line.strip_prefix("id:") {
-                ev.id = v.trim().parse().ok();
-                any = true;
-            } else if let Some(v) = line.strip_prefix("event:") {
-                ev.event = Some(v.trim().to_string());
-                any = true;
-            } else if let Some(v) = line.strip_prefix("data:") {
-                if !ev.data.is_empty() {
-                    ev.data.push('\n');
-                }
-                ev.data.push_str(v.strip_prefix(' ').unwrap_or(v));
-                any = true;
-            }
-        }
-        if any {
-            out.push(ev);
-        }
-    }
-    (out, rest.to_string())
 }
 
 /// The real `soulgrid` binary on a free loopback port; killed when dropped.

@@ -339,11 +339,11 @@ async fn a_worktree_removed_by_hand_is_made_again_at_the_next_wake_and_said_on_t
     state.runtime.sleep(3, "test").await;
     state.runtime.wake_only(Some(&[3])).await;
     // Its worktree is made ready before its process starts.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while started_sessions(&state, 3, before).await.is_empty() {
-        assert!(std::time::Instant::now() < deadline, "not started again");
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
+    wait_for(&state, "started again", |d| {
+        identity(d, 3).is_some_and(|i| i.process_state.is_some_and(|p| p.is_live()))
+    })
+    .await;
+    assert_eq!(started_sessions(&state, 3, before).await.len(), 1);
     assert_eq!(git(&tree, &["rev-parse", "--abbrev-ref", "HEAD"]), "topic");
     assert_eq!(git(&tree, &["status", "--porcelain"]), "M kept.txt");
     assert_eq!(
