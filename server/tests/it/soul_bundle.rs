@@ -152,3 +152,36 @@ fn contradicting(bundle: &str) -> String {
         souls.push(souls[0].clone());
     })
 }
+
+/// A soul whose carried branch cannot be read is refused whole: the agent is not brought in
+/// (it was, without its branch, and a second try said it was already here).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_soul_with_a_bad_branch_is_refused_before_anything_is_recorded() {
+    let (_a, state, router) = lived().await;
+    let id = state
+        .store
+        .with_all_docs(|d| identity(d, 0).unwrap().stable_id());
+    let bundle = call(&router, get(&format!("/api/agents/{id}/bundle")))
+        .await
+        .body;
+    soulgrid::shut_down(&state).await;
+    let (_b, other, there) = common::team().await;
+    let before = agents_brought(&other).await;
+    for branch in [
+        json!({"project": "web", "branch": "soulgrid/lyra", "bundle": "%% not base64 %%"}),
+        json!({"project": "web", "branch": "main", "bundle": ""}),
+    ] {
+        let bad = reworked(&bundle, |b| b["branches"] = json!([branch]));
+        let r = call(&there, common::import_soul(bad)).await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.body);
+        assert!(
+            r.json()["error"]
+                .as_str()
+                .unwrap()
+                .contains("carried branch"),
+            "{}",
+            r.body
+        );
+    }
+    assert_eq!(agents_brought(&other).await, before, "nothing brought");
+}
