@@ -6,8 +6,22 @@ total=$SECONDS
 passed=0
 failed=0
 
+# Each tier's output is kept, so that the end of the run (all a CI page may show) can name what
+# failed: the tier, and the failing tests' names and first lines.
+logs="$(mktemp -d)"
+trap 'rm -rf "$logs"' EXIT
+failures=""
+
 tier() {
-  if step "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+  local name="$1" log="$logs/tier-$((passed + failed)).log"
+  if step "$@" 2>&1 | tee "$log"; [ "${PIPESTATUS[0]}" = 0 ]; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    failures+="--- $name"$'\n'
+    failures+="$(grep -E -e '^test .* FAILED$' -e 'panicked at' -e '^thread .* panicked' \
+      -e '✘' -e '^ +[0-9]+\) ' -e '^error(\[|:)' -e '<== .*FAILED' "$log" | head -40)"$'\n'
+  fi
 }
 
 step "setup" "$ROOT/scripts/setup.sh" --test
@@ -62,5 +76,9 @@ tier "tier 3: playwright (Chromium against a running server)" playwright
 tier "tier 4: the real Claude Code CLI against a fake Messages API" real_cli
 
 echo "==> all tiers done in $((SECONDS - total))s"
+if [ "$failed" != 0 ]; then
+  echo "==> what failed"
+  printf '%s' "$failures"
+fi
 echo "tiers: $passed passed, $failed failed"
 [ "$failed" = 0 ]
