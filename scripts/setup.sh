@@ -68,6 +68,22 @@ chromium() {
   fi
 }
 
+# The external agents' Python client is tested with `websockets` from PyPI, in a virtual
+# environment of its own (server/tests/it/external/python.rs makes the same one if missing).
+WEBSOCKETS_VERSION="17.4"
+python_websockets() {
+  local dir="$HOME/.cache/soulgrid/python-websockets-$WEBSOCKETS_VERSION"
+  if "$dir/bin/python" -c "import websockets" 2>/dev/null; then
+    echo "websockets $WEBSOCKETS_VERSION in $dir"
+    return
+  fi
+  if ! python3 -c "import ensurepip, venv" 2>/dev/null; then
+    as_root apt-get update
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y python3 python3-venv
+  fi
+  python3 -m venv "$dir" && "$dir/bin/pip" install -q "websockets==$WEBSOCKETS_VERSION"
+}
+
 step "rust target wasm32-unknown-unknown" wasm_target
 step "cargo-leptos" cargo_leptos
 step "wasm-bindgen-cli" wasm_bindgen_cli
@@ -75,4 +91,5 @@ step "npm packages (wasm-opt)" node_tools
 if $want_test; then
   step "chromium (Debian)" chromium
   step "npm packages (end2end)" npm_ci "$ROOT/end2end"
+  step "python websockets (the external agents' client)" python_websockets
 fi

@@ -231,6 +231,12 @@ endpoints! {
     MergeBranch: Post "/api/projects/{id}/branches/{identity}/merge", (String, String), MergeRequest => MergeDone;
     /// Unlinks the project, `204`; its branches and worktrees stay.
     UnlinkProject: Post "/api/projects/{id}/unlink", String, Empty => Empty;
+    /// An invite for an external agent (`seat`, or the first empty seat when it is used),
+    /// `201`: its one-time token, shown once, and a command line for the Python client.
+    MakeInvite: Post "/api/invites", (), NewInvite => Invite;
+    /// A new secret for the external agent `id`, shown once; a connection with the old one is
+    /// closed.
+    RotateSecret: Post "/api/agents/{id}/secret", String, Empty => NewSecret;
     /// Ends the session: every agent sleeps.
     EndSession: Post "/api/session/end", (), Empty => SessionEnded;
     /// The human's answer to a permission request (the first answer counts).

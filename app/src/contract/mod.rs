@@ -6,6 +6,7 @@ use crate::domain::permissions::{Decision, PermissionState};
 use crate::domain::Seat;
 
 pub mod endpoints;
+pub mod external;
 mod hall;
 mod knowledge;
 mod life;
@@ -13,6 +14,7 @@ mod params;
 mod projects;
 mod quest;
 
+pub use external::{Invite, NewInvite, NewSecret};
 pub use hall::*;
 pub use knowledge::*;
 pub use life::*;

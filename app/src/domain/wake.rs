@@ -72,6 +72,8 @@ pub fn sleeping_seats(docs: &Docs) -> Vec<Seat> {
     identities(docs)
         .filter(|d| d.grid_position != LEAD_SEAT)
         .filter(|d| d.status() == AgentStatus::Sleeping && d.has_name())
+        // An external agent wakes by connecting; nothing here can start it.
+        .filter(|d| !d.external)
         .map(|d| d.grid_position)
         .collect()
 }

@@ -9,6 +9,7 @@ use crate::domain::docs::{identity, souls, AgentIdentity};
 use crate::domain::Seat;
 
 use crate::live::use_live;
+use crate::ui::external::ExternalNote;
 
 #[component]
 pub fn AgentDetail(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
@@ -40,12 +41,14 @@ pub fn AgentDetail(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                 can_sleep: d.process_state.is_some_and(|p| {
                     p.is_live() || p == crate::domain::process::ProcessState::Starting
                 }),
+                external: d.external,
                 can_wake: d.has_name()
+                    && !d.external
                     && d.status() == crate::domain::status::AgentStatus::Sleeping
                     && !d.process_state.is_some_and(|p| {
                         p.is_live() || p == crate::domain::process::ProcessState::Starting
                     }),
-                can_fork: d.has_name() && d.status().is_visible(),
+                can_fork: d.has_name() && !d.external && d.status().is_visible(),
                 can_retire: d.grid_position != crate::domain::LEAD_SEAT && d.status().is_visible(),
                 versions,
                 soul_version: d.soul_version,
@@ -99,6 +102,10 @@ pub fn AgentDetail(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                         let request = crate::contract::WakeRequest { seats: Some(vec![d.seat]) };
                         let call = Call::new::<e::Wake>(&(), &request);
                         view! { <PostButton label=label call=call/> }
+                    })}
+                    {d.external.then(|| {
+                        let name = name.clone().unwrap_or_else(|| "This agent".into());
+                        view! { <ExternalNote id=d.page.clone() name=name/> }
                     })}
                     {d.can_fork.then(|| {
                         view! { <ForkForm seat=d.seat name=name.clone().unwrap_or_default() state=fork/> }
@@ -186,6 +193,8 @@ struct Shape {
     /// The agent page's id.
     page: String,
     can_sleep: bool,
+    /// A program that joins over `/ws/agent`: it wakes by connecting, and is not forked.
+    external: bool,
     /// Asleep with a name: it can be woken alone.
     can_wake: bool,
     can_fork: bool,

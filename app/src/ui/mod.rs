@@ -7,6 +7,7 @@ pub mod composer;
 pub mod detail;
 pub mod diff;
 pub mod drafts;
+pub mod external;
 pub mod face;
 pub mod findings;
 pub mod grid;

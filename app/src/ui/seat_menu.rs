@@ -1,5 +1,6 @@
 //! What an empty seat offers: **Summon here** (a newborn in this seat), **Recall…** (someone
-//! from the Hall into this seat) and **Fork into** (a child of a seated agent in this seat).
+//! from the Hall into this seat), **Fork into** (a child of a seated agent in this seat) and
+//! **Invite an external agent…** (a one-time token for a program that joins over `/ws/agent`).
 
 use crate::api::Call;
 use crate::contract::endpoints as e;
@@ -79,6 +80,30 @@ pub fn SeatMenu(seat: Seat) -> impl IntoView {
             view! { <li class="menu-group">"Fork into…"<ul>{items}</ul></li> }
         })
     };
+    // An invite's token is shown once, here, with the command that uses it.
+    let invite = RwSignal::new(None::<crate::contract::Invite>);
+    let make_invite = move |_| {
+        action.run(
+            async move {
+                let body = crate::contract::NewInvite { seat: Some(seat) };
+                let made = crate::api::call::<e::MakeInvite>(&(), &body).await?;
+                invite.set(Some(made));
+                Ok(())
+            },
+            || {},
+        );
+    };
+    let invite_shown = move || {
+        invite.get().map(|i| {
+            view! {
+                <li class="invite" data-invite-seat=seat>
+                    <p>"Shown once: run this where the agent's program lives (the token seats one agent, once)."</p>
+                    <pre><code class="invite-command">{i.command}</code></pre>
+                    <p class="hint">"The protocol: docs/EXTERNAL.md."</p>
+                </li>
+            }
+        })
+    };
     view! {
         <details class="seat-menu">
             <summary tabindex="-1" aria-label=format!("Seat {}: empty. What can come here", seat + 1)>
@@ -90,6 +115,10 @@ pub fn SeatMenu(seat: Seat) -> impl IntoView {
                 </button></li>
                 {recall_list}
                 {fork_list}
+                <li><button type="button" class="invite-here" disabled=move || busy.get() on:click=make_invite>
+                    "Invite an external agent…"
+                </button></li>
+                {invite_shown}
             </ul>
             {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
         </details>

@@ -2,6 +2,7 @@
 
 mod api;
 mod api_errors;
+mod external;
 pub mod extract;
 mod hall;
 pub mod heavy;
@@ -97,6 +98,10 @@ pub fn router(state: AppState) -> Router {
         .at::<e::Jobs, _, _>(quests::jobs)
         .at::<e::EndSession, _, _>(api::end_session)
         .at::<e::AnswerPermission, _, _>(api::permission)
+        .at::<e::MakeInvite, _, _>(external::make_invite)
+        .at::<e::RotateSecret, _, _>(external::rotate_secret)
+        // External agents' WebSocket (docs/EXTERNAL.md): not JSON, so not in the contract.
+        .route("/ws/agent", axum::routing::get(external::agent_socket))
         .leptos_routes_with_context(
             &state,
             routes,

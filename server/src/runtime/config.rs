@@ -83,6 +83,15 @@ pub struct AgentSettings {
     /// A job nobody claimed for this long is offered again to each agent that wakes.
     #[arg(long, env = "SOULGRID_JOB_TIMEOUT", default_value = "30m", value_parser = parse_duration)]
     pub job_timeout: Duration,
+
+    /// An external agent's turn not answered within this long ends with a recorded wait (its
+    /// mail comes again with its next turn).
+    #[arg(long, env = "SOULGRID_EXTERNAL_TURN_TIMEOUT", default_value = "30s", value_parser = parse_duration)]
+    pub external_turn_timeout: Duration,
+
+    /// An external agent's connection that answers no ping for this long is closed.
+    #[arg(long, env = "SOULGRID_EXTERNAL_PING_TIMEOUT", default_value = "20s", value_parser = parse_duration)]
+    pub external_ping_timeout: Duration,
 }
 
 impl RuntimeConfig {

@@ -8,6 +8,7 @@ mod background;
 mod config;
 mod context;
 mod error;
+pub mod external;
 mod folder;
 mod ids;
 mod mail;
@@ -72,6 +73,8 @@ struct Inner {
     /// The human's answers to permission requests.
     permissions: Permissions,
     projects: projects::Projects,
+    /// External agents: invites, their connections.
+    externals: external::Externals,
     /// The projections' file work (the human's inbox, `_state.md`), at the lowest priority.
     background: background::Background,
 }
@@ -104,7 +107,15 @@ impl Runtime {
                 (team.clone(), projects.clone()),
             );
             let permissions = Permissions::new(&ctx, processes.table().clone());
+            let externals = external::Externals {
+                ctx: ctx.clone(),
+                processes: processes.clone(),
+                postman: postman.clone(),
+                team: team.clone(),
+                joining: Default::default(),
+            };
             Inner {
+                externals,
                 projects,
                 ctx,
                 processes,
@@ -336,6 +347,23 @@ impl Runtime {
             .permissions
             .decide(request_id, decision, message, by, suggestion)
             .await
+    }
+
+    // External agents (`external/`).
+
+    /// An invite for an external agent into `seat` (or the first empty seat): its token.
+    pub async fn invite(&self, seat: Option<Seat>) -> Result<String, external::InviteError> {
+        self.inner.externals.invite(seat).await
+    }
+
+    /// A new secret for the external identity `id` (shown once).
+    pub async fn rotate_secret(&self, id: &str) -> Result<String, external::SecretError> {
+        self.inner.externals.rotate_secret(id).await
+    }
+
+    /// An external agent's connection, from its register frame to its end.
+    pub async fn external_connected(&self, wire: external::wire::Wire) {
+        self.inner.externals.connected(wire).await
     }
 
     // Quests (`quest/`).

@@ -96,6 +96,18 @@ impl Runtime {
         project: &str,
         agent: &str,
     ) -> Result<app::domain::docs::WorktreeDoc, projects::ProjectError> {
+        let external = self.store().with_docs(|d| {
+            app::domain::docs::identities(d)
+                .chain(app::domain::docs::hall(d))
+                .find(|i| i.stable_id() == agent)
+                .filter(|i| i.external)
+                .and_then(|i| i.name.clone())
+        });
+        if let Some(name) = external {
+            return Err(projects::ProjectError::Conflict(format!(
+                "{name} is an external agent: it works where its program runs, not in a                  worktree of this machine"
+            )));
+        }
         let made = self
             .inner
             .projects

@@ -115,6 +115,9 @@ fn fork_refusal(e: &ForkError) -> String {
         ForkError::NoSession(name) => {
             format!("{name} has no conversation yet: there is nothing to fork from")
         }
+        ForkError::External(name) => {
+            format!("{name} is an external agent: there is no Claude session to fork")
+        }
         ForkError::Seat(e) => hall_refusal(e, "the fork"),
     }
 }

@@ -1,14 +1,16 @@
 //! The runtime's rooms keep their rules (docs/ARCHITECTURE.md, "The runtime's rooms"), read
 //! from the source: `process/` names none of `mail/`, `team/`, `quest/`; `team/` never names
 //! `quest/`; `mail/` names neither; `folder/` and `projects/` name no other room; no two rooms name each
-//! other; the shared modules at the root (`context`, `config`, `prompts`, `record`, …) name no
+//! other; `external/` is named by no room; the shared modules at the root (`context`, `config`, `prompts`, `record`, …) name no
 //! room; no room's file reaches up to the façade (`crate::runtime::Runtime` and what `mod.rs`
 //! re-exports) or has an `impl Runtime`: each room has its own owner type.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-const ROOMS: [&str; 6] = ["process", "mail", "folder", "team", "quest", "projects"];
+const ROOMS: [&str; 7] = [
+    "process", "mail", "folder", "team", "quest", "projects", "external",
+];
 
 /// The runtime's shared modules at its root, which every room may name (they name no room).
 const SHARED: [&str; 7] = [
@@ -93,7 +95,7 @@ fn house() -> House {
                         // Leaves: every other room may use them.
                         "folder" | "projects" => true,
                         _ => false,
-                    };
+                    } || name == "external";
                     if forbidden {
                         h.broken.push((rel.clone(), name.clone()));
                     }

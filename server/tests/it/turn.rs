@@ -177,10 +177,12 @@ fn the_leads_status_maps_names_to_seats() {
                     SummonedSeat {
                         seat: 0,
                         uuid: None,
+                        secret_hash: None,
                     },
                     SummonedSeat {
                         seat: 5,
                         uuid: None,
+                        secret_hash: None,
                     },
                 ],
             },

@@ -16,7 +16,11 @@ fn registered_docs(names: &[(u8, &str)]) -> Docs {
     let mut events = vec![EventKind::AgentsSummoned {
         seats: (0..9)
             .filter(|s| *s != 4)
-            .map(|seat| SummonedSeat { seat, uuid: None })
+            .map(|seat| SummonedSeat {
+                seat,
+                uuid: None,
+                secret_hash: None,
+            })
             .collect(),
     }];
     for (seat, name) in names {

@@ -117,6 +117,13 @@ pub struct AgentIdentity {
     /// What the lead last said of this agent in this session (never applied).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lead_belief: Option<LeadBelief>,
+    /// An external agent: a program that connects over `/ws/agent` rather than a Claude
+    /// process the server starts. It is awake while connected; nothing wakes it but itself.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub external: bool,
+    /// An external agent's secret, as a SHA-256 hex digest (the secret itself is never kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secret_hash: Option<String>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -161,6 +168,8 @@ impl AgentIdentity {
             recalled_at: None,
             inbox: None,
             lead_belief: None,
+            external: false,
+            secret_hash: None,
             extra: Map::new(),
         }
     }
@@ -223,6 +232,10 @@ impl AgentIdentity {
 
 fn is_zero(n: &u32) -> bool {
     *n == 0
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// How many thread notes an identity keeps (older ones are let go).

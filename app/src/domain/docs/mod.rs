@@ -10,6 +10,7 @@ use super::names::{fold, slug, Taken};
 
 mod doc;
 mod identity;
+mod invite;
 mod knowledge;
 mod ledger;
 pub mod page;
@@ -20,6 +21,7 @@ pub use doc::{commit, Doc, DocWrite, Docs};
 pub use identity::{
     identity_id, AgentIdentity, Note, Problem, NOTES_KEPT, TYPE_HALL, TYPE_IDENTITY,
 };
+pub use invite::{invite_doc_id, InviteDoc, TYPE_INVITE};
 pub use knowledge::{
     knowledge_doc_id, work_commit_id, Author, KnowledgeDoc, KnowledgeFiles, WorkCommitDoc,
     TYPE_KNOWLEDGE, TYPE_WORK_COMMIT,

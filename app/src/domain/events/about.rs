@@ -53,6 +53,9 @@ impl EventKind {
             EventKind::BranchApproved { .. } => "branch_approved",
             EventKind::MergeMoved { .. } => "merge_moved",
             EventKind::FilesClaimed { .. } => "files_claimed",
+            EventKind::InviteMade { .. } => "invite_made",
+            EventKind::InviteUsed { .. } => "invite_used",
+            EventKind::SecretRotated { .. } => "secret_rotated",
             EventKind::Unknown => "unknown",
         }
     }
@@ -73,7 +76,8 @@ impl EventKind {
             | EventKind::AgentForked { seat, .. }
             | EventKind::SoulRevised { seat, .. }
             | EventKind::WorkCommitted { seat, .. }
-            | EventKind::FindingPosted { seat, .. } => Some(*seat),
+            | EventKind::FindingPosted { seat, .. }
+            | EventKind::SecretRotated { seat, .. } => Some(*seat),
             EventKind::LeadText { .. } => Some(super::super::LEAD_SEAT),
             EventKind::MarkerError { seat, .. } | EventKind::RuntimeError { seat, .. } => *seat,
             _ => None,

@@ -46,6 +46,13 @@ pub struct SummonedSeat {
     /// The placeholder's 22-character base64url uuid.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uuid: Option<String>,
+    /// Seated by an invite: an external agent, with its secret's SHA-256 hex digest.
+    #[serde(
+        default,
+        rename = "secretHash",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub secret_hash: Option<String>,
 }
 
 /// Declares `EventKind` written as the log holds it (internally tagged: `type` among the
@@ -471,6 +478,17 @@ pub enum EventKind {
         why: String,
         until: Millis,
     },
+    /// The human made an invite for an external agent (its token's SHA-256 hex digest; the
+    /// token itself is shown once and never kept), for a seat or the first empty one.
+    InviteMade {
+        token_hash: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seat: Option<Seat>,
+    },
+    /// An invite seated an external agent: it is spent.
+    InviteUsed { token_hash: String, seat: Seat },
+    /// An external agent's secret was replaced (the old one no longer connects).
+    SecretRotated { seat: Seat, secret_hash: String },
     /// Any type this version does not know (written by a newer version). Ignored by
     /// the reducer.
     #[serde(other)]

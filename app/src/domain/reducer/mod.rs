@@ -5,6 +5,7 @@
 //! brought back by a status report; a seat only becomes `alive` through `agent_registered` or a
 //! live `agent_process` (the lead's `agent_status` is a belief, recorded and never applied).
 
+mod external;
 mod hall;
 mod knowledge;
 mod ledger;
@@ -112,6 +113,8 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
                     d.created_at = Some(event.ts);
                     d.uuid = s.uuid.clone();
                     d.identity_id = s.uuid.clone();
+                    d.external = s.secret_hash.is_some();
+                    d.secret_hash = s.secret_hash.clone();
                     w.put_identity(d);
                 }
             }
@@ -405,6 +408,9 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
         | EventKind::BranchApproved { .. }
         | EventKind::MergeMoved { .. }
         | EventKind::FilesClaimed { .. } => project::apply(&mut w, event),
+        EventKind::InviteMade { .. }
+        | EventKind::InviteUsed { .. }
+        | EventKind::SecretRotated { .. } => external::apply(&mut w, event),
         EventKind::MarkerError { seat: None, .. }
         | EventKind::RuntimeError { seat: None, .. }
         | EventKind::Unknown => {}

@@ -54,6 +54,7 @@ pub(super) fn summon(seats: &[Seat]) -> EventKind {
             .map(|&seat| SummonedSeat {
                 seat,
                 uuid: Some(format!("uuid-{seat}")),
+                secret_hash: None,
             })
             .collect(),
     }
@@ -67,6 +68,7 @@ pub(super) fn summon_ids(seats: &[(Seat, &str)]) -> EventKind {
             .map(|(seat, id)| SummonedSeat {
                 seat: *seat,
                 uuid: Some(id.to_string()),
+                secret_hash: None,
             })
             .collect(),
     }

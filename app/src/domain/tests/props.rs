@@ -38,7 +38,11 @@ fn kind() -> impl Strategy<Value = EventKind> {
         seats().prop_map(|s| EventKind::AgentsSummoned {
             seats: s
                 .into_iter()
-                .map(|seat| SummonedSeat { seat, uuid: None })
+                .map(|seat| SummonedSeat {
+                    seat,
+                    uuid: None,
+                    secret_hash: None
+                })
                 .collect()
         }),
         (seat(), name, soul).prop_map(|(seat, name, soul)| EventKind::AgentRegistered {

@@ -24,7 +24,11 @@ fn team() -> Docs {
         },
         EventKind::AgentsSummoned {
             seats: app::domain::agent_seats()
-                .map(|seat| SummonedSeat { seat, uuid: None })
+                .map(|seat| SummonedSeat {
+                    seat,
+                    uuid: None,
+                    secret_hash: None,
+                })
                 .collect(),
         },
     ];

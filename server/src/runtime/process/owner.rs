@@ -139,17 +139,36 @@ impl Processes {
             .await?;
         reservation.install(started.live.clone());
         let owner = self.clone();
-        tokio::spawn(async move { owner.own(reservation, spec, started).await });
+        let seat = spec.seat;
+        tokio::spawn(async move { owner.own(reservation, seat, Some(spec), started).await });
         Ok(())
+    }
+
+    /// Runs a process that is not a Claude CLI (an external agent's connection) in a seat
+    /// reserved for it, owned as any process is: its reports handed on, its stop recorded,
+    /// the seat freed when it ends.
+    pub(in crate::runtime) fn run_reserved(&self, reservation: Reservation, started: Started) {
+        reservation.install(started.live.clone());
+        let owner = self.clone();
+        let seat = reservation.seat();
+        tokio::spawn(async move { owner.own(reservation, seat, None, started).await });
     }
 
     /// Runs one seat's process to its end (and a fresh one, if the session could not be
     /// resumed), then records that it stopped and frees the seat.
-    async fn own(self, reservation: Reservation, mut spec: Spec, mut started: Started) {
-        let seat = spec.seat;
+    async fn own(
+        self,
+        reservation: Reservation,
+        seat: Seat,
+        mut spec: Option<Spec>,
+        mut started: Started,
+    ) {
         loop {
-            let exit = self.supervise(started).await;
-            if !exit.retry_fresh || spec.resume.is_none() {
+            let exit = self.supervise(seat, started).await;
+            let fresh = spec
+                .as_mut()
+                .filter(|s| exit.retry_fresh && s.resume.is_some());
+            let Some(spec) = fresh else {
                 tracing::info!(seat, reason = %exit.reason, "agent process stopped");
                 let mut events = vec![spawn::process_event(
                     seat,
@@ -169,7 +188,7 @@ impl Processes {
                 // seat asleep in the documents.
                 drop(reservation);
                 return;
-            }
+            };
             tracing::warn!(seat, why = %exit.reason, "could not resume the Claude session; starting a fresh one");
             self.ctx
                 .record(vec![EventKind::RuntimeError {
@@ -185,7 +204,7 @@ impl Processes {
             spec.fork = false;
             started = match self
                 .spawner
-                .spawn(&spec, reservation.stop_signal().clone())
+                .spawn(spec, reservation.stop_signal().clone())
                 .await
             {
                 Ok(s) => s,
@@ -198,14 +217,13 @@ impl Processes {
 
     /// Runs the supervisor in its own task (a panic there ends only this process) and hands
     /// on what it reports until it ends.
-    async fn supervise(&self, started: Started) -> Exit {
+    async fn supervise(&self, seat: Seat, started: Started) -> Exit {
         let Started {
-            supervisor,
+            run,
             mut reports,
             live,
         } = started;
-        let seat = supervisor.seat;
-        let mut task = tokio::spawn(supervisor.run());
+        let mut task = tokio::spawn(run);
         let exit = loop {
             tokio::select! {
                 Some(report) = reports.recv() => self.on_report(seat, &live, report).await,

@@ -17,7 +17,7 @@ use crate::runtime::process::contain::Containment;
 use crate::runtime::process::group::Group;
 use crate::runtime::process::lines::LineCodec;
 use crate::runtime::process::protocol;
-use crate::runtime::process::supervisor::{self, Report, Supervisor, Timing};
+use crate::runtime::process::supervisor::{self, Exit, Report, Supervisor, Timing};
 use crate::runtime::process::table::{Live, StopSignal};
 use crate::runtime::process::turn::Translator;
 
@@ -129,7 +129,8 @@ pub fn command(
 /// A process that runs, and what it takes to supervise it.
 pub struct Started {
     pub live: Live,
-    pub supervisor: Supervisor,
+    /// Runs it to its end: a Claude process's supervisor, or an external agent's connection.
+    pub run: std::pin::Pin<Box<dyn std::future::Future<Output = Exit> + Send>>,
     pub reports: mpsc::UnboundedReceiver<Report>,
 }
 
@@ -213,7 +214,7 @@ impl Spawner {
         }
         Ok(Started {
             live,
-            supervisor,
+            run: Box::pin(supervisor.run()),
             reports,
         })
     }

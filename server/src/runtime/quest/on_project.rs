@@ -51,7 +51,8 @@ pub(super) fn file_of_finding(
 /// The quest's project and the identity in `seat`, when it is not at work on it yet.
 fn owed(d: &Docs, quest_id: &str, seat: Seat) -> Option<(String, String)> {
     let project = quest(d, quest_id)?.project.clone()?;
-    let who = identity(d, seat)?.stable_id();
+    // An external agent works where its program runs: no worktree here.
+    let who = identity(d, seat).filter(|i| !i.external)?.stable_id();
     projects::worktree(d, &project, &who)
         .is_none()
         .then_some((project, who))

@@ -29,6 +29,8 @@ pub enum ForkError {
     NoParent(Seat),
     #[error("{0} has no Claude session yet: there is nothing to fork from")]
     NoSession(String),
+    #[error("{0} is an external agent: its history is its program's, not a Claude session the console could fork")]
+    External(String),
     #[error(transparent)]
     Seat(#[from] HallError),
 }
@@ -43,14 +45,22 @@ impl Team {
         message: Option<(String, String)>,
         seat: Option<Seat>,
     ) -> Result<Seat, ForkError> {
-        let (parent_id, parent_name, session) = self
+        let (parent_id, parent_name, session, external) = self
             .ctx
             .store()
             .with_docs(|d| {
                 let p = identity(d, parent).filter(|p| p.status().is_visible() && p.has_name())?;
-                Some((p.stable_id(), p.name.clone()?, p.claude_session_id.clone()))
+                Some((
+                    p.stable_id(),
+                    p.name.clone()?,
+                    p.claude_session_id.clone(),
+                    p.external,
+                ))
             })
             .ok_or(ForkError::NoParent(parent))?;
+        if external {
+            return Err(ForkError::External(parent_name));
+        }
         if session.is_none() {
             return Err(ForkError::NoSession(parent_name));
         }

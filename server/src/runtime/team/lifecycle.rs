@@ -90,6 +90,7 @@ impl Team {
             .map(|&seat| SummonedSeat {
                 seat,
                 uuid: Some(uuid22()),
+                secret_hash: None,
             })
             .collect();
         self.ctx

@@ -31,7 +31,11 @@ pub(super) fn team_events() -> Vec<EventKind> {
         EventKind::AgentsSummoned {
             seats: [0, 1]
                 .into_iter()
-                .map(|seat| SummonedSeat { seat, uuid: None })
+                .map(|seat| SummonedSeat {
+                    seat,
+                    uuid: None,
+                    secret_hash: None,
+                })
                 .collect(),
         },
     ];

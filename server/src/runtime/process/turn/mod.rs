@@ -16,6 +16,7 @@ mod quest_request;
 pub use quest_request::QuestRequest;
 mod request;
 pub use request::LeadRequest;
+mod external;
 mod markers;
 mod tool_lines;
 mod tools;

@@ -106,7 +106,7 @@ impl Translator {
 
     /// Carries out the tool `name` with `args`: its answer (text, whether a refusal), or
     /// `None` when the answer waits for the request it made (the last of `out.requests`).
-    fn call_tool(
+    pub(super) fn call_tool(
         &mut self,
         name: &str,
         args: &Value,

@@ -1,0 +1,44 @@
+//! External agents: invites made and spent, a secret replaced. An invite is made once and
+//! spent once; a secret is only ever an external identity's.
+
+use super::super::docs::{invite_doc_id, Doc, InviteDoc};
+use super::super::events::{Event, EventKind};
+use super::writes::Writes;
+
+pub(super) fn apply(w: &mut Writes, event: &Event) {
+    match &event.kind {
+        EventKind::InviteMade { token_hash, seat } => {
+            let id = invite_doc_id(token_hash);
+            if !w.docs.contains_key(&id) {
+                w.put(
+                    id.clone(),
+                    Doc::Invite(Box::new(InviteDoc {
+                        id,
+                        token_hash: token_hash.clone(),
+                        seat: *seat,
+                        created_at: event.ts,
+                        used_at: None,
+                        used_seat: None,
+                        extra: Default::default(),
+                    })),
+                );
+            }
+        }
+        EventKind::InviteUsed { token_hash, seat } => {
+            let id = invite_doc_id(token_hash);
+            let invite = w.docs.get(&id).and_then(Doc::as_invite);
+            if let Some(invite) = invite.filter(|i| !i.is_used() && i.token_hash == *token_hash) {
+                let mut invite = invite.clone();
+                invite.used_at = Some(event.ts);
+                invite.used_seat = Some(*seat);
+                w.put(id, Doc::Invite(Box::new(invite)));
+            }
+        }
+        EventKind::SecretRotated { seat, secret_hash } => w.update(*seat, |d| {
+            if d.external {
+                d.secret_hash = Some(secret_hash.clone());
+            }
+        }),
+        _ => {}
+    }
+}

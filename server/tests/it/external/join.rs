@@ -1,0 +1,230 @@
+//! Joining: an invite seats a newcomer once; the identity comes back with its secret, from its
+//! seat or the Hall; never two connections for one identity; a wrong credential is refused
+//! with a 4xxx close and changes nothing.
+
+use app::domain::docs::{identity, Doc};
+use app::domain::status::AgentStatus;
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+use super::{closed, console, next_of, send};
+use crate::common::{call, get, post_json, wait_for};
+
+fn hex_digest(s: &str) -> String {
+    Sha256::digest(s.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+#[tokio::test]
+async fn an_invite_seats_a_newcomer_once_and_its_secret_brings_it_back() {
+    let c = console(&[]).await;
+    let invite = c.invite(Some(2)).await;
+    assert!(invite.starts_with("sgi_"), "{invite}");
+    let (ws, registered) = c
+        .register(
+            json!({"type": "agent:register", "invite": invite, "name": "Orrin",
+            "soul": "I keep the lamps lit."}),
+        )
+        .await;
+    assert_eq!(registered["seat"], 2);
+    assert_eq!(registered["protocol"], 1);
+    let id = registered["identity"].as_str().unwrap().to_string();
+    let secret = registered["secret"].as_str().unwrap().to_string();
+    assert!(secret.starts_with("sgs_"), "{registered}");
+    wait_for(&c.state, "Orrin seated, awake, external", |d| {
+        identity(d, 2).is_some_and(|i| {
+            i.name.as_deref() == Some("Orrin")
+                && i.external
+                && i.status() == AgentStatus::Alive
+                && i.individuation_artifact.as_deref() == Some("I keep the lamps lit.")
+        })
+    })
+    .await;
+    // Kept as digests only: the secret and the token are nowhere in the documents.
+    let docs = serde_json::to_string(&call(&c.router, get("/api/docs")).await.json()).unwrap();
+    assert!(!docs.contains(&secret) && !docs.contains(&invite));
+    c.state.store.with_docs(|d| {
+        assert_eq!(
+            identity(d, 2).unwrap().secret_hash,
+            Some(hex_digest(&secret))
+        );
+        let used = d.values().filter_map(Doc::as_invite).find(|i| i.is_used());
+        assert_eq!(used.unwrap().used_seat, Some(2));
+    });
+
+    // Closed: asleep. WAKE cannot start it (only it can, by connecting).
+    drop(ws);
+    wait_for(&c.state, "Orrin asleep", |d| {
+        identity(d, 2).is_some_and(|i| i.status() == AgentStatus::Sleeping)
+    })
+    .await;
+    let woken = call(&c.router, post_json("/api/agents/wake", json!({}))).await;
+    assert!(
+        !woken.json()["seats"]
+            .as_array()
+            .unwrap()
+            .contains(&json!(2)),
+        "{}",
+        woken.body
+    );
+
+    // The invite seats nobody again.
+    let mut again = c.connect().await;
+    send(
+        &mut again,
+        json!({"type": "agent:register", "invite": invite}),
+    )
+    .await;
+    let (code, reason) = closed(&mut again).await;
+    assert_eq!(code, 4003);
+    assert!(reason.contains("used"), "{reason}");
+
+    // Its secret: the same identity, in its seat, awake.
+    let (_ws, back) = c
+        .register(json!({"type": "agent:register", "identity": id, "secret": secret}))
+        .await;
+    assert_eq!(back["identity"], id.as_str());
+    assert_eq!(back["seat"], 2);
+    assert_eq!(back["name"], "Orrin");
+    assert!(back.get("secret").is_none(), "shown once: {back}");
+    wait_for(&c.state, "Orrin awake again", |d| {
+        identity(d, 2).is_some_and(|i| i.status() == AgentStatus::Alive && i.stable_id() == id)
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_wrong_credential_is_refused_with_a_reason() {
+    let c = console(&[]).await;
+    let (_ws, registered) = c.newcomer("Orrin").await;
+    let id = registered["identity"].as_str().unwrap();
+    for (frame, says) in [
+        (
+            json!({"type": "agent:register", "identity": id, "secret": "sgs_wrong"}),
+            "no external agent",
+        ),
+        (
+            json!({"type": "agent:register", "invite": "sgi_madeup"}),
+            "not an invite",
+        ),
+        (json!({"type": "agent:register"}), "takes an invite"),
+        (json!({"type": "agent:wait", "turn": 1}), "agent:register"),
+    ] {
+        let mut ws = c.connect().await;
+        send(&mut ws, frame.clone()).await;
+        let (code, reason) = closed(&mut ws).await;
+        assert!((4000..5000).contains(&code), "{frame}: {code}");
+        assert!(reason.contains(says), "{frame}: {reason}");
+    }
+    // Orrin is untouched by all of it.
+    c.state.store.with_docs(|d| {
+        assert_eq!(identity(d, 0).unwrap().status(), AgentStatus::Alive);
+    });
+}
+
+#[tokio::test]
+async fn a_second_connection_replaces_the_first_never_two() {
+    let c = console(&[]).await;
+    let (mut first, registered) = c.newcomer("Orrin").await;
+    let (id, secret) = (
+        registered["identity"].as_str().unwrap(),
+        registered["secret"].as_str().unwrap(),
+    );
+    let seat = registered["seat"].as_u64().unwrap() as u8;
+    wait_for(&c.state, "Orrin named", |d| {
+        identity(d, seat).is_some_and(|i| i.has_name())
+    })
+    .await;
+    let (_second, again) = c
+        .register(json!({"type": "agent:register", "identity": id, "secret": secret}))
+        .await;
+    assert_eq!(again["seat"], u64::from(seat));
+    let (code, reason) = closed(&mut first).await;
+    assert_eq!(code, 4000);
+    assert!(reason.contains("replaced"), "{reason}");
+    wait_for(&c.state, "awake on the second connection", |d| {
+        identity(d, seat).is_some_and(|i| i.status() == AgentStatus::Alive)
+    })
+    .await;
+    assert_eq!(c.state.runtime.running(), vec![seat]);
+}
+
+#[tokio::test]
+async fn a_rotated_secret_closes_the_connection_and_only_the_new_one_connects() {
+    let c = console(&[]).await;
+    let (mut ws, registered) = c.newcomer("Orrin").await;
+    let (id, old) = (
+        registered["identity"].as_str().unwrap().to_string(),
+        registered["secret"].as_str().unwrap().to_string(),
+    );
+    let reply = call(
+        &c.router,
+        post_json(&format!("/api/agents/{id}/secret"), json!({})),
+    )
+    .await;
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let new = reply.json()["secret"].as_str().unwrap().to_string();
+    assert_ne!(new, old);
+    let (code, _) = closed(&mut ws).await;
+    assert_eq!(code, 4001);
+    let mut stale = c.connect().await;
+    send(
+        &mut stale,
+        json!({"type": "agent:register", "identity": id, "secret": old}),
+    )
+    .await;
+    assert_eq!(closed(&mut stale).await.0, 4003);
+    c.register(json!({"type": "agent:register", "identity": id, "secret": new}))
+        .await;
+    // A Claude agent has no secret to rotate; an unknown id is a 404.
+    let unknown = call(&c.router, post_json("/api/agents/nobody/secret", json!({}))).await;
+    assert_eq!(unknown.status, 404, "{}", unknown.body);
+}
+
+#[tokio::test]
+async fn retired_it_comes_back_from_the_hall_by_connecting() {
+    let c = console(&[]).await;
+    let (mut ws, registered) = c.newcomer("Orrin").await;
+    let (id, secret) = (
+        registered["identity"].as_str().unwrap().to_string(),
+        registered["secret"].as_str().unwrap().to_string(),
+    );
+    let seat = registered["seat"].as_u64().unwrap();
+    wait_for(&c.state, "Orrin named", |d| {
+        identity(d, seat as u8).is_some_and(|i| i.has_name())
+    })
+    .await;
+    let kill = call(
+        &c.router,
+        post_json(&format!("/api/agents/{seat}/kill"), json!({})),
+    )
+    .await;
+    assert_eq!(kill.status, 200, "{}", kill.body);
+    assert_eq!(closed(&mut ws).await.0, 4001);
+    let (mut back, again) = c
+        .register(json!({"type": "agent:register", "identity": id, "secret": secret}))
+        .await;
+    assert_eq!(again["name"], "Orrin");
+    let seat = again["seat"].as_u64().unwrap() as u8;
+    wait_for(&c.state, "recalled and awake", |d| {
+        identity(d, seat).is_some_and(|i| i.stable_id() == id && i.status() == AgentStatus::Alive)
+    })
+    .await;
+    // And it works as before: the human's message is its turn.
+    let sent = call(
+        &c.router,
+        post_json("/api/send", json!({"seat": seat, "text": "welcome back"})),
+    )
+    .await;
+    assert_eq!(sent.status, 202, "{}", sent.body);
+    let turn = next_of(&mut back, "turn:start").await;
+    assert!(
+        turn["messages"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("welcome back"),
+        "{turn}"
+    );
+}
