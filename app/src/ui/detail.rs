@@ -17,6 +17,7 @@ pub fn AgentDetail(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
     // The fork form's state lives outside the drawing (the panel is drawn again when its shape
     // changes), for one seat at a time.
     let fork = ForkState::default();
+    let made_secret: crate::ui::external::NewSecret = RwSignal::new(None);
     let detail = Memo::new(move |_| {
         let seat = seat.get();
         live.docs.with(|docs| identity(docs, seat).cloned())
@@ -105,7 +106,7 @@ pub fn AgentDetail(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                     })}
                     {d.external.then(|| {
                         let name = name.clone().unwrap_or_else(|| "This agent".into());
-                        view! { <ExternalNote id=d.page.clone() name=name/> }
+                        view! { <ExternalNote id=d.page.clone() name=name made=made_secret/> }
                     })}
                     {d.can_fork.then(|| {
                         view! { <ForkForm seat=d.seat name=name.clone().unwrap_or_default() state=fork/> }

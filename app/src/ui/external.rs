@@ -5,17 +5,29 @@ use leptos::prelude::*;
 
 use crate::contract::endpoints as e;
 
+/// A secret just made, for the identity it is of: kept by the panel's owner, outside the
+/// drawing (the panel is drawn again when the agent's connection closes, which the new secret
+/// itself causes).
+pub type NewSecret = RwSignal<Option<(String, String)>>;
+
 #[component]
-pub fn ExternalNote(id: String, name: String) -> impl IntoView {
+pub fn ExternalNote(id: String, name: String, made: NewSecret) -> impl IntoView {
     let action = super::action::Action::new();
     let super::action::Action { busy, error } = action;
-    let secret = RwSignal::new(None::<String>);
+    let mine = id.clone();
+    let secret = move || {
+        made.with(|m| {
+            m.as_ref()
+                .filter(|(of, _)| *of == mine)
+                .map(|(_, s)| s.clone())
+        })
+    };
     let replace = move |_| {
         let id = id.clone();
         action.run(
             async move {
-                let made = crate::api::call::<e::RotateSecret>(&id, &e::Empty {}).await?;
-                secret.set(Some(made.secret));
+                let new = crate::api::call::<e::RotateSecret>(&id, &e::Empty {}).await?;
+                made.set(Some((new.identity, new.secret)));
                 Ok(())
             },
             || {},
@@ -33,7 +45,7 @@ pub fn ExternalNote(id: String, name: String) -> impl IntoView {
             <button type="button" class="rotate-secret" disabled=move || busy.get() on:click=replace>
                 "Replace its secret"
             </button>
-            {move || secret.get().map(|s| view! {
+            {move || secret().map(|s| view! {
                 <p class="secret">"Shown once; its connection with the old one is closed: "<code>{s}</code></p>
             })}
             {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
