@@ -124,6 +124,7 @@ pub async fn boot_with_clock(
         claude_label: label.into(),
         idempotency: Default::default(),
         sse: Default::default(),
+        spectators: Default::default(),
         data_dir_lock,
         team: config.team.clone().into(),
     })

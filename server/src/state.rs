@@ -37,6 +37,8 @@ pub struct AppState {
     pub data_dir_lock: Arc<crate::data_dir::DataDirLock>,
     /// The team's name (its mailboxes' folder), as exports and bundles carry it.
     pub team: Arc<str>,
+    /// Who watches through a watch link: last uses, and what ends their streams on revoke.
+    pub spectators: Arc<crate::http::watch::Spectators>,
 }
 
 impl AppState {

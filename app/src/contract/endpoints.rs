@@ -237,6 +237,14 @@ endpoints! {
     /// A new secret for the external agent `id`, shown once; a connection with the old one is
     /// closed.
     RotateSecret: Post "/api/agents/{id}/secret", String, Empty => NewSecret;
+    /// A watch link, `201`: a revocable token that shows the team live, read-only
+    /// (`/watch/{token}`), shown once.
+    MakeWatch: Post "/api/watch", (), NewWatch => WatchLink;
+    /// Every watch link: its id, label, when it was made, last used and revoked.
+    Watches: Get "/api/watch", (), Empty => Vec<WatchView>;
+    /// Revokes a watch link (by its token or its id), `204`: its open streams close within a
+    /// second.
+    RevokeWatch: Post "/api/watch/{token}/revoke", String, Empty => Empty;
     /// Ends the session: every agent sleeps.
     EndSession: Post "/api/session/end", (), Empty => SessionEnded;
     /// The human's answer to a permission request (the first answer counts).

@@ -152,3 +152,32 @@ pub mod close {
     /// A frame over the size limit (the WebSocket's own "too big").
     pub const TOO_BIG: u16 = 1009;
 }
+
+/// `POST /api/watch {"label"?}`: a watch link.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NewWatch {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+}
+
+/// A watch link made (`201`): its token, shown once, and the page it opens.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WatchLink {
+    pub token: String,
+    pub url: String,
+}
+
+/// One watch link as `GET /api/watch` lists it (never its token).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WatchView {
+    /// What revokes it (`POST /api/watch/{id}/revoke`), as its token does.
+    pub id: String,
+    pub label: Option<String>,
+    pub created_at: crate::domain::Millis,
+    /// The last request made with it (since the server started).
+    pub last_used_at: Option<crate::domain::Millis>,
+    pub revoked_at: Option<crate::domain::Millis>,
+}

@@ -14,7 +14,7 @@ mod params;
 mod projects;
 mod quest;
 
-pub use external::{Invite, NewInvite, NewSecret};
+pub use external::{Invite, NewInvite, NewSecret, NewWatch, WatchLink, WatchView};
 pub use hall::*;
 pub use knowledge::*;
 pub use life::*;

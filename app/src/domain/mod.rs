@@ -30,6 +30,7 @@ pub mod projects;
 pub mod provenance;
 pub mod quest;
 pub mod reducer;
+pub mod spectate;
 pub mod state_file;
 pub mod status;
 pub mod time;

@@ -56,8 +56,18 @@ pub async fn healthz(
 }
 
 /// `{docs, lastEventId}`: every document (a full replica; a page's snapshot leaves history out).
-pub async fn docs(State(state): State<AppState>) -> Result<Json<DocsResponse>, AppError> {
-    let (docs, last_event_id) = state.store.docs_with_threads(None).await?;
+pub async fn docs(
+    State(state): State<AppState>,
+    spectator: Option<axum::Extension<crate::http::watch::Spectator>>,
+) -> Result<Json<DocsResponse>, AppError> {
+    let (mut docs, last_event_id) = state.store.docs_with_threads(None).await?;
+    // A spectator's: without what is not theirs to see (app::domain::spectate).
+    if spectator.is_some() {
+        docs = docs
+            .iter()
+            .filter_map(|(id, d)| Some((id.clone(), app::domain::spectate::doc(d)?.into_owned())))
+            .collect();
+    }
     Ok(Json(DocsResponse {
         docs,
         last_event_id,

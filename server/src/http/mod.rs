@@ -14,6 +14,7 @@ mod quests;
 pub mod security;
 pub mod serve;
 pub mod sse;
+pub mod watch;
 
 use std::sync::Arc;
 
@@ -100,6 +101,9 @@ pub fn router(state: AppState) -> Router {
         .at::<e::AnswerPermission, _, _>(api::permission)
         .at::<e::MakeInvite, _, _>(external::make_invite)
         .at::<e::RotateSecret, _, _>(external::rotate_secret)
+        .at::<e::MakeWatch, _, _>(watch::make)
+        .at::<e::Watches, _, _>(watch::list)
+        .at::<e::RevokeWatch, _, _>(watch::revoke)
         // External agents' WebSocket (docs/EXTERNAL.md): not JSON, so not in the contract.
         .route("/ws/agent", axum::routing::get(external::agent_socket))
         .leptos_routes_with_context(
@@ -121,6 +125,11 @@ pub fn router(state: AppState) -> Router {
         .layer(axum::middleware::from_fn_with_state(
             security,
             security::guard,
+        ))
+        // Before the token: a watch link's request may only read, token or not.
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            watch::guard,
         ))
         .layer(axum::middleware::from_fn(api_errors::json_errors))
         .layer(axum::middleware::from_fn(security::headers))

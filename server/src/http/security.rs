@@ -167,10 +167,15 @@ pub async fn guard(State(sec): State<Arc<Security>>, mut req: Request, next: Nex
     }
     // An external agent's connection carries its own credential (an invite, or its identity's
     // secret) in its first frame: it needs no access to the console.
-    let agent_socket = req.uri().path() == "/ws/agent";
+    // A spectator's request was checked by `watch::guard`: its watch link is its credential.
+    let own_credential = req.uri().path() == "/ws/agent"
+        || req
+            .extensions()
+            .get::<crate::http::watch::Spectator>()
+            .is_some();
     let checked = sec
         .check_host(req.headers())
-        .and_then(|_| match agent_socket {
+        .and_then(|_| match own_credential {
             true => Ok(false),
             false => sec.check_token(&req),
         })

@@ -46,6 +46,7 @@ pub const HEARTBEAT: Duration = Duration::from_secs(5);
 pub async fn events(
     State(state): State<AppState>,
     headers: HeaderMap,
+    spectator: Option<axum::Extension<crate::http::watch::Spectator>>,
     AppQuery(query): AppQuery<After>,
 ) -> Result<Response, AppError> {
     let header_id = match headers.get("last-event-id") {
@@ -67,6 +68,7 @@ pub async fn events(
         shutdown: state.shutdown.clone(),
         pace: Pace::new(state.sse.clone()),
         stats: state.sse.clone(),
+        spectator: spectator.map(|axum::Extension(s)| s),
     };
     Ok((
         [
@@ -154,6 +156,8 @@ struct Feed {
     shutdown: CancellationToken,
     pace: Pace,
     stats: Arc<SseStats>,
+    /// A watch link's stream: each event as a spectator sees it, ended when it is revoked.
+    spectator: Option<crate::http::watch::Spectator>,
 }
 
 impl Feed {
@@ -185,8 +189,10 @@ impl Feed {
         if !self.paced().await {
             return None;
         }
+        let revoked = self.spectator.as_ref().map(|s| s.revoked.clone());
         let next = tokio::select! {
             _ = self.shutdown.cancelled() => return None,
+            _ = cancelled(revoked) => return None,
             next = self.follow.next(1) => next,
             _ = tokio::time::sleep(HEARTBEAT) => {
                 return Some((Bytes::from_static(b":\n\n"), true));
@@ -200,7 +206,10 @@ impl Feed {
             Ok(Batch::Stored(page)) => {
                 let mut chunk = Vec::with_capacity(page.iter().map(|(_, j)| j.len() + 24).sum());
                 for (id, json) in &page {
-                    chunk.extend_from_slice(&frame(*id, json));
+                    match &self.spectator {
+                        Some(_) => chunk.extend_from_slice(&spectated(*id, json)),
+                        None => chunk.extend_from_slice(&frame(*id, json)),
+                    }
                 }
                 Bytes::from(chunk)
             }
@@ -216,7 +225,10 @@ impl Feed {
                     self.pace.arrived(Instant::now());
                 }
                 self.pace.last_write = Some(Instant::now());
-                burst(&frames)
+                match &self.spectator {
+                    Some(_) => spectated_burst(&frames),
+                    None => burst(&frames),
+                }
             }
         };
         let caught_up = self.follow.caught_up();
@@ -239,6 +251,52 @@ impl Feed {
             _ = tokio::time::sleep_until(at.into()) => true,
         }
     }
+}
+
+/// Returns when `token` is cancelled; never without one.
+async fn cancelled(token: Option<CancellationToken>) {
+    match token {
+        Some(t) => t.cancelled().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// An event's frame as a spectator sees it (`app::domain::spectate`): the stored one when
+/// nothing of it is hidden.
+fn spectated_event(event: &app::domain::events::Event, json: &str) -> Bytes {
+    match app::domain::spectate::event(&event.kind) {
+        std::borrow::Cow::Borrowed(_) => frame(event.id, json),
+        std::borrow::Cow::Owned(kind) => {
+            let shown = app::domain::events::Event {
+                id: event.id,
+                ts: event.ts,
+                session_id: event.session_id.clone(),
+                kind,
+            };
+            frame(event.id, &serde_json::to_string(&shown).unwrap_or_default())
+        }
+    }
+}
+
+/// A stored event's frame as a spectator sees it.
+fn spectated(id: u64, json: &str) -> Bytes {
+    match serde_json::from_str::<app::domain::events::Event>(json) {
+        Ok(event) => spectated_event(&event, json),
+        // Not readable here: nothing of it is shown but its place in the numbering.
+        Err(_) => frame(
+            id,
+            &serde_json::json!({"id": id, "type": "unknown"}).to_string(),
+        ),
+    }
+}
+
+/// Live events in one chunk, as a spectator sees them.
+fn spectated_burst(frames: &[Arc<Committed>]) -> Bytes {
+    let mut chunk = Vec::new();
+    for c in frames {
+        chunk.extend_from_slice(&spectated_event(&c.event, &c.json));
+    }
+    Bytes::from(chunk)
 }
 
 /// The frames of live events in one chunk (shared, not copied, when it is one event).

@@ -63,4 +63,5 @@ mod tools;
 mod turn;
 mod turn_control;
 mod turn_names;
+mod watch;
 mod work_cycle;

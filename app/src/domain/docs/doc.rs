@@ -10,10 +10,10 @@ use super::super::permissions::{PermissionDoc, TYPE_PERMISSION};
 use super::super::Seat;
 use super::{
     AgentIdentity, ArtifactDoc, ClaudeSessionDoc, FindingDoc, InviteDoc, JobDoc, KnowledgeDoc,
-    LedgerDoc, MessageDoc, ProjectDoc, QuestDoc, SoulDoc, WorkCommitDoc, WorktreeDoc,
+    LedgerDoc, MessageDoc, ProjectDoc, QuestDoc, SoulDoc, WatchDoc, WorkCommitDoc, WorktreeDoc,
     TYPE_ARTIFACT, TYPE_CLAUDE_SESSION, TYPE_FINDING, TYPE_HALL, TYPE_IDENTITY, TYPE_INVITE,
     TYPE_JOB, TYPE_KNOWLEDGE, TYPE_LEDGER, TYPE_MESSAGE, TYPE_PROJECT, TYPE_QUEST, TYPE_SOUL,
-    TYPE_WORKTREE, TYPE_WORK_COMMIT,
+    TYPE_WATCH, TYPE_WORKTREE, TYPE_WORK_COMMIT,
 };
 
 /// Declares `Doc` with one variant per known document type (`Box<T> => T` for a boxed one):
@@ -90,6 +90,7 @@ documents! {
     Project(Box<ProjectDoc> => ProjectDoc) = TYPE_PROJECT, as_project;
     Worktree(Box<WorktreeDoc> => WorktreeDoc) = TYPE_WORKTREE, as_worktree;
     Invite(Box<InviteDoc> => InviteDoc) = TYPE_INVITE, as_invite;
+    Watch(Box<WatchDoc> => WatchDoc) = TYPE_WATCH, as_watch;
 }
 
 impl Doc {

@@ -16,6 +16,7 @@ mod ledger;
 pub mod page;
 mod project;
 mod quest;
+mod watch;
 
 pub use doc::{commit, Doc, DocWrite, Docs};
 pub use identity::{
@@ -39,6 +40,7 @@ pub use quest::{
     FindingDoc, JobDoc, JobStatus, QuestDoc, QuestStatus, Severity, StageAgent, StageDoc,
     TYPE_ARTIFACT, TYPE_FINDING, TYPE_JOB, TYPE_QUEST,
 };
+pub use watch::{watch_doc_id, WatchDoc, TYPE_WATCH};
 
 pub const TYPE_MESSAGE: &str = "message";
 pub const TYPE_SOUL: &str = "soul";

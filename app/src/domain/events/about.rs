@@ -56,6 +56,8 @@ impl EventKind {
             EventKind::InviteMade { .. } => "invite_made",
             EventKind::InviteUsed { .. } => "invite_used",
             EventKind::SecretRotated { .. } => "secret_rotated",
+            EventKind::WatchMade { .. } => "watch_made",
+            EventKind::WatchRevoked { .. } => "watch_revoked",
             EventKind::Unknown => "unknown",
         }
     }

@@ -489,6 +489,14 @@ pub enum EventKind {
     InviteUsed { token_hash: String, seat: Seat },
     /// An external agent's secret was replaced (the old one no longer connects).
     SecretRotated { seat: Seat, secret_hash: String },
+    /// The human made a watch link (its token's SHA-256 hex digest), with a label.
+    WatchMade {
+        token_hash: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        label: Option<String>,
+    },
+    /// A watch link was revoked: it shows nothing any more.
+    WatchRevoked { token_hash: String },
     /// Any type this version does not know (written by a newer version). Ignored by
     /// the reducer.
     #[serde(other)]

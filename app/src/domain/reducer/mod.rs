@@ -114,7 +114,8 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
                     d.uuid = s.uuid.clone();
                     d.identity_id = s.uuid.clone();
                     d.external = s.secret_hash.is_some();
-                    d.secret_hash = s.secret_hash.clone();
+                    // Empty: an external agent as a spectator's replica knows it (no digest).
+                    d.secret_hash = s.secret_hash.clone().filter(|h| !h.is_empty());
                     w.put_identity(d);
                 }
             }
@@ -410,7 +411,9 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
         | EventKind::FilesClaimed { .. } => project::apply(&mut w, event),
         EventKind::InviteMade { .. }
         | EventKind::InviteUsed { .. }
-        | EventKind::SecretRotated { .. } => external::apply(&mut w, event),
+        | EventKind::SecretRotated { .. }
+        | EventKind::WatchMade { .. }
+        | EventKind::WatchRevoked { .. } => external::apply(&mut w, event),
         EventKind::MarkerError { seat: None, .. }
         | EventKind::RuntimeError { seat: None, .. }
         | EventKind::Unknown => {}

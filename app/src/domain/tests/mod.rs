@@ -18,6 +18,7 @@ mod quest;
 mod reducer;
 mod reducer_process;
 mod replica;
+mod spectate;
 mod state_file;
 mod tools;
 mod wake;
