@@ -19,12 +19,16 @@ use crate::ui::thread::Thread;
 #[component]
 pub(crate) fn Console(snapshot: Snapshot) -> impl IntoView {
     let past = snapshot.at;
-    crate::api::set_read_only(past.is_some());
+    // A spectator's page (a watch link) is live and, like the past, acts on nothing.
+    let watching = snapshot.watch.is_some();
+    crate::api::set_read_only(past.is_some() || watching);
     let live = provide_live(snapshot);
     let lead_name = live.lead_name.get_value();
     let (selected, sheet) = selected_in_url(live);
     keyboard(live, selected);
-    crate::ui::presence::notify_when_hidden(live);
+    if !watching {
+        crate::ui::presence::notify_when_hidden(live);
+    }
     crate::ui::quest::provide_shown_quest();
     // What the human has seen, per seat: everything up to the event id when they last looked.
     let seen = RwSignal::new([live.last_event_id.get_untracked(); SEATS as usize]);
@@ -80,7 +84,7 @@ pub(crate) fn Console(snapshot: Snapshot) -> impl IntoView {
     };
     view! {
         <Title text=title/>
-        <main class="console" class:read-only=past.is_some()
+        <main class="console" class:read-only=past.is_some() || watching class:watching=watching
             data-sheet=move || if sheet.get() { "open" } else { "closed" }
             data-last-event-id=move || live.last_event_id.get().to_string()>
             {past.map(|at| view! { <crate::ui::time_travel::PastBar at=at/> })}
@@ -90,8 +94,17 @@ pub(crate) fn Console(snapshot: Snapshot) -> impl IntoView {
                     {if live.simulated { "simulated team" } else { "Claude team" }}
                     <small>{live.team_label.get_value()}</small>
                 </span>
-                <crate::ui::time_travel::TimeSlider at=past/>
-                <EndSession/>
+                {match watching {
+                    false => view! {
+                        <crate::ui::time_travel::TimeSlider at=past/>
+                        <EndSession/>
+                    }
+                    .into_any(),
+                    true => view! {
+                        <span class="watch-note">"Watching: you see the team live and can change nothing."</span>
+                    }
+                    .into_any(),
+                }}
                 <span
                     class="live-state"
                     data-live=move || live.connected.get().to_string()
@@ -114,15 +127,17 @@ pub(crate) fn Console(snapshot: Snapshot) -> impl IntoView {
                 <div class="conversation">
                     <SheetBack/>
                     <Thread seat=selected/>
-                    <Composer seat=selected/>
-                    <AgentDetail seat=selected/>
+                    {(!watching).then(|| view! {
+                        <Composer seat=selected/>
+                        <AgentDetail seat=selected/>
+                    })}
                     <crate::ui::findings::Board/>
                 </div>
                 <div class="side more">
-                    <crate::ui::projects::Projects/>
+                    {(!watching).then(|| view! { <crate::ui::projects::Projects/> })}
                     <Hall/>
                     <crate::ui::quest::QuestList/>
-                    <crate::ui::findings::Jobs/>
+                    {(!watching).then(|| view! { <crate::ui::findings::Jobs/> })}
                 </div>
             </div>
         </main>

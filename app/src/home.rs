@@ -72,7 +72,7 @@ fn then(at: Memo<Option<String>>) -> AnyView {
 
 /// The console, its view's type erased here once for both ways the page gets its snapshot (each
 /// way naming `Console` itself compiled the whole console's view twice into the wasm).
-fn console(snapshot: Snapshot) -> AnyView {
+pub(crate) fn console(snapshot: Snapshot) -> AnyView {
     view! { <Console snapshot/> }.into_any()
 }
 

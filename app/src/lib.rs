@@ -8,7 +8,8 @@
 //!   inside it (`app/clippy.toml`).
 //! - `contract`: the HTTP API's request and answer types, one definition for both sides.
 //! - `ui`, `app` (the shell and routes), `home` (which snapshot: now or the past), `console`
-//!   (the page drawn from it), `api`, `live`, `functions` (feature `ui`): the console.
+//!   (the page drawn from it), `watch` (a spectator's page), `api`, `live`, `functions`
+//!   (feature `ui`): the console.
 
 // The view types of the console nest deeply: the release wasm build (`wasm-release`, LTO)
 // computes their layouts past the default limit of 128 ("queries overflow the depth limit").
@@ -33,6 +34,8 @@ mod home;
 pub mod live;
 #[cfg(feature = "ui")]
 pub mod ui;
+#[cfg(feature = "ui")]
+mod watch;
 
 #[cfg(feature = "ui")]
 pub use app::{shell, App};

@@ -31,6 +31,8 @@ pub struct Live {
     pub agent: StoredValue<Option<String>>,
     /// The log's line of time, extended by each event (time travel's slider).
     pub timeline: RwSignal<Option<crate::domain::moment::Timeline>>,
+    /// A spectator's page: the watch token its stream is opened with.
+    pub watch: StoredValue<Option<String>>,
 }
 
 impl Live {
@@ -47,6 +49,7 @@ impl Live {
             at: s.at.map(|m| m.event_id),
             agent: StoredValue::new(s.agent),
             timeline: RwSignal::new(s.timeline),
+            watch: StoredValue::new(s.watch),
         }
     }
 
@@ -177,10 +180,14 @@ mod browser {
             return;
         }
         let after = live.last_event_id.get_untracked();
-        let url =
+        let mut url =
             <crate::contract::endpoints::Events as crate::contract::endpoints::Endpoint>::path(
                 &crate::contract::endpoints::After { after: Some(after) },
             );
+        // A spectator's stream is opened with its watch link.
+        if let Some(token) = live.watch.get_value() {
+            url.push_str(&format!("&watch={token}"));
+        }
         let mut source = match EventSource::new(&url) {
             Ok(s) => s,
             Err(e) => {

@@ -65,6 +65,7 @@ impl AppState {
             simulated: self.runtime.config().simulated,
             at: None,
             timeline,
+            watch: None,
         }
     }
 }
@@ -72,6 +73,20 @@ impl AppState {
 impl SnapshotSource for AppState {
     fn snapshot(&self, agent: Option<String>) -> Snapshot {
         AppState::snapshot(self, agent)
+    }
+
+    fn watch_snapshot(&self, token: String) -> Result<Snapshot, String> {
+        if !crate::http::watch::valid(self, &token) {
+            return Err("This watch link is not valid: it was revoked, or never made.".into());
+        }
+        let mut snapshot = AppState::snapshot(self, None);
+        snapshot.docs = snapshot
+            .docs
+            .iter()
+            .filter_map(|(id, d)| Some((id.clone(), app::domain::spectate::doc(d)?.into_owned())))
+            .collect();
+        snapshot.watch = Some(token);
+        Ok(snapshot)
     }
 
     fn snapshot_at(

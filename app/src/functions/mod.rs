@@ -5,5 +5,6 @@ mod snapshot;
 #[cfg(feature = "ssr")]
 pub use snapshot::SnapshotSource;
 pub use snapshot::{
-    get_older, get_snapshot, get_snapshot_at, said, Moment, OlderPage, PastError, Snapshot,
+    get_older, get_snapshot, get_snapshot_at, get_watch_snapshot, said, Moment, OlderPage,
+    PastError, Snapshot,
 };

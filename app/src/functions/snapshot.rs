@@ -34,6 +34,10 @@ pub struct Snapshot {
     /// travel's slider spans. `None` for an empty log.
     #[serde(default)]
     pub timeline: Option<crate::domain::moment::Timeline>,
+    /// A spectator's page (`/watch/{token}`): its watch token, which its stream carries; the
+    /// documents are as a spectator sees them, and nothing on the page acts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub watch: Option<String>,
 }
 
 /// A moment of the past: after which event, when that was, and the last event there is now.
@@ -85,6 +89,9 @@ pub trait SnapshotSource: Send + Sync + 'static {
         before: (i64, u64),
         at: Option<u64>,
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<OlderPage, String>> + Send>>;
+
+    /// A spectator's snapshot for the watch link `token`; why not, if it is not a valid one.
+    fn watch_snapshot(&self, token: String) -> Result<Snapshot, String>;
 }
 
 /// The live documents a page starts from; on an agent's page (`agent`, its id), with its whole
@@ -95,6 +102,21 @@ pub async fn get_snapshot(agent: Option<String>) -> Result<Snapshot, ServerFnErr
     let source = use_context::<Arc<dyn SnapshotSource>>()
         .ok_or_else(|| ServerFnError::new("the server provided no snapshot source"))?;
     Ok(source.snapshot(agent))
+}
+
+/// A spectator's snapshot (`/watch/{token}`): the live documents as a spectator sees them.
+/// A link that is not valid answers `403` (the page's status too).
+#[server]
+pub async fn get_watch_snapshot(token: String) -> Result<Snapshot, ServerFnError> {
+    use std::sync::Arc;
+    let source = use_context::<Arc<dyn SnapshotSource>>()
+        .ok_or_else(|| ServerFnError::new("the server provided no snapshot source"))?;
+    source.watch_snapshot(token).map_err(|why| {
+        if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
+            response.set_status(http::StatusCode::FORBIDDEN);
+        }
+        ServerFnError::new(why)
+    })
 }
 
 /// The documents as they were at `at`: an event id, or a time (the last event then). A bad

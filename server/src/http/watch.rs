@@ -93,6 +93,16 @@ fn presented(req: &Request) -> Option<String> {
     bearer.or(query).or(path).map(str::to_string)
 }
 
+/// Whether `token` is a watch link's that is not revoked.
+pub fn valid(state: &AppState, token: &str) -> bool {
+    let hash = digest(token);
+    state.store.with_docs(|d| {
+        d.get(&watch_doc_id(&hash))
+            .and_then(Doc::as_watch)
+            .is_some_and(|w| w.token_hash == hash && !w.is_revoked())
+    })
+}
+
 /// The middleware: a request with a watch token is a spectator's (it may only read), checked
 /// before the server's own token.
 pub async fn guard(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
@@ -100,12 +110,7 @@ pub async fn guard(State(state): State<AppState>, mut req: Request, next: Next) 
         return next.run(req).await;
     };
     let hash = digest(&token);
-    let valid = state.store.with_docs(|d| {
-        d.get(&watch_doc_id(&hash))
-            .and_then(Doc::as_watch)
-            .is_some_and(|w| w.token_hash == hash && !w.is_revoked())
-    });
-    if !valid {
+    if !valid(&state, &token) {
         return AppError::Forbidden("this watch link is not valid (revoked, or never made)")
             .into_response();
     }

@@ -1,0 +1,62 @@
+import { test, expect, openHydrated } from '../support/page';
+import { startServer, RunningServer } from '../support/server';
+
+// A watch link: someone else's browser sees the team live and can change nothing; revoked, it
+// sees nothing more.
+let server: RunningServer;
+test.beforeAll(async () => {
+  server = await startServer();
+});
+test.afterAll(async () => {
+  await server?.stop();
+});
+
+async function api(path: string, body: unknown = {}) {
+  return fetch(`${server.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
+
+test('a watch link shows the team live, read-only, and stops when revoked', async ({ page, problems }) => {
+  expect((await api('/api/agents/summon')).status).toBe(202);
+  const made = await api('/api/watch', { label: 'for Ada' });
+  expect(made.status).toBe(201);
+  const { token, url } = await made.json();
+  expect(url).toBe(`${server.url}/watch/${token}`);
+
+  await openHydrated(page, url);
+  await expect(page.locator('main.console.watching')).toBeVisible();
+  await expect(page.locator('.watch-note')).toContainText('can change nothing');
+  await expect(page.locator('.cell:not(.lead)[data-status="alive"]')).toHaveCount(8, { timeout: 20_000 });
+  // Nothing that acts: no composer, no panel of actions, no SUMMON or end of session.
+  await expect(page.locator('.composer')).toHaveCount(0);
+  await expect(page.locator('.agent-detail')).toHaveCount(0);
+  await expect(page.locator('.end-session')).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'SUMMON' })).toBeHidden();
+
+  // Live: the human's message to the lead and the lead's answer appear.
+  expect((await api('/api/send', { text: 'Hello from the human' })).status).toBe(202);
+  await expect(page.locator('.thread')).toContainText('Hello from the human', { timeout: 20_000 });
+
+  // The page's own token changes nothing, even asked directly.
+  const refused = await page.evaluate(async (t) => {
+    const r = await fetch('/api/send', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${t}` },
+      body: JSON.stringify({ text: 'sneaky' }),
+    });
+    return r.status;
+  }, token);
+  expect(refused).toBe(403);
+
+  // Revoked: the stream ends (the page says it is not live) and the link opens nothing.
+  expect((await api(`/api/watch/${token}/revoke`)).status).toBe(204);
+  await expect(page.locator('.live-state')).toHaveAttribute('data-live', 'false', { timeout: 5_000 });
+  const again = await fetch(url);
+  expect(again.status).toBe(403);
+  // The refusals above are the browser's console errors this test expects, and only those.
+  const unexpected = problems.filter((p) => !p.includes('status of 403'));
+  problems.splice(0, problems.length, ...unexpected);
+});
