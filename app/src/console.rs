@@ -137,7 +137,10 @@ pub(crate) fn Console(snapshot: Snapshot) -> impl IntoView {
                     {(!watching).then(|| view! { <crate::ui::projects::Projects/> })}
                     <Hall/>
                     <crate::ui::quest::QuestList/>
-                    {(!watching).then(|| view! { <crate::ui::findings::Jobs/> })}
+                    {(!watching).then(|| view! {
+                        <crate::ui::findings::Jobs/>
+                        <crate::ui::watch_links::WatchLinks/>
+                    })}
                 </div>
             </div>
         </main>

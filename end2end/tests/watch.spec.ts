@@ -19,12 +19,19 @@ async function api(path: string, body: unknown = {}) {
   });
 }
 
-test('a watch link shows the team live, read-only, and stops when revoked', async ({ page, problems }) => {
+test('a watch link shows the team live, read-only, and stops when revoked', async ({ page, context, problems }) => {
   expect((await api('/api/agents/summon')).status).toBe(202);
-  const made = await api('/api/watch', { label: 'for Ada' });
-  expect(made.status).toBe(201);
-  const { token, url } = await made.json();
-  expect(url).toBe(`${server.url}/watch/${token}`);
+  // The human makes it beside the grid; its address is shown once.
+  const human = await context.newPage();
+  await openHydrated(human, server.url);
+  await human.locator('.watch-links > summary').click();
+  await human.getByPlaceholder('Label (who it is for)').fill('for Ada');
+  await human.getByRole('button', { name: 'Make a watch link' }).click();
+  const url = (await human.locator('.watch-url').textContent())!;
+  expect(url).toMatch(new RegExp(`^${server.url}/watch/sgw_[0-9a-f]+$`));
+  const token = url.split('/watch/')[1];
+  const row = human.locator('.watch-link', { hasText: 'for Ada' });
+  await expect(row).toContainText('not used yet');
 
   await openHydrated(page, url);
   await expect(page.locator('main.console.watching')).toBeVisible();
@@ -51,8 +58,13 @@ test('a watch link shows the team live, read-only, and stops when revoked', asyn
   }, token);
   expect(refused).toBe(403);
 
-  // Revoked: the stream ends (the page says it is not live) and the link opens nothing.
-  expect((await api(`/api/watch/${token}/revoke`)).status).toBe(204);
+  // Revoked from the human's list: the stream ends (the page says it is not live) and the link
+  // opens nothing.
+  await human.locator('.watch-links > summary').click();
+  await human.locator('.watch-links > summary').click();
+  await expect(row).toContainText('last used');
+  await row.getByRole('button', { name: 'Revoke' }).click();
+  await expect(row).toContainText('revoked');
   await expect(page.locator('.live-state')).toHaveAttribute('data-live', 'false', { timeout: 5_000 });
   const again = await fetch(url);
   expect(again.status).toBe(403);

@@ -20,4 +20,5 @@ pub mod quest;
 pub mod seat_menu;
 pub mod thread;
 pub mod time_travel;
+pub mod watch_links;
 pub mod when;
