@@ -290,11 +290,24 @@ fn spectated(id: u64, json: &str) -> Bytes {
     }
 }
 
-/// Live events in one chunk, as a spectator sees them.
+/// Live events in one chunk, as a spectator sees them: the shared frame of each event nothing
+/// of which is hidden (most), so a thousand spectators cost what a thousand tabs do.
 fn spectated_burst(frames: &[Arc<Committed>]) -> Bytes {
+    let hidden = |c: &Committed| {
+        matches!(
+            app::domain::spectate::event(&c.event.kind),
+            std::borrow::Cow::Owned(_)
+        )
+    };
+    if !frames.iter().any(|c| hidden(c)) {
+        return burst(frames);
+    }
     let mut chunk = Vec::new();
     for c in frames {
-        chunk.extend_from_slice(&spectated_event(&c.event, &c.json));
+        match hidden(c) {
+            true => chunk.extend_from_slice(&spectated_event(&c.event, &c.json)),
+            false => chunk.extend_from_slice(shared_frame(c)),
+        }
     }
     Bytes::from(chunk)
 }

@@ -8,27 +8,43 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::serve::{message, now_micros, process_cpu, serve, sse_bytes, stop, thread_cpu};
+use crate::serve::{message, now_micros, process_cpu, serve, sse_bytes_as, stop, thread_cpu};
 use crate::table::{Row, Spread};
 
-pub fn fan_out(rt: &tokio::runtime::Runtime, dir: &Path, quick: bool) -> Row {
+/// P5, or (`watch`) P5w: the same subscribers as spectators, each stream opened with a watch
+/// link (every event as a spectator sees it, `domain::spectate`).
+pub fn fan_out(rt: &tokio::runtime::Runtime, dir: &Path, quick: bool, watch: bool) -> Row {
     let (subscribers, rate, seconds) = if quick {
         (100, 200u64, 2u64)
     } else {
         (1000, 1000u64, 5u64)
     };
-    eprintln!("P5: {subscribers} subscribers in another process, {rate} events/s for {seconds} s…");
+    let (id, who) = match watch {
+        false => ("P5", "SSE subscribers"),
+        true => ("P5w", "spectators on a watch link"),
+    };
+    eprintln!("{id}: {subscribers} {who} in another process, {rate} events/s for {seconds} s…");
     let row = Row::new(
-        "P5",
-        &format!("{subscribers} SSE subscribers at {rate} events/s for {seconds} s, the subscribers in another process pinned to one core: delivery latency; server CPU"),
+        id,
+        &format!("{subscribers} {who} at {rate} events/s for {seconds} s, the subscribers in another process pinned to one core: delivery latency; server CPU"),
         "p99 ≤ 50 ms, server ≤ 1 core",
     );
     let (state, port) = rt.block_on(serve(dir, &[]));
+    let token = format!("sgw_bench{}", uuid::Uuid::new_v4().simple());
+    if watch {
+        let made = app::domain::events::EventKind::WatchMade {
+            token_hash: soulgrid::runtime::external::digest(&token),
+            label: Some("bench".into()),
+        };
+        rt.block_on(state.store.append(&state.session.id(), made))
+            .unwrap();
+    }
     let after = state.store.last_event_id();
     let expected = rate * seconds;
     let mut child = Command::new(std::env::current_exe().unwrap())
         .args(["--fan-out-child", &port.to_string(), &after.to_string()])
         .args([subscribers.to_string(), expected.to_string()])
+        .arg(if watch { token.as_str() } else { "-" })
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
@@ -91,10 +107,11 @@ pub fn fan_out(rt: &tokio::runtime::Runtime, dir: &Path, quick: bool) -> Row {
 /// stream is open, then, once all are in or a minute has passed, `DELIVERED;l1,l2,…`: how many
 /// events arrived in all, and latencies in ms (every subscriber's every tenth event).
 pub fn child(args: &[String]) -> i32 {
-    let [port, after, subscribers, expected] = args else {
-        eprintln!("--fan-out-child PORT AFTER SUBSCRIBERS EXPECTED");
+    let [port, after, subscribers, expected, watch] = args else {
+        eprintln!("--fan-out-child PORT AFTER SUBSCRIBERS EXPECTED WATCH-TOKEN|-");
         return 2;
     };
+    let watch: Option<String> = (watch != "-").then(|| watch.clone());
     let (port, after): (u16, u64) = (port.parse().unwrap(), after.parse().unwrap());
     let (subscribers, expected): (usize, usize) =
         (subscribers.parse().unwrap(), expected.parse().unwrap());
@@ -108,11 +125,12 @@ pub fn child(args: &[String]) -> i32 {
         let mut clients = Vec::new();
         for _ in 0..subscribers {
             let open = open_tx.clone();
+            let watch = watch.clone();
             clients.push(tokio::spawn(async move {
                 let mut mine = Vec::with_capacity(expected / 10 + 1);
                 let (mut seen, mut first) = (0usize, true);
                 let marker = memchr::memmem::Finder::new(b"\"text\":\"t=");
-                sse_bytes(port, after, |chunk| {
+                sse_bytes_as(port, after, watch.as_deref(), |chunk| {
                     if first {
                         let _ = open.try_send(());
                         first = false;

@@ -120,10 +120,11 @@ fn main() {
             p2.ratio = Some(share);
         }
     }
-    let figures: [(&str, &dyn Fn() -> table::Row); 11] = [
+    let figures: [(&str, &dyn Fn() -> table::Row); 12] = [
         ("P3", &|| store::group_commit(&server, &dir("p3"), q)),
         ("P4", &|| store::catch_up(&server, &client, &dir("p4"), q)),
-        ("P5", &|| fanout::fan_out(&server, &dir("p5"), q)),
+        ("P5", &|| fanout::fan_out(&server, &dir("p5"), q, false)),
+        ("P5w", &|| fanout::fan_out(&server, &dir("p5w"), q, true)),
         ("P6a", &|| page::ssr(&server, &dir("p6"), q)),
         ("P6b", &|| {
             page::wasm_size(opts.site_root.as_deref(), opts.viewless.as_deref())

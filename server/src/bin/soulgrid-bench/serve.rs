@@ -139,12 +139,24 @@ pub async fn sse_client(port: u16, after: u64, mut on_data: impl FnMut(&str) -> 
 
 /// [`sse_client`] without the text: whole lines as bytes, copied once (the fan-out's many
 /// subscribers share one core, so what a line costs them is part of what is measured).
-pub async fn sse_bytes(port: u16, after: u64, mut on_data: impl FnMut(&[u8]) -> bool) {
+pub async fn sse_bytes(port: u16, after: u64, on_data: impl FnMut(&[u8]) -> bool) {
+    sse_bytes_as(port, after, None, on_data).await
+}
+
+/// As [`sse_bytes`], with a watch link's token (a spectator's stream) when given.
+pub async fn sse_bytes_as(
+    port: u16,
+    after: u64,
+    watch: Option<&str>,
+    mut on_data: impl FnMut(&[u8]) -> bool,
+) {
     let mut s = tokio::net::TcpStream::connect(("127.0.0.1", port))
         .await
         .unwrap();
+    let watch = watch.map(|t| format!("&watch={t}")).unwrap_or_default();
     // HTTP/1.0: the body is not chunked, so it can be scanned as plain SSE text.
-    let req = format!("GET /api/events?after={after} HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\n\r\n");
+    let req =
+        format!("GET /api/events?after={after}{watch} HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\n\r\n");
     s.write_all(req.as_bytes()).await.unwrap();
     // What has come and is not handed over yet (the part of a line after the last newline).
     let mut buf: Vec<u8> = Vec::with_capacity(64 * 1024);
