@@ -276,8 +276,14 @@ mod browser {
         }
         // Read now: the task below may run after the page is gone.
         let agent = live.agent.get_value();
+        let watch = live.watch.get_value();
         leptos::task::spawn_local(async move {
-            match crate::functions::get_snapshot(agent).await {
+            // A spectator's page reloads as a spectator (never the team's own documents).
+            let snapshot = match watch {
+                Some(token) => crate::functions::get_watch_snapshot(token).await,
+                None => crate::functions::get_snapshot(agent).await,
+            };
+            match snapshot {
                 Ok(s) if !live.docs.is_disposed() => {
                     live.reload(s);
                     connect(live);

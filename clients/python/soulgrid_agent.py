@@ -80,6 +80,7 @@ class Agent:
         self.secret: Optional[str] = None
         self.seat: Optional[int] = None
         self.results: list[dict[str, Any]] = []
+        self.connected = False
         if os.path.exists(state_file):
             with open(state_file) as f:
                 saved = json.load(f)
@@ -108,14 +109,16 @@ class Agent:
         self.identity, self.seat = registered["identity"], registered["seat"]
         if registered.get("secret"):
             self.secret = registered["secret"]
-            with open(self.state_file, "w") as f:
+            # Readable by its owner only, from the moment it exists.
+            fd = os.open(self.state_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w") as f:
                 json.dump({"identity": self.identity, "secret": self.secret}, f)
-            os.chmod(self.state_file, 0o600)
 
     async def session(self) -> Optional[int]:
         """One connection, until it closes; its close code."""
         async with websockets.connect(self.url, max_size=None) as ws:
             await ws.send(json.dumps(self.register_frame()))
+            self.connected = True
             try:
                 async for raw in ws:
                     frame = json.loads(raw)
@@ -155,6 +158,7 @@ class Agent:
     async def run_async(self) -> None:
         backoff = 1.0
         while True:
+            self.connected = False
             try:
                 code = await self.session()
             except (OSError, websockets.InvalidHandshake, websockets.ConnectionClosed) as e:
@@ -163,6 +167,9 @@ class Agent:
             if code in FINAL:
                 self.log(f"closed ({code}: {FINAL[code]}); not reconnecting")
                 return
+            # A connection that was made starts the waiting over.
+            if self.connected:
+                backoff = 1.0
             self.log(f"disconnected ({code}); reconnecting in {backoff:.0f} s")
             await asyncio.sleep(backoff)
             backoff = min(backoff * 2, 30.0)

@@ -80,11 +80,7 @@ impl SnapshotSource for AppState {
             return Err("This watch link is not valid: it was revoked, or never made.".into());
         }
         let mut snapshot = AppState::snapshot(self, None);
-        snapshot.docs = snapshot
-            .docs
-            .iter()
-            .filter_map(|(id, d)| Some((id.clone(), app::domain::spectate::doc(d)?.into_owned())))
-            .collect();
+        snapshot.docs = app::domain::spectate::docs(&snapshot.docs);
         snapshot.watch = Some(token);
         Ok(snapshot)
     }

@@ -7,8 +7,15 @@
 
 use std::borrow::Cow;
 
-use super::docs::Doc;
+use super::docs::{Doc, Docs};
 use super::events::EventKind;
+
+/// What a spectator sees of all of `docs`.
+pub fn docs(docs: &Docs) -> Docs {
+    docs.iter()
+        .filter_map(|(id, d)| Some((id.clone(), doc(d)?.into_owned())))
+        .collect()
+}
 
 /// What a spectator sees of `doc`; `None`: nothing.
 pub fn doc(doc: &Doc) -> Option<Cow<'_, Doc>> {

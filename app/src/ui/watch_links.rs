@@ -36,7 +36,7 @@ pub fn WatchLinks() -> impl IntoView {
                 made.set(Some(link.url));
                 Ok(())
             },
-            move || refresh(),
+            refresh,
         );
     };
     let revoke = move |id: String| {
@@ -46,7 +46,7 @@ pub fn WatchLinks() -> impl IntoView {
                     .await
                     .map(drop)
             },
-            move || refresh(),
+            refresh,
         )
     };
     let rows = move || {

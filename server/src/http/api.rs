@@ -63,10 +63,7 @@ pub async fn docs(
     let (mut docs, last_event_id) = state.store.docs_with_threads(None).await?;
     // A spectator's: without what is not theirs to see (app::domain::spectate).
     if spectator.is_some() {
-        docs = docs
-            .iter()
-            .filter_map(|(id, d)| Some((id.clone(), app::domain::spectate::doc(d)?.into_owned())))
-            .collect();
+        docs = app::domain::spectate::docs(&docs);
     }
     Ok(Json(DocsResponse {
         docs,

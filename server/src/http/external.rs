@@ -28,7 +28,7 @@ pub const MAX_FRAME_BYTES: usize = 256 * 1024;
 
 /// Past this the WebSocket library stops reading the frame and the connection is dropped
 /// without a close (nothing larger is read into memory).
-const HARD_LIMIT_BYTES: usize = 8 * 1024 * 1024;
+const HARD_LIMIT_BYTES: usize = 2 * MAX_FRAME_BYTES;
 
 /// More frames than this in one second is a flood: the connection is closed.
 pub const FLOOD_PER_SECOND: u32 = 200;
@@ -203,7 +203,9 @@ async fn read(
     }
 }
 
-/// Frames out, and a ping every half `ping_timeout`: no pong for longer closes it.
+/// Frames out, and a ping every half `ping_timeout`: no pong for longer closes it, and so does
+/// a client that takes no frame for that long (a write that waits is bounded: nothing behind it,
+/// a stop or the server's shutdown, waits on a client that stopped reading).
 async fn write(
     mut sink: futures::stream::SplitSink<WebSocket, Message>,
     mut to: mpsc::Receiver<ToClient>,
@@ -214,21 +216,29 @@ async fn write(
 ) {
     let mut ping = tokio::time::interval((ping_timeout / 2).max(Duration::from_millis(50)));
     ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let limit = ping_timeout.max(Duration::from_secs(1));
     loop {
         tokio::select! {
             out = to.recv() => match out {
                 Some(ToClient::Text(text)) => {
-                    if sink.send(Message::Text(text.into())).await.is_err() {
-                        return;
+                    let sent = tokio::time::timeout(limit, sink.send(Message::Text(text.into()))).await;
+                    match sent {
+                        Ok(Ok(())) => {}
+                        Ok(Err(_)) => return,
+                        Err(_) => {
+                            let why = format!("closed: it took no frame for {} s", limit.as_secs_f64());
+                            let _ = from.send(FromClient::Gone(why)).await;
+                            return;
+                        }
                     }
                 }
                 Some(ToClient::Close(code, reason)) => {
-                    let _ = sink.send(closing(code, &reason)).await;
+                    let _ = tokio::time::timeout(limit, sink.send(closing(code, &reason))).await;
                     return;
                 }
                 // The session ended without a word: the connection ends with it.
                 None => {
-                    let _ = sink.send(closing(1000, "")).await;
+                    let _ = tokio::time::timeout(limit, sink.send(closing(1000, ""))).await;
                     return;
                 }
             },
@@ -236,12 +246,13 @@ async fn write(
                 let pong = Duration::from_millis(last_pong.load(Ordering::Relaxed));
                 if start.elapsed().saturating_sub(pong) > ping_timeout {
                     let why = format!("no pong within {} s", ping_timeout.as_secs_f64());
-                    let _ = sink.send(closing(close::NO_PONG, &why)).await;
+                    let _ = tokio::time::timeout(limit, sink.send(closing(close::NO_PONG, &why))).await;
                     let _ = from.send(FromClient::Gone(format!("closed: {why}"))).await;
                     return;
                 }
-                if sink.send(Message::Ping(Vec::new().into())).await.is_err() {
-                    return;
+                match tokio::time::timeout(limit, sink.send(Message::Ping(Vec::new().into()))).await {
+                    Ok(Ok(())) => {}
+                    _ => return,
                 }
             }
         }

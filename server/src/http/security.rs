@@ -168,7 +168,11 @@ pub async fn guard(State(sec): State<Arc<Security>>, mut req: Request, next: Nex
     // An external agent's connection carries its own credential (an invite, or its identity's
     // secret) in its first frame: it needs no access to the console.
     // A spectator's request was checked by `watch::guard`: its watch link is its credential.
-    let own_credential = req.uri().path() == "/ws/agent"
+    // The page's build files (`/pkg/`) are the same for everyone and carry nothing of the team:
+    // a spectator's page, which has no token, loads them too.
+    let public_file = req.method() == Method::GET && req.uri().path().starts_with("/pkg/");
+    let own_credential = public_file
+        || req.uri().path() == "/ws/agent"
         || req
             .extensions()
             .get::<crate::http::watch::Spectator>()

@@ -139,11 +139,7 @@ pub async fn make(
         .label
         .map(|l| l.trim().chars().take(80).collect::<String>())
         .filter(|l| !l.is_empty());
-    let token = format!(
-        "sgw_{}{}",
-        uuid::Uuid::new_v4().simple(),
-        uuid::Uuid::new_v4().simple()
-    );
+    let token = crate::runtime::external::new_token("sgw_");
     state
         .runtime
         .recorder()

@@ -105,7 +105,7 @@ impl Runtime {
         });
         if let Some(name) = external {
             return Err(projects::ProjectError::Conflict(format!(
-                "{name} is an external agent: it works where its program runs, not in a                  worktree of this machine"
+                "{name} is an external agent: it works where its program runs, not in a worktree of this machine"
             )));
         }
         let made = self

@@ -141,6 +141,9 @@ async fn with_the_servers_own_token_a_watch_link_still_only_reads() {
         401,
         "no token, no read"
     );
+    // The page's own build files carry nothing of the team: a spectator's page loads them.
+    let file = call(&router, get("/pkg/soulgrid.css")).await;
+    assert_ne!(file.status, 401, "{}", file.body);
 }
 
 #[tokio::test]

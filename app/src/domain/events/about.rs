@@ -78,8 +78,7 @@ impl EventKind {
             | EventKind::AgentForked { seat, .. }
             | EventKind::SoulRevised { seat, .. }
             | EventKind::WorkCommitted { seat, .. }
-            | EventKind::FindingPosted { seat, .. }
-            | EventKind::SecretRotated { seat, .. } => Some(*seat),
+            | EventKind::FindingPosted { seat, .. } => Some(*seat),
             EventKind::LeadText { .. } => Some(super::super::LEAD_SEAT),
             EventKind::MarkerError { seat, .. } | EventKind::RuntimeError { seat, .. } => *seat,
             _ => None,

@@ -487,8 +487,12 @@ pub enum EventKind {
     },
     /// An invite seated an external agent: it is spent.
     InviteUsed { token_hash: String, seat: Seat },
-    /// An external agent's secret was replaced (the old one no longer connects).
-    SecretRotated { seat: Seat, secret_hash: String },
+    /// An external agent's secret was replaced (the old one no longer connects), seated or in
+    /// the Hall.
+    SecretRotated {
+        identity_id: String,
+        secret_hash: String,
+    },
     /// The human made a watch link (its token's SHA-256 hex digest), with a label.
     WatchMade {
         token_hash: String,

@@ -185,6 +185,9 @@ pub(super) fn import(w: &mut Writes, event: &Event, a: &super::super::imported::
     h.set_status(AgentStatus::Sleeping);
     (h.process_state, h.process_reason, h.work_state) = (None, None, None);
     (h.lead_belief, h.last_problem) = (None, None);
+    // An external agent from elsewhere comes without its secret: a file must never be a way
+    // in. It connects once the human has given it a new one.
+    h.secret_hash = None;
     w.put(h.id.clone(), Doc::Hall(Box::new(h)));
     let mut put_new = |key: String, doc: Doc| {
         if !w.docs.contains_key(&key) {

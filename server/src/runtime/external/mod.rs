@@ -83,7 +83,7 @@ struct Joined {
 }
 
 /// A fresh token: 244 random bits, prefixed by what it is for.
-fn new_token(prefix: &str) -> String {
+pub fn new_token(prefix: &str) -> String {
     format!(
         "{prefix}{}{}",
         uuid::Uuid::new_v4().simple(),
@@ -131,6 +131,8 @@ impl Externals {
     /// A new secret for the external identity `id`; a connection made with the old one is
     /// closed (it would not connect again).
     pub async fn rotate_secret(&self, id: &str) -> Result<String, SecretError> {
+        // No registration checks the old secret while it is replaced.
+        let _one = self.joining.lock().await;
         let found = self.ctx.store().with_docs(|docs| {
             identities(docs)
                 .find(|d| d.stable_id() == id && d.status().is_visible())
@@ -144,21 +146,22 @@ impl Externals {
         if !external {
             return Err(SecretError::NotExternal(name.unwrap_or_else(|| id.into())));
         }
-        // In the Hall there is no seat to record it on: it is rotated when recalled.
-        let seat = seat.ok_or_else(|| SecretError::Unknown(id.into()))?;
         let secret = new_token("sgs_");
         self.ctx
             .recorder()
             .record(vec![EventKind::SecretRotated {
-                seat,
+                identity_id: id.to_string(),
                 secret_hash: digest(&secret),
             }])
             .await
             .map_err(|e| SecretError::Store(e.to_string()))?;
-        self.processes
-            .table()
-            .stop(seat, "its secret was replaced")
-            .await;
+        // Its connection, if it has one, was made with the old secret.
+        if let Some(seat) = seat {
+            self.processes
+                .table()
+                .stop(seat, "its secret was replaced")
+                .await;
+        }
         Ok(secret)
     }
 

@@ -36,6 +36,8 @@ pub const MAX_ACTIONS: usize = 32;
 const QUEUED: usize = 8;
 /// The input channel's depth (as a process's stdin).
 const INPUT: usize = 64;
+/// The longest a frame waits for room towards the client.
+const SEND_LIMIT: Duration = Duration::from_secs(10);
 
 /// How a newcomer's name comes.
 pub(super) enum Naming {
@@ -537,11 +539,13 @@ impl Session {
             .store
             .with_docs(|docs| translator.turn_over(why, docs));
         self.carry(out).await;
+        // Answered or waited: its mail is read. Timed out or interrupted: it stays unread, and
+        // comes with the next turn (the next delivery, or a reconnect).
         match how {
-            "timeout" => self.live.in_flight.remove(&open.uuid),
-            _ => {
+            "answered" | "waited" => {
                 let _ = self.reports.send(Report::Taken(open.uuid));
             }
+            _ => self.live.in_flight.remove(&open.uuid),
         }
         if self.queued.is_empty() {
             self.live.busy.set(false);
@@ -606,16 +610,24 @@ impl Session {
         }
     }
 
-    /// Sends a frame; a client gone meanwhile is noticed by the read side.
+    /// Sends a frame; a client gone meanwhile is noticed by the read side. Bounded: the socket's
+    /// writer gives up on a client that reads nothing, and this never waits longer.
     async fn send(&self, frame: &ServerFrame) {
-        let _ = self.wire.to.send(ToClient::frame(frame)).await;
+        let _ = self
+            .wire
+            .to
+            .send_timeout(ToClient::frame(frame), SEND_LIMIT)
+            .await;
     }
 
     async fn close(&self, code: u16, reason: &str) {
         let _ = self
             .wire
             .to
-            .send(ToClient::Close(code, cut(reason, 120).to_string()))
+            .send_timeout(
+                ToClient::Close(code, cut(reason, 120).to_string()),
+                SEND_LIMIT,
+            )
             .await;
     }
 }

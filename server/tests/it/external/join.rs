@@ -100,22 +100,28 @@ async fn a_wrong_credential_is_refused_with_a_reason() {
     let c = console(&[]).await;
     let (_ws, registered) = c.newcomer("Orrin").await;
     let id = registered["identity"].as_str().unwrap();
-    for (frame, says) in [
+    for (frame, wanted, says) in [
         (
             json!({"type": "agent:register", "identity": id, "secret": "sgs_wrong"}),
+            4003,
             "no external agent",
         ),
         (
             json!({"type": "agent:register", "invite": "sgi_madeup"}),
+            4003,
             "not an invite",
         ),
-        (json!({"type": "agent:register"}), "takes an invite"),
-        (json!({"type": "agent:wait", "turn": 1}), "agent:register"),
+        (json!({"type": "agent:register"}), 4003, "takes an invite"),
+        (
+            json!({"type": "agent:wait", "turn": 1}),
+            4004,
+            "agent:register",
+        ),
     ] {
         let mut ws = c.connect().await;
         send(&mut ws, frame.clone()).await;
         let (code, reason) = closed(&mut ws).await;
-        assert!((4000..5000).contains(&code), "{frame}: {code}");
+        assert_eq!(code, wanted, "{frame}: {reason}");
         assert!(reason.contains(says), "{frame}: {reason}");
     }
     // Orrin is untouched by all of it.
@@ -178,9 +184,33 @@ async fn a_rotated_secret_closes_the_connection_and_only_the_new_one_connects() 
     assert_eq!(closed(&mut stale).await.0, 4003);
     c.register(json!({"type": "agent:register", "identity": id, "secret": new}))
         .await;
-    // A Claude agent has no secret to rotate; an unknown id is a 404.
+    // A Claude agent has no secret to rotate (409); an unknown id is a 404.
     let unknown = call(&c.router, post_json("/api/agents/nobody/secret", json!({}))).await;
     assert_eq!(unknown.status, 404, "{}", unknown.body);
+    call(
+        &c.router,
+        post_json("/api/agents/summon", json!({"seats": [7]})),
+    )
+    .await;
+    wait_for(&c.state, "a Claude agent in seat 7", |d| {
+        identity(d, 7).is_some_and(|i| i.status() == AgentStatus::Alive)
+    })
+    .await;
+    let claude = c
+        .state
+        .store
+        .with_docs(|d| identity(d, 7).unwrap().stable_id());
+    let refused = call(
+        &c.router,
+        post_json(&format!("/api/agents/{claude}/secret"), json!({})),
+    )
+    .await;
+    assert_eq!(refused.status, 409, "{}", refused.body);
+    assert!(
+        refused.body.contains("not an external agent"),
+        "{}",
+        refused.body
+    );
 }
 
 #[tokio::test]
@@ -203,6 +233,21 @@ async fn retired_it_comes_back_from_the_hall_by_connecting() {
     .await;
     assert_eq!(kill.status, 200, "{}", kill.body);
     assert_eq!(closed(&mut ws).await.0, 4001);
+    // In the Hall its secret is replaced too: the old one no longer brings it back.
+    let rotated = call(
+        &c.router,
+        post_json(&format!("/api/agents/{id}/secret"), json!({})),
+    )
+    .await;
+    assert_eq!(rotated.status, 200, "{}", rotated.body);
+    let mut stale = c.connect().await;
+    send(
+        &mut stale,
+        json!({"type": "agent:register", "identity": id, "secret": secret}),
+    )
+    .await;
+    assert_eq!(closed(&mut stale).await.0, 4003);
+    let secret = rotated.json()["secret"].as_str().unwrap().to_string();
     let (mut back, again) = c
         .register(json!({"type": "agent:register", "identity": id, "secret": secret}))
         .await;
