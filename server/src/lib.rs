@@ -11,6 +11,7 @@ pub mod portable;
 pub mod repo;
 pub mod runtime;
 pub mod session;
+pub mod spectators;
 pub mod state;
 pub mod store;
 

@@ -38,7 +38,7 @@ pub struct AppState {
     /// The team's name (its mailboxes' folder), as exports and bundles carry it.
     pub team: Arc<str>,
     /// Who watches through a watch link: last uses, and what ends their streams on revoke.
-    pub spectators: Arc<crate::http::watch::Spectators>,
+    pub spectators: Arc<crate::spectators::Spectators>,
 }
 
 impl AppState {
@@ -76,7 +76,7 @@ impl SnapshotSource for AppState {
     }
 
     fn watch_snapshot(&self, token: String) -> Result<Snapshot, String> {
-        if !crate::http::watch::valid(self, &token) {
+        if !crate::spectators::valid(&self.store, &token) {
             return Err("This watch link is not valid: it was revoked, or never made.".into());
         }
         let mut snapshot = AppState::snapshot(self, None);

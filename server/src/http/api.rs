@@ -58,7 +58,7 @@ pub async fn healthz(
 /// `{docs, lastEventId}`: every document (a full replica; a page's snapshot leaves history out).
 pub async fn docs(
     State(state): State<AppState>,
-    spectator: Option<axum::Extension<crate::http::watch::Spectator>>,
+    spectator: Option<axum::Extension<crate::spectators::Spectator>>,
 ) -> Result<Json<DocsResponse>, AppError> {
     let (mut docs, last_event_id) = state.store.docs_with_threads(None).await?;
     // A spectator's: without what is not theirs to see (app::domain::spectate).

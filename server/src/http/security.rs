@@ -175,7 +175,7 @@ pub async fn guard(State(sec): State<Arc<Security>>, mut req: Request, next: Nex
         || req.uri().path() == "/ws/agent"
         || req
             .extensions()
-            .get::<crate::http::watch::Spectator>()
+            .get::<crate::spectators::Spectator>()
             .is_some();
     let checked = sec
         .check_host(req.headers())

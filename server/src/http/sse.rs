@@ -46,7 +46,7 @@ pub const HEARTBEAT: Duration = Duration::from_secs(5);
 pub async fn events(
     State(state): State<AppState>,
     headers: HeaderMap,
-    spectator: Option<axum::Extension<crate::http::watch::Spectator>>,
+    spectator: Option<axum::Extension<crate::spectators::Spectator>>,
     AppQuery(query): AppQuery<After>,
 ) -> Result<Response, AppError> {
     let header_id = match headers.get("last-event-id") {
@@ -157,7 +157,7 @@ struct Feed {
     pace: Pace,
     stats: Arc<SseStats>,
     /// A watch link's stream: each event as a spectator sees it, ended when it is revoked.
-    spectator: Option<crate::http::watch::Spectator>,
+    spectator: Option<crate::spectators::Spectator>,
 }
 
 impl Feed {

@@ -5,9 +5,6 @@
 //! files): anything else is `403`, whatever the server's own `--token` says. Revoking a link
 //! ends its open streams at once.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
-
 use app::contract::{NewWatch, WatchLink, WatchView};
 use app::domain::docs::{watch_doc_id, Doc};
 use app::domain::events::EventKind;
@@ -16,45 +13,12 @@ use axum::http::{HeaderMap, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use tokio_util::sync::CancellationToken;
 
 use super::extract::{AppJson, AppPath};
 use crate::error::AppError;
 use crate::runtime::external::digest;
+use crate::spectators::Spectator;
 use crate::state::AppState;
-
-/// A request made with a valid watch link (its token's digest).
-#[derive(Clone, Debug)]
-pub struct Spectator {
-    pub token_hash: String,
-    /// Cancelled when the link is revoked.
-    pub revoked: CancellationToken,
-}
-
-/// The watch links' state beside their documents: when each was last used, and what ends its
-/// streams when it is revoked.
-#[derive(Debug, Default)]
-pub struct Spectators {
-    last_used: Mutex<HashMap<String, i64>>,
-    revoked: Mutex<HashMap<String, CancellationToken>>,
-}
-
-impl Spectators {
-    fn used(&self, hash: &str, at: i64) {
-        let mut m = self.last_used.lock().unwrap_or_else(|p| p.into_inner());
-        m.insert(hash.to_string(), at);
-    }
-
-    fn last_used(&self, hash: &str) -> Option<i64> {
-        let m = self.last_used.lock().unwrap_or_else(|p| p.into_inner());
-        m.get(hash).copied()
-    }
-
-    fn token(&self, hash: &str) -> CancellationToken {
-        let mut m = self.revoked.lock().unwrap_or_else(|p| p.into_inner());
-        m.entry(hash.to_string()).or_default().clone()
-    }
-}
 
 /// The paths a spectator may read (the page, its files, what the page reads).
 fn readable(path: &str) -> bool {
@@ -93,16 +57,6 @@ fn presented(req: &Request) -> Option<String> {
     bearer.or(query).or(path).map(str::to_string)
 }
 
-/// Whether `token` is a watch link's that is not revoked.
-pub fn valid(state: &AppState, token: &str) -> bool {
-    let hash = digest(token);
-    state.store.with_docs(|d| {
-        d.get(&watch_doc_id(&hash))
-            .and_then(Doc::as_watch)
-            .is_some_and(|w| w.token_hash == hash && !w.is_revoked())
-    })
-}
-
 /// The middleware: a request with a watch token is a spectator's (it may only read), checked
 /// before the server's own token.
 pub async fn guard(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
@@ -110,7 +64,7 @@ pub async fn guard(State(state): State<AppState>, mut req: Request, next: Next) 
         return next.run(req).await;
     };
     let hash = digest(&token);
-    if !valid(&state, &token) {
+    if !crate::spectators::valid(&state.store, &token) {
         return AppError::Forbidden("this watch link is not valid (revoked, or never made)")
             .into_response();
     }

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::repo::carry::{self, Owner, Waiting, CARRIED};
 use crate::repo::git::Git;
 
-use super::team::Progress;
+use super::Progress;
 
 /// How long one git call of a soul bundle's branches may take.
 const LIMIT: Duration = Duration::from_secs(120);

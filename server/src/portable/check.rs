@@ -5,8 +5,8 @@
 use base64::Engine;
 
 use super::format::{event_of_line, exportable, FileLine, Header, PartHash};
-use super::team::Progress;
 use super::PortableError;
+use super::Progress;
 
 /// The checks of one reading, line by line: ids in order, times not going back, file paths an
 /// export may hold in order, and each part's count and checksum against the header.

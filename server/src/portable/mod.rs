@@ -12,6 +12,9 @@ pub mod team;
 
 use crate::store::StoreError;
 
+/// What the long work says as it goes (for the command line).
+pub type Progress<'a> = &'a mut dyn FnMut(&str);
+
 /// Why an export, an import or a backup failed, in one line for the command line.
 #[derive(Debug, thiserror::Error)]
 pub enum PortableError {

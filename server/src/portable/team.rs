@@ -20,8 +20,7 @@ use crate::store::restore::{open_read_only, restore};
 /// Events read from the store at a time.
 const PAGE: i64 = 2_000;
 
-/// What the long work says as it goes (for the command line).
-pub type Progress<'a> = &'a mut dyn FnMut(&str);
+pub use super::Progress;
 
 /// Writes the team in `data_dir` to `out`; returns the header written.
 pub fn export(
