@@ -4,8 +4,9 @@
 //!
 //! - `mod.rs`: the room's owner, [`Externals`]: invites made, a register frame checked (an
 //!   invite used once, or an identity with its secret), a secret rotated, a session started
-//! - `session.rs`: one connection run as the seat's process: its mail as turns, its actions
-//!   carried out as the tools of the same name, its end
+//! - `session.rs`: one connection run as the seat's process: its mail as turns, their ends,
+//!   the connection's end; `session/frames.rs` the client's frames checked, `session/
+//!   actions.rs` an answer's actions carried out as the tools of the same name
 //! - `wire.rs`: what travels between the WebSocket (the HTTP layer's) and a session
 //!
 //! Rule: names `process/`, `mail/` and `team/`; no room names it (only the façade).

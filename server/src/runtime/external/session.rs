@@ -11,7 +11,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
-use app::contract::external::{close, ClientFrame, ServerFrame, TurnMessage, TurnState};
+use app::contract::external::{close, ServerFrame, TurnMessage, TurnState};
 use app::domain::docs::{identity, Docs};
 use app::domain::events::EventKind;
 use app::domain::process::ProcessState;
@@ -22,12 +22,14 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::wire::{FromClient, ToClient, Wire};
+
+mod actions;
+mod frames;
 use super::{Externals, REPLACED};
-use crate::runtime::process::answer::Answer;
 use crate::runtime::process::spawn::Started;
 use crate::runtime::process::supervisor::{Exit, Report};
 use crate::runtime::process::table::{Live, Reservation, StopSignal};
-use crate::runtime::process::turn::{Output, Translator};
+use crate::runtime::process::turn::Translator;
 use crate::runtime::record::Recorder;
 
 /// Most actions one `agent:action` may carry.
@@ -317,219 +319,6 @@ impl Session {
         }
     }
 
-    /// One text frame from the client.
-    async fn on_frame(&mut self, text: &str) {
-        let frame = match serde_json::from_str::<ClientFrame>(text) {
-            Ok(frame) => frame,
-            Err(e) => {
-                let why = match serde_json::from_str::<Value>(text) {
-                    Err(_) => format!("a frame that is not JSON: {e}"),
-                    Ok(v) => match v["type"].as_str() {
-                        Some("agent:register" | "agent:action" | "agent:wait") => {
-                            format!("a frame that does not fit its type: {e}")
-                        }
-                        Some(t) => format!("a frame of unknown type {:?}", cut(t, 40)),
-                        None => "a frame with no \"type\"".to_string(),
-                    },
-                };
-                return self.refuse_frame(None, &why).await;
-            }
-        };
-        match frame {
-            ClientFrame::Register { .. } => {
-                self.refuse_frame(None, "agent:register came twice: it is registered")
-                    .await
-            }
-            ClientFrame::Wait { turn } => {
-                if let Some(open) = self.open_turn(turn).await {
-                    self.end_turn(open, Some("waited".into()), "waited").await;
-                }
-            }
-            ClientFrame::Action { turn, actions } => {
-                if actions.len() > MAX_ACTIONS {
-                    let why = format!(
-                        "{} actions in one turn: at most {MAX_ACTIONS}",
-                        actions.len()
-                    );
-                    return self.refuse_frame(Some(turn), &why).await;
-                }
-                if let Some(open) = self.open_turn(turn).await {
-                    for (index, action) in actions.iter().enumerate() {
-                        self.act(turn, index, action).await;
-                    }
-                    self.end_turn(open, None, "answered").await;
-                }
-            }
-        }
-    }
-
-    /// The open turn, if `turn` names it; else the frame is refused.
-    async fn open_turn(&mut self, turn: u64) -> Option<Open> {
-        match &self.open {
-            Some(open) if open.turn == turn => self.open.take(),
-            Some(open) => {
-                let why = format!("turn {turn} is not the open turn ({})", open.turn);
-                self.refuse_frame(Some(turn), &why).await;
-                None
-            }
-            None => {
-                let why = format!("turn {turn} is not open: no turn is");
-                self.refuse_frame(Some(turn), &why).await;
-                None
-            }
-        }
-    }
-
-    /// One action of the open turn, carried out; its result sent (now, or when the team has
-    /// carried it out).
-    async fn act(&mut self, turn: u64, index: usize, action: &Value) {
-        let result = |ok: bool, text: String| ServerFrame::ActionResult {
-            turn,
-            index,
-            ok,
-            text,
-        };
-        let Some(fields) = action.as_object() else {
-            let why = "an action is an object with a \"type\"".to_string();
-            self.said_once("action", &why).await;
-            return self.send(&result(false, why)).await;
-        };
-        let kind = fields.get("type").and_then(Value::as_str).unwrap_or("");
-        let mut args = fields.clone();
-        args.remove("type");
-        let text = |key: &str| args.get(key).and_then(Value::as_str).map(str::to_string);
-        match kind {
-            "say" => match text("text") {
-                Some(words) => {
-                    let out = self.translator.said(&words);
-                    self.carry(out).await;
-                    self.send(&result(true, "Said.".into())).await;
-                }
-                None => {
-                    let why = "say takes a \"text\"".to_string();
-                    self.said_once("action", &why).await;
-                    self.send(&result(false, why)).await;
-                }
-            },
-            "register" => match text("name") {
-                Some(name) => self.register(Some((turn, index)), name, text("soul")).await,
-                None => {
-                    let why = "register takes a \"name\"".to_string();
-                    self.send(&result(false, why)).await;
-                }
-            },
-            tool => {
-                let request_id = format!("external-{}-{turn}-{index}", self.seat);
-                let args = Value::Object(args);
-                let translator = &mut self.translator;
-                let (out, answered) = self
-                    .recorder
-                    .store
-                    .with_docs(|docs| translator.act(tool, &args, &request_id, docs));
-                let pending = Pending {
-                    turn,
-                    index,
-                    tool: tool.to_string(),
-                    args,
-                };
-                match answered {
-                    None => {
-                        self.pending.insert(request_id, pending);
-                        self.carry(out).await;
-                    }
-                    Some((text, is_error)) => {
-                        self.carry(out).await;
-                        self.answered(pending, !is_error, text).await;
-                    }
-                }
-            }
-        }
-    }
-
-    /// A tool action's outcome: a line of its thread, and its `action:result`.
-    async fn answered(&mut self, p: Pending, ok: bool, text: String) {
-        let line = self.translator.tool_line(&p.tool, &p.args, &text, !ok);
-        self.record(vec![line]).await;
-        self.send(&ServerFrame::ActionResult {
-            turn: p.turn,
-            index: p.index,
-            ok,
-            text,
-        })
-        .await;
-    }
-
-    /// A newcomer's name (and soul), by the newborn's rules; `at`: the action it answers.
-    async fn register(&mut self, at: Option<(u64, usize)>, name: String, soul: Option<String>) {
-        let naming = self.naming.clone();
-        let _one = naming.lock().await;
-        let translator = &mut self.translator;
-        let out = self
-            .recorder
-            .store
-            .with_docs(|docs| translator.register(name, soul, docs));
-        let refused = out.events.iter().find_map(|e| match e {
-            EventKind::MarkerError { error, .. } => Some(error.clone()),
-            _ => None,
-        });
-        self.carry(out).await;
-        drop(_one);
-        let (ok, text) = match (&refused, self.translator.name()) {
-            (None, Some(name)) => (true, format!("You are {name}.")),
-            (Some(why), _) => (false, why.clone()),
-            (None, None) => (false, "no name was registered".to_string()),
-        };
-        match at {
-            Some((turn, index)) => {
-                self.send(&ServerFrame::ActionResult {
-                    turn,
-                    index,
-                    ok,
-                    text,
-                })
-                .await
-            }
-            None if !ok => {
-                self.send(&ServerFrame::Error {
-                    turn: None,
-                    message: text,
-                })
-                .await
-            }
-            None => {}
-        }
-    }
-
-    /// What the translator made of an action: recorded, its requests handed to the runtime
-    /// (a tool call's answer with the last), its replies fed back as input.
-    async fn carry(&mut self, out: Output) {
-        self.record(out.events).await;
-        if let Some(reason) = out.stop {
-            self.ending = Some(reason);
-        }
-        // What the translator answers itself (a newcomer asked for another name) is a turn.
-        for line in out.replies {
-            if let Ok(v) = serde_json::from_str::<Value>(&line) {
-                if let (Some("user"), Some(text)) =
-                    (v["type"].as_str(), v["message"]["content"].as_str())
-                {
-                    let uuid = v["uuid"].as_str().unwrap_or_default().to_string();
-                    let text = text.to_string();
-                    self.queued.push_back(Queued { uuid, text });
-                }
-            }
-        }
-        let mut answer = out.answer.map(|call| Answer {
-            call,
-            stdin: self.live.stdin.clone(),
-        });
-        let last = out.requests.len().saturating_sub(1);
-        for (i, request) in out.requests.into_iter().enumerate() {
-            let answer = if i == last { answer.take() } else { None };
-            let _ = self.reports.send(Report::Request(request, answer));
-        }
-    }
-
     /// The turn is over: recorded as a turn's end; its mail marked read if it was answered
     /// (`why` is `None`) or waited, left for the next turn if it timed out.
     async fn end_turn(&mut self, open: Open, why: Option<String>, how: &str) {
@@ -565,30 +354,6 @@ impl Session {
             );
             self.end_turn(open, Some(why), "timeout").await;
         }
-    }
-
-    /// A frame refused: the client is told why; the seat records each kind once.
-    async fn refuse_frame(&mut self, turn: Option<u64>, why: &str) {
-        self.said_once("frame", why).await;
-        self.send(&ServerFrame::Error {
-            turn,
-            message: why.to_string(),
-        })
-        .await;
-    }
-
-    /// Records a bad frame or action on the seat, once per kind per connection.
-    async fn said_once(&mut self, kind: &'static str, why: &str) {
-        if self.said.contains(&kind) {
-            return;
-        }
-        self.said.push(kind);
-        self.record(vec![EventKind::MarkerError {
-            seat: Some(self.seat),
-            line: format!("external {kind}"),
-            error: why.to_string(),
-        }])
-        .await;
     }
 
     fn process(&self, state: ProcessState, reason: &str) -> EventKind {

@@ -273,3 +273,27 @@ async fn retired_it_comes_back_from_the_hall_by_connecting() {
         "{turn}"
     );
 }
+
+#[tokio::test]
+async fn an_invite_is_refused_for_the_leads_seat_a_taken_seat_and_a_full_grid() {
+    let c = console(&[]).await;
+    let lead = call(&c.router, post_json("/api/invites", json!({"seat": 4}))).await;
+    assert_eq!(lead.status, 400, "{}", lead.body);
+    let (_ws, registered) = c.newcomer("Orrin").await;
+    let seat = registered["seat"].as_u64().unwrap();
+    let taken = call(
+        &c.router,
+        post_json("/api/invites", json!({ "seat": seat })),
+    )
+    .await;
+    assert_eq!(taken.status, 409, "{}", taken.body);
+    assert!(taken.body.contains("not empty"), "{}", taken.body);
+    call(&c.router, post_json("/api/agents/summon", json!({}))).await;
+    wait_for(&c.state, "every seat taken", |d| {
+        app::domain::agent_seats().all(|s| identity(d, s).is_some())
+    })
+    .await;
+    let full = call(&c.router, post_json("/api/invites", json!({}))).await;
+    assert_eq!(full.status, 409, "{}", full.body);
+    assert!(full.body.contains("no seat is empty"), "{}", full.body);
+}
