@@ -24,6 +24,8 @@ pub struct Work {
     pub head: String,
     pub merge_base: String,
     pub files: Vec<DiffFile>,
+    /// The commits on the branch the base does not have, newest first.
+    pub commits: Vec<BranchCommit>,
 }
 
 impl Work {
@@ -36,38 +38,42 @@ impl Work {
     }
 }
 
-/// The work in `git`'s worktree (with its server index) on `branch` against `base`. Five git
-/// calls, the last two at once: both heads, where they meet, the index brought up to the
-/// worktree, then the files against the base beside the files against the branch's head.
-/// Lines are counted a page at a time ([`fill_hunks`]).
+/// The work in `git`'s worktree (with its server index) on `branch` against `base`. Six git
+/// calls in two rounds: both heads, where they meet and the index brought up to the worktree
+/// (deleted files leave it, new ones enter as intended) at once; then the files against the
+/// base beside the files against the branch's head and the branch's commits. Lines are counted a page at a time
+/// ([`fill_hunks`]).
 pub async fn work(git: &Git, base: &str, branch: &str) -> Result<Work, RepoError> {
-    let heads = git
-        .text(&[
-            "rev-parse",
-            &format!("refs/heads/{branch}^{{commit}}"),
-            &format!("refs/heads/{base}^{{commit}}"),
-        ])
-        .await
-        .map_err(|_| {
-            RepoError::Refused(format!("the branch {branch} or the base {base} is gone"))
-        })?;
+    let (branch_ref, base_ref) = (format!("refs/heads/{branch}"), format!("refs/heads/{base}"));
+    let gone = || RepoError::Refused(format!("the branch {branch} or the base {base} is gone"));
+    let (branch_commit, base_commit) = (
+        format!("{branch_ref}^{{commit}}"),
+        format!("{base_ref}^{{commit}}"),
+    );
+    let (rev_parse, merge_base) = (
+        ["rev-parse", &branch_commit, &base_commit],
+        ["merge-base", &base_ref, &branch_ref],
+    );
+    let (heads, met, indexed) = tokio::join!(
+        git.text(&rev_parse),
+        git.text(&merge_base),
+        git.run(&["add", "--all", "--intent-to-add", "--", "."])
+    );
+    let heads = heads.map_err(|_| gone())?;
     let mut heads = heads.lines().map(str::to_string);
     let (Some(head), Some(base_head)) = (heads.next(), heads.next()) else {
-        return Err(RepoError::Refused(format!(
-            "the branch {branch} or the base {base} is gone"
-        )));
+        return Err(gone());
     };
-    let merge_base = git
-        .text(&["merge-base", &base_head, &head])
-        .await
-        .unwrap_or(base_head);
-    // The index follows the worktree: deleted files leave it, new ones enter as intended.
-    git.run(&["add", "--all", "--intent-to-add", "--", "."])
-        .await?;
+    indexed?;
+    let merge_base = met.unwrap_or(base_head);
     let flags = ["--no-ext-diff", "--no-textconv", "--no-renames", "-z"];
     let against_base = [&["diff", "--raw"][..], &flags, &[&merge_base]].concat();
     let against_head = [&["diff", "--name-only"][..], &flags, &[&head]].concat();
-    let (listed, since_head) = tokio::join!(git.run(&against_base), git.run(&against_head));
+    let (listed, since_head, commits) = tokio::join!(
+        git.run(&against_base),
+        git.run(&against_head),
+        commits(git, &merge_base, &head)
+    );
     let uncommitted: BTreeSet<String> = split_z(&since_head?).map(|p| p.into_owned()).collect();
     let mut files = parse_raw(&listed?, &uncommitted);
     // A file too large to read is named as binary, never read (git would read a 1 GB file
@@ -82,6 +88,7 @@ pub async fn work(git: &Git, base: &str, branch: &str) -> Result<Work, RepoError
         head,
         merge_base,
         files,
+        commits: commits?,
     })
 }
 
@@ -145,7 +152,8 @@ fn split_z(bytes: &[u8]) -> impl Iterator<Item = std::borrow::Cow<'_, str>> {
         .map(String::from_utf8_lossy)
 }
 
-/// The counts and hunks of `files` (one page), filled in place: two git calls at once.
+/// The counts and hunks of `files` (one page), filled in place: one git call (the patch), and
+/// a second only for files whose hunks were cut (their counts from `--numstat`).
 pub async fn fill_hunks(
     git: &Git,
     merge_base: &str,
@@ -159,21 +167,9 @@ pub async fn fill_hunks(
     if shown.is_empty() {
         return Ok(());
     }
-    let flags = [
-        "--literal-pathspecs",
-        "diff",
-        "--no-color",
-        "--no-ext-diff",
-        "--no-textconv",
-        "--no-renames",
-    ];
-    let mut patch = [&flags[..], &["-U3", merge_base, "--"]].concat();
+    let mut patch = [&DIFF_FLAGS[..], &["-U3", merge_base, "--"]].concat();
     patch.extend(shown.iter().map(String::as_str));
-    let mut numstat = [&flags[..], &["--numstat", "-z", merge_base, "--"]].concat();
-    numstat.extend(shown.iter().map(String::as_str));
-    let (out, counts) = tokio::join!(git.run(&patch), git.run(&numstat));
-    count(files, &counts?);
-    let out = out?;
+    let out = git.run(&patch).await?;
     let text = String::from_utf8_lossy(&out);
     // git prints the files in the order it sorts paths, as the page lists them.
     // Each file's part found by the path in its header (a file may have none: changed back
@@ -196,9 +192,40 @@ pub async fn fill_hunks(
                 f.binary = true;
             }
         }
+        if !f.binary && !f.cut {
+            let lines = f.hunks.iter().flat_map(|h| &h.lines);
+            let (added, removed) = lines.fold((0, 0), |(a, r), l| match l.kind {
+                LineKind::Added => (a + 1, r),
+                LineKind::Removed => (a, r + 1),
+                LineKind::Context => (a, r),
+            });
+            (f.added, f.removed) = (Some(added), Some(removed));
+        }
+    }
+    // A file cut short is counted whole by git.
+    let cut: Vec<&str> = files
+        .iter()
+        .filter(|f| f.cut)
+        .map(|f| f.path.as_str())
+        .collect();
+    if !cut.is_empty() {
+        let mut numstat = [&DIFF_FLAGS[..], &["--numstat", "-z", merge_base, "--"]].concat();
+        numstat.extend(cut);
+        let counts = git.run(&numstat).await?;
+        count(files, &counts);
     }
     Ok(())
 }
+
+/// How a page's patch is asked for: paths as given, no colour, no program of the repository's.
+const DIFF_FLAGS: [&str; 6] = [
+    "--literal-pathspecs",
+    "diff",
+    "--no-color",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--no-renames",
+];
 
 /// The path of a part's header `a/PATH b/PATH` (the same path twice: renames are off); `None`
 /// for one git quoted (a path with a quote, a control character or a non-UTF-8 byte).

@@ -48,7 +48,7 @@ pub fn rows(
     let (files, changed, diffs, writes) = if quick {
         (2_000, 50, 10, 5)
     } else {
-        (10_000, 200, 40, 20)
+        (10_000, 200, 100, 20)
     };
     let w1 = Row::new(
         "W1",
@@ -147,6 +147,7 @@ pub fn rows(
             took.push(at.elapsed().as_secs_f64() * 1000.0);
         }
     });
+
     let w1 = match Spread::of(took) {
         Some(s) => {
             let pass = s.p95 <= 100.0;

@@ -160,9 +160,7 @@ impl Projects {
         let held = self.lock(project);
         let guard = held.lock().await;
         let work = self.work(&p, &w).await?;
-        let ahead = crate::repo::diff::commits(&self.git(&p), &work.merge_base, &work.head)
-            .await
-            .map_or(0, |c| c.len() as u32);
+        let ahead = work.commits.len() as u32;
         let changed: Vec<String> = work.files.iter().map(|f| f.path.clone()).collect();
         let uncommitted = work.uncommitted();
         let same = w.head.as_deref() == Some(work.head.as_str())

@@ -31,12 +31,7 @@ impl Projects {
                 Ok(work) => (work, None),
                 Err(e) => (Work::default(), Some(e.to_string())),
             };
-            let commits_ahead = match problem {
-                None => diff::commits(&self.git(&project), &work.merge_base, &work.head)
-                    .await
-                    .map_or(0, |c| c.len()),
-                Some(_) => 0,
-            };
+            let commits_ahead = work.commits.len();
             branches.push(BranchView {
                 identity: w.identity_id.clone(),
                 agent: w.agent.clone(),
@@ -79,12 +74,8 @@ impl Projects {
             .take(PAGE_FILES)
             .collect();
         let git = self.git_on(&project, w);
-        let (hunks, commits) = tokio::join!(
-            diff::fill_hunks(&git, &work.merge_base, &mut files),
-            diff::commits(&git, &work.merge_base, &work.head)
-        );
-        hunks?;
-        let commits = commits?;
+        diff::fill_hunks(&git, &work.merge_base, &mut files).await?;
+        let commits = std::mem::take(&mut work.commits);
         Ok(DiffView {
             agent: w.agent.clone(),
             branch: w.branch.clone(),
