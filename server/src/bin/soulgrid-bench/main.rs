@@ -12,6 +12,7 @@
 //! binary beside this one; `soulgrid-sim` beside it is the simulated CLI.
 
 mod browser;
+mod external;
 mod fanout;
 mod floor;
 mod history;
@@ -120,7 +121,7 @@ fn main() {
             p2.ratio = Some(share);
         }
     }
-    let figures: [(&str, &dyn Fn() -> table::Row); 12] = [
+    let figures: [(&str, &dyn Fn() -> table::Row); 13] = [
         ("P3", &|| store::group_commit(&server, &dir("p3"), q)),
         ("P4", &|| store::catch_up(&server, &client, &dir("p4"), q)),
         ("P5", &|| fanout::fan_out(&server, &dir("p5"), q, false)),
@@ -137,6 +138,7 @@ fn main() {
         ("H1", &|| history::time_travel(&server, &dir("h1"), q)),
         ("H2", &|| history::export_memory(&dir("h2"), q)),
         ("T1", &|| tools::round_trip(q)),
+        ("E1", &|| external::round_trip(q)),
     ];
     for (id, measure) in figures {
         if opts.wants(id) {

@@ -16,7 +16,7 @@ use soulgrid::runtime::turn::Translator;
 use crate::table::{Row, Spread};
 
 /// Eight agents seated, the lead named.
-fn team() -> Docs {
+pub fn team() -> Docs {
     let mut kinds = vec![
         EventKind::SessionStart {
             lead_name: Some("Julian".into()),
