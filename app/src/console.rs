@@ -134,6 +134,7 @@ pub(crate) fn Console(snapshot: Snapshot) -> impl IntoView {
                     <crate::ui::findings::Board/>
                 </div>
                 <div class="side more">
+                    <crate::ui::team::TeamChannel read_only=watching/>
                     {(!watching).then(|| view! { <crate::ui::projects::Projects/> })}
                     <Hall/>
                     <crate::ui::quest::QuestList/>

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use app::domain::docs::page::{
-    history_for, newest_pages, page_before, seat_thread_owners, FIRST, PAGE,
+    channel_owner, history_for, newest_pages, page_before, seat_thread_owners, FIRST, PAGE,
 };
 use app::functions::{OlderPage, PastError, Snapshot, SnapshotSource};
 use axum::extract::FromRef;
@@ -42,8 +42,8 @@ pub struct AppState {
 }
 
 impl AppState {
-    /// The page's snapshot: the lead's thread (the one a page opens on) with its newest
-    /// [`FIRST`] messages; older ones, and the others' threads, come when they are looked at.
+    /// The page's snapshot: the lead's thread (the one a page opens on) and #team, each with its
+    /// newest [`FIRST`] messages; older ones, and the others' threads, come when they are looked at.
     /// Of every identity but `agent` (on its own page) it leaves out the soul and knowledge
     /// versions only that identity's page shows (`history_for`).
     pub fn snapshot(&self, agent: Option<String>) -> Snapshot {
@@ -51,7 +51,11 @@ impl AppState {
         // extends it), never hold one they lack.
         let timeline = self.store.timeline();
         let (docs, older, last_event_id) = self.store.page_snapshot(
-            |d| Some(seat_thread_owners(d, app::domain::LEAD_SEAT)),
+            |d| {
+                let mut owners = seat_thread_owners(d, app::domain::LEAD_SEAT);
+                owners.push(channel_owner(app::domain::channel::TEAM));
+                Some(owners)
+            },
             FIRST,
         );
         Snapshot {

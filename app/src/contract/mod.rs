@@ -38,6 +38,10 @@ pub struct SendRequest {
     pub seat: Option<Seat>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_agent: Option<String>,
+    /// `team`: posted in #team (no `seat` or `targetAgent`); its `@Name`s, `@lead` and `@all`
+    /// file it in those agents' inboxes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channel: Option<String>,
 }
 
 /// What happened to a message for an agent.
@@ -61,6 +65,25 @@ pub struct SendResponse {
     pub event_id: u64,
     pub seat: Seat,
     pub delivery: Delivery,
+    /// A post in #team: `team`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channel: Option<String>,
+    /// A post in #team: each agent it mentions, and what became of it there.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mentioned: Vec<Mention>,
+    /// A post in #team: words after `@` that are nobody's name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nobody: Vec<String>,
+}
+
+/// An agent a #team post mentions, and what became of it in its inbox (`null`: the inbox
+/// could not take it).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Mention {
+    pub name: String,
+    pub seat: Seat,
+    pub delivery: Option<Delivery>,
 }
 
 /// `POST /api/agents/summon`: fill these empty seats (every empty seat when absent).

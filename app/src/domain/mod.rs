@@ -11,6 +11,7 @@
 #![deny(clippy::disallowed_methods, clippy::disallowed_types)]
 
 pub mod buttons;
+pub mod channel;
 pub mod diff;
 pub mod docs;
 pub mod events;

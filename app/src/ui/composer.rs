@@ -81,6 +81,7 @@ pub fn Composer(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
             text: body,
             seat: Some(seat.get_untracked()),
             target_agent: None,
+            channel: None,
         };
         let once = key
             .get_untracked()

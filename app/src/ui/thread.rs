@@ -37,6 +37,8 @@ struct Line {
     queued: bool,
     /// A tool call rather than words.
     tool: Option<Box<ToolLine>>,
+    /// One agent's letter to another: whom it was to ("Lyra → Kael").
+    to: Option<String>,
 }
 
 /// One entry of the thread.
@@ -93,6 +95,9 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                         queued: m.speaker_type == SpeakerType::Human
                             && asleep_since.is_some_and(|since| m.created_at > since),
                         tool: m.tool.clone().map(Box::new),
+                        to: (m.speaker_type != SpeakerType::Human)
+                            .then(|| m.target_agent.clone())
+                            .flatten(),
                     };
                     ((m.created_at, m.event_id), Item::Message(line))
                 })
@@ -344,6 +349,7 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                             <li class="msg" class:queued=line.queued data-speaker-type=kind data-message-id=line.id.clone()>
                                 <div class="meta">
                                     <span class="who">{line.who.clone()}</span>
+                                    {line.to.clone().map(|to| view! { <span class="to">{format!("→ {to}")}</span> })}
                                     <When at=line.at short=true/>
                                     {line.queued.then(|| view! { <span class="queued-note">"queued until wake"</span> })}
                                 </div>

@@ -8,15 +8,15 @@ use axum::http::StatusCode;
 use axum::Json;
 
 use app::contract::{
-    DocsResponse, Health, HealthDetail, PermissionAnswer, PermissionAnswered, SeatResponse,
-    SeatsResponse, SendResponse, SessionEnded, SummonRequest, WakeRequest,
+    Delivery, DocsResponse, Health, HealthDetail, PermissionAnswer, PermissionAnswered,
+    SeatResponse, SeatsResponse, SendResponse, SessionEnded, SummonRequest, WakeRequest,
 };
 use app::domain::Seat;
 
 use super::extract::{AppJson, AppPath};
 use crate::error::AppError;
 use crate::http::idempotency::Idempotency;
-use crate::runtime::{DecideError, RuntimeError, TellError};
+use crate::runtime::{DecideError, PostError, RuntimeError, TellError};
 use crate::state::AppState;
 
 /// The longest message the human may send in one go (the CLI truncates stdin lines past 100 KB).
@@ -105,6 +105,9 @@ async fn send_once(
             text.len()
         )));
     }
+    if let Some(channel) = body.channel.as_deref() {
+        return post_to_channel(state, channel, &body, text).await;
+    }
     let seat = match (body.seat, body.target_agent.as_deref().map(str::trim)) {
         (Some(seat), _) => seat,
         (None, None | Some("")) => LEAD_SEAT,
@@ -148,6 +151,45 @@ async fn send_once(
         event_id,
         seat,
         delivery,
+        channel: None,
+        mentioned: Vec::new(),
+        nobody: Vec::new(),
+    })
+}
+
+/// `POST /api/send {text, channel: "team"}`: posted in #team, filed for each agent it
+/// mentions.
+async fn post_to_channel(
+    state: AppState,
+    channel: &str,
+    body: &SendBody,
+    text: &str,
+) -> Result<SendResponse, AppError> {
+    if channel != app::domain::channel::TEAM {
+        return Err(AppError::BadRequest(format!(
+            "there is no channel {channel:?}: the one channel is \"team\""
+        )));
+    }
+    if body.seat.is_some() || body.target_agent.is_some() {
+        return Err(AppError::BadRequest(
+            "a #team message has no seat or targetAgent: mention agents in it with @Name".into(),
+        ));
+    }
+    let posted = state
+        .runtime
+        .post_to_team(text)
+        .await
+        .map_err(|e| match e {
+            PostError::InHall(_) => AppError::Conflict(e.to_string()),
+            PostError::Store(_) => AppError::Unavailable(e.to_string()),
+        })?;
+    Ok(SendResponse {
+        event_id: posted.event_id,
+        seat: LEAD_SEAT,
+        delivery: Delivery::Delivered,
+        channel: Some(channel.to_string()),
+        mentioned: posted.mentioned,
+        nobody: posted.nobody,
     })
 }
 

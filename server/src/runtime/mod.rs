@@ -37,6 +37,7 @@ pub use config::{AgentSettings, RuntimeConfig};
 use context::Context;
 use folder::knowledge::Folders;
 pub use folder::knowledge::{CaptureError, EditError};
+pub use mail::channel::{PostError, Posted};
 use mail::postman::Postman;
 pub use mail::tell::TellError;
 pub use process::outgoing::{Mail, Outgoing};
@@ -223,6 +224,12 @@ impl Runtime {
         msg_id: Option<String>,
     ) -> Result<(u64, Delivery), TellError> {
         self.inner.postman.tell_from_human(seat, text, msg_id).await
+    }
+
+    /// A post in #team from the human (`mail::channel`).
+    pub async fn post_to_team(&self, text: &str) -> Result<Posted, PostError> {
+        let human = self.inner.ctx.names().human.clone();
+        self.inner.postman.post_to_team(None, &human, text).await
     }
 
     /// Delivers mail anyone appends to an awake agent's inbox, as the inbox directory changes.

@@ -112,6 +112,12 @@ pub struct MessageDoc {
     /// A tool call rather than words: the line shows it folded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool: Option<super::tool_lines::ToolLine>,
+    /// The channel it was said in (`team`); none: a thread's own message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channel: Option<String>,
+    /// Whose it is when one agent wrote to another: it shows in the writer's thread too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from_identity: Option<String>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -201,10 +207,18 @@ pub fn messages(docs: &Docs) -> impl Iterator<Item = &MessageDoc> {
 /// messages had owners, the seat's), in time order (event id breaks ties).
 pub fn thread(docs: &Docs, seat: Seat) -> Vec<&MessageDoc> {
     let current = identity(docs, seat).map(AgentIdentity::stable_id);
-    thread_where(docs, |m| match &m.identity_id {
-        Some(owner) => Some(owner) == current.as_ref(),
-        None => m.seat == seat,
+    thread_where(docs, |m| {
+        m.channel.is_none()
+            && (match &m.identity_id {
+                Some(owner) => Some(owner) == current.as_ref(),
+                None => m.seat == seat,
+            } || (m.from_identity.is_some() && m.from_identity == current))
     })
+}
+
+/// The messages of the channel `name` (`team`), in time order.
+pub fn channel<'a>(docs: &'a Docs, name: &str) -> Vec<&'a MessageDoc> {
+    thread_where(docs, |m| m.channel.as_deref() == Some(name))
 }
 
 /// The thread of `who`, seated or in the Hall (where its messages are all marked its own).
@@ -213,7 +227,11 @@ pub fn thread_of<'a>(docs: &'a Docs, who: &AgentIdentity) -> Vec<&'a MessageDoc>
         return thread(docs, who.grid_position);
     }
     let id = who.stable_id();
-    thread_where(docs, |m| m.identity_id.as_deref() == Some(id.as_str()))
+    thread_where(docs, |m| {
+        m.channel.is_none()
+            && (m.identity_id.as_deref() == Some(id.as_str())
+                || m.from_identity.as_deref() == Some(id.as_str()))
+    })
 }
 
 /// An identity by its stable id: seated, or in the Hall.

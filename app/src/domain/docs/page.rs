@@ -26,10 +26,18 @@ pub fn missing(older: &Older, owners: &[String]) -> usize {
     owners.iter().filter_map(|w| older.get(w)).sum()
 }
 
-/// Whose thread a message is in: its identity's, or (written before messages had owners) its
-/// seat's, as `seat:{n}`.
+/// Whose thread a message is in: its channel's (`channel:team`), its identity's, or (written
+/// before messages had owners) its seat's, as `seat:{n}`.
 pub fn owner(m: &MessageDoc) -> String {
-    m.identity_id.clone().unwrap_or_else(|| seat_owner(m.seat))
+    match &m.channel {
+        Some(name) => channel_owner(name),
+        None => m.identity_id.clone().unwrap_or_else(|| seat_owner(m.seat)),
+    }
+}
+
+/// The owner of a channel's messages (`#team`: `channel:team`), paged as a thread is.
+pub fn channel_owner(name: &str) -> String {
+    format!("channel:{name}")
 }
 
 /// The owner of a seat's messages written before messages had owners.

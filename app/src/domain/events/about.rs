@@ -58,6 +58,8 @@ impl EventKind {
             EventKind::SecretRotated { .. } => "secret_rotated",
             EventKind::WatchMade { .. } => "watch_made",
             EventKind::WatchRevoked { .. } => "watch_revoked",
+            EventKind::TeamMessage { .. } => "team_message",
+            EventKind::AgentWrote { .. } => "agent_wrote",
             EventKind::Unknown => "unknown",
         }
     }
@@ -78,7 +80,9 @@ impl EventKind {
             | EventKind::AgentForked { seat, .. }
             | EventKind::SoulRevised { seat, .. }
             | EventKind::WorkCommitted { seat, .. }
-            | EventKind::FindingPosted { seat, .. } => Some(*seat),
+            | EventKind::FindingPosted { seat, .. }
+            | EventKind::AgentWrote { to_seat: seat, .. } => Some(*seat),
+            EventKind::TeamMessage { seat, .. } => *seat,
             EventKind::LeadText { .. } => Some(super::super::LEAD_SEAT),
             EventKind::MarkerError { seat, .. } | EventKind::RuntimeError { seat, .. } => *seat,
             _ => None,

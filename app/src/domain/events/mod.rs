@@ -501,6 +501,26 @@ pub enum EventKind {
     },
     /// A watch link was revoked: it shows nothing any more.
     WatchRevoked { token_hash: String },
+    /// A message in #team, from the human (no `seat`) or the agent in `seat`; `mentioned`:
+    /// the seats whose inboxes it was filed in.
+    TeamMessage {
+        message_id: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seat: Option<Seat>,
+        speaker_name: String,
+        text: String,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        mentioned: Vec<Seat>,
+    },
+    /// One agent's message to another (`send_message`): shown in both threads, "from → to".
+    AgentWrote {
+        message_id: String,
+        from_seat: Seat,
+        to_seat: Seat,
+        speaker_name: String,
+        to_name: String,
+        text: String,
+    },
     /// Any type this version does not know (written by a newer version). Ignored by
     /// the reducer.
     #[serde(other)]

@@ -17,6 +17,10 @@ pub(super) struct Said<'a> {
     pub target_agent: &'a Option<String>,
     pub aside: Option<Aside>,
     pub tool: Option<ToolLine>,
+    /// Said in a channel (`team`), not a thread.
+    pub channel: Option<&'a str>,
+    /// The agent that wrote it to the one in `seat` (its thread shows it too).
+    pub from_seat: Option<Seat>,
 }
 
 /// Puts the message (a human's, the lead's or an agent's) and counts it in the ledger.
@@ -30,8 +34,15 @@ pub(super) fn put(w: &mut Writes, event: &Event, said: Said<'_>) {
         target_agent,
         aside,
         tool,
+        channel,
+        from_seat,
     } = said;
     let id = message_id(uuid);
+    // The human's words in a channel are nobody's thread's (the seat is the lead's).
+    let owner = match (channel, speaker_type) {
+        (Some(_), SpeakerType::Human) => None,
+        _ => identity(w.docs, seat).map(AgentIdentity::stable_id),
+    };
     let doc = MessageDoc {
         id: id.clone(),
         speaker_name: speaker_name.to_string(),
@@ -42,9 +53,13 @@ pub(super) fn put(w: &mut Writes, event: &Event, said: Said<'_>) {
         server_session_id: event.session_id.clone(),
         created_at: event.ts,
         event_id: event.id,
-        identity_id: identity(w.docs, seat).map(AgentIdentity::stable_id),
+        identity_id: owner,
         aside,
         tool,
+        channel: channel.map(str::to_string),
+        from_identity: from_seat
+            .and_then(|s| identity(w.docs, s))
+            .map(AgentIdentity::stable_id),
         extra: Default::default(),
     };
     // A tool line is counted as a tool call (its process report), not as a message.

@@ -1,6 +1,7 @@
 //! Tests of the domain core: one file per rule, plus property tests of the reducer laws.
 
 mod buttons;
+mod channel;
 mod docs;
 mod events;
 mod hall;

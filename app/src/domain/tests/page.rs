@@ -21,6 +21,8 @@ fn message(n: u64, seat: u8, owner: Option<&str>, at: i64) -> MessageDoc {
         identity_id: owner.map(str::to_string),
         aside: None,
         tool: None,
+        channel: None,
+        from_identity: None,
         extra: Default::default(),
     }
 }

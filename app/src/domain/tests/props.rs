@@ -103,6 +103,21 @@ fn kind() -> impl Strategy<Value = EventKind> {
             text: format!("t{m}"),
             target_agent: None,
         }),
+        (prop::option::of(seat()), 0u8..4).prop_map(|(seat, m)| EventKind::TeamMessage {
+            message_id: format!("c{m}"),
+            seat,
+            speaker_name: "H".into(),
+            text: format!("@all c{m}"),
+            mentioned: seat.into_iter().collect(),
+        }),
+        (seat(), seat(), 0u8..4).prop_map(|(from_seat, to_seat, m)| EventKind::AgentWrote {
+            message_id: format!("w{m}"),
+            from_seat,
+            to_seat,
+            speaker_name: "A".into(),
+            to_name: "B".into(),
+            text: format!("w{m}"),
+        }),
         (seat(), prop::sample::select(WorkState::ALL.to_vec()))
             .prop_map(|(seat, state)| EventKind::WorkState { seat, state }),
         (seat(), 0u8..3).prop_map(|(seat, n)| EventKind::RuntimeError {

@@ -77,11 +77,11 @@ pub const TOOLS: &[Tool] = &[
     },
     Tool {
         name: "send_message",
-        description: "Send a message to another agent by name, to the lead (`lead`) or to the human (`human`). It is filed in their inbox and shown in the console; the result says whether it reaches them now or when they wake.",
+        description: "Send a message to another agent by name, to the lead (`lead`), to the human (`human`), or to the whole team in #team (`team`: everyone sees it; each `@Name` or `@all` in it is filed in those agents' inboxes). It is filed in their inbox and shown in the console; the result says whether it reaches them now or when they wake.",
         does: Does::Marker("route"),
         lead_only: false,
         params: &[
-            ("to", "string", "An agent's name (as `team` lists it), `lead` or `human`.", true),
+            ("to", "string", "An agent's name (as `team` lists it), `lead`, `human` or `team` (#team).", true),
             ("text", "string", "What to say.", true),
         ],
     },

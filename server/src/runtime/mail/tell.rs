@@ -27,8 +27,8 @@ pub enum TellError {
 
 impl Postman {
     /// A message the agent in `seat` (signing `from`) sends with `send_message` or the
-    /// `route` action: to another agent (or the lead, or `lead`), shown in the recipient's
-    /// thread, filed in its inbox, and delivered now if it is awake or on its wake if it
+    /// `route` action: to #team (`team`: [`Postman::post_to_team`]); to another agent (or the
+    /// lead, or `lead`), shown in both threads ("from → to"), filed in the recipient's inbox, and delivered now if it is awake or on its wake if it
     /// sleeps; to the human (`human` or their name), said in the sender's own thread, which
     /// is filed in the human's inbox. A name that is nobody's is refused.
     pub async fn route(&self, seat: Seat, from: &str, to: &str, text: &str) -> Outcome {
@@ -36,6 +36,12 @@ impl Postman {
         let same = |a: &str, b: &str| app::domain::names::fold(a) == app::domain::names::fold(b);
         if same(to, "human") || same(to, &names.human) {
             return self.say_to_human(seat, from, text).await;
+        }
+        if same(to.trim_start_matches('#'), app::domain::channel::TEAM) {
+            return match self.post_to_team(Some(seat), from, text).await {
+                Ok(posted) => Ok(super::channel::told(&posted)),
+                Err(e) => Err(e.to_string().into()),
+            };
         }
         let Some((to_seat, name, inbox)) = self
             .ctx
@@ -76,13 +82,13 @@ impl Postman {
             Err(_) => None,
         };
         self.ctx
-            .record(vec![EventKind::AgentMessage {
+            .record(vec![EventKind::AgentWrote {
                 message_id: crate::store::new_message_id(),
-                seat: to_seat,
+                from_seat: seat,
+                to_seat,
                 speaker_name: from.to_string(),
+                to_name: name.clone(),
                 text: text.to_string(),
-                target_agent: Some(name.clone()),
-                aside: None,
             }])
             .await;
         let delivery = match filed {

@@ -1,0 +1,173 @@
+//! `#team`: the one channel the human and every agent speak in. A message there is shown to
+//! everyone; its mentions (`@Name`, `@lead`, `@all`) decide whose inboxes it is filed in. Who a
+//! mention names is decided here, once, for the server (which files it) and the page (which
+//! completes names as they are typed).
+//!
+//! A mention is `@` at the start of the text or after a character that is not a letter or a
+//! digit (so `a@b.com` names nobody), followed by a name of the team compared case- and
+//! Unicode-folded (`@zoe` names Zoë); the longest name that fits wins (`@Mary Ann` over
+//! `@Mary`). A word after `@` that is no one's name is "nobody".
+
+use super::docs::{hall, identities, Docs};
+use super::names::fold;
+use super::status::AgentStatus;
+use super::{Seat, LEAD_SEAT};
+
+/// The channel's name (`POST /api/send {"channel": "team"}`, `send_message {to: "team"}`).
+pub const TEAM: &str = "team";
+
+/// Mentions everyone on the team but the sender.
+pub const ALL: &str = "all";
+
+/// The `@`s of one message looked at: past these, the rest is text.
+const MAX_MENTIONS: usize = 64;
+
+/// What a channel message's mentions come to.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Mentions {
+    /// Seated agents it is filed for: each once, never the sender, in seat order, with
+    /// whether they sleep (their mail waits for their wake).
+    pub to: Vec<Mentioned>,
+    /// Words after `@` that are nobody's name, as written.
+    pub nobody: Vec<String>,
+    /// Agents in the Hall it names: retired, so not filed (recall them first).
+    pub in_hall: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mentioned {
+    pub seat: Seat,
+    pub name: String,
+    pub asleep: bool,
+}
+
+/// One name a mention may take, and where it leads.
+#[derive(Clone, Debug)]
+enum Target {
+    Seat(Seat, String, bool),
+    All,
+    Hall(String),
+}
+
+/// The mentions of `text` from the sender in `sender` (`None`: the human), against the team
+/// in `docs`; `lead` is the lead's name (the lead is mentioned by it, or as `@lead`).
+pub fn mentions(docs: &Docs, text: &str, sender: Option<Seat>, lead: &str) -> Mentions {
+    let mut names: Vec<(String, Target)> = vec![(ALL.into(), Target::All)];
+    for d in identities(docs).filter(|d| d.status().is_visible()) {
+        let Some(name) = d.name.clone() else { continue };
+        let asleep = d.status() == AgentStatus::Sleeping;
+        names.push((name.clone(), Target::Seat(d.grid_position, name, asleep)));
+    }
+    let lead_asleep = identities(docs)
+        .find(|d| d.grid_position == LEAD_SEAT)
+        .is_some_and(|d| d.status() == AgentStatus::Sleeping);
+    for alias in ["lead", lead] {
+        names.push((
+            alias.to_string(),
+            Target::Seat(LEAD_SEAT, lead.to_string(), lead_asleep),
+        ));
+    }
+    for d in hall(docs) {
+        if let Some(name) = d.name.clone() {
+            names.push((name.clone(), Target::Hall(name)));
+        }
+    }
+    // Longest first: `@Mary Ann` before `@Mary`.
+    names.sort_by_key(|(n, _)| std::cmp::Reverse(n.chars().count()));
+    let folded: Vec<(String, usize, Target)> = names
+        .into_iter()
+        .map(|(n, t)| (fold(&n), n.chars().count(), t))
+        .collect();
+
+    let mut out = Mentions::default();
+    let mut seats: Vec<Mentioned> = Vec::new();
+    let mut all = false;
+    for rest in at_signs(text).take(MAX_MENTIONS) {
+        // A name is at most a few dozen characters: only that much is looked at.
+        let head = match rest.char_indices().nth(super::names::MAX_NAME_CHARS + 1) {
+            Some((i, _)) => &rest[..i],
+            None => rest,
+        };
+        let found = folded.iter().find(|(name, chars, _)| {
+            let Some(end) = head.char_indices().nth(*chars).map(|(i, _)| i).or((head
+                .chars()
+                .count()
+                == *chars)
+                .then_some(head.len()))
+            else {
+                return false;
+            };
+            let after = head[end..].chars().next();
+            fold(&head[..end]) == *name && !after.is_some_and(char::is_alphanumeric)
+        });
+        match found.map(|(_, _, t)| t) {
+            Some(Target::All) => all = true,
+            Some(Target::Seat(seat, name, asleep)) => push(&mut seats, *seat, name, *asleep),
+            Some(Target::Hall(name)) => {
+                if !out.in_hall.contains(name) {
+                    out.in_hall.push(name.clone());
+                }
+            }
+            None => {
+                let word: String = rest
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '-' || *c == '_')
+                    .collect();
+                if !word.is_empty() && !out.nobody.contains(&word) {
+                    out.nobody.push(word);
+                }
+            }
+        }
+    }
+    if all {
+        for d in identities(docs).filter(|d| d.status().is_visible()) {
+            if let Some(name) = d.name.as_deref() {
+                push(
+                    &mut seats,
+                    d.grid_position,
+                    name,
+                    d.status() == AgentStatus::Sleeping,
+                );
+            }
+        }
+        push(&mut seats, LEAD_SEAT, lead, lead_asleep);
+    }
+    seats.retain(|m| Some(m.seat) != sender);
+    seats.sort_by_key(|m| m.seat);
+    out.to = seats;
+    out
+}
+
+fn push(seats: &mut Vec<Mentioned>, seat: Seat, name: &str, asleep: bool) {
+    if !seats.iter().any(|m| m.seat == seat) {
+        seats.push(Mentioned {
+            seat,
+            name: name.to_string(),
+            asleep,
+        });
+    }
+}
+
+/// What follows each `@` that starts a mention (at the start, or after a character that is
+/// not a letter or a digit).
+fn at_signs(text: &str) -> impl Iterator<Item = &str> {
+    text.char_indices().filter_map(move |(i, c)| {
+        let before = text[..i].chars().next_back();
+        (c == '@' && !before.is_some_and(char::is_alphanumeric)).then(|| &text[i + 1..])
+    })
+}
+
+/// The names a composer offers after `@` + `typed`: `all`, the lead and every seated agent
+/// whose name starts with it (folded), in that order.
+pub fn completions(docs: &Docs, typed: &str, lead: &str) -> Vec<String> {
+    let typed = fold(typed);
+    let mut names = vec![ALL.to_string(), lead.to_string()];
+    let mut seated: Vec<(Seat, String)> = identities(docs)
+        .filter(|d| d.status().is_visible() && d.grid_position != LEAD_SEAT)
+        .filter_map(|d| Some((d.grid_position, d.name.clone()?)))
+        .collect();
+    seated.sort();
+    names.extend(seated.into_iter().map(|(_, n)| n));
+    names.retain(|n| fold(n).starts_with(&typed));
+    names
+}

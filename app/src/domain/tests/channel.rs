@@ -1,0 +1,205 @@
+//! #team's mentions: who `@Name`, `@lead` and `@all` name, each once and never the sender;
+//! sleepers marked (their mail waits), the Hall's named apart, anyone else "nobody".
+
+use super::super::channel::{completions, mentions, Mentioned};
+use super::super::docs::Docs;
+use super::super::events::EventKind;
+use super::super::process::ProcessState;
+use super::super::LEAD_SEAT;
+use super::*;
+
+/// Lyra (0), Kael (1, asleep), Mary Ann (2), Mary (3), Zoë (5); Orin retired to the Hall.
+fn team() -> Docs {
+    let mut docs = Docs::new();
+    run(
+        &mut docs,
+        &[
+            ev(1, 0, summon(&[0, 1, 2, 3, 5, 6])),
+            ev(2, 1, register(0, "Lyra", "harp")),
+            ev(3, 1, register(1, "Kael", "k")),
+            ev(4, 1, register(2, "Mary Ann", "m")),
+            ev(5, 1, register(3, "Mary", "m")),
+            ev(6, 1, register(5, "Zoë", "z")),
+            ev(7, 1, register(6, "Orin", "o")),
+            ev(8, 2, process(1, ProcessState::Stopped)),
+            ev(
+                9,
+                3,
+                EventKind::AgentKilled {
+                    seat: 6,
+                    reason: Some("retired by the human".into()),
+                },
+            ),
+        ],
+    );
+    docs
+}
+
+fn to(m: &super::super::channel::Mentions) -> Vec<(Seat, &str, bool)> {
+    m.to.iter()
+        .map(|Mentioned { seat, name, asleep }| (*seat, name.as_str(), *asleep))
+        .collect()
+}
+
+#[test]
+fn a_mention_names_an_agent_folded_and_each_once() {
+    let docs = team();
+    let m = mentions(&docs, "@lyra and @ZOE, then @Lyra again", None, "Julian");
+    assert_eq!(to(&m), vec![(0, "Lyra", false), (5, "Zoë", false)]);
+    assert!(m.nobody.is_empty() && m.in_hall.is_empty(), "{m:?}");
+}
+
+#[test]
+fn the_longest_name_wins_and_a_name_ends_at_a_non_letter() {
+    let docs = team();
+    let m = mentions(&docs, "@Mary Ann, look", None, "Julian");
+    assert_eq!(to(&m), vec![(2, "Mary Ann", false)]);
+    let m = mentions(&docs, "@Mary: look", None, "Julian");
+    assert_eq!(to(&m), vec![(3, "Mary", false)]);
+    // `@Lyrae` is not Lyra.
+    let m = mentions(&docs, "@Lyrae", None, "Julian");
+    assert!(m.to.is_empty());
+    assert_eq!(m.nobody, vec!["Lyrae".to_string()]);
+}
+
+#[test]
+fn an_address_is_no_mention() {
+    let docs = team();
+    let m = mentions(&docs, "write to lyra@example.com", None, "Julian");
+    assert_eq!(m, Default::default());
+}
+
+#[test]
+fn a_sleeper_is_marked_asleep_the_hall_apart_and_nobody_said() {
+    let docs = team();
+    let m = mentions(&docs, "@Kael @Orin @Nemo @Nemo", None, "Julian");
+    assert_eq!(to(&m), vec![(1, "Kael", true)]);
+    assert_eq!(m.in_hall, vec!["Orin".to_string()]);
+    assert_eq!(m.nobody, vec!["Nemo".to_string()]);
+}
+
+#[test]
+fn the_lead_by_name_or_as_lead() {
+    let docs = team();
+    for text in ["@Julian what now?", "@lead what now?", "@LEAD"] {
+        let m = mentions(&docs, text, Some(0), "Julian");
+        assert_eq!(to(&m), vec![(LEAD_SEAT, "Julian", false)], "{text}");
+    }
+}
+
+#[test]
+fn all_names_everyone_seated_but_the_sender() {
+    let docs = team();
+    let m = mentions(&docs, "@all stand up", Some(0), "Julian");
+    assert_eq!(
+        to(&m),
+        vec![
+            (1, "Kael", true),
+            (2, "Mary Ann", false),
+            (3, "Mary", false),
+            (LEAD_SEAT, "Julian", false),
+            (5, "Zoë", false),
+        ]
+    );
+    // The sender never mentions itself.
+    let m = mentions(&docs, "@Lyra note to self", Some(0), "Julian");
+    assert!(m.to.is_empty());
+}
+
+#[test]
+fn a_flood_of_at_signs_is_bounded() {
+    let docs = team();
+    // 200,000 mentions would be 200,000 looks at the team: only the first 64 are mentions.
+    let m = mentions(&docs, &"@".repeat(200_000), None, "Julian");
+    assert!(m.to.is_empty() && m.nobody.is_empty());
+    let late = format!("{} @Lyra", "@x ".repeat(100));
+    let m = mentions(&docs, &late, None, "Julian");
+    assert!(m.to.is_empty(), "past the 64th @, a name is text");
+    assert_eq!(m.nobody, vec!["x".to_string()]);
+}
+
+#[test]
+fn completions_follow_what_is_typed() {
+    let docs = team();
+    assert_eq!(
+        completions(&docs, "ma", "Julian"),
+        vec!["Mary Ann".to_string(), "Mary".to_string()]
+    );
+    assert_eq!(completions(&docs, "", "Julian")[..2], ["all", "Julian"]);
+    assert_eq!(completions(&docs, "zo", "Julian"), vec!["Zoë".to_string()]);
+    assert!(
+        completions(&docs, "orin", "Julian").is_empty(),
+        "not the Hall"
+    );
+}
+
+#[test]
+fn a_team_message_is_the_channels_and_no_threads() {
+    use super::super::docs::{channel, thread};
+    let mut docs = team();
+    run(
+        &mut docs,
+        &[
+            ev(
+                10,
+                4,
+                EventKind::TeamMessage {
+                    message_id: "t1".into(),
+                    seat: None,
+                    speaker_name: "Marcus".into(),
+                    text: "@Lyra hello".into(),
+                    mentioned: vec![0],
+                },
+            ),
+            ev(
+                11,
+                5,
+                EventKind::TeamMessage {
+                    message_id: "t2".into(),
+                    seat: Some(0),
+                    speaker_name: "Lyra".into(),
+                    text: "hi all".into(),
+                    mentioned: vec![],
+                },
+            ),
+        ],
+    );
+    let said: Vec<_> = channel(&docs, "team")
+        .iter()
+        .map(|m| (m.speaker_name.as_str(), m.text.as_str()))
+        .collect();
+    assert_eq!(said, vec![("Marcus", "@Lyra hello"), ("Lyra", "hi all")]);
+    assert!(thread(&docs, 0).is_empty() && thread(&docs, LEAD_SEAT).is_empty());
+}
+
+#[test]
+fn one_agents_letter_to_another_is_in_both_threads() {
+    use super::super::docs::thread;
+    let mut docs = team();
+    run(
+        &mut docs,
+        &[ev(
+            10,
+            4,
+            EventKind::AgentWrote {
+                message_id: "w1".into(),
+                from_seat: 0,
+                to_seat: 2,
+                speaker_name: "Lyra".into(),
+                to_name: "Mary Ann".into(),
+                text: "your tests fail".into(),
+            },
+        )],
+    );
+    for seat in [0, 2] {
+        let t = thread(&docs, seat);
+        let [m] = &t[..] else {
+            panic!("{seat}: {t:#?}")
+        };
+        assert_eq!(
+            (m.speaker_name.as_str(), m.target_agent.as_deref()),
+            ("Lyra", Some("Mary Ann"))
+        );
+    }
+    assert!(thread(&docs, 3).is_empty());
+}

@@ -1,0 +1,186 @@
+//! **#team** (beside the grid): the channel the human and every agent speak in, newest last,
+//! live from the replica; a composer whose `@` completes the team's names (`@all`, the lead,
+//! each seated agent). A post says whom it reached (and whom it did not: a sleeper's mail
+//! waits; nobody by that name). A spectator reads it and cannot write.
+
+use leptos::prelude::*;
+
+use crate::contract::endpoints as e;
+use crate::contract::{Delivery, SendRequest};
+use crate::domain::channel::{completions, TEAM};
+use crate::domain::docs::{channel, SpeakerType};
+use crate::domain::markdown;
+use crate::live::use_live;
+use crate::ui::when::When;
+
+/// Messages of #team shown (the newest).
+const SHOWN: usize = 100;
+
+#[derive(Clone, PartialEq)]
+struct Said {
+    id: String,
+    who: String,
+    human: bool,
+    text: String,
+    at: i64,
+}
+
+/// The word being typed after an `@`, if the text ends in one.
+fn typing_mention(text: &str) -> Option<&str> {
+    let word = text.rsplit(|c: char| c.is_whitespace()).next()?;
+    let typed = word.strip_prefix('@')?;
+    (!typed.contains('@')).then_some(typed)
+}
+
+#[component]
+pub fn TeamChannel(#[prop(optional)] read_only: bool) -> impl IntoView {
+    let live = use_live();
+    let lines = Memo::new(move |_| {
+        live.docs.with(|d| {
+            let all = channel(d, TEAM);
+            let skip = all.len().saturating_sub(SHOWN);
+            all[skip..]
+                .iter()
+                .map(|m| Said {
+                    id: m.id.clone(),
+                    who: m.speaker_name.clone(),
+                    human: m.speaker_type == SpeakerType::Human,
+                    text: m.text.clone(),
+                    at: m.created_at,
+                })
+                .collect::<Vec<_>>()
+        })
+    });
+    let count = Memo::new(move |_| lines.with(Vec::len));
+    view! {
+        <details class="team-channel">
+            <summary>"#team " <span class="count">{move || count.get().to_string()}</span></summary>
+            <ol class="team-lines" aria-live="polite">
+                <For each=move || lines.get() key=|l| l.id.clone() let:line>
+                    <li class="team-line" class:human=line.human data-message-id=line.id.clone()>
+                        <span class="who">{line.who.clone()}</span>
+                        " " <When at=line.at short=true/>
+                        {match line.human {
+                            true => view! { <p class="text">{line.text.clone()}</p> }.into_any(),
+                            false => view! { <div class="text md" inner_html=markdown::render(&line.text)></div> }.into_any(),
+                        }}
+                    </li>
+                </For>
+            </ol>
+            {(!read_only).then(|| view! { <TeamComposer/> })}
+        </details>
+    }
+}
+
+#[component]
+fn TeamComposer() -> impl IntoView {
+    let live = use_live();
+    let text = RwSignal::new(String::new());
+    let action = super::action::Action::new();
+    let super::action::Action { busy, error } = action;
+    let reached = RwSignal::new(None::<String>);
+    let offered = Memo::new(move |_| {
+        let t = text.get();
+        let typed = typing_mention(&t)?;
+        let lead = live.lead_name.get_value();
+        let names = live.docs.with(|d| completions(d, typed, &lead));
+        (!names.is_empty()).then_some(names)
+    });
+    let complete = move |name: String| {
+        text.update(|t| {
+            if let Some(typed) = typing_mention(t) {
+                let keep = t.len() - typed.len();
+                t.truncate(keep);
+                t.push_str(&name);
+                t.push(' ');
+            }
+        });
+    };
+    let post = move || {
+        let body = text.get_untracked();
+        if body.trim().is_empty() || busy.get_untracked() {
+            return;
+        }
+        let request = SendRequest {
+            text: body,
+            seat: None,
+            target_agent: None,
+            channel: Some(TEAM.to_string()),
+        };
+        reached.set(None);
+        action.run(
+            async move {
+                let answer = crate::api::call::<e::SendMessage>(&(), &request).await?;
+                text.set(String::new());
+                let each: Vec<String> = answer
+                    .mentioned
+                    .iter()
+                    .map(|m| match m.delivery {
+                        Some(Delivery::Queued) => {
+                            format!("{} (asleep: reads it on waking)", m.name)
+                        }
+                        Some(_) => m.name.clone(),
+                        None => format!("{} (its inbox could not take it)", m.name),
+                    })
+                    .collect();
+                let mut said = match each.is_empty() {
+                    true => "Posted; it mentions nobody, so it is in no inbox.".to_string(),
+                    false => format!("Posted; filed for {}.", each.join(", ")),
+                };
+                if !answer.nobody.is_empty() {
+                    let who: Vec<String> = answer.nobody.iter().map(|n| format!("@{n}")).collect();
+                    said.push_str(&format!(" Nobody is called {}.", who.join(", ")));
+                }
+                reached.set(Some(said));
+                Ok(())
+            },
+            || {},
+        );
+    };
+    view! {
+        <form class="team-composer" on:submit=move |ev| { ev.prevent_default(); post(); }>
+            <textarea
+                rows="2"
+                aria-label="Write to #team"
+                placeholder="Write to #team; @Name or @all files it in their inboxes"
+                prop:value=move || text.get()
+                on:input=move |ev| text.set(event_target_value(&ev))
+                on:keydown=move |ev| {
+                    if ev.key() == "Enter" && !ev.shift_key() {
+                        ev.prevent_default();
+                        post();
+                    }
+                }
+            ></textarea>
+            {move || offered.get().map(|names| view! {
+                <ul class="mention-offer" role="listbox" aria-label="Mention">
+                    {names.into_iter().map(|n| {
+                        let pick = n.clone();
+                        view! {
+                            <li><button type="button" class="mention" on:click=move |_| complete(pick.clone())>
+                                {format!("@{n}")}
+                            </button></li>
+                        }
+                    }).collect_view()}
+                </ul>
+            })}
+            <button type="submit" disabled=move || busy.get()>"Post"</button>
+            {move || reached.get().map(|r| view! { <p class="reached">{r}</p> })}
+            {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+        </form>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::typing_mention;
+
+    #[test]
+    fn the_mention_being_typed_is_the_last_word_after_an_at() {
+        assert_eq!(typing_mention("hello @Ly"), Some("Ly"));
+        assert_eq!(typing_mention("@"), Some(""));
+        assert_eq!(typing_mention("hello @Lyra "), None);
+        assert_eq!(typing_mention("mail lyra@x"), None);
+        assert_eq!(typing_mention("hello"), None);
+    }
+}

@@ -1,0 +1,74 @@
+import { test, expect, openHydrated } from '../support/page';
+import { startServer, RunningServer } from '../support/server';
+
+// #team: the human's post, with names completed after `@`, reaches the two agents it mentions
+// and is seen by everyone; one agent's letter to another shows in both threads.
+let server: RunningServer;
+test.beforeAll(async () => {
+  server = await startServer();
+});
+test.afterAll(async () => {
+  await server?.stop();
+});
+
+const post = (path: string, body: unknown = {}) =>
+  fetch(`${server.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+
+/// The seated agents (not the lead), by seat, once all eight have names.
+async function agents(): Promise<{ gridPosition: number; name: string }[]> {
+  const seated = async () => {
+    const docs = await (await fetch(`${server.url}/api/docs`)).json();
+    return (Object.values(docs.docs) as any[])
+      .filter((d) => d.type === 'agent-identity' && d.gridPosition !== 4 && d.status === 'alive' && d.name)
+      .sort((a, b) => a.gridPosition - b.gridPosition);
+  };
+  await expect.poll(async () => (await seated()).length, { timeout: 20_000 }).toBe(8);
+  return seated();
+}
+
+test('a post in #team reaches whom it mentions; a letter shows in both threads', async ({ page }) => {
+  expect((await post('/api/agents/summon')).status).toBe(202);
+  const team = await agents();
+  await openHydrated(page, server.url);
+  await page.locator('.team-channel > summary').click();
+  const box = page.getByRole('textbox', { name: 'Write to #team' });
+
+  // `@` offers the team: everyone, the lead, then the agents by seat.
+  await box.fill('@');
+  const offers = page.locator('.mention-offer button');
+  await expect(offers.first()).toHaveText('@all');
+  await expect(offers).toHaveCount(10);
+  await box.fill(`@${team[0].name.slice(0, 2)}`);
+  await page.locator('.mention-offer button', { hasText: `@${team[0].name}` }).click();
+  await expect(box).toHaveValue(`@${team[0].name} `);
+  await box.pressSequentially(`and @${team[1].name} please pair on the parser`);
+  await box.press('Enter');
+  const text = `@${team[0].name} and @${team[1].name} please pair on the parser`;
+  await expect(page.locator('.team-composer .reached')).toHaveText(
+    `Posted; filed for ${team[0].name}, ${team[1].name}.`,
+  );
+  await expect(page.locator('.team-line', { hasText: text })).toBeVisible();
+  await expect(box).toHaveValue('');
+
+  // Another tab sees it live.
+  const other = await page.context().newPage();
+  await openHydrated(other, server.url);
+  await other.locator('.team-channel > summary').click();
+  await expect(other.locator('.team-line', { hasText: text })).toBeVisible();
+
+  // One agent writes to another: both threads show it, "→ name".
+  const letter = 'your tests fail on main';
+  const call = `SIM_CALL: send_message {"to":"${team[1].name}","text":"${letter}"}`;
+  expect((await post('/api/send', { text: call, seat: team[0].gridPosition })).status).toBe(202);
+  for (const who of [team[0], team[1]]) {
+    await page.locator(`.cell[data-seat="${who.gridPosition}"]`).click();
+    const line = page.locator('.thread .msg', { has: page.locator('.to'), hasText: letter });
+    await expect(line).toBeVisible({ timeout: 20_000 });
+    await expect(line.locator('.who')).toHaveText(team[0].name);
+    await expect(line.locator('.to')).toHaveText(`→ ${team[1].name}`);
+  }
+});
