@@ -49,6 +49,8 @@ pub(crate) fn Console(snapshot: Snapshot) -> impl IntoView {
                     && m.seat != open
                     && m.aside.is_none()
                     && m.tool.is_none()
+                    && m.channel.is_none()
+                    && m.from_identity.is_none()
             };
             for m in messages(d).filter(counted) {
                 if let Some(c) = counts.get_mut(m.seat as usize) {

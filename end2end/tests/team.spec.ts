@@ -35,6 +35,10 @@ test('a post in #team reaches whom it mentions; a letter shows in both threads',
   const team = await agents();
   await openHydrated(page, server.url);
   await page.locator('.team-channel > summary').click();
+  // Another tab, open before the post: it comes live.
+  const other = await page.context().newPage();
+  await openHydrated(other, server.url);
+  await other.locator('.team-channel > summary').click();
   const box = page.getByRole('textbox', { name: 'Write to #team' });
 
   // `@` offers the team: everyone, the lead, then the agents by seat.
@@ -54,8 +58,8 @@ test('a post in #team reaches whom it mentions; a letter shows in both threads',
   await expect(page.locator('.team-line', { hasText: text })).toBeVisible();
   await expect(box).toHaveValue('');
 
-  // Another tab sees it live.
-  const other = await page.context().newPage();
+  await expect(other.locator('.team-line', { hasText: text })).toBeVisible();
+  // A page loaded now carries it.
   await openHydrated(other, server.url);
   await other.locator('.team-channel > summary').click();
   await expect(other.locator('.team-line', { hasText: text })).toBeVisible();
@@ -64,6 +68,11 @@ test('a post in #team reaches whom it mentions; a letter shows in both threads',
   const letter = 'your tests fail on main';
   const call = `SIM_CALL: send_message {"to":"${team[1].name}","text":"${letter}"}`;
   expect((await post('/api/send', { text: call, seat: team[0].gridPosition })).status).toBe(202);
+  // Recorded, then read from a page loaded afterwards: each thread's own pages hold it.
+  await expect
+    .poll(async () => (await (await fetch(`${server.url}/api/docs`)).text()).includes(letter), { timeout: 20_000 })
+    .toBe(true);
+  await openHydrated(page, server.url);
   for (const who of [team[0], team[1]]) {
     await page.locator(`.cell[data-seat="${who.gridPosition}"]`).click();
     const line = page.locator('.thread .msg', { has: page.locator('.to'), hasText: letter });

@@ -32,6 +32,10 @@ pub struct Mentions {
     pub nobody: Vec<String>,
     /// Agents in the Hall it names: retired, so not filed (recall them first).
     pub in_hall: Vec<String>,
+    /// It says `@all` but its writer is an agent other than the lead: only the human and the
+    /// lead reach everyone (one agent's `@all` would wake the whole team, and their answers
+    /// could do the same).
+    pub all_refused: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -47,33 +51,48 @@ enum Target {
     Seat(Seat, String, bool),
     All,
     Hall(String),
+    /// The human, who reads #team anyway: filed nowhere, and not "nobody".
+    Human,
+}
+
+/// Who the names of the team are: the lead's and the human's (each mentioned by name or as
+/// `@lead` / `@human`).
+#[derive(Clone, Copy, Debug)]
+pub struct Heads<'a> {
+    pub lead: &'a str,
+    pub human: &'a str,
 }
 
 /// The mentions of `text` from the sender in `sender` (`None`: the human), against the team
-/// in `docs`; `lead` is the lead's name (the lead is mentioned by it, or as `@lead`).
-pub fn mentions(docs: &Docs, text: &str, sender: Option<Seat>, lead: &str) -> Mentions {
-    let mut names: Vec<(String, Target)> = vec![(ALL.into(), Target::All)];
-    for d in identities(docs).filter(|d| d.status().is_visible()) {
-        let Some(name) = d.name.clone() else { continue };
-        let asleep = d.status() == AgentStatus::Sleeping;
-        names.push((name.clone(), Target::Seat(d.grid_position, name, asleep)));
-    }
+/// in `docs`.
+pub fn mentions(docs: &Docs, text: &str, sender: Option<Seat>, heads: Heads<'_>) -> Mentions {
+    let Heads { lead, human } = heads;
     let lead_asleep = identities(docs)
         .find(|d| d.grid_position == LEAD_SEAT)
         .is_some_and(|d| d.status() == AgentStatus::Sleeping);
-    for alias in ["lead", lead] {
-        names.push((
-            alias.to_string(),
-            Target::Seat(LEAD_SEAT, lead.to_string(), lead_asleep),
-        ));
+    let lead_seat = || Target::Seat(LEAD_SEAT, lead.to_string(), lead_asleep);
+    // Each name with its rank: the words that address someone (`all`, `lead`, `human`) and
+    // the lead's and human's names before any agent's, the seated before the Hall's.
+    let mut names: Vec<(String, u8, Target)> = vec![
+        (ALL.into(), 0, Target::All),
+        ("lead".into(), 0, lead_seat()),
+        (lead.into(), 0, lead_seat()),
+        ("human".into(), 0, Target::Human),
+        (human.into(), 0, Target::Human),
+    ];
+    for d in identities(docs).filter(|d| d.status().is_visible()) {
+        let Some(name) = d.name.clone() else { continue };
+        let asleep = d.status() == AgentStatus::Sleeping;
+        names.push((name.clone(), 1, Target::Seat(d.grid_position, name, asleep)));
     }
     for d in hall(docs) {
         if let Some(name) = d.name.clone() {
-            names.push((name.clone(), Target::Hall(name)));
+            names.push((name.clone(), 2, Target::Hall(name)));
         }
     }
-    // Longest first: `@Mary Ann` before `@Mary`.
-    names.sort_by_key(|(n, _)| std::cmp::Reverse(n.chars().count()));
+    // Longest first (`@Mary Ann` before `@Mary`), then by rank.
+    names.sort_by_key(|(n, rank, _)| (std::cmp::Reverse(n.chars().count()), *rank));
+    let names: Vec<(String, Target)> = names.into_iter().map(|(n, _, t)| (n, t)).collect();
     let folded: Vec<(String, usize, Target)> = names
         .into_iter()
         .map(|(n, t)| (fold(&n), n.chars().count(), t))
@@ -102,6 +121,7 @@ pub fn mentions(docs: &Docs, text: &str, sender: Option<Seat>, lead: &str) -> Me
         });
         match found.map(|(_, _, t)| t) {
             Some(Target::All) => all = true,
+            Some(Target::Human) => {}
             Some(Target::Seat(seat, name, asleep)) => push(&mut seats, *seat, name, *asleep),
             Some(Target::Hall(name)) => {
                 if !out.in_hall.contains(name) {
@@ -112,12 +132,18 @@ pub fn mentions(docs: &Docs, text: &str, sender: Option<Seat>, lead: &str) -> Me
                 let word: String = rest
                     .chars()
                     .take_while(|c| c.is_alphanumeric() || *c == '-' || *c == '_')
+                    .take(super::names::MAX_NAME_CHARS)
                     .collect();
                 if !word.is_empty() && !out.nobody.contains(&word) {
                     out.nobody.push(word);
                 }
             }
         }
+    }
+    // Only the human and the lead reach everyone.
+    if all && sender.is_some_and(|s| s != LEAD_SEAT) {
+        out.all_refused = true;
+        all = false;
     }
     if all {
         for d in identities(docs).filter(|d| d.status().is_visible()) {
@@ -158,7 +184,7 @@ fn at_signs(text: &str) -> impl Iterator<Item = &str> {
 }
 
 /// The names a composer offers after `@` + `typed`: `all`, the lead and every seated agent
-/// whose name starts with it (folded), in that order.
+/// whose name starts with it (folded), in that order (the human's own is not offered).
 pub fn completions(docs: &Docs, typed: &str, lead: &str) -> Vec<String> {
     let typed = fold(typed);
     let mut names = vec![ALL.to_string(), lead.to_string()];

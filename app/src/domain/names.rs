@@ -20,6 +20,9 @@ const MAX_SLUG: usize = 32;
 const FORBIDDEN: &[char] = &['<', '>', '[', ']', '{', '}', '\\', '`', '|'];
 /// What the summon letter says in the name's place, folded.
 const PLACEHOLDERS: &[&str] = &["chosen name", "your name", "name", "your chosen name"];
+/// Words that address more than one agent, or the console itself (`send_message {to}`, `@`
+/// in #team), folded: no agent may be called one.
+const RESERVED: &[&str] = &["all", "lead", "team", "human", "soulgrid"];
 
 /// Why a name cannot be had.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30,6 +33,10 @@ pub enum NameError {
     Forbidden(char),
     NoLetters,
     Placeholder,
+    /// A word that addresses someone else (`all`, `lead`, `team`, `human`).
+    Reserved(String),
+    /// Ends in punctuation: a mention of it could not tell it from the name before the comma.
+    TrailingPunctuation,
     Taken(String),
 }
 
@@ -51,6 +58,13 @@ impl fmt::Display for NameError {
                     f,
                     "that is the letter's placeholder: choose a name of your own"
                 )
+            }
+            NameError::Reserved(word) => write!(
+                f,
+                "{word:?} addresses someone else (send_message and #team use it): choose a name of your own"
+            ),
+            NameError::TrailingPunctuation => {
+                write!(f, "a name ends in a letter or a digit")
             }
             NameError::Taken(by) => write!(f, "the name is taken: {by} is called that"),
         }
@@ -159,6 +173,12 @@ impl Taken {
 /// A name an agent asks for, checked: its display name and inbox name, or why not.
 pub fn choose(raw: &str, taken: &Taken) -> Result<(String, String), NameError> {
     let name = display_name(raw)?;
+    if let Some(word) = RESERVED.iter().find(|w| fold(&name) == **w) {
+        return Err(NameError::Reserved(word.to_string()));
+    }
+    if !name.chars().next_back().is_some_and(char::is_alphanumeric) {
+        return Err(NameError::TrailingPunctuation);
+    }
     if let Some(who) = taken.holder(&name) {
         return Err(NameError::Taken(who.to_string()));
     }

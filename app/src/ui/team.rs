@@ -1,5 +1,6 @@
 //! **#team** (beside the grid): the channel the human and every agent speak in, newest last,
-//! live from the replica; a composer whose `@` completes the team's names (`@all`, the lead,
+//! live from the replica (the page carries its newest messages; **Show older** fetches the
+//! pages before, as a thread's do); a composer whose `@` completes the team's names (`@all`, the lead,
 //! each seated agent). A post says whom it reached (and whom it did not: a sleeper's mail
 //! waits; nobody by that name). A spectator reads it and cannot write.
 
@@ -8,13 +9,11 @@ use leptos::prelude::*;
 use crate::contract::endpoints as e;
 use crate::contract::{Delivery, SendRequest};
 use crate::domain::channel::{completions, TEAM};
+use crate::domain::docs::page::channel_owner;
 use crate::domain::docs::{channel, SpeakerType};
 use crate::domain::markdown;
 use crate::live::use_live;
 use crate::ui::when::When;
-
-/// Messages of #team shown (the newest).
-const SHOWN: usize = 100;
 
 #[derive(Clone, PartialEq)]
 struct Said {
@@ -37,9 +36,7 @@ pub fn TeamChannel(#[prop(optional)] read_only: bool) -> impl IntoView {
     let live = use_live();
     let lines = Memo::new(move |_| {
         live.docs.with(|d| {
-            let all = channel(d, TEAM);
-            let skip = all.len().saturating_sub(SHOWN);
-            all[skip..]
+            channel(d, TEAM)
                 .iter()
                 .map(|m| Said {
                     id: m.id.clone(),
@@ -51,10 +48,26 @@ pub fn TeamChannel(#[prop(optional)] read_only: bool) -> impl IntoView {
                 .collect::<Vec<_>>()
         })
     });
-    let count = Memo::new(move |_| lines.with(Vec::len));
+    let owner = channel_owner(TEAM);
+    let older = {
+        let owner = owner.clone();
+        Memo::new(move |_| live.older_of(std::slice::from_ref(&owner)))
+    };
+    let count = Memo::new(move |_| lines.with(Vec::len) + older.get());
+    let load = super::action::Action::new();
+    let show_older = move |_| {
+        super::older::load_older(live, vec![owner.clone()], load, || {});
+    };
     view! {
         <details class="team-channel">
             <summary>"#team " <span class="count">{move || count.get().to_string()}</span></summary>
+            {move || (older.get() > 0).then(|| view! {
+                <button type="button" class="show-older" disabled=move || load.busy.get()
+                    on:click=show_older.clone()>
+                    {format!("Show older ({})", older.get())}
+                </button>
+            })}
+            <super::older::OlderFailed load/>
             <ol class="team-lines" aria-live="polite">
                 <For each=move || lines.get() key=|l| l.id.clone() let:line>
                     <li class="team-line" class:human=line.human data-message-id=line.id.clone()>
@@ -79,6 +92,8 @@ fn TeamComposer() -> impl IntoView {
     let action = super::action::Action::new();
     let super::action::Action { busy, error } = action;
     let reached = RwSignal::new(None::<String>);
+    // One key per message: a retry after a failure is the same post.
+    let key = RwSignal::new(None::<String>);
     let offered = Memo::new(move |_| {
         let t = text.get();
         let typed = typing_mention(&t)?;
@@ -108,10 +123,16 @@ fn TeamComposer() -> impl IntoView {
             channel: Some(TEAM.to_string()),
         };
         reached.set(None);
+        let once = key
+            .get_untracked()
+            .unwrap_or_else(crate::api::idempotency_key);
+        key.set(Some(once.clone()));
         action.run(
             async move {
-                let answer = crate::api::call::<e::SendMessage>(&(), &request).await?;
+                let answer =
+                    crate::api::call_once::<e::SendMessage>(&(), &request, Some(&once)).await?;
                 text.set(String::new());
+                key.set(None);
                 let each: Vec<String> = answer
                     .mentioned
                     .iter()
@@ -144,7 +165,10 @@ fn TeamComposer() -> impl IntoView {
                 aria-label="Write to #team"
                 placeholder="Write to #team; @Name or @all files it in their inboxes"
                 prop:value=move || text.get()
-                on:input=move |ev| text.set(event_target_value(&ev))
+                on:input=move |ev| {
+                    text.set(event_target_value(&ev));
+                    key.set(None);
+                }
                 on:keydown=move |ev| {
                     if ev.key() == "Enter" && !ev.shift_key() {
                         ev.prevent_default();

@@ -40,7 +40,9 @@ impl Work {
 
 /// The work in `git`'s worktree (with its server index) on `branch` against `base`. Six git
 /// calls in two rounds: both heads, where they meet and the index brought up to the worktree
-/// (deleted files leave it, new ones enter as intended) at once; then the files against the
+/// (deleted files leave it, new ones enter as intended) at once (where they meet is read from
+/// the refs beside the heads: a commit landing between the two gives the merge base of the
+/// head just before, still an ancestor of the one listed); then the files against the
 /// base beside the files against the branch's head and the branch's commits. Lines are counted a page at a time
 /// ([`fill_hunks`]).
 pub async fn work(git: &Git, base: &str, branch: &str) -> Result<Work, RepoError> {
@@ -88,7 +90,11 @@ pub async fn work(git: &Git, base: &str, branch: &str) -> Result<Work, RepoError
         head,
         merge_base,
         files,
-        commits: commits?,
+        // The commits are shown beside the files: a log that fails lists none, said in the log.
+        commits: commits.unwrap_or_else(|e| {
+            tracing::warn!(error = %e, branch, "the branch's commits could not be listed");
+            Vec::new()
+        }),
     })
 }
 
@@ -183,7 +189,14 @@ pub async fn fill_hunks(
             parts.entry(path).or_default().push(chunk);
         }
     }
+    // Files whose part was not found (a path git quotes, a file changed back meanwhile) are
+    // counted by git, as those cut short are.
+    let mut by_git: Vec<String> = Vec::new();
     for f in files.iter_mut().filter(|f| shown.contains(&f.path)) {
+        if !parts.contains_key(f.path.as_str()) {
+            by_git.push(f.path.clone());
+            continue;
+        }
         for chunk in parts.get(f.path.as_str()).into_iter().flatten() {
             let (hunks, cut) = hunks_of(chunk);
             f.hunks.extend(hunks);
@@ -203,14 +216,10 @@ pub async fn fill_hunks(
         }
     }
     // A file cut short is counted whole by git.
-    let cut: Vec<&str> = files
-        .iter()
-        .filter(|f| f.cut)
-        .map(|f| f.path.as_str())
-        .collect();
-    if !cut.is_empty() {
+    by_git.extend(files.iter().filter(|f| f.cut).map(|f| f.path.clone()));
+    if !by_git.is_empty() {
         let mut numstat = [&DIFF_FLAGS[..], &["--numstat", "-z", merge_base, "--"]].concat();
-        numstat.extend(cut);
+        numstat.extend(by_git.iter().map(String::as_str));
         let counts = git.run(&numstat).await?;
         count(files, &counts);
     }

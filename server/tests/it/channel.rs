@@ -148,9 +148,25 @@ async fn an_agent_posts_in_team_and_writes_to_another_in_both_threads() {
         answer,
         format!("Tool send_message answered (ok): Posted in #team; {kael} gets it now.")
     );
+    // An agent's @all reaches nobody, and it is told why.
+    let answer = crate::tool_calls::ask(
+        &state,
+        &router,
+        0,
+        "SIM_CALL: send_message {\"to\":\"team\",\"text\":\"@all stand up\"}",
+    )
+    .await;
+    assert!(
+        answer.contains("it mentions nobody")
+            && answer.contains("@all is the human's and the lead's"),
+        "{answer}"
+    );
     assert_eq!(
         team_texts(&state),
-        vec![(lyra.clone(), format!("@{kael} @{lyra} the build is red"))]
+        vec![
+            (lyra.clone(), format!("@{kael} @{lyra} the build is red")),
+            (lyra.clone(), "@all stand up".to_string()),
+        ]
     );
     assert_eq!(filed(&state, 1).len(), 1);
     assert!(filed(&state, 0).is_empty(), "never filed for its sender");
@@ -175,4 +191,18 @@ async fn an_agent_posts_in_team_and_writes_to_another_in_both_threads() {
         }
         assert!(thread(d, 1).iter().all(|m| m.text != "your tests fail"));
     });
+    // Each thread's own pages hold it (a page load of the writer's thread, not only the
+    // recipient's): a letter is in two threads, each owned by one identity.
+    for seat in [0, 2] {
+        let (docs, _, _) = state.store.page_snapshot(
+            |d| Some(app::domain::docs::page::seat_thread_owners(d, seat)),
+            app::domain::docs::page::FIRST,
+        );
+        assert!(
+            thread(&docs, seat)
+                .iter()
+                .any(|m| m.text == "your tests fail"),
+            "seat {seat}'s own pages"
+        );
+    }
 }

@@ -103,7 +103,7 @@ fn a_newborn_refused_twice_is_stopped() {
 fn a_name_like_a_seated_one_gets_an_inbox_of_its_own() {
     let docs = registered_docs(&[(0, "Lyra")]);
     let mut t = Translator::new(3, None, true).with_team_names("Julian", "Marcus");
-    let out = t.on_line(&register_line("Lyra!"), &docs);
+    let out = t.on_line(&register_line("~Lyra"), &docs);
     assert!(
         out.events.iter().any(|e| matches!(e, EventKind::AgentRegistered { inbox: Some(inbox), .. } if inbox == "lyra-2")),
         "{out:#?}"

@@ -115,7 +115,8 @@ pub struct MessageDoc {
     /// The channel it was said in (`team`); none: a thread's own message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channel: Option<String>,
-    /// Whose it is when one agent wrote to another: it shows in the writer's thread too.
+    /// A letter's copy in its writer's thread (one agent wrote to `target_agent`): the writer.
+    /// Its reader's thread holds the letter itself; the copy is never counted unread.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub from_identity: Option<String>,
     #[serde(flatten)]
@@ -209,10 +210,10 @@ pub fn thread(docs: &Docs, seat: Seat) -> Vec<&MessageDoc> {
     let current = identity(docs, seat).map(AgentIdentity::stable_id);
     thread_where(docs, |m| {
         m.channel.is_none()
-            && (match &m.identity_id {
+            && match &m.identity_id {
                 Some(owner) => Some(owner) == current.as_ref(),
                 None => m.seat == seat,
-            } || (m.from_identity.is_some() && m.from_identity == current))
+            }
     })
 }
 
@@ -228,9 +229,7 @@ pub fn thread_of<'a>(docs: &'a Docs, who: &AgentIdentity) -> Vec<&'a MessageDoc>
     }
     let id = who.stable_id();
     thread_where(docs, |m| {
-        m.channel.is_none()
-            && (m.identity_id.as_deref() == Some(id.as_str())
-                || m.from_identity.as_deref() == Some(id.as_str()))
+        m.channel.is_none() && m.identity_id.as_deref() == Some(id.as_str())
     })
 }
 

@@ -19,7 +19,7 @@ pub(super) struct Said<'a> {
     pub tool: Option<ToolLine>,
     /// Said in a channel (`team`), not a thread.
     pub channel: Option<&'a str>,
-    /// The agent that wrote it to the one in `seat` (its thread shows it too).
+    /// A letter's copy in its writer's thread: the writer's seat (`seat` is the same).
     pub from_seat: Option<Seat>,
 }
 

@@ -240,22 +240,32 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
             speaker_name,
             to_name,
             text,
-        } => message::put(
-            &mut w,
-            event,
-            Said {
-                uuid: id,
-                speaker_name,
-                speaker_type: seat_speaker(*from_seat),
-                seat: *to_seat,
-                text,
-                target_agent: &Some(to_name.clone()),
-                aside: None,
-                tool: None,
-                channel: None,
-                from_seat: Some(*from_seat),
-            },
-        ),
+        } => {
+            // The letter in the reader's thread, and the writer's copy in its own: each owned
+            // by one identity, so each thread (and its pages) holds it.
+            let to = Some(to_name.clone());
+            for (uuid, seat, copy) in [
+                (id.clone(), *to_seat, None),
+                (format!("{id}:from"), *from_seat, Some(*from_seat)),
+            ] {
+                message::put(
+                    &mut w,
+                    event,
+                    Said {
+                        uuid: &uuid,
+                        speaker_name,
+                        speaker_type: seat_speaker(*from_seat),
+                        seat,
+                        text,
+                        target_agent: &to,
+                        aside: None,
+                        tool: None,
+                        channel: None,
+                        from_seat: copy,
+                    },
+                );
+            }
+        }
         EventKind::ToolUsed {
             message_id: id,
             seat,

@@ -1,7 +1,12 @@
 //! #team's mentions: who `@Name`, `@lead` and `@all` name, each once and never the sender;
 //! sleepers marked (their mail waits), the Hall's named apart, anyone else "nobody".
 
-use super::super::channel::{completions, mentions, Mentioned};
+use super::super::channel::{completions, mentions, Heads, Mentioned};
+
+const HEADS: Heads<'static> = Heads {
+    lead: "Julian",
+    human: "Marcus",
+};
 use super::super::docs::Docs;
 use super::super::events::EventKind;
 use super::super::process::ProcessState;
@@ -14,7 +19,7 @@ fn team() -> Docs {
     run(
         &mut docs,
         &[
-            ev(1, 0, summon(&[0, 1, 2, 3, 5, 6])),
+            ev(1, 0, summon(&[0, 1, 2, 3, 5, 6, 7])),
             ev(2, 1, register(0, "Lyra", "harp")),
             ev(3, 1, register(1, "Kael", "k")),
             ev(4, 1, register(2, "Mary Ann", "m")),
@@ -44,7 +49,7 @@ fn to(m: &super::super::channel::Mentions) -> Vec<(Seat, &str, bool)> {
 #[test]
 fn a_mention_names_an_agent_folded_and_each_once() {
     let docs = team();
-    let m = mentions(&docs, "@lyra and @ZOE, then @Lyra again", None, "Julian");
+    let m = mentions(&docs, "@lyra and @ZOE, then @Lyra again", None, HEADS);
     assert_eq!(to(&m), vec![(0, "Lyra", false), (5, "Zoë", false)]);
     assert!(m.nobody.is_empty() && m.in_hall.is_empty(), "{m:?}");
 }
@@ -52,12 +57,12 @@ fn a_mention_names_an_agent_folded_and_each_once() {
 #[test]
 fn the_longest_name_wins_and_a_name_ends_at_a_non_letter() {
     let docs = team();
-    let m = mentions(&docs, "@Mary Ann, look", None, "Julian");
+    let m = mentions(&docs, "@Mary Ann, look", None, HEADS);
     assert_eq!(to(&m), vec![(2, "Mary Ann", false)]);
-    let m = mentions(&docs, "@Mary: look", None, "Julian");
+    let m = mentions(&docs, "@Mary: look", None, HEADS);
     assert_eq!(to(&m), vec![(3, "Mary", false)]);
     // `@Lyrae` is not Lyra.
-    let m = mentions(&docs, "@Lyrae", None, "Julian");
+    let m = mentions(&docs, "@Lyrae", None, HEADS);
     assert!(m.to.is_empty());
     assert_eq!(m.nobody, vec!["Lyrae".to_string()]);
 }
@@ -65,14 +70,14 @@ fn the_longest_name_wins_and_a_name_ends_at_a_non_letter() {
 #[test]
 fn an_address_is_no_mention() {
     let docs = team();
-    let m = mentions(&docs, "write to lyra@example.com", None, "Julian");
+    let m = mentions(&docs, "write to lyra@example.com", None, HEADS);
     assert_eq!(m, Default::default());
 }
 
 #[test]
 fn a_sleeper_is_marked_asleep_the_hall_apart_and_nobody_said() {
     let docs = team();
-    let m = mentions(&docs, "@Kael @Orin @Nemo @Nemo", None, "Julian");
+    let m = mentions(&docs, "@Kael @Orin @Nemo @Nemo", None, HEADS);
     assert_eq!(to(&m), vec![(1, "Kael", true)]);
     assert_eq!(m.in_hall, vec!["Orin".to_string()]);
     assert_eq!(m.nobody, vec!["Nemo".to_string()]);
@@ -82,38 +87,72 @@ fn a_sleeper_is_marked_asleep_the_hall_apart_and_nobody_said() {
 fn the_lead_by_name_or_as_lead() {
     let docs = team();
     for text in ["@Julian what now?", "@lead what now?", "@LEAD"] {
-        let m = mentions(&docs, text, Some(0), "Julian");
+        let m = mentions(&docs, text, Some(0), HEADS);
         assert_eq!(to(&m), vec![(LEAD_SEAT, "Julian", false)], "{text}");
     }
 }
 
 #[test]
-fn all_names_everyone_seated_but_the_sender() {
+fn all_from_the_human_or_the_lead_names_everyone_seated_but_the_sender() {
     let docs = team();
-    let m = mentions(&docs, "@all stand up", Some(0), "Julian");
-    assert_eq!(
-        to(&m),
-        vec![
-            (1, "Kael", true),
-            (2, "Mary Ann", false),
-            (3, "Mary", false),
-            (LEAD_SEAT, "Julian", false),
-            (5, "Zoë", false),
-        ]
-    );
+    let everyone = vec![
+        (0, "Lyra", false),
+        (1, "Kael", true),
+        (2, "Mary Ann", false),
+        (3, "Mary", false),
+        (LEAD_SEAT, "Julian", false),
+        (5, "Zoë", false),
+    ];
+    let m = mentions(&docs, "@all stand up", None, HEADS);
+    assert_eq!(to(&m), everyone);
+    let m = mentions(&docs, "@all stand up", Some(LEAD_SEAT), HEADS);
+    let but_the_lead: Vec<_> = everyone.into_iter().filter(|m| m.0 != LEAD_SEAT).collect();
+    assert_eq!(to(&m), but_the_lead);
+    assert!(!m.all_refused);
+}
+
+#[test]
+fn an_agents_all_reaches_nobody_and_says_so() {
+    let docs = team();
+    let m = mentions(&docs, "@all stand up, @Kael too", Some(0), HEADS);
+    assert!(m.all_refused);
+    assert_eq!(to(&m), vec![(1, "Kael", true)]);
     // The sender never mentions itself.
-    let m = mentions(&docs, "@Lyra note to self", Some(0), "Julian");
+    let m = mentions(&docs, "@Lyra note to self", Some(0), HEADS);
     assert!(m.to.is_empty());
+}
+
+#[test]
+fn the_human_is_no_one_to_file_for_and_no_nobody() {
+    let docs = team();
+    let m = mentions(&docs, "@human @Marcus look", Some(0), HEADS);
+    assert_eq!(m, Default::default());
+}
+
+#[test]
+fn an_agent_called_like_an_alias_does_not_take_it() {
+    // Written before names were checked against the aliases: "Lead" is an agent's.
+    let mut docs = team();
+    run(&mut docs, &[ev(20, 5, register(7, "Lead", "l"))]);
+    let m = mentions(&docs, "@lead", None, HEADS);
+    assert_eq!(to(&m), vec![(LEAD_SEAT, "Julian", false)]);
+}
+
+#[test]
+fn a_nobody_is_said_at_most_a_names_length() {
+    let docs = team();
+    let m = mentions(&docs, &format!("@{}", "x".repeat(10_000)), None, HEADS);
+    assert_eq!(m.nobody, vec!["x".repeat(40)]);
 }
 
 #[test]
 fn a_flood_of_at_signs_is_bounded() {
     let docs = team();
     // 200,000 mentions would be 200,000 looks at the team: only the first 64 are mentions.
-    let m = mentions(&docs, &"@".repeat(200_000), None, "Julian");
+    let m = mentions(&docs, &"@".repeat(200_000), None, HEADS);
     assert!(m.to.is_empty() && m.nobody.is_empty());
     let late = format!("{} @Lyra", "@x ".repeat(100));
-    let m = mentions(&docs, &late, None, "Julian");
+    let m = mentions(&docs, &late, None, HEADS);
     assert!(m.to.is_empty(), "past the 64th @, a name is text");
     assert_eq!(m.nobody, vec!["x".to_string()]);
 }

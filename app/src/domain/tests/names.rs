@@ -84,8 +84,8 @@ fn a_taken_name_is_refused_and_a_taken_slug_gets_a_suffix() {
         );
     }
     assert_eq!(
-        choose("Lyra!", &taken).unwrap(),
-        ("Lyra!".into(), "lyra-2".into())
+        choose("~Lyra", &taken).unwrap(),
+        ("~Lyra".into(), "lyra-2".into())
     );
     assert_eq!(
         choose("Ember", &taken).unwrap(),
@@ -93,6 +93,32 @@ fn a_taken_name_is_refused_and_a_taken_slug_gets_a_suffix() {
     );
     // The seat choosing is not in its own way (a re-registration keeps its name).
     assert!(choose("Lyra", &taken_names(&docs, 0, "Julian", "Marcus")).is_ok());
+}
+
+#[test]
+fn a_name_that_addresses_others_or_ends_in_punctuation_is_refused() {
+    let docs = team();
+    let taken = taken_names(&docs, 2, "Julian", "Marcus");
+    for (raw, word) in [
+        ("All", "all"),
+        ("LEAD", "lead"),
+        ("Team", "team"),
+        ("human", "human"),
+    ] {
+        assert_eq!(
+            choose(raw, &taken),
+            Err(NameError::Reserved(word.into())),
+            "{raw}"
+        );
+    }
+    for raw in ["Lyra,", "Kael.", "Wren!", "(Ash)"] {
+        assert_eq!(
+            choose(raw, &taken),
+            Err(NameError::TrailingPunctuation),
+            "{raw}"
+        );
+    }
+    assert!(choose("Allegra", &taken).is_ok() && choose("Dr. Who", &taken).is_ok());
 }
 
 #[test]

@@ -77,7 +77,7 @@ pub const TOOLS: &[Tool] = &[
     },
     Tool {
         name: "send_message",
-        description: "Send a message to another agent by name, to the lead (`lead`), to the human (`human`), or to the whole team in #team (`team`: everyone sees it; each `@Name` or `@all` in it is filed in those agents' inboxes). It is filed in their inbox and shown in the console; the result says whether it reaches them now or when they wake.",
+        description: "Send a message to another agent by name, to the lead (`lead`), to the human (`human`), or to #team (`team`: the human sees every post there; each agent you name in it with `@Name` gets it in its inbox; only the lead may write `@all`). It is filed in their inbox and shown in the console; the result says whether it reaches them now or when they wake.",
         does: Does::Marker("route"),
         lead_only: false,
         params: &[

@@ -1,6 +1,7 @@
 //! `#team`: a message posted by the human (`POST /api/send {"channel": "team"}`) or an agent
-//! (`send_message {to: "team"}`) is recorded in the channel, where everyone sees it, then filed
-//! in the inbox of each agent it mentions (`domain::channel` decides who), under the sender's
+//! (`send_message {to: "team"}`) is filed in the inbox of each agent it mentions, then recorded
+//! in the channel (which the human and every tab see; an agent reads what is filed for it),
+//! then handed over: each agent it mentions (`domain::channel` decides who), under the sender's
 //! header as all mail, and handed on to those awake. A mention of an agent in the Hall refuses
 //! the message (nothing posted); one of nobody is said.
 
@@ -9,6 +10,7 @@ use app::domain::channel::{self, Mentioned};
 use app::domain::events::EventKind;
 use app::domain::Seat;
 
+use crate::mailbox::Filed;
 use crate::runtime::mail::postman::Postman;
 
 /// What came of a post to #team.
@@ -19,6 +21,8 @@ pub struct Posted {
     pub mentioned: Vec<Mention>,
     /// Words after `@` that are nobody's name.
     pub nobody: Vec<String>,
+    /// An agent's `@all`, filed for nobody (only the human and the lead reach everyone).
+    pub all_refused: bool,
 }
 
 /// Why a post to #team was not taken.
@@ -45,21 +49,39 @@ fn filed_text(text: &str) -> String {
 
 impl Postman {
     /// Posts `text` in #team from the agent in `from_seat` (`None`: the human), signed `from`.
+    /// As for any message, filed first and recorded second: each mentioned agent's
+    /// deliveries are held (in seat order) from its filing until the post is recorded, then it
+    /// is handed over; a post that cannot be recorded is taken back out of every inbox.
     pub async fn post_to_team(
         &self,
         from_seat: Option<Seat>,
         from: &str,
         text: &str,
     ) -> Result<Posted, PostError> {
-        let lead = self.ctx.names().lead.clone();
-        let mentions = self
-            .ctx
-            .store()
-            .with_docs(|d| channel::mentions(d, text, from_seat, &lead));
+        let heads = self.ctx.names().clone();
+        let mentions = self.ctx.store().with_docs(|d| {
+            let heads = channel::Heads {
+                lead: &heads.lead,
+                human: &heads.human,
+            };
+            channel::mentions(d, text, from_seat, heads)
+        });
         if !mentions.in_hall.is_empty() {
             return Err(PostError::InHall(mentions.in_hall));
         }
-        let event = self
+        let mut held = Vec::with_capacity(mentions.to.len());
+        let mut unfiled = Vec::new();
+        for m in &mentions.to {
+            let hold = self.hold_deliveries(m.seat).await;
+            match self.file_for(m, from, text).await {
+                Some(filed) => held.push((m, hold, filed)),
+                None => {
+                    drop(hold);
+                    unfiled.push(m);
+                }
+            }
+        }
+        let recorded = self
             .ctx
             .store()
             .append(
@@ -69,32 +91,47 @@ impl Postman {
                     seat: from_seat,
                     speaker_name: from.to_string(),
                     text: text.to_string(),
-                    mentioned: mentions.to.iter().map(|m| m.seat).collect(),
+                    mentioned: held.iter().map(|(m, _, _)| m.seat).collect(),
                 },
             )
-            .await
-            .map_err(|e| PostError::Store(e.to_string()))?;
+            .await;
+        let event = match recorded {
+            Ok(event) => event,
+            Err(e) => {
+                for (m, hold, filed) in held {
+                    drop(hold);
+                    self.unfile(m.seat, filed.msg_id).await;
+                }
+                return Err(PostError::Store(e.to_string()));
+            }
+        };
         let mut mentioned = Vec::with_capacity(mentions.to.len());
-        for m in &mentions.to {
-            let delivery = self.file_for(m, from, text).await;
+        for (m, hold, filed) in held {
+            let delivery = self.deliver_unread(m.seat, &hold, filed.unread).await;
             mentioned.push(Mention {
                 name: m.name.clone(),
                 seat: m.seat,
-                delivery,
+                delivery: Some(delivery),
             });
         }
+        mentioned.extend(unfiled.into_iter().map(|m| Mention {
+            name: m.name.clone(),
+            seat: m.seat,
+            delivery: None,
+        }));
+        mentioned.sort_by_key(|m| m.seat);
         Ok(Posted {
             event_id: event.id,
             mentioned,
             nobody: mentions.nobody,
+            all_refused: mentions.all_refused,
         })
     }
 
-    /// Files the channel message in the mentioned agent's inbox and hands it on if it is
-    /// awake; `None` when its inbox could not take it (said on its seat).
-    async fn file_for(&self, m: &Mentioned, from: &str, text: &str) -> Option<Delivery> {
+    /// Files the channel message in the mentioned agent's inbox; `None` when its inbox could
+    /// not take it (said on its seat).
+    async fn file_for(&self, m: &Mentioned, from: &str, text: &str) -> Option<Filed> {
         let inbox = self.ctx.seat_inbox(m.seat)?;
-        let hold = self.hold_deliveries(m.seat).await;
         let (mailboxes, from_name, body) = (
             self.ctx.mailboxes().clone(),
             from.to_string(),
@@ -104,7 +141,7 @@ impl Postman {
             tokio::task::spawn_blocking(move || mailboxes.file(&from_name, &inbox, &body, None))
                 .await;
         match filed {
-            Ok(Ok(filed)) => Some(self.deliver_unread(m.seat, &hold, filed.unread).await),
+            Ok(Ok(filed)) => Some(filed),
             Ok(Err(e)) => {
                 self.ctx
                     .record(vec![EventKind::RuntimeError {
@@ -123,7 +160,9 @@ impl Postman {
 pub fn told(posted: &Posted) -> String {
     let mut said = String::from("Posted in #team");
     if posted.mentioned.is_empty() {
-        said.push_str(": everyone sees it; it mentions nobody, so it is in no inbox");
+        said.push_str(
+            ": the human and the console see it; it mentions nobody, so it is in no inbox",
+        );
     } else {
         let each: Vec<String> = posted
             .mentioned
@@ -138,6 +177,9 @@ pub fn told(posted: &Posted) -> String {
             })
             .collect();
         said.push_str(&format!("; {}", each.join(", ")));
+    }
+    if posted.all_refused {
+        said.push_str(". @all is the human's and the lead's: name those you mean, or ask the lead");
     }
     if !posted.nobody.is_empty() {
         let who: Vec<String> = posted.nobody.iter().map(|n| format!("@{n}")).collect();

@@ -210,7 +210,7 @@ impl Postman {
     }
 
     /// Takes the unread message `msg_id` back out of `seat`'s inbox.
-    async fn unfile(&self, seat: Seat, msg_id: String) {
+    pub(in crate::runtime) async fn unfile(&self, seat: Seat, msg_id: String) {
         let (Some(inbox), mailboxes) = (self.ctx.seat_inbox(seat), self.ctx.mailboxes().clone())
         else {
             return;
