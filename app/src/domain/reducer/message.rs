@@ -1,14 +1,16 @@
 //! A message's document, and its count in its identity's ledger: one place for both, so that
-//! neither the writes nor the ledger reach into the other.
+//! neither the writes nor the ledger reach into the other. Every event that says something
+//! (the human's, an agent's, the lead's words, a tool line, a post in #team, one agent's letter
+//! to another) comes here.
 
 use super::super::docs::{identity, message_id, AgentIdentity, Doc, MessageDoc, SpeakerType};
-use super::super::events::{Aside, Event};
+use super::super::events::{Aside, Event, EventKind};
 use super::super::tool_lines::ToolLine;
-use super::super::Seat;
+use super::super::{Seat, LEAD_SEAT};
 use super::writes::Writes;
 
 /// A message as an event says it.
-pub(super) struct Said<'a> {
+struct Said<'a> {
     pub uuid: &'a str,
     pub speaker_name: &'a str,
     pub speaker_type: SpeakerType,
@@ -23,8 +25,163 @@ pub(super) struct Said<'a> {
     pub from_seat: Option<Seat>,
 }
 
+/// Who speaks for a seat: the lead in the lead's seat, else an agent.
+fn seat_speaker(seat: Seat) -> SpeakerType {
+    match seat == LEAD_SEAT {
+        true => SpeakerType::Lead,
+        false => SpeakerType::Agent,
+    }
+}
+
+impl<'a> Said<'a> {
+    /// Words in a seat's thread, and nothing else.
+    fn words(
+        uuid: &'a str,
+        speaker_name: &'a str,
+        speaker_type: SpeakerType,
+        seat: Seat,
+        text: &'a str,
+    ) -> Self {
+        Said {
+            uuid,
+            speaker_name,
+            speaker_type,
+            seat,
+            text,
+            target_agent: &NO_ONE,
+            aside: None,
+            tool: None,
+            channel: None,
+            from_seat: None,
+        }
+    }
+}
+
+/// No agent addressed.
+static NO_ONE: Option<String> = None;
+
+/// The message an event says (its document, counted in the ledger).
+pub(super) fn apply(w: &mut Writes, event: &Event) {
+    match &event.kind {
+        EventKind::UserMessage {
+            message_id,
+            speaker_name,
+            seat,
+            text,
+            target_agent,
+        } => put(
+            w,
+            event,
+            Said {
+                target_agent,
+                ..Said::words(message_id, speaker_name, SpeakerType::Human, *seat, text)
+            },
+        ),
+        EventKind::AgentMessage {
+            message_id,
+            seat,
+            speaker_name,
+            text,
+            target_agent,
+            aside,
+        } => put(
+            w,
+            event,
+            Said {
+                target_agent,
+                aside: *aside,
+                ..Said::words(message_id, speaker_name, seat_speaker(*seat), *seat, text)
+            },
+        ),
+        EventKind::TeamMessage {
+            message_id,
+            seat,
+            speaker_name,
+            text,
+            mentioned: _,
+        } => {
+            let who = seat.map_or(SpeakerType::Human, seat_speaker);
+            let seat = seat.unwrap_or(LEAD_SEAT);
+            put(
+                w,
+                event,
+                Said {
+                    channel: Some(crate::domain::channel::TEAM),
+                    ..Said::words(message_id, speaker_name, who, seat, text)
+                },
+            )
+        }
+        // The letter in the reader's thread, and the writer's copy in its own: each owned by
+        // one identity, so each thread (and its pages) holds it.
+        EventKind::AgentWrote {
+            message_id,
+            from_seat,
+            to_seat,
+            speaker_name,
+            to_name,
+            text,
+        } => {
+            let to = Some(to_name.clone());
+            let copy = format!("{message_id}:from");
+            let who = seat_speaker(*from_seat);
+            for (uuid, seat, copy_of) in [
+                (message_id.as_str(), *to_seat, None),
+                (copy.as_str(), *from_seat, Some(*from_seat)),
+            ] {
+                let said = Said::words(uuid, speaker_name, who, seat, text);
+                put(
+                    w,
+                    event,
+                    Said {
+                        target_agent: &to,
+                        from_seat: copy_of,
+                        ..said
+                    },
+                );
+            }
+        }
+        EventKind::ToolUsed {
+            message_id,
+            seat,
+            speaker_name,
+            line,
+        } => {
+            let summary = line.summary();
+            let said = Said::words(
+                message_id,
+                speaker_name,
+                seat_speaker(*seat),
+                *seat,
+                &summary,
+            );
+            put(
+                w,
+                event,
+                Said {
+                    tool: Some(line.clone()),
+                    ..said
+                },
+            )
+        }
+        EventKind::LeadText {
+            message_id,
+            speaker_name,
+            text,
+            aside,
+        } => put(
+            w,
+            event,
+            Said {
+                aside: *aside,
+                ..Said::words(message_id, speaker_name, SpeakerType::Lead, LEAD_SEAT, text)
+            },
+        ),
+        _ => {}
+    }
+}
+
 /// Puts the message (a human's, the lead's or an agent's) and counts it in the ledger.
-pub(super) fn put(w: &mut Writes, event: &Event, said: Said<'_>) {
+fn put(w: &mut Writes, event: &Event, said: Said<'_>) {
     let Said {
         uuid,
         speaker_name,

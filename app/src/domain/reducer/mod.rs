@@ -17,25 +17,15 @@ mod review;
 mod seat;
 mod writes;
 
-use super::docs::{identity, AgentIdentity, Doc, DocWrite, Docs, Problem, SpeakerType};
+use super::docs::{identity, AgentIdentity, Doc, DocWrite, Docs, Problem};
 use super::events::{Event, EventKind};
 use super::permissions::{permission_id, updates_for, Decision, PermissionDoc, PermissionState};
 use super::process::ProcessState;
 use super::status::{AgentStatus, LeadBelief};
 use super::work_cycle;
 use super::{agent_seats, HATCHING_TTL_MS, LEAD_SEAT, SEATS};
-use message::Said;
 use seat::{register, session_start, write_soul, Registration};
 use writes::Writes;
-
-/// The writes `event` makes to `docs`. Pure: `docs` is not changed.
-/// Who speaks for a seat: the lead in the lead's seat, else an agent.
-fn seat_speaker(seat: super::Seat) -> SpeakerType {
-    match seat == LEAD_SEAT {
-        true => SpeakerType::Lead,
-        false => SpeakerType::Agent,
-    }
-}
 
 /// The documents a log of `kinds` makes, its events numbered from 1 at time 0 (for tests and
 /// benchmarks that need a team without a store).
@@ -54,6 +44,7 @@ pub fn fold(kinds: impl IntoIterator<Item = EventKind>) -> Docs {
     docs
 }
 
+/// The writes `event` makes to `docs`. Pure: `docs` is not changed.
 pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
     let mut w = Writes::new(docs);
     match &event.kind {
@@ -166,148 +157,12 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
                 });
             }
         }
-        EventKind::UserMessage {
-            message_id: id,
-            speaker_name,
-            seat,
-            text,
-            target_agent,
-        } => message::put(
-            &mut w,
-            event,
-            Said {
-                uuid: id,
-                speaker_name,
-                speaker_type: SpeakerType::Human,
-                seat: *seat,
-                text,
-                target_agent,
-                aside: None,
-                tool: None,
-                channel: None,
-                from_seat: None,
-            },
-        ),
-        EventKind::AgentMessage {
-            message_id: id,
-            seat,
-            speaker_name,
-            text,
-            target_agent,
-            aside,
-        } => message::put(
-            &mut w,
-            event,
-            Said {
-                uuid: id,
-                speaker_name,
-                speaker_type: seat_speaker(*seat),
-                seat: *seat,
-                text,
-                target_agent,
-                aside: *aside,
-                tool: None,
-                channel: None,
-                from_seat: None,
-            },
-        ),
-        EventKind::TeamMessage {
-            message_id: id,
-            seat,
-            speaker_name,
-            text,
-            mentioned: _,
-        } => message::put(
-            &mut w,
-            event,
-            Said {
-                uuid: id,
-                speaker_name,
-                speaker_type: seat.map_or(SpeakerType::Human, seat_speaker),
-                seat: seat.unwrap_or(LEAD_SEAT),
-                text,
-                target_agent: &None,
-                aside: None,
-                tool: None,
-                channel: Some(crate::domain::channel::TEAM),
-                from_seat: None,
-            },
-        ),
-        EventKind::AgentWrote {
-            message_id: id,
-            from_seat,
-            to_seat,
-            speaker_name,
-            to_name,
-            text,
-        } => {
-            // The letter in the reader's thread, and the writer's copy in its own: each owned
-            // by one identity, so each thread (and its pages) holds it.
-            let to = Some(to_name.clone());
-            for (uuid, seat, copy) in [
-                (id.clone(), *to_seat, None),
-                (format!("{id}:from"), *from_seat, Some(*from_seat)),
-            ] {
-                message::put(
-                    &mut w,
-                    event,
-                    Said {
-                        uuid: &uuid,
-                        speaker_name,
-                        speaker_type: seat_speaker(*from_seat),
-                        seat,
-                        text,
-                        target_agent: &to,
-                        aside: None,
-                        tool: None,
-                        channel: None,
-                        from_seat: copy,
-                    },
-                );
-            }
-        }
-        EventKind::ToolUsed {
-            message_id: id,
-            seat,
-            speaker_name,
-            line,
-        } => message::put(
-            &mut w,
-            event,
-            Said {
-                uuid: id,
-                speaker_name,
-                speaker_type: seat_speaker(*seat),
-                seat: *seat,
-                text: &line.summary(),
-                target_agent: &None,
-                aside: None,
-                tool: Some(line.clone()),
-                channel: None,
-                from_seat: None,
-            },
-        ),
-        EventKind::LeadText {
-            message_id: id,
-            speaker_name,
-            text,
-            aside,
-        } => message::put(
-            &mut w,
-            event,
-            Said {
-                uuid: id,
-                speaker_name,
-                speaker_type: SpeakerType::Lead,
-                seat: LEAD_SEAT,
-                text,
-                target_agent: &None,
-                aside: *aside,
-                tool: None,
-                channel: None,
-                from_seat: None,
-            },
-        ),
+        EventKind::UserMessage { .. }
+        | EventKind::AgentMessage { .. }
+        | EventKind::TeamMessage { .. }
+        | EventKind::AgentWrote { .. }
+        | EventKind::ToolUsed { .. }
+        | EventKind::LeadText { .. } => message::apply(&mut w, event),
         EventKind::WorkState { seat, state } => w.update(*seat, |d| {
             // Replaying the same report is a no-op, not an invalid `x -> x` transition.
             if d.work_state != Some(*state) {

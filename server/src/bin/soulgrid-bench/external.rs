@@ -13,7 +13,7 @@ use app::domain::Seat;
 use serde_json::{json, Value};
 use soulgrid::runtime::turn::Translator;
 
-use crate::table::{Row, Spread};
+use crate::table::Row;
 
 pub fn round_trip(quick: bool) -> Row {
     let turns = if quick { 400 } else { 4_000 };
@@ -100,16 +100,10 @@ pub fn round_trip(quick: bool) -> Row {
             "a say, a work state and its tool line made events"
         );
     }
-    let row = Row::new(
+    Row::new(
         "E1",
         "an external agent's turn in the server: turn:start made → agent:action read, each action's result and the turn:end made (8 agents, one per seat; the socket and the store's commit not in it: P3)",
         "p95 ≤ 1 ms",
-    );
-    match Spread::of(took) {
-        Some(s) => {
-            let pass = s.p95 <= 1.0;
-            row.measured(s.show(), pass)
-        }
-        None => row,
-    }
+    )
+    .p95_within(took, 1.0)
 }

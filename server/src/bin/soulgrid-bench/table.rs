@@ -45,6 +45,17 @@ impl Row {
         self
     }
 
+    /// Latencies `took` (ms) against "p95 ≤ `p95_ms`": measured, or not run without samples.
+    pub fn p95_within(self, took: Vec<f64>, p95_ms: f64) -> Self {
+        match Spread::of(took) {
+            Some(s) => {
+                let pass = s.p95 <= p95_ms;
+                self.measured(s.show(), pass)
+            }
+            None => self.not_run("nothing was measured"),
+        }
+    }
+
     pub fn not_run(mut self, why: &str) -> Self {
         self.verdict = Verdict::NotRun(why.to_string());
         self

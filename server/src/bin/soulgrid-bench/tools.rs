@@ -13,7 +13,7 @@ use serde_json::json;
 use soulgrid::runtime::protocol::parse_line;
 use soulgrid::runtime::turn::Translator;
 
-use crate::table::{Row, Spread};
+use crate::table::Row;
 
 /// Eight agents seated, the lead named.
 pub fn team() -> Docs {
@@ -73,16 +73,10 @@ pub fn round_trip(quick: bool) -> Row {
         took.push(at.elapsed().as_secs_f64() * 1000.0);
         assert_eq!(out.replies.len(), 1);
     }
-    let row = Row::new(
+    Row::new(
         "T1",
         "a soulgrid tool call in the server: its mcp_message line read → its answer for stdin",
         "p95 ≤ 1 ms",
-    );
-    match Spread::of(took) {
-        Some(s) => {
-            let pass = s.p95 <= 1.0;
-            row.measured(s.show(), pass)
-        }
-        None => row,
-    }
+    )
+    .p95_within(took, 1.0)
 }
