@@ -10,6 +10,7 @@ pub mod mailbox;
 pub mod portable;
 pub mod repo;
 pub mod runtime;
+pub mod secret;
 pub mod session;
 pub mod spectators;
 pub mod state;

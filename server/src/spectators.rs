@@ -9,7 +9,7 @@ use std::sync::Mutex;
 use app::domain::docs::{watch_doc_id, Doc};
 use tokio_util::sync::CancellationToken;
 
-use crate::runtime::external::digest;
+use crate::secret::digest;
 use crate::store::Store;
 
 /// Whether `token` is a watch link's that is not revoked.

@@ -148,13 +148,7 @@ impl Security {
     }
 }
 
-fn constant_time_eq(a: &str, b: &str) -> bool {
-    a.len() == b.len()
-        && a.bytes()
-            .zip(b.bytes())
-            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
-            == 0
-}
+use crate::secret::same as constant_time_eq;
 
 /// The middleware: host, token, then origin.
 pub async fn guard(State(sec): State<Arc<Security>>, mut req: Request, next: Next) -> Response {

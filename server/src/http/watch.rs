@@ -16,7 +16,7 @@ use axum::Json;
 
 use super::extract::{AppJson, AppPath};
 use crate::error::AppError;
-use crate::runtime::external::digest;
+use crate::secret::digest;
 use crate::spectators::Spectator;
 use crate::state::AppState;
 
@@ -93,7 +93,7 @@ pub async fn make(
         .label
         .map(|l| l.trim().chars().take(80).collect::<String>())
         .filter(|l| !l.is_empty());
-    let token = crate::runtime::external::new_token("sgw_");
+    let token = crate::secret::new_token("sgw_");
     state
         .runtime
         .recorder()

@@ -33,7 +33,7 @@ pub fn fan_out(rt: &tokio::runtime::Runtime, dir: &Path, quick: bool, watch: boo
     let token = format!("sgw_bench{}", uuid::Uuid::new_v4().simple());
     if watch {
         let made = app::domain::events::EventKind::WatchMade {
-            token_hash: soulgrid::runtime::external::digest(&token),
+            token_hash: soulgrid::secret::digest(&token),
             label: Some("bench".into()),
         };
         rt.block_on(state.store.append(&state.session.id(), made))

@@ -20,7 +20,6 @@ use app::contract::external::{close, ClientFrame, ServerFrame, PROTOCOL_VERSION}
 use app::domain::docs::{hall_id, identities, invite_doc_id, Doc};
 use app::domain::events::{EventKind, SummonedSeat};
 use app::domain::{Seat, LEAD_SEAT, SEATS};
-use sha2::{Digest, Sha256};
 
 use crate::runtime::context::Context;
 use crate::runtime::ids::uuid22;
@@ -28,6 +27,7 @@ use crate::runtime::mail::postman::Postman;
 use crate::runtime::process::owner::Processes;
 use crate::runtime::process::table::Reservation;
 use crate::runtime::team::Team;
+use crate::secret::{digest, new_token, same};
 use wire::{FromClient, ToClient, Wire};
 
 /// The stop reason that closes a connection with [`close::REPLACED`].
@@ -81,29 +81,6 @@ struct Joined {
     name: Option<String>,
     /// Made for a newcomer (shown to it once).
     secret: Option<String>,
-}
-
-/// A fresh token: 244 random bits, prefixed by what it is for.
-pub fn new_token(prefix: &str) -> String {
-    format!(
-        "{prefix}{}{}",
-        uuid::Uuid::new_v4().simple(),
-        uuid::Uuid::new_v4().simple()
-    )
-}
-
-/// The SHA-256 hex digest a token is kept as.
-pub fn digest(token: &str) -> String {
-    format!("{:x}", Sha256::digest(token.as_bytes()))
-}
-
-/// Equal digests, compared in time that does not depend on where they differ.
-fn same(a: &str, b: &str) -> bool {
-    a.len() == b.len()
-        && a.bytes()
-            .zip(b.bytes())
-            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
-            == 0
 }
 
 impl Externals {
