@@ -2,7 +2,8 @@ import { test, expect, openHydrated } from '../support/page';
 import { startServer, RunningServer } from '../support/server';
 
 // #team: the human's post, with names completed after `@`, reaches the two agents it mentions
-// and is seen by everyone; one agent's letter to another shows in both threads.
+// and is seen by everyone; one agent's letter to another shows in both threads, lights a line
+// between their faces and is counted in the writer's panel.
 let server: RunningServer;
 test.beforeAll(async () => {
   server = await startServer();
@@ -80,4 +81,16 @@ test('a post in #team reaches whom it mentions; a letter shows in both threads',
     await expect(line.locator('.who')).toHaveText(team[0].name);
     await expect(line.locator('.to')).toHaveText(`→ ${team[1].name}`);
   }
+
+  // Who talks to whom: a second letter lights a line from one face to the other, which fades.
+  const lit = page.locator(`.talk-lines .talk-line[data-from="${team[0].gridPosition}"][data-to="${team[1].gridPosition}"]`);
+  await expect(lit).toHaveCount(0);
+  const again = `SIM_CALL: send_message {"to":"${team[1].name}","text":"and the docs"}`;
+  expect((await post('/api/send', { text: again, seat: team[0].gridPosition })).status).toBe(202);
+  await expect(lit).toHaveCount(1, { timeout: 20_000 });
+  await expect(lit).toHaveCount(0, { timeout: 10_000 });
+  // The writer's panel counts the hour's letters.
+  await page.locator(`.cell[data-seat="${team[0].gridPosition}"]`).click();
+  await page.locator('.agent-detail > summary').click();
+  await expect(page.locator('.talked-with li', { hasText: team[1].name })).toHaveText(`${team[1].name}: wrote 2`);
 });

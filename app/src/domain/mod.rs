@@ -34,6 +34,7 @@ pub mod reducer;
 pub mod spectate;
 pub mod state_file;
 pub mod status;
+pub mod talk;
 pub mod time;
 pub mod tool_lines;
 pub mod tools;

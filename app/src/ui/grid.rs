@@ -137,6 +137,7 @@ pub fn Grid(
         <section class="grid-panel" aria-label="Agents">
             // One Tab stop (the chosen face); arrows, Home and End walk the 3×3 grid.
             <div class="grid" on:keydown=walk>
+                <super::talk::TalkLines/>
                 // Keyed by seat: a cell stays the same element for the page's life.
                 <For
                     each=|| 0..SEATS

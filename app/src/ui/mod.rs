@@ -18,6 +18,7 @@ pub mod presence;
 pub mod projects;
 pub mod quest;
 pub mod seat_menu;
+pub mod talk;
 pub mod team;
 pub mod thread;
 pub mod time_travel;

@@ -21,6 +21,7 @@ mod reducer_process;
 mod replica;
 mod spectate;
 mod state_file;
+mod talk;
 mod tools;
 mod wake;
 mod work;
