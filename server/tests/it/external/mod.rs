@@ -83,14 +83,23 @@ impl Console {
         (ws, registered)
     }
 
-    /// A newcomer by a fresh invite, named `name`.
+    /// A newcomer by a fresh invite, named `name`: returned once its name is recorded (the
+    /// `agent:registered` frame comes first; the name from its register frame is its session's
+    /// first act, recorded after it).
     pub async fn newcomer(&self, name: &str) -> (Ws, Value) {
         let invite = self.invite(None).await;
         let soul = format!("I am {name}, a test agent that answers what it is sent.");
-        self.register(
-            json!({"type": "agent:register", "invite": invite, "name": name, "soul": soul}),
-        )
-        .await
+        let (ws, registered) = self
+            .register(
+                json!({"type": "agent:register", "invite": invite, "name": name, "soul": soul}),
+            )
+            .await;
+        let seat = registered["seat"].as_u64().unwrap() as u8;
+        crate::common::wait_for(&self.state, "the newcomer's name recorded", |d| {
+            app::domain::docs::identity(d, seat).is_some_and(|i| i.name.as_deref() == Some(name))
+        })
+        .await;
+        (ws, registered)
     }
 }
 
