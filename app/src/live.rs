@@ -33,7 +33,14 @@ pub struct Live {
     pub timeline: RwSignal<Option<crate::domain::moment::Timeline>>,
     /// A spectator's page: the watch token its stream is opened with.
     pub watch: StoredValue<Option<String>>,
+    /// Who wrote to whom in the events that just arrived (the grid's lines), each under a key
+    /// that only grows; the view takes each down when its time is up.
+    pub talk: RwSignal<Vec<(u64, crate::domain::talk::Pair)>>,
+    talk_next: StoredValue<u64>,
 }
+
+/// Lines lit at once, at most (a burst of posts lights the newest).
+const MAX_LIT: usize = 32;
 
 impl Live {
     fn new(s: Snapshot) -> Self {
@@ -50,7 +57,27 @@ impl Live {
             agent: StoredValue::new(s.agent),
             timeline: RwSignal::new(s.timeline),
             watch: StoredValue::new(s.watch),
+            talk: RwSignal::new(Vec::new()),
+            talk_next: StoredValue::new(0),
         }
+    }
+
+    /// Lights the pairs `event` joins (writer → reader).
+    #[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
+    fn light(&self, event: &crate::domain::events::EventKind) {
+        let pairs = crate::domain::talk::of_event(event);
+        if pairs.is_empty() {
+            return;
+        }
+        let next = self.talk_next;
+        self.talk.update(|lit| {
+            for p in pairs {
+                next.update_value(|n| *n += 1);
+                lit.push((next.get_value(), p));
+            }
+            let over = lit.len().saturating_sub(MAX_LIT);
+            lit.drain(..over);
+        });
     }
 
     /// Replaces everything with a fresh snapshot (after a `reset`).
@@ -171,6 +198,7 @@ mod browser {
         live.last_event_id.set(event.id);
         live.timeline
             .update(|line| crate::domain::moment::extend(line, &event));
+        live.light(&event.kind);
         Step::Applied
     }
 

@@ -93,7 +93,6 @@ pub fn AgentDetail(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
             view! {
                 <details class="agent-detail" data-detail-seat=d.seat>
                     <summary>"About " {name.clone().unwrap_or_else(|| "this seat".into())}</summary>
-                    <super::talk::TalkedWith seat=d.seat/>
                     {d.can_sleep.then(|| {
                         let label = format!("Put {} to sleep", name.clone().unwrap_or_default());
                         let call = Call::new::<e::Dismiss>(&d.seat, &e::Empty {});
