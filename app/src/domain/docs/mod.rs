@@ -115,9 +115,6 @@ pub struct MessageDoc {
     /// The channel it was said in (`team`); none: a thread's own message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channel: Option<String>,
-    /// A post in a channel: the seats it was filed for (its mentions).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub mentioned: Vec<Seat>,
     /// A letter's copy in its writer's thread (one agent wrote to `target_agent`): the writer.
     /// Its reader's thread holds the letter itself; the copy is never counted unread.
     #[serde(default, skip_serializing_if = "Option::is_none")]

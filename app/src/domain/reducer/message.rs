@@ -21,8 +21,6 @@ struct Said<'a> {
     pub tool: Option<ToolLine>,
     /// Said in a channel (`team`), not a thread.
     pub channel: Option<&'a str>,
-    /// A channel post's mentions: the seats it was filed for.
-    pub mentioned: &'a [Seat],
     /// A letter's copy in its writer's thread: the writer's seat (`seat` is the same).
     pub from_seat: Option<Seat>,
 }
@@ -54,7 +52,6 @@ impl<'a> Said<'a> {
             aside: None,
             tool: None,
             channel: None,
-            mentioned: &[],
             from_seat: None,
         }
     }
@@ -101,7 +98,7 @@ pub(super) fn apply(w: &mut Writes, event: &Event) {
             seat,
             speaker_name,
             text,
-            mentioned,
+            mentioned: _,
         } => {
             let who = seat.map_or(SpeakerType::Human, seat_speaker);
             let seat = seat.unwrap_or(LEAD_SEAT);
@@ -110,7 +107,6 @@ pub(super) fn apply(w: &mut Writes, event: &Event) {
                 event,
                 Said {
                     channel: Some(crate::domain::channel::TEAM),
-                    mentioned,
                     ..Said::words(message_id, speaker_name, who, seat, text)
                 },
             )
@@ -196,7 +192,6 @@ fn put(w: &mut Writes, event: &Event, said: Said<'_>) {
         aside,
         tool,
         channel,
-        mentioned,
         from_seat,
     } = said;
     let id = message_id(uuid);
@@ -219,7 +214,6 @@ fn put(w: &mut Writes, event: &Event, said: Said<'_>) {
         aside,
         tool,
         channel: channel.map(str::to_string),
-        mentioned: mentioned.to_vec(),
         from_identity: from_seat
             .and_then(|s| identity(w.docs, s))
             .map(AgentIdentity::stable_id),

@@ -22,7 +22,6 @@ fn message(n: u64, seat: u8, owner: Option<&str>, at: i64) -> MessageDoc {
         aside: None,
         tool: None,
         channel: None,
-        mentioned: Vec::new(),
         from_identity: None,
         extra: Default::default(),
     }
