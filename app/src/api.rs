@@ -122,12 +122,13 @@ async fn send<R: DeserializeOwned>(call: &Call, key: Option<&str>) -> Result<R, 
         Method::Get => Request::get(path),
         Method::Post => Request::post(path),
         Method::Put => Request::put(path),
+        Method::Delete => Request::delete(path),
     };
     if let Some(key) = key {
         request = request.header("idempotency-key", key);
     }
     let response = match call.method {
-        Method::Get => request.send().await,
+        Method::Get | Method::Delete => request.send().await,
         _ => {
             request
                 .json(&call.body)

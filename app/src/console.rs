@@ -98,6 +98,7 @@ pub(crate) fn Console(snapshot: Snapshot) -> impl IntoView {
                 </span>
                 {match watching {
                     false => view! {
+                        <crate::ui::approvals::ApprovalCount/>
                         <crate::ui::time_travel::TimeSlider at=past/>
                         <EndSession/>
                     }
@@ -136,6 +137,7 @@ pub(crate) fn Console(snapshot: Snapshot) -> impl IntoView {
                     <crate::ui::findings::Board/>
                 </div>
                 <div class="side more">
+                    {(!watching && past.is_none()).then(|| view! { <crate::ui::approvals::ApprovalQueue/> })}
                     <crate::ui::team::TeamChannel read_only=watching/>
                     {(!watching).then(|| view! { <crate::ui::projects::Projects/> })}
                     <Hall/>

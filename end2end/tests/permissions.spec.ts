@@ -20,7 +20,7 @@ test('a tool call waits for approval, survives a reload, and runs once approved'
   await expect(card).toHaveCount(1, { timeout: 10_000 });
   await expect(card.locator('.meta')).toContainText('asks to use Bash');
   await expect(card.locator('.permission-input')).toHaveText('echo hi');
-  await expect(page.getByRole('button', { name: 'Approve and allow Bash(echo hi) (localSettings)' })).toBeVisible();
+  await expect(card.getByRole('button', { name: 'Approve and allow Bash(echo hi) (localSettings)' })).toBeVisible();
   const lead = page.locator('.cell.lead');
   await expect(lead).toHaveAttribute('data-asking', 'true');
   await expect(lead.locator('.activity')).toHaveText('waiting for approval: Bash');
@@ -32,7 +32,7 @@ test('a tool call waits for approval, survives a reload, and runs once approved'
   // Pending requests are documents: a reload shows the same question.
   await openHydrated(page, server.url);
   await expect(page.locator('.thread .permission[data-state="pending"]')).toHaveCount(1);
-  await page.locator('.permission').getByRole('button', { name: 'Approve', exact: true }).click();
+  await page.locator('.thread .permission').getByRole('button', { name: 'Approve', exact: true }).click();
 
   await expect(page.locator('.thread .permission[data-state="allowed"] .permission-outcome')).toHaveText('approved');
   await expect(page.locator('.thread .msg[data-speaker-type="lead"]', { hasText: 'it printed: hi' })).toHaveCount(1, { timeout: 10_000 });
@@ -74,7 +74,7 @@ test('approving with a suggested rule keeps it: the same call is not asked again
   await page.getByLabel('Message').fill('SIM_TOOL and remember');
   await page.getByLabel('Message').press('Enter');
   await expect(page.locator('.thread .permission[data-state="pending"]')).toHaveCount(1, { timeout: 10_000 });
-  await page.getByRole('button', { name: 'Approve and allow Bash(echo hi) (localSettings)' }).click();
+  await page.locator('.thread').getByRole('button', { name: 'Approve and allow Bash(echo hi) (localSettings)' }).click();
   await expect(page.locator('.thread .permission[data-state="allowed"] .permission-outcome').last()).toHaveText(
     'approved, and from now on: allow Bash(echo hi) (localSettings)',
   );

@@ -18,6 +18,7 @@ pub enum Method {
     Get,
     Post,
     Put,
+    Delete,
 }
 
 impl Method {
@@ -26,6 +27,7 @@ impl Method {
             Method::Get => "GET",
             Method::Post => "POST",
             Method::Put => "PUT",
+            Method::Delete => "DELETE",
         }
     }
 }
@@ -178,6 +180,14 @@ endpoints! {
     CaptureKnowledge: Post "/api/agents/{id}/knowledge/capture", String, Empty => KnowledgeCaptured;
     /// The work-state commits of an identity's folder, newest first.
     Commits: Get "/api/agents/{id}/commits", String, Empty => Vec<CommitView>;
+    /// An identity's rules: what it may do without asking.
+    Rules: Get "/api/agents/{id}/rules", String, Empty => RulesView;
+    /// Gives the identity a rule (`{"rule": "Bash(cargo test:*)"}`), `201`: calls it covers are
+    /// allowed without asking anyone, the rule recorded as the reason. A rule that does not
+    /// parse is `400` with where.
+    AddRule: Post "/api/agents/{id}/rules", String, NewRule => RulesView;
+    /// Takes rule number `n` from the identity.
+    RemoveRule: Delete "/api/agents/{id}/rules/{n}", RuleAt, Empty => RulesView;
     /// An identity's soul bundle, as a file to keep or bring elsewhere.
     Bundle: Get "/api/agents/{id}/bundle", String, Empty => File;
     /// The whole team as one file (a consistent cut of the log).
@@ -247,6 +257,9 @@ endpoints! {
     RevokeWatch: Post "/api/watch/{token}/revoke", String, Empty => Empty;
     /// Ends the session: every agent sleeps.
     EndSession: Post "/api/session/end", (), Empty => SessionEnded;
+    /// Permission requests, oldest first: `?state=waiting` is the approval queue (every agent's
+    /// requests that wait for an answer); no state: all of them.
+    Permissions: Get "/api/permissions", PermissionsAt, Empty => Vec<QueuedRequest>;
     /// The human's answer to a permission request (the first answer counts).
     AnswerPermission: Post "/api/permissions/{id}", String, PermissionAnswer => PermissionAnswered;
     /// Brings a soul bundle (the body, as text) into the Hall; the same bundle again changes
@@ -284,6 +297,7 @@ pub fn api_markdown() -> String {
             "KnowledgeAt" => "[?version=N]",
             "DiffAt" => "?agent=ID[&page=N]",
             "FileAt" => "?path=P[&agent=ID][&line=N]",
+            "PermissionsAt" => "[?state=waiting]",
             _ => "",
         };
         md.push_str(&format!(

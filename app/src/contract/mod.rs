@@ -7,6 +7,7 @@ use crate::domain::Seat;
 
 pub mod endpoints;
 pub mod external;
+mod governance;
 mod hall;
 mod knowledge;
 mod life;
@@ -15,6 +16,7 @@ mod projects;
 mod quest;
 
 pub use external::{Invite, NewInvite, NewSecret, NewWatch, WatchLink, WatchView};
+pub use governance::*;
 pub use hall::*;
 pub use knowledge::*;
 pub use life::*;

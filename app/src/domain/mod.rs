@@ -31,6 +31,7 @@ pub mod projects;
 pub mod provenance;
 pub mod quest;
 pub mod reducer;
+pub mod rules;
 pub mod spectate;
 pub mod state_file;
 pub mod status;

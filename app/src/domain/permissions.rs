@@ -57,6 +57,8 @@ pub enum Decider {
     Human,
     /// Nobody answered in time.
     Timeout,
+    /// A rule of the agent's covered the call: nobody was asked.
+    Rule,
 }
 
 /// One permission request and its outcome.
@@ -98,6 +100,9 @@ pub struct PermissionDoc {
     /// The identity that asked (older requests: whoever held the seat).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub identity_id: Option<String>,
+    /// Allowed by this rule of the agent's, without asking.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -116,6 +121,10 @@ impl PermissionDoc {
                 let rules: Vec<String> = self.remembered.iter().map(suggestion_text).collect();
                 format!("approved, and from now on: {}", rules.join("; "))
             }
+            (PermissionState::Allowed, Some(Decider::Rule)) => format!(
+                "allowed by its rule {}",
+                self.rule.as_deref().unwrap_or("(removed since)")
+            ),
             (PermissionState::Allowed, _) => "approved".into(),
             (PermissionState::Denied, Some(Decider::Timeout)) => {
                 format!(
@@ -150,6 +159,37 @@ pub fn input_preview(tool_name: &str, input: &Value) -> String {
     }
     let cut: String = text.chars().take(INPUT_PREVIEW_CHARS).collect();
     format!("{cut}\n… ({} more characters)", total - INPUT_PREVIEW_CHARS)
+}
+
+/// The longest input summary in the approval queue, in characters.
+pub const SUMMARY_CHARS: usize = 120;
+
+/// A tool's input in one line, for the queue: a Bash command, a file's path, a URL, a search
+/// pattern, else the input as compact JSON; cut at [`SUMMARY_CHARS`] with an ellipsis.
+pub fn input_summary(input: &Value) -> String {
+    let key = [
+        "command",
+        "file_path",
+        "notebook_path",
+        "url",
+        "pattern",
+        "query",
+        "path",
+    ]
+    .iter()
+    .find_map(|k| input[*k].as_str());
+    let text = match key {
+        Some(s) => s.to_string(),
+        None => serde_json::to_string(input).unwrap_or_default(),
+    };
+    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match line.chars().count() > SUMMARY_CHARS {
+        true => format!(
+            "{}…",
+            line.chars().take(SUMMARY_CHARS - 1).collect::<String>()
+        ),
+        false => line,
+    }
 }
 
 /// One of the CLI's `permission_suggestions` in words: what approving it for good would change.

@@ -2,6 +2,7 @@
 
 pub mod action;
 pub mod agent_page;
+pub mod approvals;
 pub mod cell;
 pub mod composer;
 pub mod detail;

@@ -71,6 +71,7 @@ impl<S: Clone + Send + Sync + 'static> Mount<S> for Router<S> {
             Method::Get => MethodFilter::GET,
             Method::Post => MethodFilter::POST,
             Method::Put => MethodFilter::PUT,
+            Method::Delete => MethodFilter::DELETE,
         };
         self.route(E::ROUTE, on(filter, handler))
     }

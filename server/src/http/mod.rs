@@ -4,6 +4,7 @@ mod api;
 mod api_errors;
 mod external;
 pub mod extract;
+mod governance;
 mod hall;
 pub mod heavy;
 pub mod idempotency;
@@ -74,6 +75,9 @@ pub fn router(state: AppState) -> Router {
         .at::<e::EditKnowledge, _, _>(knowledge::edit)
         .at::<e::CaptureKnowledge, _, _>(knowledge::capture)
         .at::<e::Commits, _, _>(knowledge::commits)
+        .at::<e::Rules, _, _>(governance::rules)
+        .at::<e::AddRule, _, _>(governance::add_rule)
+        .at::<e::RemoveRule, _, _>(governance::remove_rule)
         .at::<e::Bundle, _, _>(portable::download)
         .at::<e::Export, _, _>(portable::export)
         .at::<e::Hall, _, _>(hall::hall)
@@ -98,6 +102,7 @@ pub fn router(state: AppState) -> Router {
         .at::<e::PostJob, _, _>(quests::post_job)
         .at::<e::Jobs, _, _>(quests::jobs)
         .at::<e::EndSession, _, _>(api::end_session)
+        .at::<e::Permissions, _, _>(governance::list)
         .at::<e::AnswerPermission, _, _>(api::permission)
         .at::<e::MakeInvite, _, _>(external::make_invite)
         .at::<e::RotateSecret, _, _>(external::rotate_secret)

@@ -50,6 +50,7 @@ pub use team::fork::ForkError;
 pub use team::hall::HallError;
 use team::permissions::Permissions;
 pub use team::permissions::{human_duration, DecideError, PermissionMode};
+pub use team::rules::{Kept, RuleChangeError};
 use team::Team;
 
 pub use app::contract::Delivery;
@@ -354,6 +355,21 @@ impl Runtime {
             .permissions
             .decide(request_id, decision, message, by, suggestion)
             .await
+    }
+
+    /// The rules of the identity `id` (`team::rules`).
+    pub fn rules(&self, id: &str) -> Result<Kept, RuleChangeError> {
+        self.inner.permissions.rules(id)
+    }
+
+    /// Gives the identity `id` a rule: calls it covers are allowed without asking.
+    pub async fn add_rule(&self, id: &str, rule: &str) -> Result<Kept, RuleChangeError> {
+        self.inner.permissions.add_rule(id, rule).await
+    }
+
+    /// Takes rule number `n` from the identity `id`.
+    pub async fn remove_rule(&self, id: &str, n: u32) -> Result<Kept, RuleChangeError> {
+        self.inner.permissions.remove_rule(id, n).await
     }
 
     // External agents (`external/`).

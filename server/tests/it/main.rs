@@ -50,6 +50,7 @@ mod quests;
 mod restart;
 mod rooms;
 mod router;
+mod rules;
 mod runtime;
 mod soul_bundle;
 mod sse;

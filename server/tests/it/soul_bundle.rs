@@ -15,6 +15,16 @@ async fn a_soul_bundle_brings_an_agent_into_another_teams_hall_once() {
     let id = state
         .store
         .with_all_docs(|d| identity(d, 0).unwrap().stable_id());
+    // Its rules are part of it: they travel in its bundle.
+    let r = call(
+        &router,
+        post_json(
+            &format!("/api/agents/{id}/rules"),
+            json!({"rule": "Bash(cargo test:*)"}),
+        ),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
     let r = call(&router, get(&format!("/api/agents/{id}/bundle"))).await;
     assert_eq!(r.status, StatusCode::OK);
     assert!(r.headers["content-disposition"]
@@ -82,6 +92,8 @@ async fn a_soul_bundle_brings_an_agent_into_another_teams_hall_once() {
             .iter()
             .any(|m| m.text.contains("eleven strings")));
         assert!(app::domain::knowledge::knowledge_at(d, &id, who.vault_version).is_some());
+        let rules: Vec<&str> = who.rules.iter().map(|k| k.rule.as_str()).collect();
+        assert_eq!(rules, ["Bash(cargo test:*)"], "its rules came with it");
     });
     // A bundle that is not one, or tampered with, changes nothing.
     for (bad, why) in [

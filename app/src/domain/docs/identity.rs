@@ -124,6 +124,12 @@ pub struct AgentIdentity {
     /// An external agent's secret, as a SHA-256 hex digest (the secret itself is never kept).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub secret_hash: Option<String>,
+    /// What the agent may do without asking ("always allow `Bash(cargo test:*)`"), oldest
+    /// first; each change is a new `rules_version`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rules: Vec<super::super::rules::KeptRule>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub rules_version: u32,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -170,6 +176,8 @@ impl AgentIdentity {
             lead_belief: None,
             external: false,
             secret_hash: None,
+            rules: Vec::new(),
+            rules_version: 0,
             extra: Map::new(),
         }
     }

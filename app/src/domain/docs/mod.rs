@@ -277,6 +277,13 @@ pub fn pending(docs: &Docs, seat: Seat) -> Vec<&PermissionDoc> {
     v
 }
 
+/// Every agent's requests still waiting for an answer, oldest first: the approval queue.
+pub fn waiting(docs: &Docs) -> Vec<&PermissionDoc> {
+    let mut v: Vec<&PermissionDoc> = permissions(docs).filter(|p| p.is_pending()).collect();
+    v.sort_by_key(|p| (p.created_at, p.event_id));
+    v
+}
+
 /// The request `request_id`, if it was ever made.
 pub fn request<'a>(docs: &'a Docs, request_id: &str) -> Option<&'a PermissionDoc> {
     docs.get(&permission_id(request_id))

@@ -60,6 +60,8 @@ impl EventKind {
             EventKind::WatchRevoked { .. } => "watch_revoked",
             EventKind::TeamMessage { .. } => "team_message",
             EventKind::AgentWrote { .. } => "agent_wrote",
+            EventKind::RuleAdded { .. } => "rule_added",
+            EventKind::RuleRemoved { .. } => "rule_removed",
             EventKind::Unknown => "unknown",
         }
     }

@@ -219,6 +219,9 @@ pub enum EventKind {
         /// For `allow_always`: which of the request's suggestions was applied (none: all).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         suggestion: Option<usize>,
+        /// Decided by a rule of the agent's: the rule, as written.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rule: Option<String>,
     },
     /// An identity retired: it leaves its seat (to the Hall) with everything it was.
     AgentKilled {
@@ -520,6 +523,19 @@ pub enum EventKind {
         speaker_name: String,
         to_name: String,
         text: String,
+    },
+    /// The human gave an identity (seated or in the Hall) a rule: the calls it covers are
+    /// allowed without asking anyone. Numbered by the identity's rules version after it.
+    RuleAdded {
+        identity_id: String,
+        rule: String,
+        by: String,
+    },
+    /// One of an identity's rules (by its number) was taken away.
+    RuleRemoved {
+        identity_id: String,
+        n: u32,
+        by: String,
     },
     /// Any type this version does not know (written by a newer version). Ignored by
     /// the reducer.

@@ -63,27 +63,11 @@ pub(super) fn apply(w: &mut Writes, event: &Event) {
         EventKind::SecretRotated {
             identity_id,
             secret_hash,
-        } => {
-            let seated = super::super::docs::identities(w.docs)
-                .find(|d| d.stable_id() == *identity_id && d.status().is_visible())
-                .map(|d| d.grid_position);
-            match seated {
-                Some(seat) => w.update(seat, |d| {
-                    if d.external {
-                        d.secret_hash = Some(secret_hash.clone());
-                    }
-                }),
-                None => {
-                    let id = super::super::docs::hall_id(identity_id);
-                    let retired = w.docs.get(&id).and_then(Doc::as_hall);
-                    if let Some(h) = retired.filter(|h| h.external) {
-                        let mut h = h.clone();
-                        h.secret_hash = Some(secret_hash.clone());
-                        w.put(id, Doc::Hall(Box::new(h)));
-                    }
-                }
+        } => w.update_by_id(identity_id, |d| {
+            if d.external {
+                d.secret_hash = Some(secret_hash.clone());
             }
-        }
+        }),
         _ => {}
     }
 }

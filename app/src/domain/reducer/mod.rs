@@ -14,6 +14,7 @@ mod process;
 mod project;
 mod quest;
 mod review;
+mod rules;
 mod seat;
 mod writes;
 
@@ -222,6 +223,7 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
                     remembered: Vec::new(),
                     event_id: event.id,
                     identity_id: identity(docs, *seat).map(AgentIdentity::stable_id),
+                    rule: None,
                     extra: Default::default(),
                 };
                 w.put(id, Doc::Permission(Box::new(doc)));
@@ -233,6 +235,7 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
             message,
             decided_by,
             suggestion,
+            rule,
             ..
         } => w.settle(request_id, |p| {
             p.state = match decision {
@@ -245,6 +248,7 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
             p.message = message.clone();
             p.decided_by = Some(*decided_by);
             p.decided_at = Some(event.ts);
+            p.rule = rule.clone();
         }),
         EventKind::AgentKilled { seat, reason } => hall::retire(&mut w, event, *seat, reason),
         EventKind::AgentRecalled { identity_id, seat } => {
@@ -332,6 +336,7 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
         | EventKind::SecretRotated { .. }
         | EventKind::WatchMade { .. }
         | EventKind::WatchRevoked { .. } => external::apply(&mut w, event),
+        EventKind::RuleAdded { .. } | EventKind::RuleRemoved { .. } => rules::apply(&mut w, event),
         EventKind::MarkerError { seat: None, .. }
         | EventKind::RuntimeError { seat: None, .. }
         | EventKind::Unknown => {}

@@ -42,6 +42,27 @@ impl<'a> Writes<'a> {
         }
     }
 
+    /// Changes the identity `id` (a stable id) where it is: in its seat, or in the Hall.
+    pub fn update_by_id(&mut self, id: &str, f: impl FnOnce(&mut AgentIdentity)) {
+        let seated = docs::identities(self.docs)
+            .find(|d| d.stable_id() == id && d.status().is_visible())
+            .map(|d| d.grid_position);
+        match seated {
+            Some(seat) => self.update(seat, f),
+            None => {
+                let hall = docs::hall_id(id);
+                let Some(before) = self.docs.get(&hall).and_then(Doc::as_hall) else {
+                    return;
+                };
+                let mut after = before.clone();
+                f(&mut after);
+                if after != *before {
+                    self.put(hall, Doc::Hall(Box::new(after)));
+                }
+            }
+        }
+    }
+
     pub fn put_identity(&mut self, d: AgentIdentity) {
         self.put(d.id.clone(), Doc::Identity(Box::new(d)));
     }

@@ -19,6 +19,7 @@ mod quest;
 mod reducer;
 mod reducer_process;
 mod replica;
+mod rules;
 mod spectate;
 mod state_file;
 mod talk;

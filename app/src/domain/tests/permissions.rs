@@ -31,6 +31,7 @@ fn decide(seat: Seat, id: &str, decision: Decision, by: Decider) -> EventKind {
         message: (decision == Decision::Deny).then(|| "not that file".into()),
         decided_by: by,
         suggestion: None,
+        rule: None,
     }
 }
 
@@ -262,6 +263,7 @@ fn always_allowing_remembers_all_suggestions_or_the_one_chosen() {
         message: None,
         decided_by: Decider::Human,
         suggestion: Some(0),
+        rule: None,
     };
     run(
         &mut docs,
@@ -294,4 +296,40 @@ fn always_allowing_remembers_all_suggestions_or_the_one_chosen() {
         (Some("allow_always"), Some(0))
     );
     assert_eq!(updates_for(b, Some(5)), None, "no such suggestion");
+}
+
+#[test]
+fn the_queue_is_every_seats_waiting_requests_oldest_first_each_in_one_line() {
+    let mut docs = Docs::new();
+    run(
+        &mut docs,
+        &[
+            ev(1, 30, ask(2, "late")),
+            ev(2, 10, ask(5, "early")),
+            ev(3, 20, ask(2, "answered")),
+            ev(
+                4,
+                21,
+                decide(2, "answered", Decision::Allow, Decider::Human),
+            ),
+        ],
+    );
+    let queue: Vec<&str> = crate::domain::docs::waiting(&docs)
+        .iter()
+        .map(|p| p.request_id.as_str())
+        .collect();
+    assert_eq!(queue, ["early", "late"]);
+    use crate::domain::permissions::input_summary;
+    assert_eq!(
+        input_summary(&json!({"command": "cargo test\n  -p app"})),
+        "cargo test -p app"
+    );
+    assert_eq!(
+        input_summary(&json!({"file_path": "/x/y.rs", "content": "…"})),
+        "/x/y.rs"
+    );
+    let long = input_summary(&json!({"command": "x".repeat(500)}));
+    assert_eq!(long.chars().count(), 120);
+    assert!(long.ends_with('…'));
+    assert_eq!(input_summary(&json!({"a": 1})), r#"{"a":1}"#);
 }

@@ -147,9 +147,24 @@ fn kind() -> impl Strategy<Value = EventKind> {
                     message: (decision == Decision::Deny).then(|| "no".into()),
                     decided_by: Decider::Human,
                     suggestion,
+                    rule: None,
                 }
             ),
         Just(EventKind::Unknown),
+        (
+            0u8..9,
+            prop::sample::select(vec!["Bash(cargo test:*)", "Read", "Bash(", "Edit(src/**)"])
+        )
+            .prop_map(|(who, rule)| EventKind::RuleAdded {
+                identity_id: who.to_string(),
+                rule: rule.into(),
+                by: "human".into(),
+            }),
+        (0u8..9, 1u32..4).prop_map(|(who, n)| EventKind::RuleRemoved {
+            identity_id: who.to_string(),
+            n,
+            by: "human".into(),
+        }),
         seat().prop_map(|seat| EventKind::AgentKilled { seat, reason: None }),
         // Which of the identities summoned so far: `log` picks it.
         (0u8..9, seat()).prop_map(|(who, seat)| EventKind::AgentRecalled {
@@ -284,6 +299,8 @@ pub(super) fn log() -> impl Strategy<Value = Vec<Event>> {
                     | EventKind::WorktreeChanged { identity_id, .. }
                     | EventKind::BranchApproved { identity_id, .. }
                     | EventKind::MergeMoved { identity_id, .. }
+                    | EventKind::RuleAdded { identity_id, .. }
+                    | EventKind::RuleRemoved { identity_id, .. }
                     | EventKind::WorktreeRemade { identity_id, .. } => {
                         let who: usize = identity_id.parse().unwrap_or(0);
                         *identity_id = ids.get(who % ids.len().max(1)).cloned().unwrap_or_default();

@@ -6,6 +6,7 @@
 mod knowledge;
 mod ledger;
 mod lineage;
+mod rules;
 mod souls;
 
 use crate::api::Call;
@@ -132,6 +133,8 @@ fn Life(id: String, who: Memo<Option<AgentIdentity>>) -> impl IntoView {
             <souls::Souls view=view_of/>
             <h2>"Ledger"</h2>
             {move || view_of.get().map(|v| view! { <ledger::Ledger ledger=v.ledger/> })}
+            <h2>"Rules"</h2>
+            <rules::Rules who=who/>
             <h2>"Sessions"</h2>
             {move || view_of.get().map(|v| view! { <ledger::Sessions sessions=v.sessions/> })}
             <h2>"Thread"</h2>

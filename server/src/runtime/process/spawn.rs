@@ -197,7 +197,13 @@ impl Spawner {
             }
         };
         tracing::info!(seat, pid = child.id(), session = %claude_session, "agent process started");
-        let (live, supervisor, reports) = self.supervisor(spec, child, stop, (folder, place));
+        // Where the agent's rules read relative paths: where it runs, then its worktrees.
+        let roots = std::iter::once(agent_dir(&rt.config().data_dir, seat))
+            .chain(ready.dirs.iter().cloned())
+            .map(|d| d.display().to_string())
+            .collect();
+        let (live, supervisor, reports) =
+            self.supervisor(spec, child, stop, (folder, place), roots);
         // The control protocol, and the `soulgrid` MCP server in it, for every process.
         let _ = live.stdin.send(protocol::initialize("soulgrid-init")).await;
         // A process that does not take its first message is stopped by its supervisor's stop or
@@ -229,6 +235,7 @@ impl Spawner {
             crate::runtime::folder::knowledge::Folder,
             crate::runtime::process::contain::Place,
         ),
+        roots: Vec<String>,
     ) -> (Live, Supervisor, mpsc::UnboundedReceiver<Report>) {
         let rt = &self.ctx;
         let seat = spec.seat;
@@ -257,7 +264,8 @@ impl Spawner {
             shutdown: rt.shutdown_token(),
             translator: {
                 let mut t = Translator::new(seat, spec.name.clone(), spec.summoning)
-                    .with_team_names(&rt.names().lead, &rt.names().human);
+                    .with_team_names(&rt.names().lead, &rt.names().human)
+                    .with_roots(roots);
                 t.set_aside(spec.aside);
                 t
             },

@@ -1,5 +1,6 @@
 //! The team's lives: SUMMON and WAKE (`lifecycle`), fork, retire and recall (`fork`, `hall`),
-//! and the human's answers to permission requests (`permissions`). What a process's markers
+//! the human's answers to permission requests (`permissions`) and the rules that answer them
+//! without asking (`rules`). What a process's markers
 //! ask of the team reaches it through the runtime's switchboard.
 //!
 //! Rule: names `process/` (and `folder/`, `mail/`), never `quest/`.
@@ -8,6 +9,7 @@ pub(in crate::runtime) mod fork;
 pub(in crate::runtime) mod hall;
 pub(in crate::runtime) mod lifecycle;
 pub(in crate::runtime) mod permissions;
+pub(in crate::runtime) mod rules;
 
 use crate::runtime::context::Context;
 use crate::runtime::mail::postman::Postman;

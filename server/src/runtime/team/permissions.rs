@@ -162,6 +162,7 @@ impl Permissions {
                 message,
                 decided_by: by,
                 suggestion: suggestion.filter(|_| decision == Decision::AllowAlways),
+                rule: None,
             }])
             .await;
         if stdin.send(line).await.is_err() {

@@ -6,7 +6,9 @@ use app::domain::docs::Docs;
 use app::domain::events::{Aside, EventKind, TurnUsage};
 use app::domain::markers::parse_block;
 use app::domain::names::NameError;
+use app::domain::permissions::{Decider, Decision};
 use app::domain::process::ProcessState;
+use app::domain::rules::covering;
 use app::domain::work_cycle::WorkState;
 use app::domain::{Seat, LEAD_SEAT};
 
@@ -85,6 +87,8 @@ pub struct Translator {
     stopping: Option<String>,
     /// The tools `tools/list` gave last (`None`: not asked yet).
     listed: Option<Vec<&'static str>>,
+    /// Where the agent runs, then its worktrees: where its rules read relative paths.
+    roots: Vec<String>,
     /// List-changed notifications sent so far.
     notified: u32,
 }
@@ -107,6 +111,7 @@ impl Translator {
             stopping: None,
             listed: None,
             notified: 0,
+            roots: Vec::new(),
         }
     }
 
@@ -126,6 +131,66 @@ impl Translator {
     pub fn with_team_names(mut self, lead: &str, human: &str) -> Self {
         self.lead_name = lead.to_string();
         self.human_name = human.to_string();
+        self
+    }
+
+    /// A tool call the CLI asks about: allowed at once when one of the agent's rules covers
+    /// it (the rule recorded as the reason, nobody asked), else recorded as waiting.
+    fn can_use_tool(
+        &mut self,
+        request_id: &str,
+        asked: &ControlRequest,
+        docs: &Docs,
+        out: &mut Output,
+    ) {
+        let ControlRequest::CanUseTool {
+            tool_name,
+            input,
+            description,
+            permission_suggestions,
+            tool_use_id,
+        } = asked
+        else {
+            return;
+        };
+        out.events.push(EventKind::PermissionRequest {
+            seat: self.seat,
+            request_id: request_id.to_string(),
+            tool_name: tool_name.clone(),
+            input: input.clone(),
+            description: description.clone(),
+            suggestions: permission_suggestions.clone(),
+            tool_use_id: tool_use_id.clone(),
+        });
+        // A rule of the agent's covers it: allowed, the rule recorded as the reason,
+        // nobody asked. Recorded before the CLI is told (replies follow the events).
+        let rules = app::domain::docs::identity(docs, self.seat)
+            .map(|d| d.rules.as_slice())
+            .unwrap_or_default();
+        if let Some(rule) = covering(rules, tool_name, input, &self.roots) {
+            tracing::info!(seat = self.seat, request_id, rule = %rule.rule, tool = %tool_name, "allowed by a rule");
+            out.events.push(EventKind::PermissionDecision {
+                seat: self.seat,
+                request_id: request_id.to_string(),
+                decision: Decision::Allow,
+                message: None,
+                decided_by: Decider::Rule,
+                suggestion: None,
+                rule: Some(rule.rule.clone()),
+            });
+            out.replies.push(protocol::allow(request_id, input));
+            return;
+        }
+        out.events.push(self.process(
+            ProcessState::Running,
+            Some(format!("waiting for approval: {tool_name}")),
+        ));
+        out.asked.push(request_id.to_string());
+    }
+
+    /// Where the agent runs, then its worktrees (absolute): its rules read relative paths there.
+    pub fn with_roots(mut self, roots: Vec<String>) -> Self {
+        self.roots = roots;
         self
     }
 
@@ -219,30 +284,8 @@ impl Translator {
             } => self.tool_results(message, &mut out),
             CliLine::ControlRequest {
                 request_id,
-                request:
-                    ControlRequest::CanUseTool {
-                        tool_name,
-                        input,
-                        description,
-                        permission_suggestions,
-                        tool_use_id,
-                    },
-            } => {
-                out.events.push(EventKind::PermissionRequest {
-                    seat: self.seat,
-                    request_id: request_id.clone(),
-                    tool_name: tool_name.clone(),
-                    input: input.clone(),
-                    description: description.clone(),
-                    suggestions: permission_suggestions.clone(),
-                    tool_use_id: tool_use_id.clone(),
-                });
-                out.events.push(self.process(
-                    ProcessState::Running,
-                    Some(format!("waiting for approval: {tool_name}")),
-                ));
-                out.asked.push(request_id.clone());
-            }
+                request: asked @ ControlRequest::CanUseTool { .. },
+            } => self.can_use_tool(request_id, asked, docs, &mut out),
             CliLine::ControlRequest {
                 request_id,
                 request:
