@@ -193,6 +193,8 @@ mod tests {
         assert_eq!(c.lead_name, "Julian");
         assert_eq!(c.data_dir, PathBuf::from("./data"));
         assert_eq!(c.agents.permissions, PermissionMode::Auto);
+        assert_eq!(c.agents.approvals, crate::runtime::ApprovalMode::Human);
+        assert_eq!(c.agents.lead_approval_timeout, Duration::from_secs(120));
         assert_eq!(c.agents.permission_timeout, Duration::from_secs(300));
         assert_eq!(c.agents.stop_grace, Duration::from_secs(5));
         let c = Config::try_parse_from(["soulgrid", "--permissions", "ui"]).unwrap();

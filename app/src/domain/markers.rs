@@ -190,6 +190,15 @@ pub enum Marker {
         #[serde(default)]
         project: Option<String>,
     },
+    /// The lead decides a permission request routed to it (`--approvals lead-first`).
+    #[serde(rename = "decide_permission")]
+    DecidePermission {
+        request: String,
+        /// `allow` or `deny`.
+        decision: String,
+        #[serde(default)]
+        reason: Option<String>,
+    },
     /// The lead puts an agent to work on a linked project (by their names).
     #[serde(rename = "put_to_work")]
     PutToWork {

@@ -14,6 +14,7 @@ pub mod buttons;
 pub mod channel;
 pub mod diff;
 pub mod docs;
+pub mod escalation;
 pub mod events;
 mod fields;
 pub mod imported;

@@ -59,6 +59,8 @@ pub enum Decider {
     Timeout,
     /// A rule of the agent's covered the call: nobody was asked.
     Rule,
+    /// The lead (`--approvals lead-first`, its `decide_permission`).
+    Lead,
 }
 
 /// One permission request and its outcome.
@@ -103,6 +105,12 @@ pub struct PermissionDoc {
     /// Allowed by this rule of the agent's, without asking.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rule: Option<String>,
+    /// Who it waits for (`--approvals lead-first`; none: the human, as always).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub with: Option<super::escalation::Approver>,
+    /// Why it is with the human rather than the lead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub routed_why: Option<String>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -116,7 +124,15 @@ impl PermissionDoc {
     pub fn outcome(&self) -> String {
         let message = self.message.as_deref().filter(|m| !m.trim().is_empty());
         match (self.state, self.decided_by) {
-            (PermissionState::Pending, _) => "waiting for your answer".into(),
+            (PermissionState::Pending, _)
+                if self.with == Some(super::escalation::Approver::Lead) =>
+            {
+                "with the lead".into()
+            }
+            (PermissionState::Pending, _) => match &self.routed_why {
+                Some(why) => format!("waiting for your answer: {why}"),
+                None => "waiting for your answer".into(),
+            },
             (PermissionState::Allowed, _) if !self.remembered.is_empty() => {
                 let rules: Vec<String> = self.remembered.iter().map(suggestion_text).collect();
                 format!("approved, and from now on: {}", rules.join("; "))
@@ -125,7 +141,15 @@ impl PermissionDoc {
                 "allowed by its rule {}",
                 self.rule.as_deref().unwrap_or("(removed since)")
             ),
+            (PermissionState::Allowed, Some(Decider::Lead)) => match message {
+                Some(m) => format!("approved by the lead: {m}"),
+                None => "approved by the lead".into(),
+            },
             (PermissionState::Allowed, _) => "approved".into(),
+            (PermissionState::Denied, Some(Decider::Lead)) => match message {
+                Some(m) => format!("denied by the lead: {m}"),
+                None => "denied by the lead".into(),
+            },
             (PermissionState::Denied, Some(Decider::Timeout)) => {
                 format!(
                     "denied automatically: {}",

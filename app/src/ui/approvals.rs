@@ -12,6 +12,7 @@ use super::face::Face;
 use super::permission::PermissionCard;
 use crate::contract::endpoints as e;
 use crate::domain::docs::{identity, waiting};
+use crate::domain::escalation::Approver;
 use crate::domain::permissions::{input_summary, Decision, PermissionDoc};
 use crate::domain::Millis;
 
@@ -175,6 +176,10 @@ pub fn ApprovalQueue() -> impl IntoView {
                                 <span class="queued-who">{x.name.clone()}</span>
                                 <strong class="queued-tool">{x.p.tool_name.clone()}</strong>
                                 <code class="queued-summary">{input_summary(&x.p.input)}</code>
+                                {(x.p.with == Some(Approver::Lead)).then(|| view! {
+                                    <span class="queued-with" title="The lead decides it first; you may answer it now">"with the lead"</span>
+                                })}
+                                {x.p.routed_why.clone().map(|why| view! { <span class="queued-why">{why}</span> })}
                                 <span class="queued-waited">
                                     {move || waited().map(|w| format!("waited {w}"))}
                                 </span>

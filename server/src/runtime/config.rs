@@ -43,6 +43,18 @@ pub struct AgentSettings {
     #[arg(long, env = "SOULGRID_PERMISSION_TIMEOUT", default_value = "5m", value_parser = parse_duration)]
     pub permission_timeout: Duration,
 
+    /// With `--permissions ui`, who answers first: `human` (every request waits for the human)
+    /// or `lead-first` (the lead decides with `decide_permission`; what it does not answer in
+    /// `--lead-approval-timeout`, the lead's own requests, and calls outside an agent's folder
+    /// and worktrees, on the network or removing files go to the human).
+    #[arg(long, env = "SOULGRID_APPROVALS", value_enum, default_value = "human")]
+    pub approvals: ApprovalMode,
+
+    /// With `--approvals lead-first`: a request the lead has not answered in this long goes to
+    /// the human.
+    #[arg(long, env = "SOULGRID_LEAD_APPROVAL_TIMEOUT", default_value = "2m", value_parser = parse_duration)]
+    pub lead_approval_timeout: Duration,
+
     /// A stopped agent gets this long after `SIGTERM` before its whole process group is killed.
     #[arg(long, env = "SOULGRID_STOP_GRACE", default_value = "5s", value_parser = parse_duration)]
     pub stop_grace: Duration,
@@ -144,6 +156,16 @@ pub enum PermissionMode {
     Auto,
     /// Whatever the rules do not allow is asked in the UI.
     Ui,
+}
+
+/// Who answers a permission request first (`--approvals`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ApprovalMode {
+    /// The human, always.
+    #[default]
+    Human,
+    /// The lead, unless the human keeps the call (or the lead asks, or does not answer).
+    LeadFirst,
 }
 
 /// How agent processes are contained (`--containment`).

@@ -33,7 +33,7 @@ use crate::clock::Clock;
 use crate::mailbox::Mailboxes;
 use crate::session::Session;
 use crate::store::Store;
-pub use config::{AgentSettings, RuntimeConfig};
+pub use config::{AgentSettings, ApprovalMode, RuntimeConfig};
 use context::Context;
 use folder::knowledge::Folders;
 pub use folder::knowledge::{CaptureError, EditError};

@@ -24,6 +24,7 @@ use crate::runtime::team::fork::ForkError;
 use crate::runtime::{HallError, Inner, Runtime};
 
 mod carry;
+mod lead_first;
 
 /// The process room's [`Reports`], answered by the runtime it belongs to (held weakly: the
 /// runtime holds the process room).
@@ -49,7 +50,10 @@ impl Reports for Switchboard {
             let rt = Runtime { inner };
             match report {
                 Report::Taken(uuid) => rt.inner.postman.mark_taken(seat, live, &uuid).await,
-                Report::Asked(request_id) => rt.inner.permissions.deny_when_unanswered(request_id),
+                // Its own task: putting it to the lead writes to the lead's stdin.
+                Report::Asked(request_id) => {
+                    tokio::spawn(async move { rt.asked(request_id).await });
+                }
                 // In order, one at a time: a finding before the `stage_done` after it, a claim
                 // before its `job_done`.
                 Report::Request(LeadRequest::Quest(request), answer) => {

@@ -33,6 +33,7 @@ mod hall;
 mod inbox_files;
 mod inbox_scale;
 mod knowledge;
+mod lead_first;
 mod lifecycle;
 mod mail_delivery;
 mod mail_runtime;

@@ -5,6 +5,7 @@
 //!
 //! - `session`: summon, names, souls, sessions resumed.
 //! - `tools`: a tool call asked of the human with `--permissions ui`.
+//! - `governance`: a call allowed by the agent's rule without asking; one decided by the lead.
 //! - `mcp`: the agent's `soulgrid` MCP tools, and the side door closed.
 //! - `side_door`: a plain session's `SendMessage` to an agent is refused and reaches nothing.
 //! - `fork`, `knowledge`, `quest`: the same lives as tier 2, on the real CLI.
@@ -15,6 +16,7 @@
 mod common;
 
 mod fork;
+mod governance;
 mod knowledge;
 mod mcp;
 mod quest;

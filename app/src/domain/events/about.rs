@@ -23,6 +23,7 @@ impl EventKind {
             EventKind::RuntimeError { .. } => "runtime_error",
             EventKind::PermissionRequest { .. } => "permission_request",
             EventKind::PermissionDecision { .. } => "permission_decision",
+            EventKind::PermissionRouted { .. } => "permission_routed",
             EventKind::AgentKilled { .. } => "agent_killed",
             EventKind::AgentRecalled { .. } => "agent_recalled",
             EventKind::AgentForked { .. } => "agent_forked",
@@ -77,6 +78,7 @@ impl EventKind {
             | EventKind::WorkState { seat, .. }
             | EventKind::PermissionRequest { seat, .. }
             | EventKind::PermissionDecision { seat, .. }
+            | EventKind::PermissionRouted { seat, .. }
             | EventKind::AgentKilled { seat, .. }
             | EventKind::AgentRecalled { seat, .. }
             | EventKind::AgentForked { seat, .. }

@@ -193,6 +193,14 @@ pub enum EventKind {
         seat: Option<Seat>,
         message: String,
     },
+    /// A waiting request goes to the lead, or to the human and why (`--approvals lead-first`).
+    PermissionRouted {
+        seat: Seat,
+        request_id: String,
+        to: super::escalation::Approver,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        why: Option<String>,
+    },
     /// An agent asks to use a tool (`can_use_tool`, with `--permissions ui`) and waits.
     PermissionRequest {
         seat: Seat,

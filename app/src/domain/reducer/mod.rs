@@ -224,6 +224,8 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
                     event_id: event.id,
                     identity_id: identity(docs, *seat).map(AgentIdentity::stable_id),
                     rule: None,
+                    with: None,
+                    routed_why: None,
                     extra: Default::default(),
                 };
                 w.put(id, Doc::Permission(Box::new(doc)));
@@ -249,6 +251,16 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
             p.decided_by = Some(*decided_by);
             p.decided_at = Some(event.ts);
             p.rule = rule.clone();
+        }),
+        EventKind::PermissionRouted {
+            request_id,
+            to,
+            why,
+            ..
+        } => w.settle(request_id, |p| {
+            // Still pending (settle writes nothing else): only who it waits for changes.
+            p.with = Some(*to);
+            p.routed_why = why.clone();
         }),
         EventKind::AgentKilled { seat, reason } => hall::retire(&mut w, event, *seat, reason),
         EventKind::AgentRecalled { identity_id, seat } => {

@@ -3,6 +3,7 @@
 mod buttons;
 mod channel;
 mod docs;
+mod escalation;
 mod events;
 mod hall;
 mod knowledge;

@@ -151,6 +151,16 @@ fn kind() -> impl Strategy<Value = EventKind> {
                 }
             ),
         Just(EventKind::Unknown),
+        (seat(), 0u8..3, any::<bool>()).prop_map(|(seat, r, lead)| EventKind::PermissionRouted {
+            seat,
+            request_id: format!("r{r}"),
+            to: if lead {
+                crate::domain::escalation::Approver::Lead
+            } else {
+                crate::domain::escalation::Approver::Human
+            },
+            why: (!lead).then(|| "kept".into()),
+        }),
         (
             0u8..9,
             prop::sample::select(vec!["Bash(cargo test:*)", "Read", "Bash(", "Edit(src/**)"])

@@ -165,6 +165,17 @@ pub const TOOLS: &[Tool] = &[
         ],
     },
     Tool {
+        name: "decide_permission",
+        description: "Decide a permission request Soulgrid sent you (with --approvals lead-first): allow or deny another agent's tool call, with a reason the agent reads. Calls the human keeps (outside the agent's folder and worktrees, the network, removing files) are not yours to decide.",
+        does: Does::Marker("decide_permission"),
+        lead_only: true,
+        params: &[
+            ("request", "string", "The request's id, as Soulgrid's message gives it.", true),
+            ("decision", "string", "allow or deny.", true),
+            ("reason", "string", "Why, in a line (the agent reads it when denied).", false),
+        ],
+    },
+    Tool {
         name: "claim_job",
         description: "Claim a job offered on the board (the first claim wins; the result says whether it is yours).",
         does: Does::Marker("claim"),

@@ -205,10 +205,15 @@ impl Sim {
             reply = format!("{reply}\n{}", markers.join("\n"));
         }
         if knob("SIM_TOOL") {
-            match self.tool_call() {
+            // `SIM_TOOL_RM`: a call the human keeps (removing files) instead of `echo hi`.
+            let command = match knob("SIM_TOOL_RM") {
+                true => "rm -rf build",
+                false => "echo hi",
+            };
+            match self.tool_call(command) {
                 None => return,
-                Some(Ok(out)) => reply = format!("I ran `echo hi` and it printed: {out}"),
-                Some(Err(why)) => reply = format!("I was not allowed to run `echo hi`: {why}"),
+                Some(Ok(out)) => reply = format!("I ran `{command}` and it printed: {out}"),
+                Some(Err(why)) => reply = format!("I was not allowed to run `{command}`: {why}"),
             }
         }
         for block in reply.split("\n\n\n") {
@@ -247,16 +252,17 @@ impl Sim {
 
     /// Calls Bash (`echo hi`), asking first when permissions are asked on stdio. `None` when the
     /// turn was interrupted meanwhile; else the output or why it was refused.
-    fn tool_call(&mut self) -> Option<Result<String, String>> {
+    fn tool_call(&mut self, command: &str) -> Option<Result<String, String>> {
         let session = self.session_id.clone();
-        let input = json!({"command": "echo hi", "description": "Say hi"});
+        let input = json!({"command": command, "description": "Say hi"});
         self.emit(
             json!({"type": "assistant", "message": {"id": "msg_sim_tool", "role": "assistant",
             "content": [{"type": "tool_use", "id": "toolu_sim", "name": "Bash", "input": input}]},
             "parent_tool_use_id": null, "session_id": session}),
         );
         let mut outcome = Ok("hi".to_string());
-        if self.ask_permission && !self.allowed.iter().any(|r| r == "Bash(echo hi)") {
+        let rule = format!("Bash({command})");
+        if self.ask_permission && !self.allowed.contains(&rule) {
             let id = format!("sim-perm-{}-{}", std::process::id(), self.turns);
             self.emit(json!({"type": "control_request", "request_id": id, "request": {"subtype": "can_use_tool",
                 "tool_name": "Bash", "display_name": "Bash", "input": input, "description": "Say hi",

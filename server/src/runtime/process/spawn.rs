@@ -265,7 +265,11 @@ impl Spawner {
             translator: {
                 let mut t = Translator::new(seat, spec.name.clone(), spec.summoning)
                     .with_team_names(&rt.names().lead, &rt.names().human)
-                    .with_roots(roots);
+                    .with_roots(roots)
+                    .with_lead_first(
+                        rt.config().agents.approvals
+                            == crate::runtime::config::ApprovalMode::LeadFirst,
+                    );
                 t.set_aside(spec.aside);
                 t
             },

@@ -135,6 +135,11 @@ impl Runtime {
                 let (p, w) = self.worktree_of(seat, project.as_deref())?;
                 self.claim_files(&p, &w, paths, why).await
             }
+            LeadRequest::DecidePermission {
+                request,
+                decision,
+                reason,
+            } => self.lead_decides(&request, &decision, reason).await,
             LeadRequest::PutToWork { agent, project } => {
                 let (who, id) = self
                     .store()

@@ -7,6 +7,7 @@
 use std::time::Duration;
 
 use app::domain::docs::request;
+use app::domain::escalation::Approver;
 use app::domain::events::EventKind;
 use app::domain::permissions::{updates_for, Decider, Decision, PermissionState};
 
@@ -47,6 +48,8 @@ pub struct Permissions {
     pub(in crate::runtime) table: Table,
     /// A request nobody answers is denied after this long.
     pub(in crate::runtime) timeout: Duration,
+    /// A request the lead does not answer goes to the human after this long.
+    pub(in crate::runtime) lead_timeout: Duration,
     pub(in crate::runtime) shutdown: CancellationToken,
     /// Requests an answer was claimed for: the first claim answers.
     pub(in crate::runtime) answered: Arc<Mutex<HashSet<String>>>,
@@ -59,6 +62,7 @@ impl Permissions {
             recorder: ctx.recorder().clone(),
             table,
             timeout: ctx.config().agents.permission_timeout,
+            lead_timeout: ctx.config().agents.lead_approval_timeout,
             shutdown: ctx.shutdown_token(),
             answered: Default::default(),
         }
@@ -172,6 +176,43 @@ impl Permissions {
             Decision::Allow | Decision::AllowAlways => PermissionState::Allowed,
             Decision::Deny => PermissionState::Denied,
         })
+    }
+
+    /// Hands a request that waits for the lead to the human, saying why; one settled or with
+    /// the human already stays as it is.
+    pub(in crate::runtime) async fn escalate(&self, request_id: &str, why: String) {
+        let seat = self.store.with_docs(|d| {
+            request(d, request_id)
+                .filter(|p| p.is_pending() && p.with == Some(Approver::Lead))
+                .map(|p| p.seat)
+        });
+        let Some(seat) = seat else {
+            return;
+        };
+        tracing::info!(request_id, why, "permission request handed to the human");
+        let _ = self
+            .recorder
+            .record(vec![EventKind::PermissionRouted {
+                seat,
+                request_id: request_id.to_string(),
+                to: Approver::Human,
+                why: Some(why),
+            }])
+            .await;
+    }
+
+    /// Hands `request_id` to the human if the lead has not answered it in time.
+    pub(in crate::runtime) fn escalate_when_unanswered(&self, request_id: String) {
+        let rt = self.clone();
+        let (timeout, shutdown) = (self.lead_timeout, self.shutdown.clone());
+        tokio::spawn(async move {
+            tokio::select! {
+                _ = tokio::time::sleep(timeout) => {}
+                _ = shutdown.cancelled() => return,
+            }
+            let why = format!("the lead did not answer within {}", human_duration(timeout));
+            rt.escalate(&request_id, why).await;
+        });
     }
 
     /// Denies `request_id` if nobody has answered it when the timeout runs out.

@@ -198,6 +198,15 @@ impl Translator {
             Marker::PutToWork { agent, project } if self.is_lead() => {
                 out.requests.push(LeadRequest::PutToWork { agent, project })
             }
+            Marker::DecidePermission {
+                request,
+                decision,
+                reason,
+            } if self.is_lead() => out.requests.push(LeadRequest::DecidePermission {
+                request,
+                decision,
+                reason,
+            }),
             Marker::Route { to, text } => out.requests.push(LeadRequest::Route {
                 seat: self.seat,
                 from: self.speaker(),

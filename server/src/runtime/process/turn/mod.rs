@@ -3,6 +3,7 @@
 //! registers. No I/O here: the process supervisor feeds lines in and appends what comes out.
 
 use app::domain::docs::Docs;
+use app::domain::escalation::{kept_by_human, Approver};
 use app::domain::events::{Aside, EventKind, TurnUsage};
 use app::domain::markers::parse_block;
 use app::domain::names::NameError;
@@ -89,6 +90,8 @@ pub struct Translator {
     listed: Option<Vec<&'static str>>,
     /// Where the agent runs, then its worktrees: where its rules read relative paths.
     roots: Vec<String>,
+    /// `--approvals lead-first`: requests go to the lead unless the human keeps them.
+    lead_first: bool,
     /// List-changed notifications sent so far.
     notified: u32,
 }
@@ -112,6 +115,7 @@ impl Translator {
             listed: None,
             notified: 0,
             roots: Vec::new(),
+            lead_first: false,
         }
     }
 
@@ -181,6 +185,21 @@ impl Translator {
             out.replies.push(protocol::allow(request_id, input));
             return;
         }
+        // Lead-first: to the lead, unless the human keeps it (and the lead's own go to the
+        // human); each is recorded with why.
+        if self.lead_first {
+            let (to, why) = match kept_by_human(tool_name, input, &self.roots) {
+                _ if self.seat == LEAD_SEAT => (Approver::Human, Some("the lead's own request")),
+                Some(kept) => (Approver::Human, Some(kept.why())),
+                None => (Approver::Lead, None),
+            };
+            out.events.push(EventKind::PermissionRouted {
+                seat: self.seat,
+                request_id: request_id.to_string(),
+                to,
+                why: why.map(str::to_string),
+            });
+        }
         out.events.push(self.process(
             ProcessState::Running,
             Some(format!("waiting for approval: {tool_name}")),
@@ -191,6 +210,12 @@ impl Translator {
     /// Where the agent runs, then its worktrees (absolute): its rules read relative paths there.
     pub fn with_roots(mut self, roots: Vec<String>) -> Self {
         self.roots = roots;
+        self
+    }
+
+    /// `--approvals lead-first`: waiting requests go to the lead unless the human keeps them.
+    pub fn with_lead_first(mut self, lead_first: bool) -> Self {
+        self.lead_first = lead_first;
         self
     }
 

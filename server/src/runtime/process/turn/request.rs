@@ -74,6 +74,12 @@ pub enum LeadRequest {
         agent: String,
         project: String,
     },
+    /// The lead decides the permission request `request` (`allow` or `deny`).
+    DecidePermission {
+        request: String,
+        decision: String,
+        reason: Option<String>,
+    },
 }
 
 impl LeadRequest {
@@ -84,7 +90,8 @@ impl LeadRequest {
             | LeadRequest::Dismiss { .. }
             | LeadRequest::Kill { .. }
             | LeadRequest::Recall { .. }
-            | LeadRequest::PutToWork { .. } => LEAD_SEAT,
+            | LeadRequest::PutToWork { .. }
+            | LeadRequest::DecidePermission { .. } => LEAD_SEAT,
             LeadRequest::Fork { by, .. } => *by,
             LeadRequest::Route { seat, .. }
             | LeadRequest::CheckMail { seat }
@@ -110,6 +117,7 @@ impl LeadRequest {
             LeadRequest::RequestReview { .. } => "request_review".into(),
             LeadRequest::ClaimFiles { .. } => "claim_files".into(),
             LeadRequest::PutToWork { agent, .. } => format!("put_to_work {agent}"),
+            LeadRequest::DecidePermission { request, .. } => format!("decide_permission {request}"),
         }
     }
 }
