@@ -99,6 +99,7 @@ pub(crate) fn Console(snapshot: Snapshot) -> impl IntoView {
                 {match watching {
                     false => view! {
                         <crate::ui::approvals::ApprovalCount/>
+                        <crate::ui::budgets::TeamSpend/>
                         <crate::ui::time_travel::TimeSlider at=past/>
                         <EndSession/>
                     }
@@ -143,6 +144,7 @@ pub(crate) fn Console(snapshot: Snapshot) -> impl IntoView {
                     <Hall/>
                     <crate::ui::quest::QuestList/>
                     {(!watching).then(|| view! {
+                        <crate::ui::budgets::Budgets/>
                         <crate::ui::findings::Jobs/>
                         <crate::ui::watch_links::WatchLinks/>
                     })}

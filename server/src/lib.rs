@@ -104,6 +104,7 @@ pub async fn boot_with_clock(
     runtime.keep_state_files();
     runtime.expire_hatching();
     runtime.watch_quests();
+    runtime.watch_budgets();
     forget_idle_history(&store, &shutdown);
     if let Some(every) = config.backup_every {
         portable::backup::keep_backing_up(

@@ -257,6 +257,12 @@ endpoints! {
     RevokeWatch: Post "/api/watch/{token}/revoke", String, Empty => Empty;
     /// Ends the session: every agent sleeps.
     EndSession: Post "/api/session/end", (), Empty => SessionEnded;
+    /// Sets a budget, the team's or (`agent`) an identity's, per UTC day and month in US
+    /// dollars (a limit left out stays, `null` removes it); the budgets after. At 100 % an agent
+    /// gets no new turn (its mail waits) until the limit is raised or the period turns.
+    SetBudget: Post "/api/budgets", (), NewBudget => Vec<BudgetView>;
+    /// The team's budget and spend (today, this month), then each identity's budget.
+    Budgets: Get "/api/budgets", (), Empty => Vec<BudgetView>;
     /// Permission requests, oldest first: `?state=waiting` is the approval queue (every agent's
     /// requests that wait for an answer); no state: all of them.
     Permissions: Get "/api/permissions", PermissionsAt, Empty => Vec<QueuedRequest>;

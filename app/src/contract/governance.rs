@@ -64,3 +64,112 @@ pub struct QueuedRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<String>,
 }
+
+/// `POST /api/budgets {"agent"?, "perDayUsd"?, "perMonthUsd"?}`: the identity's budget (no
+/// agent: the team's). A limit left out stays as it was; `null` removes it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NewBudget {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "given",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub per_day_usd: Option<Option<f64>>,
+    #[serde(
+        default,
+        deserialize_with = "given",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub per_month_usd: Option<Option<f64>>,
+}
+
+/// A field that is there (`Some`), even as `null` (`Some(None)`); absent is `None`.
+fn given<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<f64>>, D::Error> {
+    Option::<f64>::deserialize(d).map(Some)
+}
+
+/// A budget and what was spent against it, today and this month (UTC).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BudgetView {
+    /// The identity (none: the team).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per_day_usd: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per_month_usd: Option<f64>,
+    pub spent_today_usd: f64,
+    pub spent_this_month_usd: f64,
+    /// The limit reached, in words (no new turn until it is raised or its period turns).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reached: Option<String>,
+    /// At 80 % of a limit, in words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub near: Option<String>,
+}
+
+/// The team's budget (always, with its spend) and each identity's that has one, at `now`.
+pub fn budget_views(
+    docs: &crate::domain::docs::Docs,
+    now: crate::domain::Millis,
+) -> Vec<BudgetView> {
+    use crate::domain::budget::{budget, budgets, spent, standings, team_spent, Level};
+    let usd = |m: u64| m as f64 / 1_000_000.0;
+    let limits = |b: Option<&crate::domain::budget::BudgetDoc>| {
+        (
+            b.and_then(|b| b.per_day_micro_usd).map(usd),
+            b.and_then(|b| b.per_month_micro_usd).map(usd),
+        )
+    };
+    let (day, month) = team_spent(docs, now);
+    let (per_day_usd, per_month_usd) = limits(budget(docs, None));
+    let team_level = |level: Level| {
+        // The team's own standing: any agent's view of it, or none without agents.
+        crate::domain::docs::identities(docs)
+            .next()
+            .map(|d| standings(docs, &d.stable_id(), now))
+            .unwrap_or_default()
+            .into_iter()
+            .find(|s| s.agent.is_none() && s.level() == level)
+            .map(|s| s.words())
+    };
+    let mut v = vec![BudgetView {
+        agent: None,
+        name: None,
+        per_day_usd,
+        per_month_usd,
+        spent_today_usd: usd(day),
+        spent_this_month_usd: usd(month),
+        reached: team_level(Level::Reached),
+        near: team_level(Level::Near),
+    }];
+    for b in budgets(docs).into_iter().filter(|b| b.agent.is_some()) {
+        let id = b.agent.clone().unwrap_or_default();
+        let who = crate::domain::docs::identity_by_id(docs, &id);
+        let (d, m) = crate::domain::life::ledger_of(docs, &id).map_or((0, 0), |l| spent(l, now));
+        let own = standings(docs, &id, now);
+        let level = |level: Level| {
+            own.iter()
+                .find(|s| s.agent.is_some() && s.level() == level)
+                .map(|s| s.words())
+        };
+        let (per_day_usd, per_month_usd) = limits(Some(b));
+        v.push(BudgetView {
+            name: who.and_then(|w| w.name.clone()),
+            agent: Some(id),
+            per_day_usd,
+            per_month_usd,
+            spent_today_usd: usd(d),
+            spent_this_month_usd: usd(m),
+            reached: level(Level::Reached),
+            near: level(Level::Near),
+        });
+    }
+    v
+}

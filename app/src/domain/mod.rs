@@ -10,6 +10,7 @@
 
 #![deny(clippy::disallowed_methods, clippy::disallowed_types)]
 
+pub mod budget;
 pub mod buttons;
 pub mod channel;
 pub mod diff;

@@ -36,6 +36,23 @@ pub fn iso(ms: Millis) -> String {
     format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{milli:03}Z")
 }
 
+/// The UTC day of `ms`: `2026-11-22` (a budget's day).
+pub fn day_key(ms: Millis) -> String {
+    let (y, mo, d, ..) = parts(ms);
+    format!("{y:04}-{mo:02}-{d:02}")
+}
+
+/// The UTC month of `ms`: `2026-11` (a budget's month).
+pub fn month_key(ms: Millis) -> String {
+    let (y, mo, ..) = parts(ms);
+    format!("{y:04}-{mo:02}")
+}
+
+/// When the UTC day after `ms` begins.
+pub fn next_day(ms: Millis) -> Millis {
+    (ms.div_euclid(86_400_000) + 1) * 86_400_000
+}
+
 /// `2026-11-22 10:26 UTC`.
 pub fn human(ms: Millis) -> String {
     let (y, mo, d, h, mi, ..) = parts(ms);

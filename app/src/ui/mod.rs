@@ -3,6 +3,7 @@
 pub mod action;
 pub mod agent_page;
 pub mod approvals;
+pub mod budgets;
 pub mod cell;
 pub mod composer;
 pub mod detail;

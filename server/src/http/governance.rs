@@ -1,7 +1,9 @@
-//! Governance over HTTP: an identity's rules and the one approval queue (types from
+//! Governance over HTTP: an identity's rules, the one approval queue and budgets (types from
 //! `app::contract`).
 
-use app::contract::{NewRule, PermissionsAt, QueuedRequest, RulesView};
+use app::contract::{
+    budget_views, BudgetView, NewBudget, NewRule, PermissionsAt, QueuedRequest, RulesView,
+};
 use app::domain::docs::{identity, permissions};
 use app::domain::permissions::PermissionState;
 use axum::extract::State;
@@ -10,7 +12,7 @@ use axum::Json;
 
 use super::extract::{AppJson, AppPath, AppQuery};
 use crate::error::AppError;
-use crate::runtime::{Kept, RuleChangeError};
+use crate::runtime::{BudgetChange, BudgetError, Kept, RuleChangeError};
 use crate::state::AppState;
 
 impl From<RuleChangeError> for AppError {
@@ -94,4 +96,37 @@ pub async fn list(
         v
     });
     Ok(Json(list))
+}
+
+impl From<BudgetError> for AppError {
+    fn from(e: BudgetError) -> Self {
+        match e {
+            BudgetError::Unknown(_) => AppError::NoSuch(e.to_string()),
+            BudgetError::Bad(_) => AppError::BadRequest(e.to_string()),
+            BudgetError::Store(_) => AppError::Unavailable(e.to_string()),
+        }
+    }
+}
+
+/// `POST /api/budgets {"agent"?, "perDayUsd"?, "perMonthUsd"?}` → the budgets after; `400` for
+/// a limit of zero, negative or absurd, `404` for an unknown agent.
+pub async fn set_budget(
+    State(state): State<AppState>,
+    AppJson(body): AppJson<NewBudget>,
+) -> Result<Json<Vec<BudgetView>>, AppError> {
+    state
+        .runtime
+        .set_budget(BudgetChange {
+            agent: body.agent,
+            per_day_usd: body.per_day_usd,
+            per_month_usd: body.per_month_usd,
+        })
+        .await?;
+    budgets(State(state)).await
+}
+
+/// `GET /api/budgets`: the team's (with its spend today and this month), then each identity's.
+pub async fn budgets(State(state): State<AppState>) -> Result<Json<Vec<BudgetView>>, AppError> {
+    let now = state.runtime.clock().now_ms();
+    Ok(Json(state.store.with_docs(|d| budget_views(d, now))))
 }

@@ -102,6 +102,8 @@ pub fn router(state: AppState) -> Router {
         .at::<e::PostJob, _, _>(quests::post_job)
         .at::<e::Jobs, _, _>(quests::jobs)
         .at::<e::EndSession, _, _>(api::end_session)
+        .at::<e::SetBudget, _, _>(governance::set_budget)
+        .at::<e::Budgets, _, _>(governance::budgets)
         .at::<e::Permissions, _, _>(governance::list)
         .at::<e::AnswerPermission, _, _>(api::permission)
         .at::<e::MakeInvite, _, _>(external::make_invite)

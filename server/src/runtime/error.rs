@@ -19,4 +19,7 @@ pub enum RuntimeError {
     NotWorking(Seat),
     #[error("the agent in seat {0} is not taking input: {1}")]
     NotTakingInput(Seat, String),
+    /// A budget is reached: no new turn until it is raised or its period turns.
+    #[error("budget reached ({1}): its mail waits until the limit is raised or the period turns")]
+    OverBudget(Seat, String),
 }

@@ -5,6 +5,7 @@
 // The rooms: each holds one concern; the rules between them are in docs/ARCHITECTURE.md and
 // checked by `server/tests/it/rooms.rs`.
 mod background;
+mod budgets;
 mod config;
 mod context;
 mod error;
@@ -33,6 +34,7 @@ use crate::clock::Clock;
 use crate::mailbox::Mailboxes;
 use crate::session::Session;
 use crate::store::Store;
+pub use budgets::{BudgetError, Change as BudgetChange};
 pub use config::{AgentSettings, ApprovalMode, RuntimeConfig};
 use context::Context;
 use folder::knowledge::Folders;
@@ -74,6 +76,8 @@ struct Inner {
     quests: Quests,
     /// The human's answers to permission requests.
     permissions: Permissions,
+    /// Spend limits: set, watched, and the mail they held handed over.
+    budgets: budgets::Budgets,
     projects: projects::Projects,
     /// External agents: invites, their connections.
     externals: external::Externals,
@@ -109,6 +113,10 @@ impl Runtime {
                 (team.clone(), projects.clone()),
             );
             let permissions = Permissions::new(&ctx, processes.table().clone());
+            let budgets = budgets::Budgets {
+                ctx: ctx.clone(),
+                postman: postman.clone(),
+            };
             let externals = external::Externals {
                 ctx: ctx.clone(),
                 processes: processes.clone(),
@@ -126,6 +134,7 @@ impl Runtime {
                 team,
                 quests,
                 permissions,
+                budgets,
                 background: background::Background::start(),
             }
         });
@@ -355,6 +364,17 @@ impl Runtime {
             .permissions
             .decide(request_id, decision, message, by, suggestion)
             .await
+    }
+
+    /// Sets a budget (`budgets`).
+    pub async fn set_budget(&self, change: BudgetChange) -> Result<(), BudgetError> {
+        self.inner.budgets.set(change).await
+    }
+
+    /// Follows the log for budgets' levels and hands held mail over when a limit rises or a
+    /// day begins.
+    pub fn watch_budgets(&self) {
+        self.inner.budgets.watch()
     }
 
     /// The rules of the identity `id` (`team::rules`).

@@ -25,6 +25,7 @@ static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 mod agent_life;
 mod backup;
 mod belief;
+mod budgets;
 mod channel;
 mod external;
 mod follow;

@@ -1,6 +1,7 @@
 //! `Doc`, any document of the store: one variant per known type (declared once, below), and
 //! every document of a type this version does not know kept verbatim (`Other`).
 
+use super::super::budget::{BudgetDoc, TYPE_BUDGET};
 use std::collections::BTreeMap;
 
 use serde::{de::Error as _, Deserialize, Deserializer, Serialize, Serializer};
@@ -91,6 +92,7 @@ documents! {
     Worktree(Box<WorktreeDoc> => WorktreeDoc) = TYPE_WORKTREE, as_worktree;
     Invite(Box<InviteDoc> => InviteDoc) = TYPE_INVITE, as_invite;
     Watch(Box<WatchDoc> => WatchDoc) = TYPE_WATCH, as_watch;
+    Budget(Box<BudgetDoc> => BudgetDoc) = TYPE_BUDGET, as_budget;
 }
 
 impl Doc {

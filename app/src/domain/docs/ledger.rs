@@ -65,8 +65,22 @@ pub struct LedgerDoc {
     /// The last event counted here: an event with this id or an older one counts no more.
     #[serde(default)]
     pub last_event_id: u64,
+    /// What it spent in its last day of spending (UTC, `2026-11-27`), for budgets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spend_day: Option<String>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub day_micro_usd: u64,
+    /// What it spent in its last month of spending (UTC, `2026-11`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spend_month: Option<String>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub month_micro_usd: u64,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl LedgerDoc {
@@ -84,6 +98,10 @@ impl LedgerDoc {
             process_cost_micro_usd: 0,
             current_session: None,
             last_event_id: 0,
+            spend_day: None,
+            day_micro_usd: 0,
+            spend_month: None,
+            month_micro_usd: 0,
             extra: Map::new(),
         }
     }

@@ -63,6 +63,8 @@ impl EventKind {
             EventKind::AgentWrote { .. } => "agent_wrote",
             EventKind::RuleAdded { .. } => "rule_added",
             EventKind::RuleRemoved { .. } => "rule_removed",
+            EventKind::BudgetSet { .. } => "budget_set",
+            EventKind::BudgetCrossed { .. } => "budget_crossed",
             EventKind::Unknown => "unknown",
         }
     }
@@ -86,7 +88,7 @@ impl EventKind {
             | EventKind::WorkCommitted { seat, .. }
             | EventKind::FindingPosted { seat, .. }
             | EventKind::AgentWrote { to_seat: seat, .. } => Some(*seat),
-            EventKind::TeamMessage { seat, .. } => *seat,
+            EventKind::TeamMessage { seat, .. } | EventKind::BudgetCrossed { seat, .. } => *seat,
             EventKind::LeadText { .. } => Some(super::super::LEAD_SEAT),
             EventKind::MarkerError { seat, .. } | EventKind::RuntimeError { seat, .. } => *seat,
             _ => None,

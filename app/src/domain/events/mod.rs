@@ -545,6 +545,29 @@ pub enum EventKind {
         n: u32,
         by: String,
     },
+    /// The human set a budget: the identity `agent`'s, or (none) the team's; the limits as
+    /// they are now (none: no limit).
+    BudgetSet {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        agent: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        per_day_micro_usd: Option<u64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        per_month_micro_usd: Option<u64>,
+    },
+    /// A turn brought an agent (or, no `agent`, the team) to 80 % of a limit, or to it
+    /// (`reached`): told once per period and level (`told`, e.g. `day:2026-11-27:near`);
+    /// `seat`: the agent's, which says so.
+    BudgetCrossed {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        agent: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seat: Option<Seat>,
+        told: String,
+        words: String,
+        #[serde(default)]
+        reached: bool,
+    },
     /// Any type this version does not know (written by a newer version). Ignored by
     /// the reducer.
     #[serde(other)]

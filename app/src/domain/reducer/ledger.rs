@@ -100,6 +100,9 @@ pub(super) fn count(w: &mut Writes, event: &Event, r: Report<'_>) {
         added
     });
     l.cost_micro_usd += cost;
+    if cost > 0 {
+        spend(&mut l, event.ts, cost);
+    }
     if let Some(u) = r.usage {
         l.turns += 1;
         l.input_tokens += u.input_tokens;
@@ -123,6 +126,24 @@ pub(super) fn count(w: &mut Writes, event: &Event, r: Report<'_>) {
         l.process_cost_micro_usd = 0;
     }
     put_ledger(w, event, l, before, session);
+}
+
+/// Counts `cost` into the spend of the UTC day and month of `ts` (a new one starts at zero).
+fn spend(l: &mut LedgerDoc, ts: crate::domain::Millis, cost: u64) {
+    let (day, month) = (
+        crate::domain::time::day_key(ts),
+        crate::domain::time::month_key(ts),
+    );
+    if l.spend_day.as_deref() != Some(day.as_str()) {
+        l.spend_day = Some(day);
+        l.day_micro_usd = 0;
+    }
+    if l.spend_month.as_deref() != Some(month.as_str()) {
+        l.spend_month = Some(month);
+        l.month_micro_usd = 0;
+    }
+    l.day_micro_usd += cost;
+    l.month_micro_usd += cost;
 }
 
 /// A message in the thread of `who`: one it wrote (`own`), or one to it. Counted as it is

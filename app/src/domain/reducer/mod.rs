@@ -6,6 +6,7 @@
 //! live `agent_process` (the lead's `agent_status` is a belief, recorded and never applied).
 
 mod external;
+mod governance;
 mod hall;
 mod knowledge;
 mod ledger;
@@ -14,7 +15,6 @@ mod process;
 mod project;
 mod quest;
 mod review;
-mod rules;
 mod seat;
 mod writes;
 
@@ -348,7 +348,10 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
         | EventKind::SecretRotated { .. }
         | EventKind::WatchMade { .. }
         | EventKind::WatchRevoked { .. } => external::apply(&mut w, event),
-        EventKind::RuleAdded { .. } | EventKind::RuleRemoved { .. } => rules::apply(&mut w, event),
+        EventKind::RuleAdded { .. }
+        | EventKind::RuleRemoved { .. }
+        | EventKind::BudgetSet { .. }
+        | EventKind::BudgetCrossed { .. } => governance::apply(&mut w, event),
         EventKind::MarkerError { seat: None, .. }
         | EventKind::RuntimeError { seat: None, .. }
         | EventKind::Unknown => {}

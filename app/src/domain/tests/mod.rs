@@ -1,5 +1,6 @@
 //! Tests of the domain core: one file per rule, plus property tests of the reducer laws.
 
+mod budget;
 mod buttons;
 mod channel;
 mod docs;

@@ -151,6 +151,22 @@ fn kind() -> impl Strategy<Value = EventKind> {
                 }
             ),
         Just(EventKind::Unknown),
+        (prop::option::of(0u8..3), prop::option::of(1u64..9)).prop_map(|(who, day)| {
+            EventKind::BudgetSet {
+                agent: who.map(|w| format!("id-{w}")),
+                per_day_micro_usd: day.map(|d| d * 1_000_000),
+                per_month_micro_usd: None,
+            }
+        }),
+        (prop::option::of(seat()), any::<bool>()).prop_map(|(seat, reached)| {
+            EventKind::BudgetCrossed {
+                agent: seat.map(|_| "id-0".to_string()),
+                seat,
+                told: "day:2026-11-27:near".into(),
+                words: "its daily budget".into(),
+                reached,
+            }
+        }),
         (seat(), 0u8..3, any::<bool>()).prop_map(|(seat, r, lead)| EventKind::PermissionRouted {
             seat,
             request_id: format!("r{r}"),

@@ -85,8 +85,38 @@ impl Processes {
         live: &Live,
         message: Outgoing,
     ) -> Result<(), RuntimeError> {
+        self.within_budget(seat).await?;
         crate::runtime::process::outgoing::send_to(&self.ctx.config().data_dir, seat, live, message)
             .await
+    }
+
+    /// Refuses a new turn (a message, a start) to an agent whose budget, or the team's, is
+    /// reached at this moment; the seat says why (once, while it stays so).
+    pub(in crate::runtime) async fn within_budget(&self, seat: Seat) -> Result<(), RuntimeError> {
+        let now = self.ctx.clock().now_ms();
+        let over = self.ctx.store().with_docs(|d| {
+            let who = app::domain::docs::identity(d, seat)?;
+            let hit = app::domain::budget::reached(d, &who.stable_id(), now)?;
+            let e = RuntimeError::OverBudget(seat, hit.words());
+            let said = who
+                .last_problem
+                .as_ref()
+                .is_some_and(|p| p.message == e.to_string());
+            Some((e, said))
+        });
+        let Some((e, said)) = over else {
+            return Ok(());
+        };
+        if !said {
+            tracing::warn!(seat, "{e}");
+            self.ctx
+                .record(vec![app::domain::events::EventKind::RuntimeError {
+                    seat: Some(seat),
+                    message: e.to_string(),
+                }])
+                .await;
+        }
+        Err(e)
     }
 
     /// The seat's running process, or the one starting there once it runs (bounded).
@@ -133,6 +163,7 @@ impl Processes {
         reservation: Reservation,
         spec: Spec,
     ) -> Result<(), RuntimeError> {
+        self.within_budget(spec.seat).await?;
         let started = self
             .spawner
             .spawn(&spec, reservation.stop_signal().clone())

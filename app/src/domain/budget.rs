@@ -1,0 +1,216 @@
+//! Budgets: a spend limit per agent and for the team, per UTC day and per UTC month, in US
+//! dollars, counted from each turn's `result` cost (the ledger keeps each identity's spend of
+//! its current day and month). At 80 % the seat says so and the human is told; at 100 % the
+//! agent finishes its turn and is given no new one (its mail waits) until the limit is raised
+//! or the period turns.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::docs::{Doc, Docs, LedgerDoc, TYPE_LEDGER};
+use super::time::{day_key, month_key};
+use super::Millis;
+
+pub const TYPE_BUDGET: &str = "budget";
+
+/// The highest limit taken, in US dollars: anything above is a typo, not a budget.
+pub const MAX_USD: f64 = 100_000.0;
+
+/// How a seat's problem about a budget begins (a refusal, or a level told): cleared when a
+/// budget is set.
+pub const BUDGET_PROBLEM: &str = "budget ";
+
+/// The share of a limit at which the seat and the human are told.
+pub const WARN_AT: f64 = 0.8;
+
+/// `budget:team`, or `budget:{identity}`.
+pub fn budget_id(agent: Option<&str>) -> String {
+    format!("{TYPE_BUDGET}:{}", agent.unwrap_or("team"))
+}
+
+/// A limit, per day and per month (none: no limit), in micro-dollars.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BudgetDoc {
+    #[serde(rename = "_id")]
+    pub id: String,
+    /// The identity it limits; none for the team's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per_day_micro_usd: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per_month_micro_usd: Option<u64>,
+    pub set_at: Millis,
+    /// The levels told lately (`day:2026-11-27:near`): each is told once per period.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub told: Vec<String>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// A period a limit counts over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Period {
+    Day,
+    Month,
+}
+
+impl Period {
+    pub fn word(self) -> &'static str {
+        match self {
+            Period::Day => "today",
+            Period::Month => "this month",
+        }
+    }
+}
+
+/// How far a spend has come against a limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    Under,
+    /// 80 % or more.
+    Near,
+    /// 100 % or more.
+    Reached,
+}
+
+/// One limit and what was spent against it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Standing {
+    /// The identity's limit, or the team's (`None`).
+    pub agent: Option<String>,
+    pub period: Period,
+    pub spent_micro_usd: u64,
+    pub limit_micro_usd: u64,
+}
+
+impl Standing {
+    pub fn level(&self) -> Level {
+        let share = self.spent_micro_usd as f64 / self.limit_micro_usd.max(1) as f64;
+        if share >= 1.0 {
+            Level::Reached
+        } else if share >= WARN_AT {
+            Level::Near
+        } else {
+            Level::Under
+        }
+    }
+
+    /// "the team's daily budget: $4.10 of $5.00 today".
+    pub fn words(&self) -> String {
+        let whose = match &self.agent {
+            Some(_) => "its",
+            None => "the team's",
+        };
+        let kind = match self.period {
+            Period::Day => "daily",
+            Period::Month => "monthly",
+        };
+        format!(
+            "{whose} {kind} budget: {} of {} {}",
+            usd(self.spent_micro_usd),
+            usd(self.limit_micro_usd),
+            self.period.word()
+        )
+    }
+}
+
+/// `$4.10`; under a cent, to the hundredth of a cent (`$0.0024`).
+pub fn usd(micro: u64) -> String {
+    let dollars = micro as f64 / 1_000_000.0;
+    match micro {
+        1..10_000 => format!("${dollars:.4}"),
+        _ => format!("${dollars:.2}"),
+    }
+}
+
+/// A limit as the human gave it, checked: more than zero, at most [`MAX_USD`]; in
+/// micro-dollars.
+pub fn limit(usd: f64, field: &str) -> Result<u64, String> {
+    if !usd.is_finite() || usd <= 0.0 {
+        return Err(format!(
+            "{field} must be more than $0 (leave it out, or null, for no limit)"
+        ));
+    }
+    if usd > MAX_USD {
+        return Err(format!(
+            "{field} of ${usd} is more than ${MAX_USD}: a typo?"
+        ));
+    }
+    Ok((usd * 1_000_000.0).round() as u64)
+}
+
+/// The budget `agent` (none: the team's), if one was set.
+pub fn budget<'a>(docs: &'a Docs, agent: Option<&str>) -> Option<&'a BudgetDoc> {
+    docs.get(&budget_id(agent)).and_then(Doc::as_budget)
+}
+
+/// Every budget, the team's first.
+pub fn budgets(docs: &Docs) -> Vec<&BudgetDoc> {
+    let mut v: Vec<&BudgetDoc> = docs
+        .range(format!("{TYPE_BUDGET}:")..format!("{TYPE_BUDGET};"))
+        .filter_map(|(_, d)| d.as_budget())
+        .collect();
+    v.sort_by_key(|b| b.agent.is_some());
+    v
+}
+
+/// What one identity spent in the day and the month of `now`.
+pub fn spent(l: &LedgerDoc, now: Millis) -> (u64, u64) {
+    let day = match l.spend_day.as_deref() == Some(day_key(now).as_str()) {
+        true => l.day_micro_usd,
+        false => 0,
+    };
+    let month = match l.spend_month.as_deref() == Some(month_key(now).as_str()) {
+        true => l.month_micro_usd,
+        false => 0,
+    };
+    (day, month)
+}
+
+/// What the whole team spent in the day and the month of `now`.
+pub fn team_spent(docs: &Docs, now: Millis) -> (u64, u64) {
+    docs.range(format!("{TYPE_LEDGER}:")..format!("{TYPE_LEDGER};"))
+        .filter_map(|(_, d)| d.as_ledger())
+        .map(|l| spent(l, now))
+        .fold((0, 0), |(d, m), (a, b)| (d + a, m + b))
+}
+
+/// Every limit that counts for the identity `agent` at `now` (its own, and the team's), with
+/// what was spent against it: the one furthest along first.
+pub fn standings(docs: &Docs, agent: &str, now: Millis) -> Vec<Standing> {
+    let own = super::life::ledger_of(docs, agent).map_or((0, 0), |l| spent(l, now));
+    let team = team_spent(docs, now);
+    let mut v = Vec::new();
+    for (who, (day, month)) in [(Some(agent), own), (None, team)] {
+        let Some(b) = budget(docs, who) else { continue };
+        let periods = [
+            (Period::Day, b.per_day_micro_usd, day),
+            (Period::Month, b.per_month_micro_usd, month),
+        ];
+        for (period, limit, spent) in periods {
+            if let Some(limit) = limit {
+                v.push(Standing {
+                    agent: who.map(str::to_string),
+                    period,
+                    spent_micro_usd: spent,
+                    limit_micro_usd: limit,
+                });
+            }
+        }
+    }
+    v.sort_by(|a, b| {
+        let share = |s: &Standing| s.spent_micro_usd as f64 / s.limit_micro_usd.max(1) as f64;
+        share(b).total_cmp(&share(a))
+    });
+    v
+}
+
+/// The limit the identity `agent` has reached at `now`, if any: it is given no new turn.
+pub fn reached(docs: &Docs, agent: &str, now: Millis) -> Option<Standing> {
+    standings(docs, agent, now)
+        .into_iter()
+        .find(|s| s.level() == Level::Reached)
+}
