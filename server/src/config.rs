@@ -8,6 +8,18 @@ use clap::{Parser, Subcommand};
 
 pub use crate::clock::parse_duration;
 
+/// A `--notify-url`: http or https, with a host.
+fn notify_url(s: &str) -> Result<String, String> {
+    let rest = s
+        .strip_prefix("http://")
+        .or_else(|| s.strip_prefix("https://"))
+        .ok_or_else(|| format!("{s:?} is not an http:// or https:// URL"))?;
+    match rest.split(['/', '?', '#']).next() {
+        Some(host) if !host.is_empty() => Ok(s.to_string()),
+        _ => Err(format!("{s:?} has no host")),
+    }
+}
+
 #[derive(Clone, Debug, Parser)]
 #[command(
     name = "soulgrid",
@@ -74,6 +86,12 @@ pub struct Config {
     /// How many of those backups to keep (the oldest go first).
     #[arg(long, env = "SOULGRID_BACKUP_KEEP", default_value_t = 24)]
     pub backup_keep: usize,
+
+    /// Told when it matters, even with the browser closed: a JSON POSTed to this URL when a
+    /// permission waits for you, a review is asked, a report is ready, a budget is reached or
+    /// an agent crashes (repeatable; retried, never in the runtime's way).
+    #[arg(long = "notify-url", env = "SOULGRID_NOTIFY_URL", value_delimiter = ',', value_parser = notify_url)]
+    pub notify_url: Vec<String>,
 
     #[command(flatten)]
     pub http: HttpLimits,

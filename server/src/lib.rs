@@ -7,6 +7,7 @@ pub mod error;
 pub mod fsafe;
 pub mod http;
 pub mod mailbox;
+pub mod notify;
 pub mod portable;
 pub mod repo;
 pub mod runtime;
@@ -105,6 +106,13 @@ pub async fn boot_with_clock(
     runtime.expire_hatching();
     runtime.watch_quests();
     runtime.watch_budgets();
+    notify::start(
+        config.notify_url.clone(),
+        store.clone(),
+        format!("http://{}", config.addr),
+        config.team.clone(),
+        shutdown.clone(),
+    );
     forget_idle_history(&store, &shutdown);
     if let Some(every) = config.backup_every {
         portable::backup::keep_backing_up(

@@ -41,6 +41,7 @@ mod mail_runtime;
 mod mailbox;
 mod mailbox_lock;
 mod names;
+mod notify;
 mod one_process;
 mod page_snapshot;
 mod permissions;
