@@ -1,7 +1,8 @@
 //! P1, P2 and P6's time to hydrated are measured in Chromium by `end2end/tests/perf.spec.ts`
 //! (`make bench` runs it against the release build first); it writes its samples to a JSON
 //! file, `{"p1": [ms…], "p1_in_page": [ms…], "p2": [ms…], "p2_in_page": [ms…], "hydrated": [ms…],
-//! "build": "release"}`, read here. `p1_in_page` and `p2_in_page` are their figures' part in the
+//! "queue_next": [ms…], "build": "release"}`, read here (`queue_next`, G1, from
+//! `perf-queue.spec.ts`). `p1_in_page` and `p2_in_page` are their figures' part in the
 //! page: the event's arrival at the `EventSource` → the change in the page.
 
 use std::path::Path;
@@ -22,6 +23,9 @@ struct Samples {
     p2_in_page: Vec<f64>,
     #[serde(default)]
     hydrated: Vec<f64>,
+    /// `end2end/tests/perf-queue.spec.ts`: an answer in the approval queue → the next focused.
+    #[serde(default)]
+    queue_next: Vec<f64>,
     #[serde(default)]
     build: String,
 }
@@ -42,14 +46,25 @@ pub fn rows(file: Option<&Path>) -> Vec<Row> {
         "the page's time to hydrated in Chromium (navigation start → data-hydrated)",
         "p95 ≤ 300 ms",
     );
+    let g1 = Row::new(
+        "G1",
+        "100 permission requests in the approval queue: `a` on the focused one → the next one focused, in Chromium",
+        "p95 ≤ 16 ms (one frame)",
+    );
     let samples = match file.map(std::fs::read_to_string) {
         None => {
             let why = "no browser figures (make bench runs Chromium first)";
-            return vec![p1.not_run(why), p2.not_run(why), p6.not_run(why)];
+            return [p1, p2, p6, g1]
+                .into_iter()
+                .map(|r| r.not_run(why))
+                .collect();
         }
         Some(Err(e)) => {
             let why = format!("the browser figures cannot be read: {e}");
-            return vec![p1.not_run(&why), p2.not_run(&why), p6.not_run(&why)];
+            return [p1, p2, p6, g1]
+                .into_iter()
+                .map(|r| r.not_run(&why))
+                .collect();
         }
         Some(Ok(text)) => serde_json::from_str::<Samples>(&text).unwrap_or_default(),
     };
@@ -80,5 +95,6 @@ pub fn rows(file: Option<&Path>) -> Vec<Row> {
         in_page(row(p1, samples.p1, 16.0, true), samples.p1_in_page),
         in_page(row(p2, samples.p2, 25.0, true), samples.p2_in_page),
         row(p6, samples.hydrated, 300.0, true),
+        row(g1, samples.queue_next, 16.0, true),
     ]
 }

@@ -53,6 +53,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 mod files;
+mod permissions;
 mod quest;
 mod reply;
 mod tools;
@@ -204,7 +205,15 @@ impl Sim {
         if !markers.is_empty() {
             reply = format!("{reply}\n{}", markers.join("\n"));
         }
-        if knob("SIM_TOOL") {
+        // `SIM_TOOLS:N`: N calls at once (as the CLI asks for parallel tool calls), each asked.
+        if let Some(n) = input
+            .split("SIM_TOOLS:")
+            .nth(1)
+            .and_then(|r| r.split_whitespace().next()?.parse::<usize>().ok())
+        {
+            let asked = self.ask_many(n.min(500));
+            reply = format!("{asked} of my {n} calls were allowed");
+        } else if knob("SIM_TOOL") {
             // `SIM_TOOL_RM`: a call the human keeps (removing files) instead of `echo hi`.
             let command = match knob("SIM_TOOL_RM") {
                 true => "rm -rf build",
@@ -248,59 +257,6 @@ impl Sim {
             self.waiting.push(v);
         }
         std::process::exit(0);
-    }
-
-    /// Calls Bash (`echo hi`), asking first when permissions are asked on stdio. `None` when the
-    /// turn was interrupted meanwhile; else the output or why it was refused.
-    fn tool_call(&mut self, command: &str) -> Option<Result<String, String>> {
-        let session = self.session_id.clone();
-        let input = json!({"command": command, "description": "Say hi"});
-        self.emit(
-            json!({"type": "assistant", "message": {"id": "msg_sim_tool", "role": "assistant",
-            "content": [{"type": "tool_use", "id": "toolu_sim", "name": "Bash", "input": input}]},
-            "parent_tool_use_id": null, "session_id": session}),
-        );
-        let mut outcome = Ok("hi".to_string());
-        let rule = format!("Bash({command})");
-        if self.ask_permission && !self.allowed.contains(&rule) {
-            let id = format!("sim-perm-{}-{}", std::process::id(), self.turns);
-            self.emit(json!({"type": "control_request", "request_id": id, "request": {"subtype": "can_use_tool",
-                "tool_name": "Bash", "display_name": "Bash", "input": input, "description": "Say hi",
-                "permission_suggestions": [{"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "echo hi"}],
-                    "behavior": "allow", "destination": "localSettings"}],
-                "tool_use_id": "toolu_sim"}}));
-            let answer = match self.wait_for(|v| {
-                v["type"] == "control_response" && v["response"]["request_id"] == id.as_str()
-            }) {
-                Waited::Got(v) => v,
-                Waited::Interrupted => return None,
-            };
-            let answer = &answer["response"]["response"];
-            if answer["behavior"] != "allow" {
-                outcome = Err(answer["message"].as_str().unwrap_or("denied").to_string());
-            }
-            for update in answer["updatedPermissions"]
-                .as_array()
-                .into_iter()
-                .flatten()
-            {
-                for rule in update["rules"].as_array().into_iter().flatten() {
-                    self.allowed.push(format!(
-                        "{}({})",
-                        rule["toolName"].as_str().unwrap_or(""),
-                        rule["ruleContent"].as_str().unwrap_or("")
-                    ));
-                }
-            }
-        }
-        let (content, is_error) = match &outcome {
-            Ok(out) => (out.clone(), false),
-            Err(why) => (why.clone(), true),
-        };
-        self.emit(json!({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result",
-            "tool_use_id": "toolu_sim", "content": content, "is_error": is_error}]}, "parent_tool_use_id": null,
-            "session_id": session}));
-        Some(outcome)
     }
 }
 
