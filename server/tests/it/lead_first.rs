@@ -176,3 +176,29 @@ async fn a_request_the_lead_leaves_goes_to_the_human_and_the_leads_own_never_go_
     assert_eq!(own.routed_why.as_deref(), Some("the lead's own request"));
     soulgrid::shut_down(&state).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_with_a_lead_that_crashes_goes_to_the_human_at_once() {
+    // The lead's timeout is long: only the crash can hand it over within the test.
+    let mut args = LEAD_FIRST.to_vec();
+    args.extend(["--lead-approval-timeout", "10m"]);
+    let (dir, state, router) = common::team_with(&args).await;
+    tool(&router, 0, "SIM_TOOL now").await;
+    let p = routed(&state, 0, Approver::Lead).await;
+    wait_until("the lead is asked", || {
+        lead_heard(dir.path(), &p.request_id)
+    })
+    .await;
+    let r = call(
+        &router,
+        post_json("/api/send", json!({"text": "SIM_CRASH"})),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.body);
+    let p = routed(&state, 0, Approver::Human).await;
+    assert_eq!(
+        p.routed_why.as_deref(),
+        Some("the lead stopped before answering")
+    );
+    soulgrid::shut_down(&state).await;
+}

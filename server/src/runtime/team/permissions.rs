@@ -201,16 +201,26 @@ impl Permissions {
             .await;
     }
 
-    /// Hands `request_id` to the human if the lead has not answered it in time.
+    /// Hands `request_id` to the human if the lead has not answered it in time, or at once if
+    /// the lead's process stops meanwhile (it crashed, it was put to sleep).
     pub(in crate::runtime) fn escalate_when_unanswered(&self, request_id: String) {
         let rt = self.clone();
         let (timeout, shutdown) = (self.lead_timeout, self.shutdown.clone());
+        let lead_done = self.table.done(app::domain::LEAD_SEAT);
         tokio::spawn(async move {
-            tokio::select! {
-                _ = tokio::time::sleep(timeout) => {}
+            let lead_gone = async {
+                match lead_done {
+                    Some(done) => crate::runtime::process::table::wait_done(done).await,
+                    None => std::future::pending().await,
+                }
+            };
+            let why = tokio::select! {
+                _ = tokio::time::sleep(timeout) => {
+                    format!("the lead did not answer within {}", human_duration(timeout))
+                }
+                _ = lead_gone => "the lead stopped before answering".to_string(),
                 _ = shutdown.cancelled() => return,
-            }
-            let why = format!("the lead did not answer within {}", human_duration(timeout));
+            };
             rt.escalate(&request_id, why).await;
         });
     }
