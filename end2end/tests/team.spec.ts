@@ -99,4 +99,7 @@ test('a post in #team reaches whom it mentions; a letter shows in both threads',
   expect(await lit.evaluate((l) => ['x1', 'y1', 'x2', 'y2'].map((a) => l.getAttribute(a)))).toEqual([x1, y1, x2, y2]);
   // It fades and is gone.
   await expect(lit).toHaveCount(0, { timeout: 10_000 });
+  // The writer's panel counts the pair over the last hour: two letters written, none heard.
+  await page.locator(`.cell[data-seat="${team[0].gridPosition}"]`).click();
+  await expect(page.locator(`.talk-counts li[data-with="${team[1].name}"]`)).toContainText('wrote 2, heard 0');
 });

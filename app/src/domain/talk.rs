@@ -1,10 +1,14 @@
 //! Who talks to whom: one agent's letter to another (`agent_wrote`) and an agent's post in
 //! #team that names others (`team_message`), as pairs of seats, writer → reader, read from
 //! the event itself (the seats it was written from and filed for, whoever sits there later).
-//! The grid lights a line for each pair as the event arrives.
+//! The grid lights a line for each pair as the event arrives; each identity's [`TalkDoc`] keeps
+//! the last hour of it, by identity, for the detail panel's count per pair.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 use super::events::EventKind;
-use super::Seat;
+use super::{Millis, Seat};
 
 /// A writer and a reader, by seat.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -37,4 +41,62 @@ pub fn of_event(kind: &EventKind) -> Vec<Pair> {
             .collect(),
         _ => Vec::new(),
     }
+}
+
+/// How long a pair's talk is counted for (the detail panel's "last hour").
+pub const WINDOW_MS: Millis = 60 * 60 * 1000;
+/// The most talk one identity's document keeps (the newest).
+pub const KEPT: usize = 500;
+
+pub const TYPE_TALK: &str = "talk";
+
+/// `talk:{identity}`.
+pub fn talk_id(identity: &str) -> String {
+    format!("{TYPE_TALK}:{identity}")
+}
+
+/// Whom an identity wrote to and heard from lately, by identity (so a seat change or a page of
+/// the thread not loaded changes nothing), the last hour's as of its newest entry.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TalkDoc {
+    #[serde(rename = "_id")]
+    pub id: String,
+    pub identity_id: String,
+    /// Oldest first.
+    #[serde(default)]
+    pub recent: Vec<Talked>,
+    /// The last event counted here: one with this id or older counts no more.
+    #[serde(default)]
+    pub last_event_id: u64,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// One letter or mention, from this identity (`wrote`) or to it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Talked {
+    pub with: String,
+    pub at: Millis,
+    #[serde(default)]
+    pub wrote: bool,
+}
+
+/// Per other identity, how many it wrote to and heard from `who` since `since`, most first.
+pub fn counts(doc: &TalkDoc, since: Millis) -> Vec<(String, u32, u32)> {
+    let mut by: std::collections::BTreeMap<&str, (u32, u32)> = Default::default();
+    for t in doc.recent.iter().filter(|t| t.at > since) {
+        let c = by.entry(t.with.as_str()).or_default();
+        match t.wrote {
+            true => c.0 += 1,
+            false => c.1 += 1,
+        }
+    }
+    let mut v: Vec<(String, u32, u32)> = by
+        .into_iter()
+        .map(|(w, (a, b))| (w.to_string(), a, b))
+        .collect();
+    v.sort_by_key(|(_, a, b)| std::cmp::Reverse(a + b));
+    v
 }

@@ -11,20 +11,6 @@ use crate::contract::{budget_views, BudgetView, NewBudget};
 use crate::domain::docs::identities;
 use crate::domain::Millis;
 
-/// The time now, once a minute, in the browser only.
-fn minute() -> RwSignal<Option<Millis>> {
-    let now = RwSignal::new(None::<Millis>);
-    #[cfg(feature = "hydrate")]
-    Effect::new(move |_| {
-        let tick = move || now.set(Some(js_sys::Date::now() as Millis));
-        tick();
-        if let Ok(handle) = set_interval_with_handle(tick, std::time::Duration::from_secs(60)) {
-            on_cleanup(move || handle.clear());
-        }
-    });
-    now
-}
-
 fn views(now: RwSignal<Option<Millis>>) -> Memo<Vec<BudgetView>> {
     let live = crate::live::use_live();
     Memo::new(move |_| match now.get() {
@@ -43,7 +29,7 @@ fn money(usd: f64) -> String {
 /// The team's spend today, in the header.
 #[component]
 pub fn TeamSpend() -> impl IntoView {
-    let budgets = views(minute());
+    let budgets = views(crate::ui::when::minute());
     let team = Memo::new(move |_| budgets.with(|b| b.first().cloned()));
     move || {
         team.get().map(|t| {
@@ -71,7 +57,7 @@ pub fn TeamSpend() -> impl IntoView {
 #[component]
 pub fn Budgets() -> impl IntoView {
     let live = crate::live::use_live();
-    let budgets = views(minute());
+    let budgets = views(crate::ui::when::minute());
     let action = super::action::Action::new();
     let super::action::Action { busy, error } = action;
     let who = RwSignal::new(String::new());

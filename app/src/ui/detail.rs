@@ -141,6 +141,7 @@ pub fn AgentDetail(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                         {row("Work cycle", |d| d.work_state.map(|w| w.as_str().to_string()))}
                         {row("Context", |d| d.context_tokens.map(|t| format!("{t} tokens")))}
                         {row("Cost", |d| d.cost_usd.map(|c| format!("${c:.4}")))}
+                        <crate::ui::talk::TalkCounts identity=d.page.clone()/>
                         {row("Last problem", |d| d.last_problem.as_ref().map(|p| p.message.clone()))}
                         {when_row("Last problem at", |d| d.last_problem.as_ref().map(|p| p.at))}
                     </dl>

@@ -58,3 +58,49 @@ pub fn TalkLines() -> impl IntoView {
         </svg>
     }
 }
+
+/// Whom the identity wrote to and heard from in the last hour, per agent (the detail panel).
+#[component]
+pub fn TalkCounts(identity: String) -> impl IntoView {
+    let live = use_live();
+    let now = crate::ui::when::minute();
+    let counts = Memo::new(move |_| {
+        let now = now.get()?;
+        live.docs.with(|d| {
+            let doc = d
+                .get(&crate::domain::talk::talk_id(&identity))
+                .and_then(crate::domain::docs::Doc::as_talk)?;
+            let rows: Vec<(String, u32, u32)> =
+                crate::domain::talk::counts(doc, now - crate::domain::talk::WINDOW_MS)
+                    .into_iter()
+                    .map(|(with, wrote, heard)| {
+                        let name = crate::domain::docs::identity_by_id(d, &with)
+                            .and_then(|w| w.name.clone())
+                            .unwrap_or(with);
+                        (name, wrote, heard)
+                    })
+                    .collect();
+            (!rows.is_empty()).then_some(rows)
+        })
+    });
+    move || {
+        counts.get().map(|rows| {
+            let items = rows
+                .into_iter()
+                .map(|(name, wrote, heard)| {
+                    let shown = name.clone();
+                    view! {
+                        <li data-with=name>
+                            <span class="with">{shown}</span>
+                            {format!(" · wrote {wrote}, heard {heard}")}
+                        </li>
+                    }
+                })
+                .collect_view();
+            view! {
+                <dt>"Talked with, last hour"</dt>
+                <dd><ul class="talk-counts">{items}</ul></dd>
+            }
+        })
+    }
+}

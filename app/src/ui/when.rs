@@ -75,3 +75,18 @@ pub fn elapsed(since: Memo<Option<Millis>>) -> Signal<Option<String>> {
         })
     })
 }
+
+/// The time now, once a minute, in the browser only (`None` on the server and before
+/// hydration: nothing is drawn that the server would draw differently).
+pub fn minute() -> RwSignal<Option<Millis>> {
+    let now = RwSignal::new(None::<Millis>);
+    #[cfg(feature = "hydrate")]
+    Effect::new(move |_| {
+        let tick = move || now.set(Some(js_sys::Date::now() as Millis));
+        tick();
+        if let Ok(handle) = set_interval_with_handle(tick, std::time::Duration::from_secs(60)) {
+            on_cleanup(move || handle.clear());
+        }
+    });
+    now
+}

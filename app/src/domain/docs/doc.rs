@@ -2,6 +2,7 @@
 //! every document of a type this version does not know kept verbatim (`Other`).
 
 use super::super::budget::{BudgetDoc, TYPE_BUDGET};
+use super::super::talk::{TalkDoc, TYPE_TALK};
 use std::collections::BTreeMap;
 
 use serde::{de::Error as _, Deserialize, Deserializer, Serialize, Serializer};
@@ -93,6 +94,7 @@ documents! {
     Invite(Box<InviteDoc> => InviteDoc) = TYPE_INVITE, as_invite;
     Watch(Box<WatchDoc> => WatchDoc) = TYPE_WATCH, as_watch;
     Budget(Box<BudgetDoc> => BudgetDoc) = TYPE_BUDGET, as_budget;
+    Talk(Box<TalkDoc> => TalkDoc) = TYPE_TALK, as_talk;
 }
 
 impl Doc {

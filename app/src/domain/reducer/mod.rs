@@ -16,6 +16,7 @@ mod project;
 mod quest;
 mod review;
 mod seat;
+mod talk;
 mod writes;
 
 use super::docs::{identity, AgentIdentity, Doc, DocWrite, Docs, Problem};
@@ -163,7 +164,10 @@ pub fn apply(docs: &Docs, event: &Event) -> Vec<DocWrite> {
         | EventKind::TeamMessage { .. }
         | EventKind::AgentWrote { .. }
         | EventKind::ToolUsed { .. }
-        | EventKind::LeadText { .. } => message::apply(&mut w, event),
+        | EventKind::LeadText { .. } => {
+            message::apply(&mut w, event);
+            talk::count(&mut w, event);
+        }
         EventKind::WorkState { seat, state } => w.update(*seat, |d| {
             // Replaying the same report is a no-op, not an invalid `x -> x` transition.
             if d.work_state != Some(*state) {

@@ -67,6 +67,15 @@ impl<'a> Writes<'a> {
         self.put(d.id.clone(), Doc::Identity(Box::new(d)));
     }
 
+    /// The document `id` as this event last wrote it, if it did.
+    pub fn written(&self, id: &str) -> Option<Doc> {
+        self.out
+            .iter()
+            .rev()
+            .find(|w| w.id == id)
+            .map(|w| w.doc.clone())
+    }
+
     pub fn put(&mut self, id: String, doc: Doc) {
         if self.docs.get(&id) != Some(&doc) {
             self.out.push(DocWrite { id, doc });
