@@ -31,22 +31,42 @@ fn money(usd: f64) -> String {
 pub fn TeamSpend() -> impl IntoView {
     let budgets = views(crate::ui::when::minute());
     let team = Memo::new(move |_| budgets.with(|b| b.first().cloned()));
+    // Each part its own memo: a turn's cost changes the figure's text, nothing else.
+    let shown = Memo::new(move |_| team.with(Option::is_some));
+    let level = Memo::new(move |_| {
+        team.with(|t| match t.as_ref().map(|t| (&t.reached, &t.near)) {
+            Some((Some(_), _)) => "reached",
+            Some((None, Some(_))) => "near",
+            _ => "under",
+        })
+    });
+    let title = Memo::new(move |_| {
+        team.with(|t| {
+            t.as_ref()
+                .and_then(|t| t.reached.clone().or_else(|| t.near.clone()))
+                .unwrap_or_else(|| "What the team spent today (UTC)".into())
+        })
+    });
+    let spent = Memo::new(move |_| {
+        team.with(|t| {
+            t.as_ref()
+                .map(|t| money(t.spent_today_usd))
+                .unwrap_or_default()
+        })
+    });
+    let of = Memo::new(move |_| {
+        team.with(|t| {
+            t.as_ref()
+                .and_then(|t| t.per_day_usd)
+                .map(|l| format!(" of {}", money(l)))
+                .unwrap_or_default()
+        })
+    });
     move || {
-        team.get().map(|t| {
-            let level = match (&t.reached, &t.near) {
-                (Some(_), _) => "reached",
-                (None, Some(_)) => "near",
-                _ => "under",
-            };
-            let title = t
-                .reached
-                .clone()
-                .or_else(|| t.near.clone())
-                .unwrap_or_else(|| "What the team spent today (UTC)".into());
+        shown.get().then(|| {
             view! {
-                <span class="team-spend" data-level=level title=title>
-                    "Today " <b>{money(t.spent_today_usd)}</b>
-                    {t.per_day_usd.map(|l| format!(" of {}", money(l)))}
+                <span class="team-spend" data-level=move || level.get() title=move || title.get()>
+                    "Today " <b>{move || spent.get()}</b> {move || of.get()}
                 </span>
             }
         })
@@ -101,8 +121,13 @@ pub fn Budgets() -> impl IntoView {
             },
         );
     };
+    // Drawn while the panel is open only: a turn's cost changes nothing on the page otherwise.
+    let open = RwSignal::new(false);
     let rows = move || {
-        budgets
+        if !open.get() {
+            return None;
+        }
+        let rows = budgets
             .get()
             .into_iter()
             .map(|b| {
@@ -126,10 +151,11 @@ pub fn Budgets() -> impl IntoView {
                     </tr>
                 }
             })
-            .collect_view()
+            .collect_view();
+        Some(rows)
     };
     view! {
-        <details class="budgets">
+        <details class="budgets" on:toggle=move |_| open.update(|o| *o = !*o)>
             <summary>"Budgets"</summary>
             <p class="hint">
                 "Spend from each turn's cost, per UTC day and month. At 80 % the seat says so; at "
