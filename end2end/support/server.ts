@@ -97,3 +97,12 @@ export async function startServer(opts: { dataDir?: string; port?: number; env?:
       }),
   };
 }
+
+/// A JSON POST to the running server (`{}` without a body), as the page's own origin would send.
+export function postJson(server: RunningServer, path: string, body: unknown = {}) {
+  return fetch(`${server.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}

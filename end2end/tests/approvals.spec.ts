@@ -1,5 +1,5 @@
 import { test, expect, openHydrated } from '../support/page';
-import { startServer, RunningServer } from '../support/server';
+import { startServer, RunningServer, postJson } from '../support/server';
 
 // The one approval queue: three agents' requests in one panel, oldest first, answered from the
 // keyboard; and a rule on an agent's page that answers its calls before anyone is asked.
@@ -11,12 +11,7 @@ test.afterAll(async () => {
   await server?.stop();
 });
 
-const post = (path: string, body: unknown = {}) =>
-  fetch(`${server.url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
+const post = (path: string, body: unknown = {}) => postJson(server, path, body);
 
 async function seated(): Promise<{ gridPosition: number; name: string; identityId: string }[]> {
   const list = async () => {

@@ -1,5 +1,5 @@
 import { test, expect, openHydrated } from '../support/page';
-import { startServer, RunningServer } from '../support/server';
+import { startServer, RunningServer, postJson } from '../support/server';
 
 // A budget stops an agent: set in the Budgets panel, reached by a turn's cost (the simulated CLI
 // costs $0.0012 a turn), the agent's mail waits until the human raises the limit there.
@@ -11,12 +11,7 @@ test.afterAll(async () => {
   await server?.stop();
 });
 
-const post = (path: string, body: unknown = {}) =>
-  fetch(`${server.url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
+const post = (path: string, body: unknown = {}) => postJson(server, path, body);
 
 test('a budget reached stops the agent until it is raised', async ({ page }) => {
   expect((await post('/api/agents/summon')).status).toBe(202);

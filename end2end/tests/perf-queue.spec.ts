@@ -1,6 +1,6 @@
 import { test, expect, openHydrated } from '../support/page';
 import { startServer, RunningServer } from '../support/server';
-import * as fs from 'node:fs';
+import { pct, record } from '../support/perf';
 
 // Prints figures; asserts no timing (make bench reads them: G1). A hundred permission requests
 // wait in the approval queue (one simulated agent asks for a hundred calls at once, as the CLI
@@ -18,19 +18,6 @@ test.afterAll(async () => {
 
 const WAITING = 100;
 const SAMPLES = 50;
-
-function pct(sorted: number[], p: number) {
-  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length - 1) * p))];
-}
-
-function record(key: string, samples: number[]) {
-  const out = process.env.PERF_OUT;
-  if (!out) return;
-  const all = fs.existsSync(out) ? JSON.parse(fs.readFileSync(out, 'utf8')) : {};
-  all[key] = samples;
-  all.build = process.env.PERF_BUILD ?? 'debug';
-  fs.writeFileSync(out, JSON.stringify(all));
-}
 
 test(`${WAITING} waiting requests: an answer → the next request focused`, async ({ page }) => {
   const res = await fetch(`${server.url}/api/send`, {

@@ -2,6 +2,7 @@ import { test, expect, openHydrated } from '../support/page';
 import type { Page } from '@playwright/test';
 import { startServer, RunningServer } from '../support/server';
 import * as fs from 'node:fs';
+import { pct, record } from '../support/perf';
 import * as path from 'node:path';
 
 // Prints figures; asserts no timing. The lead (simulated) reports status with a marker on its
@@ -29,21 +30,6 @@ async function send(text: string) {
     body: JSON.stringify({ text }),
   });
   expect(res.status).toBe(202);
-}
-
-function pct(sorted: number[], p: number) {
-  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length - 1) * p))];
-}
-
-/// With PERF_OUT set (`make bench`), adds the samples under `key` to that JSON file, which
-/// soulgrid-bench reads into its table (P1, P2, P6's time to hydrated).
-function record(key: string, samples: number[]) {
-  const out = process.env.PERF_OUT;
-  if (!out) return;
-  const all = fs.existsSync(out) ? JSON.parse(fs.readFileSync(out, 'utf8')) : {};
-  all[key] = samples;
-  all.build = process.env.PERF_BUILD ?? 'debug';
-  fs.writeFileSync(out, JSON.stringify(all));
 }
 
 /// When something happened in the page: by the wall clock (`Date.now()`, whole ms), to compare

@@ -1,5 +1,5 @@
 import { test, expect, openHydrated } from '../support/page';
-import { startServer, RunningServer } from '../support/server';
+import { startServer, RunningServer, postJson } from '../support/server';
 
 // #team: the human's post, with names completed after `@`, reaches the two agents it mentions
 // and is seen by everyone; one agent's letter to another shows in both threads and lights a line
@@ -12,12 +12,7 @@ test.afterAll(async () => {
   await server?.stop();
 });
 
-const post = (path: string, body: unknown = {}) =>
-  fetch(`${server.url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
+const post = (path: string, body: unknown = {}) => postJson(server, path, body);
 
 /// The seated agents (not the lead), by seat, once all eight have names.
 async function agents(): Promise<{ gridPosition: number; name: string }[]> {

@@ -5,13 +5,11 @@
 //! or the period turns.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
 
+pub use super::docs::{budget_id, BudgetDoc, TYPE_BUDGET};
 use super::docs::{Doc, Docs, LedgerDoc, TYPE_LEDGER};
 use super::time::{day_key, month_key};
 use super::Millis;
-
-pub const TYPE_BUDGET: &str = "budget";
 
 /// The highest limit taken, in US dollars: anything above is a typo, not a budget.
 pub const MAX_USD: f64 = 100_000.0;
@@ -22,32 +20,6 @@ pub const BUDGET_PROBLEM: &str = "budget ";
 
 /// The share of a limit at which the seat and the human are told.
 pub const WARN_AT: f64 = 0.8;
-
-/// `budget:team`, or `budget:{identity}`.
-pub fn budget_id(agent: Option<&str>) -> String {
-    format!("{TYPE_BUDGET}:{}", agent.unwrap_or("team"))
-}
-
-/// A limit, per day and per month (none: no limit), in micro-dollars.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct BudgetDoc {
-    #[serde(rename = "_id")]
-    pub id: String,
-    /// The identity it limits; none for the team's.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub agent: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub per_day_micro_usd: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub per_month_micro_usd: Option<u64>,
-    pub set_at: Millis,
-    /// The levels told lately (`day:2026-11-27:near`): each is told once per period.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub told: Vec<String>,
-    #[serde(flatten)]
-    pub extra: Map<String, Value>,
-}
 
 /// A period a limit counts over.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

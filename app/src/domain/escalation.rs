@@ -2,19 +2,11 @@
 //! of a class the human keeps for itself (anything outside the agent's folder and worktrees,
 //! the network, `rm`), or the lead asks itself. What the lead is told of a request.
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use super::permissions::Approver;
 use super::permissions::{input_preview, PermissionDoc};
 use super::rules::KeptRule;
-
-/// Who a waiting request is with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Approver {
-    Lead,
-    Human,
-}
 
 /// A class of calls only the human answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -63,6 +63,14 @@ pub enum Decider {
     Lead,
 }
 
+/// Who a waiting request is with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Approver {
+    Lead,
+    Human,
+}
+
 /// One permission request and its outcome.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -107,7 +115,7 @@ pub struct PermissionDoc {
     pub rule: Option<String>,
     /// Who it waits for (`--approvals lead-first`; none: the human, as always).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub with: Option<super::escalation::Approver>,
+    pub with: Option<Approver>,
     /// Why it is with the human rather than the lead.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub routed_why: Option<String>,
@@ -124,9 +132,7 @@ impl PermissionDoc {
     pub fn outcome(&self) -> String {
         let message = self.message.as_deref().filter(|m| !m.trim().is_empty());
         match (self.state, self.decided_by) {
-            (PermissionState::Pending, _)
-                if self.with == Some(super::escalation::Approver::Lead) =>
-            {
+            (PermissionState::Pending, _) if self.with == Some(Approver::Lead) => {
                 "with the lead".into()
             }
             (PermissionState::Pending, _) => match &self.routed_why {

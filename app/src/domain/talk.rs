@@ -4,9 +4,7 @@
 //! The grid lights a line for each pair as the event arrives; each identity's [`TalkDoc`] keeps
 //! the last hour of it, by identity, for the detail panel's count per pair.
 
-use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
-
+pub use super::docs::{talk_id, TalkDoc, Talked, TYPE_TALK};
 use super::events::EventKind;
 use super::{Millis, Seat};
 
@@ -47,41 +45,6 @@ pub fn of_event(kind: &EventKind) -> Vec<Pair> {
 pub const WINDOW_MS: Millis = 60 * 60 * 1000;
 /// The most talk one identity's document keeps (the newest).
 pub const KEPT: usize = 500;
-
-pub const TYPE_TALK: &str = "talk";
-
-/// `talk:{identity}`.
-pub fn talk_id(identity: &str) -> String {
-    format!("{TYPE_TALK}:{identity}")
-}
-
-/// Whom an identity wrote to and heard from lately, by identity (so a seat change or a page of
-/// the thread not loaded changes nothing), the last hour's as of its newest entry.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TalkDoc {
-    #[serde(rename = "_id")]
-    pub id: String,
-    pub identity_id: String,
-    /// Oldest first.
-    #[serde(default)]
-    pub recent: Vec<Talked>,
-    /// The last event counted here: one with this id or older counts no more.
-    #[serde(default)]
-    pub last_event_id: u64,
-    #[serde(flatten)]
-    pub extra: Map<String, Value>,
-}
-
-/// One letter or mention, from this identity (`wrote`) or to it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Talked {
-    pub with: String,
-    pub at: Millis,
-    #[serde(default)]
-    pub wrote: bool,
-}
 
 /// Per other identity, how many it wrote to and heard from `who` since `since`, most first.
 pub fn counts(doc: &TalkDoc, since: Millis) -> Vec<(String, u32, u32)> {

@@ -1,8 +1,8 @@
 //! `Doc`, any document of the store: one variant per known type (declared once, below), and
 //! every document of a type this version does not know kept verbatim (`Other`).
 
-use super::super::budget::{BudgetDoc, TYPE_BUDGET};
-use super::super::talk::{TalkDoc, TYPE_TALK};
+use super::budget::{BudgetDoc, TYPE_BUDGET};
+use super::talk::{TalkDoc, TYPE_TALK};
 use std::collections::BTreeMap;
 
 use serde::{de::Error as _, Deserialize, Deserializer, Serialize, Serializer};

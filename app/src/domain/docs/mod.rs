@@ -8,6 +8,7 @@ use super::{Millis, Seat};
 
 use super::names::{fold, slug, Taken};
 
+mod budget;
 mod doc;
 mod identity;
 mod invite;
@@ -16,8 +17,10 @@ mod ledger;
 pub mod page;
 mod project;
 mod quest;
+mod talk;
 mod watch;
 
+pub use budget::{budget_id, BudgetDoc, TYPE_BUDGET};
 pub use doc::{commit, Doc, DocWrite, Docs};
 pub use identity::{
     identity_id, AgentIdentity, Note, Problem, NOTES_KEPT, TYPE_HALL, TYPE_IDENTITY,
@@ -40,6 +43,7 @@ pub use quest::{
     FindingDoc, JobDoc, JobStatus, QuestDoc, QuestStatus, Severity, StageAgent, StageDoc,
     TYPE_ARTIFACT, TYPE_FINDING, TYPE_JOB, TYPE_QUEST,
 };
+pub use talk::{talk_id, TalkDoc, Talked, TYPE_TALK};
 pub use watch::{watch_doc_id, WatchDoc, TYPE_WATCH};
 
 pub const TYPE_MESSAGE: &str = "message";

@@ -197,7 +197,7 @@ pub enum EventKind {
     PermissionRouted {
         seat: Seat,
         request_id: String,
-        to: super::escalation::Approver,
+        to: super::permissions::Approver,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         why: Option<String>,
     },

@@ -1,0 +1,35 @@
+//! A budget's document (`budget:team`, `budget:{identity}`): its limits per UTC day and month.
+//! What they mean, and what was spent against them, is `domain::budget`'s.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::super::Millis;
+
+pub const TYPE_BUDGET: &str = "budget";
+
+/// `budget:team`, or `budget:{identity}`.
+pub fn budget_id(agent: Option<&str>) -> String {
+    format!("{TYPE_BUDGET}:{}", agent.unwrap_or("team"))
+}
+
+/// A limit, per day and per month (none: no limit), in micro-dollars.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BudgetDoc {
+    #[serde(rename = "_id")]
+    pub id: String,
+    /// The identity it limits; none for the team's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per_day_micro_usd: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per_month_micro_usd: Option<u64>,
+    pub set_at: Millis,
+    /// The levels told lately (`day:2026-11-27:near`): each is told once per period.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub told: Vec<String>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
