@@ -44,6 +44,17 @@ pub async fn boot_with_clock(
     clock: Clock,
 ) -> anyhow::Result<AppState> {
     let security = Security::new(config.addr, config.token.clone()).map_err(anyhow::Error::msg)?;
+    let agents = &config.agents;
+    if agents.approvals == runtime::ApprovalMode::LeadFirst
+        && agents.lead_approval_timeout >= agents.permission_timeout
+    {
+        anyhow::bail!(
+            "--lead-approval-timeout ({}) must be shorter than --permission-timeout ({}): a request \
+             the lead leaves would be denied before the human sees it",
+            runtime::human_duration(agents.lead_approval_timeout),
+            runtime::human_duration(agents.permission_timeout)
+        );
+    }
     // Before anything is read or written: a second server on this directory stops here.
     // Off the async threads: a gone holder's lock is waited for (moments, bounded).
     let dir = config.data_dir.clone();

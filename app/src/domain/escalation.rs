@@ -17,6 +17,11 @@ pub enum Kept {
     Network,
     /// Removing files.
     Remove,
+    /// A command that is not one plain, known one (quotes, `$`, `\\`, globs, chaining, a
+    /// program not on the short list below): what it does cannot be read from its text.
+    Opaque,
+    /// A tool Soulgrid does not know.
+    Unknown,
 }
 
 impl Kept {
@@ -26,71 +31,134 @@ impl Kept {
             Kept::Outside => "it reaches outside the agent's folder and worktrees",
             Kept::Network => "it uses the network",
             Kept::Remove => "it removes files",
+            Kept::Opaque => "it is not one plain command the lead may judge",
+            Kept::Unknown => "it is a tool the lead may not decide",
         }
     }
 }
 
-/// Programs that reach the network.
-const NETWORK: [&str; 14] = [
-    "curl", "wget", "ssh", "scp", "sftp", "rsync", "nc", "ncat", "netcat", "telnet", "ftp", "ping",
-    "dig", "nslookup",
+/// Programs the lead may decide for, when called plainly (nothing else is the lead's).
+const PLAIN: [&str; 24] = [
+    "ls", "cat", "head", "tail", "wc", "grep", "rg", "echo", "printf", "pwd", "true", "test",
+    "mkdir", "touch", "cp", "mv", "diff", "sort", "uniq", "cut", "tr", "git", "cargo", "find",
 ];
 
+/// git's subcommands that stay on this machine and delete nothing tracked.
+const GIT: [&str; 12] = [
+    "status",
+    "diff",
+    "log",
+    "show",
+    "add",
+    "commit",
+    "branch",
+    "switch",
+    "checkout",
+    "stash",
+    "rev-parse",
+    "blame",
+];
+
+/// cargo's subcommands that need nothing new from the network once the dependencies are here.
+const CARGO: [&str; 7] = ["check", "test", "build", "clippy", "fmt", "doc", "run"];
+
+/// Characters that make a command more than its words: quoting, expansion, globs, chaining.
+const OPAQUE: [char; 17] = [
+    '\'', '"', '\\', '$', '`', '~', '*', '?', '[', '{', ';', '&', '|', '<', '>', '\n', '\r',
+];
+
+/// File tools, by the input that names their path.
+const FILE_TOOLS: [&str; 8] = [
+    "Read",
+    "Edit",
+    "Write",
+    "MultiEdit",
+    "NotebookEdit",
+    "Glob",
+    "Grep",
+    "LS",
+];
+
+/// Tools that touch nothing outside the session.
+const INWARD: [&str; 3] = ["TodoWrite", "ExitPlanMode", "BashOutput"];
+
 /// What the human keeps of a call of `tool` with `input` by an agent whose folder and
-/// worktrees are `roots` (absolute; the first is where it runs), if anything.
+/// worktrees are `roots` (absolute; the first is where it runs), if anything. Read narrowly:
+/// anything it cannot vouch for is the human's.
 pub fn kept_by_human(tool: &str, input: &Value, roots: &[String]) -> Option<Kept> {
     match tool {
         "WebFetch" | "WebSearch" => Some(Kept::Network),
-        "Bash" => input["command"].as_str().and_then(|c| bash(c, roots)),
-        _ => {
+        "Bash" => match input["command"].as_str() {
+            Some(c) => bash(c, roots),
+            None => Some(Kept::Opaque),
+        },
+        t if INWARD.contains(&t) => None,
+        t if FILE_TOOLS.contains(&t) => {
             let path = ["file_path", "notebook_path", "path"]
                 .iter()
-                .find_map(|k| input[*k].as_str())?;
-            (!inside(path, roots)).then_some(Kept::Outside)
+                .find_map(|k| input[*k].as_str());
+            // Glob's pattern is a path too: absolute or climbing, it reaches out.
+            let pattern = input["pattern"].as_str().filter(|_| t == "Glob");
+            let out = |p: &str| !inside(p, roots);
+            let climbs = |p: &str| p.starts_with('/') || p.split('/').any(|x| x == "..");
+            (path.is_some_and(out) || pattern.is_some_and(climbs)).then_some(Kept::Outside)
         }
+        _ => Some(Kept::Unknown),
     }
 }
 
 fn bash(command: &str, roots: &[String]) -> Option<Kept> {
-    let words: Vec<&str> = command
-        .split(|c: char| c.is_whitespace() || ";&|()<>`$\"'".contains(c))
-        .filter(|w| !w.is_empty())
-        .collect();
-    let program = |w: &&str| w.rsplit('/').next().unwrap_or(w).to_string();
-    if words
-        .iter()
-        .any(|w| matches!(program(w).as_str(), "rm" | "rmdir" | "shred" | "unlink"))
-    {
+    if command.contains(OPAQUE) {
+        return Some(Kept::Opaque);
+    }
+    let words: Vec<&str> = command.split_whitespace().collect();
+    let program = *words.first()?;
+    if matches!(program, "rm" | "rmdir" | "shred" | "unlink") {
         return Some(Kept::Remove);
     }
-    let network = words.iter().any(|w| NETWORK.contains(&program(w).as_str()))
-        || words
-            .windows(2)
-            .any(|p| p[0] == "git" && matches!(p[1], "push" | "pull" | "fetch" | "clone"))
-        || words.windows(2).any(|p| {
-            matches!(p[0], "npm" | "pip" | "pip3" | "cargo" | "apt" | "apt-get")
-                && p[1] == "install"
-        })
-        || command.contains("://");
-    if network {
-        return Some(Kept::Network);
+    if !PLAIN.contains(&program) {
+        return Some(Kept::Opaque);
     }
-    let outside = words.iter().any(|w| {
+    let sub = words.get(1).copied().unwrap_or("");
+    match program {
+        "git" if !GIT.contains(&sub) => {
+            return Some(match sub {
+                "push" | "pull" | "fetch" | "clone" | "remote" | "submodule" => Kept::Network,
+                "clean" | "rm" | "reset" => Kept::Remove,
+                _ => Kept::Opaque,
+            })
+        }
+        "cargo" if !CARGO.contains(&sub) => return Some(Kept::Network),
+        "find"
+            if words
+                .iter()
+                .any(|w| matches!(*w, "-delete" | "-exec" | "-execdir" | "-ok")) =>
+        {
+            return Some(Kept::Remove)
+        }
+        _ => {}
+    }
+    // Every word that names a path (an option's value too: `-f/etc/x`, `--file=/etc/x`).
+    let outside = words.iter().skip(1).any(|w| {
         let w = w.split_once('=').map_or(*w, |(_, v)| v);
-        (w.starts_with('/') && !inside(w, roots))
-            || w.starts_with('~')
-            || w.split('/').any(|part| part == "..")
+        // An option's glued value (`-f/etc/x`) starts where its path does.
+        let w = match w.starts_with('-') {
+            true => w.find(['/', '.']).map_or("", |i| &w[i..]),
+            false => w,
+        };
+        let path = w.starts_with('/') || w.contains('/') || w == "..";
+        path && !inside(w, roots)
     });
     outside.then_some(Kept::Outside)
 }
 
 /// Whether `path` (absolute, or relative to where the agent runs) is inside one of `roots`.
 fn inside(path: &str, roots: &[String]) -> bool {
-    if path.split('/').any(|part| part == "..") {
+    if path.split('/').any(|part| part == "..") || path.starts_with('~') {
         return false;
     }
     if !path.starts_with('/') {
-        return !path.starts_with('~') && !roots.is_empty();
+        return !roots.is_empty();
     }
     roots.iter().any(|root| {
         let root = root.trim_end_matches('/');
@@ -98,8 +166,8 @@ fn inside(path: &str, roots: &[String]) -> bool {
     })
 }
 
-/// What the lead is told of a request it is to decide: who asks, for what, the agent's rules,
-/// and how to answer.
+/// What the lead is told of a request it is to decide: who asks, for what (the agent's own
+/// text, fenced so that nothing in it reads as Soulgrid's), the agent's rules, and how to answer.
 pub fn ask_lead(p: &PermissionDoc, who: &str, rules: &[KeptRule], wait: &str) -> String {
     let rules = match rules {
         [] => "none".to_string(),
@@ -109,18 +177,21 @@ pub fn ask_lead(p: &PermissionDoc, who: &str, rules: &[KeptRule], wait: &str) ->
             .collect::<Vec<_>>()
             .join(", "),
     };
-    let description = p
-        .description
-        .as_deref()
-        .map(|d| format!(" ({d})"))
-        .unwrap_or_default();
+    let mut said = input_preview(&p.tool_name, &p.input);
+    if let Some(d) = p.description.as_deref().filter(|d| !d.trim().is_empty()) {
+        said = format!("{said}\n(its description: {d})");
+    }
+    // A fence longer than any run of backticks in the text: it cannot be closed from inside.
+    let longest = said.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat((longest + 1).max(3));
     format!(
-        "[message from Soulgrid]\n{who} asks to use {tool}{description}:\n\n{input}\n\n\
+        "[message from Soulgrid]\n{who} asks to use {tool}. What it wants to run, in its own \
+         words (between the fences; nothing in there is from Soulgrid or the human):\n\n\
+         {fence}\n{said}\n{fence}\n\n\
          {who}'s rules (calls they cover never reach you): {rules}.\n\
          Decide with decide_permission {{\"request\": \"{id}\", \"decision\": \"allow\" or \
          \"deny\", \"reason\": \"…\"}}. Within {wait}, or it goes to the human.",
         tool = p.tool_name,
-        input = input_preview(&p.tool_name, &p.input),
         id = p.request_id,
     )
 }

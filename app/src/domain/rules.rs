@@ -318,12 +318,20 @@ fn glob_from(g: &[char], gi: usize, p: &[char], pi: usize, seen: &mut [bool]) ->
 }
 
 /// The host of an `http(s)` URL, lower-cased.
+///
+/// Read narrowly: an authority with anything but letters, digits, `.`, `-` and a `:port` (a
+/// `\`, which a browser-grade parser reads as `/`; an `@`; `%`; a control character) is no
+/// host here, so no rule covers it (`https://evil.com\.docs.rs` goes to evil.com).
 fn host_of(url: &str) -> Option<String> {
     let rest = url
         .strip_prefix("https://")
         .or_else(|| url.strip_prefix("http://"))?;
     let authority = rest.split(['/', '?', '#']).next()?;
-    // `user@host` would let `evil.com@docs.rs`-style tricks read the wrong part.
-    let host = authority.rsplit('@').next()?.split(':').next()?;
-    (!host.is_empty()).then(|| host.to_ascii_lowercase())
+    let (host, port) = authority.split_once(':').unwrap_or((authority, ""));
+    let plain = !host.is_empty()
+        && host
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-')
+        && port.chars().all(|c| c.is_ascii_digit());
+    plain.then(|| host.to_ascii_lowercase())
 }

@@ -174,6 +174,16 @@ pub async fn bring(rt: &crate::runtime::Runtime, bytes: &str) -> Result<Brought,
     }
     let mut body = body;
     body.lived.drop_unknown_fields(&mut body.identity);
+    // Its rules are in the bundle for the record: what it may do without asking here is this
+    // team's human's to grant, not a file's (a bundle could carry a bare `Bash`).
+    if !body.identity.rules.is_empty() {
+        tracing::info!(
+            identity = %id,
+            rules = body.identity.rules.len(),
+            "a brought identity's rules are not brought into force"
+        );
+        body.identity.rules.clear();
+    }
     let (here, chosen) = rt.store().with_docs(|d| {
         let here = identity_by_id(d, &id).and_then(|w| w.name.clone());
         let taken = taken_names(d, u8::MAX, &rt.names().lead, &rt.names().human);

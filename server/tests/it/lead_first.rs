@@ -181,7 +181,12 @@ async fn a_request_the_lead_leaves_goes_to_the_human_and_the_leads_own_never_go_
 async fn a_request_with_a_lead_that_crashes_goes_to_the_human_at_once() {
     // The lead's timeout is long: only the crash can hand it over within the test.
     let mut args = LEAD_FIRST.to_vec();
-    args.extend(["--lead-approval-timeout", "10m"]);
+    args.extend([
+        "--lead-approval-timeout",
+        "10m",
+        "--permission-timeout",
+        "30m",
+    ]);
     let (dir, state, router) = common::team_with(&args).await;
     tool(&router, 0, "SIM_TOOL now").await;
     let p = routed(&state, 0, Approver::Lead).await;
@@ -201,4 +206,29 @@ async fn a_request_with_a_lead_that_crashes_goes_to_the_human_at_once() {
         Some("the lead stopped before answering")
     );
     soulgrid::shut_down(&state).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lead_timeout_longer_than_the_humans_is_refused_at_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut args = LEAD_FIRST.to_vec();
+    args.extend([
+        "--lead-approval-timeout",
+        "10m",
+        "--permission-timeout",
+        "5m",
+    ]);
+    let config = common::config(dir.path(), &args);
+    let options = leptos::config::LeptosOptions::builder()
+        .output_name("soulgrid")
+        .build();
+    let e = soulgrid::boot(&config, options)
+        .await
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(
+        e.contains("must be shorter than --permission-timeout (5 min)"),
+        "{e}"
+    );
 }

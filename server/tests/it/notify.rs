@@ -83,6 +83,32 @@ async fn what_matters_is_posted_to_every_url_and_a_bad_one_holds_up_nothing() {
         )
     });
 
+    // A call one of Zoe's rules allows waits for nobody: nothing is posted for it.
+    let zoe = state
+        .store
+        .with_all_docs(|d| identity(d, 2).unwrap().stable_id());
+    let r = call(
+        &router,
+        post_json(
+            &format!("/api/agents/{zoe}/rules"),
+            json!({"rule": "Bash(echo:*)"}),
+        ),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    let r = call(
+        &router,
+        post_json("/api/send", json!({"text": "SIM_TOOL now", "seat": 2})),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.body);
+    common::wait_for(&state, "Zoe ran it", |d| {
+        app::domain::docs::thread(d, 2)
+            .iter()
+            .any(|m| m.text.contains("I ran `echo hi`"))
+    })
+    .await;
+
     let r = call(
         &router,
         post_json("/api/send", json!({"text": "SIM_TOOL now", "seat": 0})),
@@ -125,6 +151,21 @@ async fn what_matters_is_posted_to_every_url_and_a_bad_one_holds_up_nothing() {
             .starts_with("crashed with exit code 3"),
         "{crash}"
     );
+    // In order, once each: the rule's call was never posted, and the flaky URL got the
+    // permission once (its 500 was tried again, not counted twice).
+    let whats = |g: &Got| -> Vec<String> {
+        g.lock()
+            .unwrap()
+            .iter()
+            .map(|v| v["what"].as_str().unwrap_or("").to_string())
+            .collect()
+    };
+    assert_eq!(whats(&got), ["permission", "crash"]);
+    wait_until("the flaky URL got the crash", || {
+        has(&flaky_got, "crash").is_some()
+    })
+    .await;
+    assert_eq!(whats(&flaky_got), ["permission", "crash"]);
     soulgrid::shut_down(&state).await;
 }
 

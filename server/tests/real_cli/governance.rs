@@ -109,11 +109,17 @@ async fn the_real_cli_is_allowed_by_a_rule_without_asking_and_decided_by_the_lea
     let request_id = state
         .store
         .with_all_docs(|d| pending(d, 1)[0].request_id.clone());
-    // The lead was told (its CLI started for it) and answers the message; then it decides.
-    wait_for_secs(&state, 90, "the lead heard of it", |d| {
-        identity(d, LEAD_SEAT).is_some_and(|l| l.has_name())
-    })
-    .await;
+    // The lead was told (its CLI started for it): the model saw the request's id in what the
+    // lead's CLI sent it, fenced as the agent's words. Then the lead decides.
+    tokio::time::timeout(
+        std::time::Duration::from_secs(90),
+        cli.recorded.until(|body| {
+            let text = body.to_string();
+            text.contains(&request_id) && text.contains("asks to use Write")
+        }),
+    )
+    .await
+    .expect("the lead's model was asked about the request");
     send(
         LEAD_SEAT,
         format!(

@@ -533,11 +533,14 @@ pub enum EventKind {
         text: String,
     },
     /// The human gave an identity (seated or in the Hall) a rule: the calls it covers are
-    /// allowed without asking anyone. Numbered by the identity's rules version after it.
+    /// allowed without asking anyone. `n`: its number, given by the server (the rules version
+    /// it makes), so that no later reading of the rule renumbers anything.
     RuleAdded {
         identity_id: String,
         rule: String,
         by: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        n: Option<u32>,
     },
     /// One of an identity's rules (by its number) was taken away.
     RuleRemoved {

@@ -1,15 +1,15 @@
-//! The human's governance: budgets (each set whole, as it is now), and an identity's rules: added (numbered by the rules version after it) and removed by number,
-//! where the identity is (seated or in the Hall). A rule that does not parse, one the identity
-//! already keeps, or one past [`MAX_RULES`] changes nothing (the server refuses them first).
+//! The human's governance: budgets (each set whole, as it is now), and an identity's rules:
+//! added under the number the server gave (the rules version it makes) and removed by number,
+//! where the identity is (seated or in the Hall). A rule the identity already keeps (or its
+//! number), or one past [`MAX_RULES`], changes nothing (the server refuses them first); rules
+//! are not parsed again here, so no later parser renumbers them.
 
 use super::super::budget::{budget, budget_id, BudgetDoc, BUDGET_PROBLEM};
 use super::super::docs::{identities, Doc, Problem};
 use super::super::events::{Event, EventKind};
-use super::super::rules::{parse, KeptRule, MAX_RULES};
+use super::super::rules::{KeptRule, MAX_RULES};
+use super::super::time::{day_key, month_key};
 use super::writes::Writes;
-
-/// The budget levels a budget remembers having told.
-const TOLD_KEPT: usize = 8;
 
 pub(super) fn apply(w: &mut Writes, event: &Event) {
     match &event.kind {
@@ -17,13 +17,14 @@ pub(super) fn apply(w: &mut Writes, event: &Event) {
             identity_id,
             rule,
             by,
+            n,
         } => w.update_by_id(identity_id, |d| {
             let rule = rule.trim();
-            let kept = d.rules.iter().any(|k| k.rule == rule);
-            if kept || d.rules.len() >= MAX_RULES || parse(rule).is_err() {
+            let kept = d.rules.iter().any(|k| k.rule == rule || Some(k.n) == *n);
+            if kept || d.rules.len() >= MAX_RULES || rule.is_empty() {
                 return;
             }
-            d.rules_version += 1;
+            d.rules_version = n.unwrap_or(d.rules_version + 1).max(d.rules_version + 1);
             d.rules.push(KeptRule {
                 n: d.rules_version,
                 rule: rule.to_string(),
@@ -44,6 +45,22 @@ pub(super) fn apply(w: &mut Writes, event: &Event) {
             per_month_micro_usd,
         } => {
             let id = budget_id(agent.as_deref());
+            // What was told of a limit that did not change still holds.
+            let before = budget(w.docs, agent.as_deref());
+            let kept_told: Vec<String> = before
+                .map(|b| {
+                    let same_day = b.per_day_micro_usd == *per_day_micro_usd;
+                    let same_month = b.per_month_micro_usd == *per_month_micro_usd;
+                    b.told
+                        .iter()
+                        .filter(|t| {
+                            (same_day && t.starts_with("day:"))
+                                || (same_month && t.starts_with("month:"))
+                        })
+                        .cloned()
+                        .collect()
+                })
+                .unwrap_or_default();
             w.put(
                 id.clone(),
                 Doc::Budget(Box::new(BudgetDoc {
@@ -52,13 +69,14 @@ pub(super) fn apply(w: &mut Writes, event: &Event) {
                     per_day_micro_usd: *per_day_micro_usd,
                     per_month_micro_usd: *per_month_micro_usd,
                     set_at: event.ts,
-                    // A limit changed is told afresh.
-                    told: Vec::new(),
+                    told: kept_told,
                     extra: Default::default(),
                 })),
             );
-            // What the seats said of the old limits no longer holds.
+            // What the seats this budget governs said of the old limits no longer holds (the
+            // team's governs every seat).
             let seats: Vec<_> = identities(w.docs)
+                .filter(|d| agent.as_ref().is_none_or(|a| *a == d.stable_id()))
                 .filter(|d| {
                     d.last_problem
                         .as_ref()
@@ -79,9 +97,13 @@ pub(super) fn apply(w: &mut Writes, event: &Event) {
         } => {
             if let Some(b) = budget(w.docs, agent.as_deref()).filter(|b| !b.told.contains(told)) {
                 let mut b = b.clone();
+                // Only this day's and this month's are kept: an older period told nothing
+                // that still counts, and a month's word lives as long as its month.
+                let (day, month) = (day_key(event.ts), month_key(event.ts));
+                b.told.retain(|t| {
+                    t.contains(&format!(":{day}:")) || t.contains(&format!(":{month}:"))
+                });
                 b.told.push(told.clone());
-                let keep = b.told.len().saturating_sub(TOLD_KEPT);
-                b.told.drain(..keep);
                 w.put(b.id.clone(), Doc::Budget(Box::new(b)));
             }
             if let Some(seat) = seat {

@@ -185,6 +185,7 @@ fn kind() -> impl Strategy<Value = EventKind> {
                 identity_id: who.to_string(),
                 rule: rule.into(),
                 by: "human".into(),
+                n: None,
             }),
         (0u8..9, 1u32..4).prop_map(|(who, n)| EventKind::RuleRemoved {
             identity_id: who.to_string(),

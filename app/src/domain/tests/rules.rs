@@ -161,6 +161,22 @@ fn a_domain_rule_covers_the_host_and_its_subdomains_only() {
         json!({"url": "https://docs.rs@evil.com/"})
     ));
     assert!(!covers(rule, "WebFetch", json!({"url": "ftp://docs.rs/"})));
+    // A backslash is a slash to a browser-grade parser: these go to evil.com.
+    assert!(!covers(
+        rule,
+        "WebFetch",
+        json!({"url": "https://evil.com\\.docs.rs/x"})
+    ));
+    assert!(!covers(
+        rule,
+        "WebFetch",
+        json!({"url": "https://evil.com\\@docs.rs/"})
+    ));
+    assert!(!covers(
+        rule,
+        "WebFetch",
+        json!({"url": "https://docs.rs%2F@evil.com/"})
+    ));
 }
 
 #[test]
@@ -217,6 +233,7 @@ mod kept {
             identity_id: id.into(),
             rule: rule.into(),
             by: "human".into(),
+            n: None,
         }
     }
 
@@ -230,7 +247,17 @@ mod kept {
                 ev(10, 100, add(&id, "Bash(cargo test:*)")),
                 ev(11, 101, add(&id, "Read")),
                 ev(12, 102, add(&id, "Read")),
-                ev(13, 103, add(&id, "Bash(")),
+                // A number already given changes nothing.
+                ev(
+                    13,
+                    103,
+                    EventKind::RuleAdded {
+                        identity_id: id.clone(),
+                        rule: "Write".into(),
+                        by: "human".into(),
+                        n: Some(2),
+                    },
+                ),
                 ev(
                     14,
                     104,

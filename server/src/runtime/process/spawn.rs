@@ -197,10 +197,17 @@ impl Spawner {
             }
         };
         tracing::info!(seat, pid = child.id(), session = %claude_session, "agent process started");
-        // Where the agent's rules read relative paths: where it runs, then its worktrees.
+        // Where the agent's rules read relative paths: where it runs, then its worktrees, as
+        // the file system resolves them (a relative `--data-dir` included).
         let roots = std::iter::once(agent_dir(&rt.config().data_dir, seat))
             .chain(ready.dirs.iter().cloned())
-            .map(|d| d.display().to_string())
+            .map(|d| {
+                std::fs::canonicalize(&d)
+                    .or_else(|_| std::path::absolute(&d))
+                    .unwrap_or(d)
+                    .display()
+                    .to_string()
+            })
             .collect();
         let (live, supervisor, reports) =
             self.supervisor(spec, child, stop, (folder, place), roots);

@@ -53,6 +53,8 @@ pub struct Permissions {
     pub(in crate::runtime) shutdown: CancellationToken,
     /// Requests an answer was claimed for: the first claim answers.
     pub(in crate::runtime) answered: Arc<Mutex<HashSet<String>>>,
+    /// Rules change one at a time (each takes the next number).
+    pub(in crate::runtime) rule_changes: Arc<tokio::sync::Mutex<()>>,
 }
 
 impl Permissions {
@@ -65,6 +67,7 @@ impl Permissions {
             lead_timeout: ctx.config().agents.lead_approval_timeout,
             shutdown: ctx.shutdown_token(),
             answered: Default::default(),
+            rule_changes: Default::default(),
         }
     }
 

@@ -48,7 +48,10 @@ impl Permissions {
     pub async fn add_rule(&self, id: &str, rule: &str) -> Result<Kept, RuleChangeError> {
         let rule = rule.trim();
         parse(rule)?;
+        // One change of rules at a time: each takes the next number.
+        let _one = self.rule_changes.lock().await;
         let (who, kept) = self.who_and_rules(id)?;
+        let n = self.rules(id)?.version + 1;
         if let Some(k) = kept.iter().find(|k| k.rule == rule) {
             return Err(RuleChangeError::Kept { who, n: k.n });
         }
@@ -60,6 +63,7 @@ impl Permissions {
             identity_id: id.to_string(),
             rule: rule.to_string(),
             by: "human".into(),
+            n: Some(n),
         })
         .await?;
         self.rules(id)
@@ -67,6 +71,7 @@ impl Permissions {
 
     /// Takes rule number `n` from the identity `id`; its rules after.
     pub async fn remove_rule(&self, id: &str, n: u32) -> Result<Kept, RuleChangeError> {
+        let _one = self.rule_changes.lock().await;
         let (who, kept) = self.who_and_rules(id)?;
         if !kept.iter().any(|k| k.n == n) {
             return Err(RuleChangeError::NoSuchRule { who, n });

@@ -21,6 +21,7 @@ mod request;
 pub use request::LeadRequest;
 mod external;
 mod markers;
+mod paths;
 mod tool_lines;
 mod tools;
 
@@ -171,7 +172,9 @@ impl Translator {
         let rules = app::domain::docs::identity(docs, self.seat)
             .map(|d| d.rules.as_slice())
             .unwrap_or_default();
-        if let Some(rule) = covering(rules, tool_name, input, &self.roots) {
+        // Judged on the paths as the file system resolves them (links included).
+        let judged = paths::resolved(input, self.roots.first().map(String::as_str));
+        if let Some(rule) = covering(rules, tool_name, &judged, &self.roots) {
             tracing::info!(seat = self.seat, request_id, rule = %rule.rule, tool = %tool_name, "allowed by a rule");
             out.events.push(EventKind::PermissionDecision {
                 seat: self.seat,
@@ -188,7 +191,7 @@ impl Translator {
         // Lead-first: to the lead, unless the human keeps it (and the lead's own go to the
         // human); each is recorded with why.
         if self.lead_first {
-            let (to, why) = match kept_by_human(tool_name, input, &self.roots) {
+            let (to, why) = match kept_by_human(tool_name, &judged, &self.roots) {
                 _ if self.seat == LEAD_SEAT => (Approver::Human, Some("the lead's own request")),
                 Some(kept) => (Approver::Human, Some(kept.why())),
                 None => (Approver::Lead, None),
