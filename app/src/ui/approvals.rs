@@ -72,15 +72,22 @@ pub fn ApprovalQueue() -> impl IntoView {
                 .collect::<Vec<_>>()
         })
     });
-    // The focused request: by place, so that when it is answered the next one takes it.
+    // The focused request, by id: what the key answers is the request the human sees focused.
+    // `at` remembers its place, so that when it leaves the queue its neighbour takes it.
+    let chosen = RwSignal::new(None::<String>);
     let at = RwSignal::new(0usize);
     let focused = Memo::new(move |_| {
         queue.with(|q| {
-            q.get(at.get().min(q.len().saturating_sub(1)))
-                .map(|x| x.p.request_id.clone())
+            let id = chosen.get();
+            match q.iter().position(|x| Some(&x.p.request_id) == id.as_ref()) {
+                Some(_) => id,
+                None => q
+                    .get(at.get_untracked().min(q.len().saturating_sub(1)))
+                    .map(|x| x.p.request_id.clone()),
+            }
         })
     });
-    // Whether the human works in the queue: only then does DOM focus follow.
+    // Focus follows only while the human works in the queue (it is never taken from elsewhere).
     let engaged = RwSignal::new(false);
     Effect::new(move |_| {
         if let Some(id) = focused.get() {
@@ -89,15 +96,33 @@ pub fn ApprovalQueue() -> impl IntoView {
             }
         }
     });
+    let choose = move |id: Option<String>| {
+        let place = queue.with_untracked(|q| {
+            id.as_ref()
+                .and_then(|id| q.iter().position(|x| &x.p.request_id == id))
+        });
+        if let Some(i) = place {
+            at.set(i);
+        }
+        chosen.set(id);
+    };
     let now = clock(queue);
     let answer = move |decision: Decision| {
-        let Some(q) = queue.with_untracked(|q| {
-            q.get(at.get_untracked().min(q.len().saturating_sub(1)))
-                .cloned()
-        }) else {
+        let Some(id) = focused.get_untracked() else {
             return;
         };
-        let id = q.p.request_id.clone();
+        let Some(q) = queue.with_untracked(|q| q.iter().find(|x| x.p.request_id == id).cloned())
+        else {
+            return;
+        };
+        // Its neighbour takes the focus: the next one, or the one before at the end.
+        let next = queue.with_untracked(|q| {
+            let i = q.iter().position(|x| x.p.request_id == id)?;
+            q.get(i + 1)
+                .or_else(|| i.checked_sub(1).and_then(|j| q.get(j)))
+                .map(|x| x.p.request_id.clone())
+        });
+        choose(next);
         sent.update(|s| {
             s.insert(id.clone());
         });
@@ -120,13 +145,20 @@ pub fn ApprovalQueue() -> impl IntoView {
         if typing(&ev) || ev.ctrl_key() || ev.meta_key() || ev.alt_key() {
             return;
         }
-        let len = queue.with_untracked(Vec::len);
-        let here = at.get_untracked().min(len.saturating_sub(1));
+        let ids: Vec<String> =
+            queue.with_untracked(|q| q.iter().map(|x| x.p.request_id.clone()).collect());
+        let here = focused
+            .get_untracked()
+            .and_then(|id| ids.iter().position(|x| *x == id))
+            .unwrap_or(0);
+        let to = |i: usize| ids.get(i).cloned();
         match ev.key().as_str() {
-            "ArrowDown" | "j" => at.set((here + 1).min(len.saturating_sub(1))),
-            "ArrowUp" | "k" => at.set(here.saturating_sub(1)),
-            "Home" => at.set(0),
-            "End" => at.set(len.saturating_sub(1)),
+            "ArrowDown" | "j" => choose(to((here + 1).min(ids.len().saturating_sub(1)))),
+            "ArrowUp" | "k" => choose(to(here.saturating_sub(1))),
+            "Home" => choose(to(0)),
+            "End" => choose(to(ids.len().saturating_sub(1))),
+            // A key held down answers once, not every request under it.
+            "a" | "d" if ev.repeat() => {}
             "a" => answer(Decision::Allow),
             "d" => answer(Decision::Deny),
             _ => return,
@@ -147,16 +179,15 @@ pub fn ApprovalQueue() -> impl IntoView {
             {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
             <ol id="approvals" class="approval-queue" aria-label="Waiting permission requests, oldest first"
                 on:keydown=on_key
-                on:focusin=move |_| engaged.set(true)>
-                <For each=move || queue.get() key=|x| x.p.request_id.clone() children=move |x| {
+                on:focusin=move |_| engaged.set(true)
+                on:focusout=move |ev| engaged.set(stays_inside(&ev))>
+                // Keyed by who it is with too: a request handed to the human is drawn again.
+                <For each=move || queue.get() key=|x| format!("{}|{:?}|{:?}", x.p.request_id, x.p.with, x.p.routed_why) children=move |x| {
                     let id = x.p.request_id.clone();
-                    // Its place now (the list moves under it as others are answered).
+                    // Chosen by id (the list moves under it as others are answered).
                     let pick = {
                         let id = id.clone();
-                        move |_| {
-                            let i = queue.with_untracked(|q| q.iter().position(|x| x.p.request_id == id));
-                            at.set(i.unwrap_or(0));
-                        }
+                        move |_| choose(Some(id.clone()))
                     };
                     let is_focused = {
                         let id = id.clone();
@@ -223,6 +254,26 @@ fn clock(queue: Memo<Vec<Queued>>) -> RwSignal<Option<Millis>> {
     #[cfg(not(feature = "hydrate"))]
     let _ = queue;
     now
+}
+
+/// Whether the focus, leaving an element of the queue, goes to another of its elements.
+fn stays_inside(ev: &leptos::ev::FocusEvent) -> bool {
+    #[cfg(feature = "hydrate")]
+    {
+        use wasm_bindgen::JsCast;
+        let list = ev
+            .current_target()
+            .and_then(|t| t.dyn_into::<web_sys::Node>().ok());
+        let to = ev
+            .related_target()
+            .and_then(|t| t.dyn_into::<web_sys::Node>().ok());
+        matches!((list, to), (Some(list), Some(to)) if list.contains(Some(&to)))
+    }
+    #[cfg(not(feature = "hydrate"))]
+    {
+        let _ = ev;
+        false
+    }
 }
 
 /// Whether a key goes to a text field (a deny reason) rather than to the queue.
