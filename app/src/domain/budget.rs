@@ -111,7 +111,10 @@ pub fn limit(usd: f64, field: &str) -> Result<u64, String> {
             "{field} of ${usd} is more than ${MAX_USD}: a typo?"
         ));
     }
-    Ok((usd * 1_000_000.0).round() as u64)
+    match (usd * 1_000_000.0).round() as u64 {
+        0 => Err(format!("{field} must be at least $0.000001")),
+        micro => Ok(micro),
+    }
 }
 
 /// The budget `agent` (none: the team's), if one was set.

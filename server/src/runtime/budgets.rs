@@ -143,9 +143,14 @@ impl Budgets {
         }
     }
 
-    /// Hands each running agent's waiting mail over (a limit was raised, or a day began).
+    /// Hands each running agent's waiting mail over (a limit was raised, or a day began); the
+    /// lead's too, started for it if its mail waited while it could not be.
     async fn hand_over(&self) {
-        for seat in self.postman.processes.running() {
+        let mut seats = self.postman.processes.running();
+        if !seats.contains(&app::domain::LEAD_SEAT) {
+            seats.push(app::domain::LEAD_SEAT);
+        }
+        for seat in seats {
             self.postman.deliver_mail(seat).await;
         }
     }

@@ -120,4 +120,8 @@ fn a_limit_of_zero_negative_or_absurd_is_refused_in_words() {
             .contains("more than $0"));
     }
     assert!(limit(1e9, "perMonthUsd").unwrap_err().contains("a typo?"));
+    assert!(
+        limit(1e-9, "perDayUsd").unwrap_err().contains("at least"),
+        "rounds to nothing"
+    );
 }
