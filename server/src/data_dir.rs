@@ -202,10 +202,10 @@ mod tests {
     #[test]
     fn a_lock_whose_holder_is_gone_is_waited_for() {
         let dir = tempfile::tempdir().unwrap();
-        // A pid that existed and is gone: a child, reaped.
-        let mut child = std::process::Command::new("true").spawn().unwrap();
-        let dead = child.id();
-        child.wait().unwrap();
+        // A pid no process has: above Linux's highest (PID_MAX_LIMIT, 2^22). A reaped child's
+        // pid would do only until it is reused: with pid_max 32768 and the test suite starting
+        // processes all the time, it was reused here once (the holder looked alive).
+        let dead: u32 = (1 << 22) + 1;
         // The lock held by another open file, recording the dead pid.
         let path = dir.path().join(LOCK_FILE);
         std::fs::write(&path, format!("{dead}\n")).unwrap();

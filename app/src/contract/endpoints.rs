@@ -208,8 +208,9 @@ endpoints! {
     MarkFinding: Post "/api/quests/{id}/findings/{fid}", (String, String), FindingMark => Empty;
     /// One artifact of a quest as Markdown (`report.md`, `stage-1.md`, …).
     Artifact: Get "/api/quests/{id}/artifacts/{file}", (String, String), Empty => File;
-    /// Offers a job on the board, `202`.
-    PostJob: Post "/api/jobs", (), NewJob => Created;
+    /// Offers a job on the board, `202`: to `--job-offer` awake agents now (the idle first),
+    /// the next ones a round at a time while nobody claims it.
+    PostJob: Post "/api/jobs", (), NewJob => JobPosted;
     /// The job board.
     Jobs: Get "/api/jobs", (), Empty => Vec<JobView>;
     /// Links a local git repository as a project, `201`: inside `--allow-dir`, a work tree

@@ -25,6 +25,18 @@ pub struct Created {
     pub id: String,
 }
 
+/// `POST /api/jobs`: the job's id, whom it goes to now and how the rest get it, in a sentence.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct JobPosted {
+    pub id: String,
+    /// Agents offered it now (each offer begins a turn).
+    pub offered: usize,
+    /// Agents awake to be offered it, a round at a time.
+    pub awake: usize,
+    pub said: String,
+}
+
 /// One line of `GET /api/quests`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

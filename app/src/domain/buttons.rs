@@ -48,3 +48,19 @@ pub fn grid_button(docs: &Docs, in_flight: bool) -> GridButton {
         GridButton::None
     }
 }
+
+/// How many Claude sessions pressing `button` begins (each costs), said before it is pressed:
+/// SUMMON one per empty seat, WAKE one per sleeping agent.
+pub fn sessions_begun(docs: &Docs, button: GridButton) -> usize {
+    let around = || identities(docs).filter(|d| d.grid_position != LEAD_SEAT);
+    match button {
+        GridButton::Summon => {
+            let filled = around().filter(|d| d.status().is_visible()).count();
+            (usize::from(SEATS) - 1).saturating_sub(filled)
+        }
+        GridButton::Wake => around()
+            .filter(|d| d.status() == AgentStatus::Sleeping)
+            .count(),
+        GridButton::Waking | GridButton::None => 0,
+    }
+}

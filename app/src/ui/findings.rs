@@ -11,7 +11,7 @@ use super::action::Action;
 use super::face::Face;
 use super::quest::{shown_quest, ShownQuest};
 use crate::contract::endpoints::FileAt;
-use crate::contract::{job_views, Created, FileExcerpt, FindingMark, NewJob};
+use crate::contract::{job_views, FileExcerpt, FindingMark, JobPosted, NewJob};
 use crate::domain::docs::{identity_by_id, ArtifactKind, Docs, FindingDoc, JobStatus};
 use crate::domain::markdown;
 use crate::domain::palette::seat_style;
@@ -277,18 +277,22 @@ pub fn Jobs() -> impl IntoView {
     let jobs = Memo::new(move |_| live.docs.with(job_views));
     let (title, text) = (RwSignal::new(String::new()), RwSignal::new(String::new()));
     let error = RwSignal::new(None::<String>);
+    let said = RwSignal::new(None::<String>);
     let post = move |_| {
+        said.set(None);
         let body = NewJob {
             title: title.get_untracked(),
             text: text.get_untracked(),
         };
         error.set(None);
         leptos::task::spawn_local(async move {
-            let posted: Result<Created, String> = crate::api::call::<e::PostJob>(&(), &body).await;
+            let posted: Result<JobPosted, String> =
+                crate::api::call::<e::PostJob>(&(), &body).await;
             match posted {
-                Ok(_) => {
+                Ok(p) => {
                     title.set(String::new());
                     text.set(String::new());
+                    said.set(Some(p.said));
                 }
                 Err(e) => error.set(Some(e)),
             }
@@ -316,7 +320,9 @@ pub fn Jobs() -> impl IntoView {
             <input id="job-title" type="text" prop:value=move || title.get() on:input=move |ev| title.set(event_target_value(&ev))/>
             <label for="job-text">"What to do"</label>
             <textarea id="job-text" rows="2" prop:value=move || text.get() on:input=move |ev| text.set(event_target_value(&ev))></textarea>
+            <p class="hint">"Each offer begins a turn: a job goes to a few awake agents at a time, the idle ones first, and to the next few while nobody claims it."</p>
             <button type="button" class="agent-action" disabled=move || title.get().trim().is_empty() on:click=post>"Offer the job"</button>
+            {move || said.get().map(|s| view! { <p class="job-posted">{s}</p> })}
             {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
         </details>
     }

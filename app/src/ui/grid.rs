@@ -119,6 +119,22 @@ pub fn Grid(
     };
     // A memo: the button is drawn again when it changes, not with every event.
     let button = Memo::new(move |_| docs.with(|d| grid_button(d, in_flight.get() || starting(d))));
+    // Said before it is pressed: how many Claude sessions it begins (each costs).
+    let begun = Memo::new(move |_| {
+        let b = button.get();
+        let n = docs.with(|d| crate::domain::buttons::sessions_begun(d, b));
+        match (b, n) {
+            (GridButton::Summon, n) => format!(
+                "Begins {n} new Claude session{}: a newborn in each empty seat.",
+                if n == 1 { "" } else { "s" }
+            ),
+            (GridButton::Wake, n) => format!(
+                "Wakes {n} agent{}: a Claude session each, resumed or begun.",
+                if n == 1 { "" } else { "s" }
+            ),
+            _ => String::new(),
+        }
+    });
     let press = move |_| {
         let Some(call) = request(button.get_untracked()) else {
             return;
@@ -165,6 +181,7 @@ pub fn Grid(
                     >
                         {b.label()}
                     </button>
+                    <p class="grid-button-note">{move || begun.get()}</p>
                 }),
             }}
             {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}

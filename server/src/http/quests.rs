@@ -141,20 +141,21 @@ pub async fn artifact(
     ))
 }
 
-/// `POST /api/jobs {"title", "text"}` → `202 {"id"}`; every awake agent is offered it.
+/// `POST /api/jobs {"title", "text"}` → `202 {"id", "offered", "awake", "said"}`: offered to
+/// `--job-offer` awake agents now, the rest a round at a time while nobody claims it.
 pub async fn post_job(
     State(state): State<AppState>,
     AppJson(job): AppJson<NewJob>,
-) -> Result<(StatusCode, Json<Created>), AppError> {
+) -> Result<(StatusCode, Json<app::contract::JobPosted>), AppError> {
     if job.title.trim().is_empty() {
         return Err(AppError::BadRequest("a job needs a title".into()));
     }
     bounded("the job", &job.text)?;
-    let id = state
+    let posted = state
         .runtime
         .post_job(job.title.trim(), &job.text, &state.human_name)
         .await?;
-    Ok((StatusCode::ACCEPTED, Json(Created { id })))
+    Ok((StatusCode::ACCEPTED, Json(posted)))
 }
 
 /// `GET /api/jobs`: the board, the oldest first.

@@ -96,6 +96,15 @@ pub struct AgentSettings {
     #[arg(long, env = "SOULGRID_JOB_TIMEOUT", default_value = "30m", value_parser = parse_duration)]
     pub job_timeout: Duration,
 
+    /// A job is offered to this many awake agents at a time (the idle ones first), not to
+    /// everyone at once: each offer begins a turn.
+    #[arg(long, env = "SOULGRID_JOB_OFFER", default_value_t = 3)]
+    pub job_offer: usize,
+
+    /// A job nobody claimed after this long is offered to the next `--job-offer` agents.
+    #[arg(long, env = "SOULGRID_JOB_ROUND", default_value = "60s", value_parser = parse_duration)]
+    pub job_round: Duration,
+
     /// An external agent's turn not answered within this long ends with a recorded wait (its
     /// mail comes again with its next turn).
     #[arg(long, env = "SOULGRID_EXTERNAL_TURN_TIMEOUT", default_value = "30s", value_parser = parse_duration)]

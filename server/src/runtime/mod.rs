@@ -424,14 +424,20 @@ impl Runtime {
             .await
     }
 
-    /// Posts a job by `by`; returns its id. Every awake agent is offered it.
+    /// Posts a job by `by`: its id, whom it goes to now and how the rest get it.
     pub async fn post_job(
         &self,
         title: &str,
         text: &str,
         by: &str,
-    ) -> Result<String, crate::store::StoreError> {
-        self.inner.quests.post_job(title, text, by).await
+    ) -> Result<app::contract::JobPosted, crate::store::StoreError> {
+        let (id, offered, awake) = self.inner.quests.post_job(title, text, by).await?;
+        Ok(app::contract::JobPosted {
+            said: quest::jobs::job_posted(&id, offered, awake),
+            id,
+            offered,
+            awake,
+        })
     }
 
     /// The human pins or strikes a finding, or comments on it.

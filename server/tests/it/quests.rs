@@ -283,8 +283,8 @@ async fn a_restart_in_the_middle_of_a_stage_goes_on_at_that_stage() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_job_goes_to_the_first_claim_and_the_others_are_told() {
-    let (_dir, state, router) = common::team().await;
+async fn a_job_goes_to_a_round_of_agents_the_first_claim_wins_and_the_others_are_told() {
+    let (dir, state, router) = common::team().await;
     let r = call(
         &router,
         post_json(
@@ -295,6 +295,19 @@ async fn a_job_goes_to_the_first_claim_and_the_others_are_told() {
     .await;
     assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.body);
     let id = r.json()["id"].as_str().unwrap().to_string();
+    // Each offer begins a turn: three awake agents now (--job-offer), not all eight.
+    assert_eq!(
+        (r.json()["offered"].clone(), r.json()["awake"].clone()),
+        (json!(3), json!(8))
+    );
+    assert!(
+        r.json()["said"]
+            .as_str()
+            .unwrap()
+            .contains("offered to 3 of 8 awake agents now"),
+        "{}",
+        r.body
+    );
     wait_for(&state, "the job done", |d| {
         app::domain::quest::jobs(d)
             .first()
@@ -310,8 +323,8 @@ async fn a_job_goes_to_the_first_claim_and_the_others_are_told() {
         j.result.as_deref(),
         Some(format!("{winner} did it").as_str())
     );
-    // Every other agent was told it was taken: its claim's answer (it calls the tool) says
-    // who has it, and a lost race is no fault on its seat.
+    // The other two offered were told it was taken: its claim's answer (it calls the tool)
+    // says who has it, and a lost race is no fault on its seat.
     wait_for(&state, "the others told", |d| {
         app::domain::agent_seats()
             .filter(|s| {
@@ -321,12 +334,59 @@ async fn a_job_goes_to_the_first_claim_and_the_others_are_told() {
                 })
             })
             .count()
-            == 7
+            == 2
     })
     .await;
+    // Claimed in the first round: the five others were never offered it (a round is a minute).
+    let offered = app::domain::agent_seats()
+        .filter(|s| {
+            std::fs::read_to_string(
+                dir.path()
+                    .join(format!("agents/{s}/.soulgrid-sim/received.jsonl")),
+            )
+            .unwrap_or_default()
+            .contains("A job is offered on the board")
+        })
+        .count();
+    assert_eq!(offered, 3);
     assert_eq!(
         common::count_events(&state, |k| matches!(k, EventKind::MarkerError { .. })).await,
         0
     );
+    soulgrid::shut_down(&state).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_job_nobody_claims_goes_to_the_next_round_until_every_awake_agent_had_it() {
+    let (dir, state, router) =
+        common::team_with(&["--job-offer", "3", "--job-round", "200ms"]).await;
+    let r = call(
+        &router,
+        post_json(
+            "/api/jobs",
+            json!({"title": "Nobody wants this", "text": "SIM_DECLINE it"}),
+        ),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.body);
+    assert_eq!(r.json()["offered"], 3);
+    let offered = || {
+        app::domain::agent_seats()
+            .filter(|s| {
+                std::fs::read_to_string(
+                    dir.path()
+                        .join(format!("agents/{s}/.soulgrid-sim/received.jsonl")),
+                )
+                .unwrap_or_default()
+                .contains("A job is offered on the board")
+            })
+            .count()
+    };
+    // Three, three, then the last two: every awake agent, each once.
+    common::wait_until("all eight offered it", || offered() == 8).await;
+    state.store.with_all_docs(|d| {
+        let j = app::domain::quest::jobs(d)[0].clone();
+        assert_eq!(j.status, JobStatus::Open);
+    });
     soulgrid::shut_down(&state).await;
 }

@@ -109,3 +109,15 @@ fn an_empty_seat_beside_awake_agents_means_summon() {
     run(&mut docs, &[ev(5, 3, process(0, ProcessState::Stopped))]);
     assert_eq!(grid_button(&docs, false), GridButton::Wake);
 }
+
+#[test]
+fn the_button_says_how_many_sessions_it_begins() {
+    use crate::domain::buttons::{grid_button, sessions_begun, GridButton};
+    let docs = Docs::new();
+    assert_eq!(sessions_begun(&docs, grid_button(&docs, false)), 8);
+    let mut docs = Docs::new();
+    run(&mut docs, &[ev(1, 0, summon(&[0, 1, 2]))]);
+    assert_eq!(sessions_begun(&docs, GridButton::Summon), 5);
+    assert_eq!(sessions_begun(&docs, GridButton::Wake), 0);
+    assert_eq!(sessions_begun(&docs, GridButton::None), 0);
+}

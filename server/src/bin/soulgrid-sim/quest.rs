@@ -89,7 +89,11 @@ impl Sim {
                 json!({"action": "report", "title": "The team's answer", "body": body})
             ));
         }
-        // A job on the board: it claims it and does it at once (a claim that lost is told so).
+        // A job on the board: it claims it and does it at once (a claim that lost is told so);
+        // one that says SIM_DECLINE it leaves.
+        if input.contains("A job is offered on the board") && input.contains("SIM_DECLINE") {
+            return Some("Not for me.".into());
+        }
         if input.contains("A job is offered on the board") {
             let id = between(input, "{\"action\":\"claim\",\"job\":\"", "\"")?.to_string();
             let name = self.name.clone().unwrap_or_else(|| "someone".into());

@@ -1,7 +1,9 @@
-//! Jobs offered on a board, not assigned: posted by the human or the lead and offered to every
-//! awake agent; any of them may claim one (the first claim wins, the others are told it is
-//! taken) and finish it. A job nobody claimed for `--job-timeout` is offered again to each agent
-//! that wakes.
+//! Jobs offered on a board, not assigned: posted by the human or the lead and offered to the
+//! awake agents a round at a time (`--job-offer` of them, the idle ones first; the next round
+//! after `--job-round` while nobody claimed it), never to everyone at once: each offer begins a
+//! turn, and turns cost. Any agent offered it may claim it (the first claim wins, the others are
+//! told it is taken) and finish it. A job nobody claimed for `--job-timeout` is offered again to
+//! each agent that wakes.
 
 use app::domain::docs::{job_doc_id, Doc, JobStatus};
 use app::domain::events::EventKind;
@@ -16,22 +18,26 @@ use crate::runtime::quest::Quests;
 use crate::store::StoreError;
 
 impl Quests {
-    /// Posts a job by `by`; returns its id. Every awake agent is offered it.
-    pub async fn post_job(&self, title: &str, text: &str, by: &str) -> Result<String, StoreError> {
-        self.post_job_from(title, text, by, None)
-            .await
-            .map(|(id, _)| id)
+    /// Posts a job by `by`; returns its id, how many agents it is offered to now and how many
+    /// are awake to be offered it.
+    pub async fn post_job(
+        &self,
+        title: &str,
+        text: &str,
+        by: &str,
+    ) -> Result<(String, usize, usize), StoreError> {
+        self.post_job_from(title, text, by, None).await
     }
 
     /// Posts a job by `by` (the agent in `seat`, which is not offered its own job); returns
-    /// its id and how many agents were offered it.
+    /// its id, how many agents it is offered to now and how many are awake to be offered it.
     pub(in crate::runtime) async fn post_job_from(
         &self,
         title: &str,
         text: &str,
         by: &str,
         seat: Option<Seat>,
-    ) -> Result<(String, usize), StoreError> {
+    ) -> Result<(String, usize, usize), StoreError> {
         let id = uuid22();
         self.ctx
             .recorder()
@@ -42,16 +48,60 @@ impl Quests {
                 posted_by: by.to_string(),
             }])
             .await?;
-        let awake: Vec<Seat> = self
+        let mut offered = Vec::new();
+        let now = self.offer_round(&id, seat, &mut offered).await;
+        let awake = self.to_offer(seat, &[]).len();
+        // The next rounds, while nobody claims it and someone awake was not offered it.
+        let rounds = self.clone();
+        let (job, round) = (id.clone(), self.ctx.config().agents.job_round);
+        let shutdown = self.ctx.shutdown_token();
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    _ = tokio::time::sleep(round) => {}
+                    _ = shutdown.cancelled() => return,
+                }
+                let open = rounds.ctx.store().with_docs(|d| {
+                    d.get(&job_doc_id(&job))
+                        .and_then(Doc::as_job)
+                        .is_some_and(|j| j.status == JobStatus::Open)
+                });
+                if !open || rounds.offer_round(&job, seat, &mut offered).await == 0 {
+                    return;
+                }
+            }
+        });
+        Ok((id, now, awake))
+    }
+
+    /// The awake agents who may be offered a job (not the lead, not `poster`, not those in
+    /// `offered`), the idle ones first.
+    fn to_offer(&self, poster: Option<Seat>, offered: &[Seat]) -> Vec<Seat> {
+        let table = self.processes.table();
+        let mut seats: Vec<Seat> = self
             .processes
             .running()
             .into_iter()
-            .filter(|s| *s != LEAD_SEAT && Some(*s) != seat)
+            .filter(|s| *s != LEAD_SEAT && Some(*s) != poster && !offered.contains(s))
             .collect();
-        for seat in &awake {
-            self.offer(*seat, &id).await;
+        seats.sort_by_key(|s| table.live(*s).is_some_and(|l| l.is_busy()));
+        seats
+    }
+
+    /// Offers the job `id` to the next `--job-offer` agents; how many.
+    async fn offer_round(&self, id: &str, poster: Option<Seat>, offered: &mut Vec<Seat>) -> usize {
+        let per_round = self.ctx.config().agents.job_offer.max(1);
+        let next: Vec<Seat> = self
+            .to_offer(poster, offered)
+            .into_iter()
+            .take(per_round)
+            .collect();
+        for seat in &next {
+            self.offer(*seat, id).await;
         }
-        Ok((id, awake.len()))
+        tracing::info!(job = id, seats = ?next, "job offered");
+        offered.extend(&next);
+        next.len()
     }
 
     /// Offers the job `id` to the agent in `seat`.
@@ -163,6 +213,21 @@ fn taken_note(title: &str, holder: &str) -> String {
         "the job \"{title}\" is taken: {holder} claimed it first; look for another"
     ))
     .into_owned()
+}
+
+/// What the poster is told: to whom the job goes now, and how the rest get it.
+pub(in crate::runtime) fn job_posted(id: &str, offered: usize, awake: usize) -> String {
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    match awake.saturating_sub(offered) {
+        0 => format!(
+            "Posted as job {id}; offered to {offered} awake agent{} (each offer begins a turn).",
+            plural(offered)
+        ),
+        rest => format!(
+            "Posted as job {id}; offered to {offered} of {awake} awake agents now (each offer \
+             begins a turn); the other {rest} get it a round at a time while nobody claims it."
+        ),
+    }
 }
 
 #[cfg(test)]

@@ -225,14 +225,11 @@ impl Quests {
                 title,
                 text,
             } => {
-                let (id, offered) = self
+                let (id, offered, awake) = self
                     .post_job_from(&title, &text, &from, Some(seat))
                     .await
                     .map_err(|e| format!("the console could not record it ({e}): try again"))?;
-                Ok(format!(
-                    "Posted as job {id}; offered to {offered} awake agent{}.",
-                    if offered == 1 { "" } else { "s" }
-                ))
+                Ok(jobs::job_posted(&id, offered, awake))
             }
             QuestRequest::Claim { from, job, .. } => self.claim(&from, &job).await,
             QuestRequest::JobDone {
