@@ -6,7 +6,7 @@ use serde_json::Value;
 
 pub use super::permissions::Approver;
 use super::permissions::{input_preview, PermissionDoc};
-use super::rules::KeptRule;
+use super::rules::{KeptRule, PATH_TOOLS};
 
 /// A class of calls only the human answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,18 +67,6 @@ const OPAQUE: [char; 17] = [
     '\'', '"', '\\', '$', '`', '~', '*', '?', '[', '{', ';', '&', '|', '<', '>', '\n', '\r',
 ];
 
-/// File tools, by the input that names their path.
-const FILE_TOOLS: [&str; 8] = [
-    "Read",
-    "Edit",
-    "Write",
-    "MultiEdit",
-    "NotebookEdit",
-    "Glob",
-    "Grep",
-    "LS",
-];
-
 /// Tools that touch nothing outside the session.
 const INWARD: [&str; 3] = ["TodoWrite", "ExitPlanMode", "BashOutput"];
 
@@ -93,7 +81,7 @@ pub fn kept_by_human(tool: &str, input: &Value, roots: &[String]) -> Option<Kept
             None => Some(Kept::Opaque),
         },
         t if INWARD.contains(&t) => None,
-        t if FILE_TOOLS.contains(&t) => {
+        t if PATH_TOOLS.contains(&t) || t == "LS" => {
             let path = ["file_path", "notebook_path", "path"]
                 .iter()
                 .find_map(|k| input[*k].as_str());

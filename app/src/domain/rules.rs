@@ -19,7 +19,7 @@ pub const MAX_RULE_CHARS: usize = 500;
 pub const MAX_RULES: usize = 100;
 
 /// Tools whose pattern is a path (glob: `*` within a folder, `**` across folders, `?`).
-const PATH_TOOLS: [&str; 7] = [
+pub const PATH_TOOLS: [&str; 7] = [
     "Read",
     "Edit",
     "Write",

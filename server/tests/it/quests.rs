@@ -338,17 +338,7 @@ async fn a_job_goes_to_a_round_of_agents_the_first_claim_wins_and_the_others_are
     })
     .await;
     // Claimed in the first round: the five others were never offered it (a round is a minute).
-    let offered = app::domain::agent_seats()
-        .filter(|s| {
-            std::fs::read_to_string(
-                dir.path()
-                    .join(format!("agents/{s}/.soulgrid-sim/received.jsonl")),
-            )
-            .unwrap_or_default()
-            .contains("A job is offered on the board")
-        })
-        .count();
-    assert_eq!(offered, 3);
+    assert_eq!(offered(dir.path()), 3);
     assert_eq!(
         common::count_events(&state, |k| matches!(k, EventKind::MarkerError { .. })).await,
         0
@@ -370,23 +360,22 @@ async fn a_job_nobody_claims_goes_to_the_next_round_until_every_awake_agent_had_
     .await;
     assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.body);
     assert_eq!(r.json()["offered"], 3);
-    let offered = || {
-        app::domain::agent_seats()
-            .filter(|s| {
-                std::fs::read_to_string(
-                    dir.path()
-                        .join(format!("agents/{s}/.soulgrid-sim/received.jsonl")),
-                )
-                .unwrap_or_default()
-                .contains("A job is offered on the board")
-            })
-            .count()
-    };
     // Three, three, then the last two: every awake agent, each once.
-    common::wait_until("all eight offered it", || offered() == 8).await;
+    common::wait_until("all eight offered it", || offered(dir.path()) == 8).await;
     state.store.with_all_docs(|d| {
         let j = app::domain::quest::jobs(d)[0].clone();
         assert_eq!(j.status, JobStatus::Open);
     });
     soulgrid::shut_down(&state).await;
+}
+
+/// How many agents the simulated CLI says were offered a job (their received messages).
+fn offered(data: &std::path::Path) -> usize {
+    app::domain::agent_seats()
+        .filter(|s| {
+            std::fs::read_to_string(data.join(format!("agents/{s}/.soulgrid-sim/received.jsonl")))
+                .unwrap_or_default()
+                .contains("A job is offered on the board")
+        })
+        .count()
 }
