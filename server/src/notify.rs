@@ -288,3 +288,36 @@ pub fn note(d: &Docs, e: &Event, base: &str, team: &str) -> Option<Note> {
         event_id: e.id,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn n(i: u64) -> Note {
+        Note {
+            what: "crash",
+            agent: None,
+            title: format!("n{i}"),
+            message: String::new(),
+            text: String::new(),
+            click: String::new(),
+            team: "t".into(),
+            event_id: i,
+        }
+    }
+
+    #[test]
+    fn a_full_queue_drops_its_oldest_and_never_waits() {
+        let q = Queue::default();
+        for i in 0..(QUEUE as u64 + 2) {
+            q.push(n(i));
+        }
+        let first = q.pop().unwrap();
+        assert_eq!(first.event_id, 2, "the two oldest were dropped");
+        let mut rest = 1;
+        while q.pop().is_some() {
+            rest += 1;
+        }
+        assert_eq!(rest, QUEUE);
+    }
+}

@@ -119,7 +119,9 @@ pub fn budget_views(
     docs: &crate::domain::docs::Docs,
     now: crate::domain::Millis,
 ) -> Vec<BudgetView> {
-    use crate::domain::budget::{budget, budgets, spent, standings, team_spent, Level};
+    use crate::domain::budget::{
+        budget, budgets, spent, standings, team_spent, team_standings, Level,
+    };
     let usd = |m: u64| m as f64 / 1_000_000.0;
     let limits = |b: Option<&crate::domain::budget::BudgetDoc>| {
         (
@@ -129,16 +131,8 @@ pub fn budget_views(
     };
     let (day, month) = team_spent(docs, now);
     let (per_day_usd, per_month_usd) = limits(budget(docs, None));
-    let team_level = |level: Level| {
-        // The team's own standing: any agent's view of it, or none without agents.
-        crate::domain::docs::identities(docs)
-            .next()
-            .map(|d| standings(docs, &d.stable_id(), now))
-            .unwrap_or_default()
-            .into_iter()
-            .find(|s| s.agent.is_none() && s.level() == level)
-            .map(|s| s.words())
-    };
+    let team = team_standings(docs, now);
+    let team_level = |level: Level| team.iter().find(|s| s.level() == level).map(|s| s.words());
     let mut v = vec![BudgetView {
         agent: None,
         name: None,

@@ -157,30 +157,39 @@ pub fn team_spent(docs: &Docs, now: Millis) -> (u64, u64) {
 /// what was spent against it: the one furthest along first.
 pub fn standings(docs: &Docs, agent: &str, now: Millis) -> Vec<Standing> {
     let own = super::life::ledger_of(docs, agent).map_or((0, 0), |l| spent(l, now));
-    let team = team_spent(docs, now);
-    let mut v = Vec::new();
-    for (who, (day, month)) in [(Some(agent), own), (None, team)] {
-        let Some(b) = budget(docs, who) else { continue };
-        let periods = [
-            (Period::Day, b.per_day_micro_usd, day),
-            (Period::Month, b.per_month_micro_usd, month),
-        ];
-        for (period, limit, spent) in periods {
-            if let Some(limit) = limit {
-                v.push(Standing {
-                    agent: who.map(str::to_string),
-                    period,
-                    spent_micro_usd: spent,
-                    limit_micro_usd: limit,
-                });
-            }
-        }
-    }
+    let mut v = against(docs, Some(agent), own);
+    v.extend(team_standings(docs, now));
     v.sort_by(|a, b| {
         let share = |s: &Standing| s.spent_micro_usd as f64 / s.limit_micro_usd.max(1) as f64;
         share(b).total_cmp(&share(a))
     });
     v
+}
+
+/// The team's limits at `now`, with what the whole team spent against them.
+pub fn team_standings(docs: &Docs, now: Millis) -> Vec<Standing> {
+    against(docs, None, team_spent(docs, now))
+}
+
+/// The limits of `who`'s budget (none: the team's) against its spend of the day and month.
+fn against(docs: &Docs, who: Option<&str>, (day, month): (u64, u64)) -> Vec<Standing> {
+    let Some(b) = budget(docs, who) else {
+        return Vec::new();
+    };
+    [
+        (Period::Day, b.per_day_micro_usd, day),
+        (Period::Month, b.per_month_micro_usd, month),
+    ]
+    .into_iter()
+    .filter_map(|(period, limit, spent)| {
+        Some(Standing {
+            agent: who.map(str::to_string),
+            period,
+            spent_micro_usd: spent,
+            limit_micro_usd: limit?,
+        })
+    })
+    .collect()
 }
 
 /// The limit the identity `agent` has reached at `now`, if any: it is given no new turn.

@@ -125,3 +125,43 @@ fn a_limit_of_zero_negative_or_absurd_is_refused_in_words() {
         "rounds to nothing"
     );
 }
+
+#[test]
+fn a_level_is_remembered_once_and_only_for_its_own_day_and_month() {
+    use crate::domain::budget::budget;
+    let mut docs = team();
+    let crossed = |told: &str| EventKind::BudgetCrossed {
+        agent: None,
+        seat: None,
+        told: told.into(),
+        words: "the team's daily budget".into(),
+        reached: false,
+    };
+    run(
+        &mut docs,
+        &[
+            ev(20, NOV27, set(None, Some(1_000_000), Some(9_000_000))),
+            ev(21, NOV27 + 1, crossed("day:2026-11-27:near")),
+            ev(22, NOV27 + 2, crossed("month:2026-11:near")),
+            ev(23, NOV27 + 3, crossed("day:2026-11-27:near")),
+        ],
+    );
+    let told = |d: &Docs| budget(d, None).unwrap().told.clone();
+    assert_eq!(told(&docs), ["day:2026-11-27:near", "month:2026-11:near"]);
+    // The next day: yesterday's word goes, the month's stays.
+    run(
+        &mut docs,
+        &[ev(24, NOV27 + DAY, crossed("day:2026-11-28:near"))],
+    );
+    assert_eq!(told(&docs), ["month:2026-11:near", "day:2026-11-28:near"]);
+    // A new daily limit is told afresh; the unchanged monthly one keeps its word.
+    run(
+        &mut docs,
+        &[ev(
+            25,
+            NOV27 + DAY,
+            set(None, Some(2_000_000), Some(9_000_000)),
+        )],
+    );
+    assert_eq!(told(&docs), ["month:2026-11:near"]);
+}
