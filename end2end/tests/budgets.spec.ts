@@ -1,4 +1,4 @@
-import { test, expect, openHydrated } from '../support/page';
+import { test, expect, openHydrated, recordNotifications } from '../support/page';
 import { startServer, RunningServer, postJson } from '../support/server';
 
 // A budget stops an agent: set in the Budgets panel, reached by a turn's cost (the simulated CLI
@@ -21,6 +21,7 @@ test('a budget reached stops the agent until it is raised', async ({ page }) => 
   };
   await expect.poll(seated, { timeout: 20_000 }).toBeTruthy();
   const lyra = await seated();
+  await recordNotifications(page);
   await openHydrated(page, server.url);
   // The births cost something: the header says what the team spent today.
   await expect(page.locator('.team-spend')).toContainText(/Today \$0\.\d+/);
@@ -32,9 +33,14 @@ test('a budget reached stops the agent until it is raised', async ({ page }) => 
   const row = page.locator(`.budget-table tr[data-agent="${lyra.identityId ?? lyra.uuid}"]`);
   await expect(row).toContainText('of $0.0020');
 
-  // One turn more reaches it; the next message waits.
+  // One turn more reaches it (the tab hidden: a notification says so); the next message waits.
+  await page.evaluate(() => ((window as any).__hidden = true));
   expect((await post('/api/send', { text: 'one more thing', seat: 0 })).status).toBe(202);
   await expect(row).toHaveAttribute('data-level', 'reached', { timeout: 20_000 });
+  const notes = () => page.evaluate(() => (window as any).__notes as { title: string; body: string }[]);
+  await expect.poll(async () => (await notes()).filter((n) => n.title === `${lyra.name} reached its budget`)).toHaveLength(1);
+  expect((await notes()).find((n) => n.title === `${lyra.name} reached its budget`)!.body).toContain('its daily budget');
+  await page.evaluate(() => ((window as any).__hidden = false));
   await expect(row.locator('.budget-word')).toContainText('its daily budget');
   const waiting = await post('/api/send', { text: 'held by the budget', seat: 0 });
   expect((await waiting.json()).delivery).not.toBe('delivered');

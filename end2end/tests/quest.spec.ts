@@ -25,6 +25,9 @@ test('a quest from the browser: the stages advance, a finding is pinned, the rep
   });
 
   await page.locator('.new-quest > summary').click();
+  // Said before it starts: the sessions it may begin (eight awake: no sleeper to wake).
+  await expect(page.locator('.quest-sessions')).toContainText('the agents the lead picks (8 awake)');
+  await expect(page.locator('.quest-sessions')).toContainText(/at most [01] new sessions?\./);
   await page.getByLabel('The problem').fill('How should we name the ship?');
   await page.getByRole('button', { name: 'Start the quest' }).click();
   await expect(page.locator('.quest-bar')).toBeVisible();

@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-pub use super::docs::{budget_id, BudgetDoc, TYPE_BUDGET};
+pub use super::docs::{budget_id, BudgetDoc, ToldLevel, TYPE_BUDGET};
 use super::docs::{Doc, Docs, LedgerDoc, TYPE_LEDGER};
 use super::time::{day_key, month_key};
 use super::Millis;

@@ -64,3 +64,54 @@ pub fn sessions_begun(docs: &Docs, button: GridButton) -> usize {
         GridButton::Waking | GridButton::None => 0,
     }
 }
+
+/// What starting a quest may begin, said on its form before it starts: the lead's turn (a
+/// session when it is asleep), then per stage a turn of each agent the lead picks, a new
+/// session for each sleeper among them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QuestSessions {
+    pub lead_asleep: bool,
+    pub awake: usize,
+    pub sleeping: usize,
+}
+
+impl QuestSessions {
+    /// The new Claude sessions it may begin: the lead's if asleep, and every sleeper's.
+    pub fn at_most(self) -> usize {
+        usize::from(self.lead_asleep) + self.sleeping
+    }
+
+    pub fn said(self) -> String {
+        let lead = match self.lead_asleep {
+            true => "a session of the lead (asleep now)",
+            false => "a turn of the lead",
+        };
+        let n = self.at_most();
+        format!(
+            "Starting it begins {lead}; each stage then begins a turn of the agents the lead \
+             picks ({} awake), and a new session for each sleeper it picks: at most {n} new \
+             session{}.",
+            self.awake,
+            if n == 1 { "" } else { "s" }
+        )
+    }
+}
+
+pub fn quest_sessions(docs: &Docs) -> QuestSessions {
+    let lead_asleep = identities(docs)
+        .find(|d| d.grid_position == LEAD_SEAT)
+        .is_none_or(|d| d.status() == AgentStatus::Sleeping);
+    let (mut awake, mut sleeping) = (0, 0);
+    for d in identities(docs).filter(|d| d.grid_position != LEAD_SEAT && d.has_name()) {
+        match d.status() {
+            AgentStatus::Sleeping => sleeping += 1,
+            s if s.is_visible() => awake += 1,
+            _ => {}
+        }
+    }
+    QuestSessions {
+        lead_asleep,
+        awake,
+        sleeping,
+    }
+}

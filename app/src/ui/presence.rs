@@ -1,6 +1,6 @@
-//! Presence: when an agent writes, or asks to use a tool, while this tab is hidden, a browser
-//! notification says so (permission is asked on the human's first click, as browsers require a
-//! user gesture).
+//! Presence: when an agent writes, asks to use a tool or for a review, a report is ready, or a
+//! budget is near or reached, while this tab is hidden, a browser notification says so
+//! (permission is asked on the human's first click, as browsers require a user gesture).
 
 use leptos::prelude::*;
 
@@ -57,6 +57,11 @@ pub fn notify_when_hidden(live: Live) {
                     a.event_id > from && a.kind == crate::domain::docs::ArtifactKind::Report
                 })
                 .map(|a| ("A quest's report is ready".to_string(), a.title.clone()));
+            let budgets = crate::domain::budget::budgets(d)
+                .into_iter()
+                .filter_map(|b| b.last_told.as_ref().map(|t| (b, t)))
+                .filter(|(_, t)| t.event_id > from)
+                .map(|(b, t)| budget_note(d, b.agent.as_deref(), t));
             let now_in_review = asked_for_review(d);
             let reviews: Vec<(String, String)> = in_review.with_value(|before| {
                 now_in_review
@@ -71,7 +76,11 @@ pub fn notify_when_hidden(live: Live) {
                     .collect()
             });
             in_review.set_value(now_in_review);
-            said.chain(asked).chain(reports).chain(reviews).collect()
+            said.chain(asked)
+                .chain(reports)
+                .chain(budgets)
+                .chain(reviews)
+                .collect()
         });
         #[cfg(feature = "hydrate")]
         {
@@ -91,6 +100,25 @@ pub fn notify_when_hidden(live: Live) {
         #[cfg(not(feature = "hydrate"))]
         let _ = new;
     });
+}
+
+/// A budget level told: whose, near or reached, and its words.
+fn budget_note(
+    d: &crate::domain::docs::Docs,
+    agent: Option<&str>,
+    told: &crate::domain::budget::ToldLevel,
+) -> (String, String) {
+    let who = match agent {
+        None => "The team".to_string(),
+        Some(id) => crate::domain::docs::identity_by_id(d, id)
+            .and_then(|i| i.name.clone())
+            .unwrap_or_else(|| "An agent".to_string()),
+    };
+    let title = match told.reached {
+        true => format!("{who} reached its budget"),
+        false => format!("{who} is near its budget (80 %)"),
+    };
+    (title, told.words.clone())
 }
 
 /// Every branch an agent asked the human to review: (project, identity, agent, project's name).

@@ -168,6 +168,9 @@ fn NewQuestForm() -> impl IntoView {
                 .collect::<Vec<_>>()
         })
     });
+    // Said before it starts: how many Claude sessions it may begin (each costs); a memo, so
+    // it is written again when the team's wakefulness changes, not at every event.
+    let sessions = Memo::new(move |_| live.docs.with(crate::domain::buttons::quest_sessions));
     let busy = RwSignal::new(false);
     let error = RwSignal::new(None::<String>);
     let start = move |_| {
@@ -209,6 +212,7 @@ fn NewQuestForm() -> impl IntoView {
             })}
             <button type="button" class="agent-action" disabled=move || busy.get() || problem.get().trim().is_empty()
                 on:click=start>"Start the quest"</button>
+            <p class="hint quest-sessions">{move || sessions.get().said()}</p>
             {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
         </details>
     }

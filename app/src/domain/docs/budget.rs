@@ -30,6 +30,19 @@ pub struct BudgetDoc {
     /// The levels told lately (`day:2026-11-27:near`): each is told once per period.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub told: Vec<String>,
+    /// The last level told, with its event: what a hidden tab notifies once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_told: Option<ToldLevel>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+/// A level told (`budget_crossed`): its words, and whether the limit is reached (else near).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToldLevel {
+    pub event_id: u64,
+    pub words: String,
+    #[serde(default)]
+    pub reached: bool,
 }

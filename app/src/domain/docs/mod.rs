@@ -20,7 +20,7 @@ mod quest;
 mod talk;
 mod watch;
 
-pub use budget::{budget_id, BudgetDoc, TYPE_BUDGET};
+pub use budget::{budget_id, BudgetDoc, ToldLevel, TYPE_BUDGET};
 pub use doc::{commit, Doc, DocWrite, Docs};
 pub use identity::{
     identity_id, AgentIdentity, Note, Problem, NOTES_KEPT, TYPE_HALL, TYPE_IDENTITY,

@@ -4,7 +4,7 @@
 //! number), or one past [`MAX_RULES`], changes nothing (the server refuses them first); rules
 //! are not parsed again here, so no later parser renumbers them.
 
-use super::super::budget::{budget, budget_id, BudgetDoc, BUDGET_PROBLEM};
+use super::super::budget::{budget, budget_id, BudgetDoc, ToldLevel, BUDGET_PROBLEM};
 use super::super::docs::{identities, Doc, Problem};
 use super::super::events::{Event, EventKind};
 use super::super::rules::{KeptRule, MAX_RULES};
@@ -61,6 +61,7 @@ pub(super) fn apply(w: &mut Writes, event: &Event) {
                         .collect()
                 })
                 .unwrap_or_default();
+            let last_told = budget(w.docs, agent.as_deref()).and_then(|b| b.last_told.clone());
             w.put(
                 id.clone(),
                 Doc::Budget(Box::new(BudgetDoc {
@@ -70,6 +71,7 @@ pub(super) fn apply(w: &mut Writes, event: &Event) {
                     per_month_micro_usd: *per_month_micro_usd,
                     set_at: event.ts,
                     told: kept_told,
+                    last_told,
                     extra: Default::default(),
                 })),
             );
@@ -104,6 +106,11 @@ pub(super) fn apply(w: &mut Writes, event: &Event) {
                     t.contains(&format!(":{day}:")) || t.contains(&format!(":{month}:"))
                 });
                 b.told.push(told.clone());
+                b.last_told = Some(ToldLevel {
+                    event_id: event.id,
+                    words: words.clone(),
+                    reached: *reached,
+                });
                 w.put(b.id.clone(), Doc::Budget(Box::new(b)));
             }
             if let Some(seat) = seat {

@@ -148,6 +148,12 @@ fn a_level_is_remembered_once_and_only_for_its_own_day_and_month() {
     );
     let told = |d: &Docs| budget(d, None).unwrap().told.clone();
     assert_eq!(told(&docs), ["day:2026-11-27:near", "month:2026-11:near"]);
+    // The last level told, with its event (a hidden tab tells it once): not a repeat's.
+    let last = budget(&docs, None).unwrap().last_told.clone().unwrap();
+    assert_eq!(
+        (last.event_id, last.words.as_str(), last.reached),
+        (22, "the team's daily budget", false)
+    );
     // The next day: yesterday's word goes, the month's stays.
     run(
         &mut docs,

@@ -121,3 +121,60 @@ fn the_button_says_how_many_sessions_it_begins() {
     assert_eq!(sessions_begun(&docs, GridButton::Wake), 0);
     assert_eq!(sessions_begun(&docs, GridButton::None), 0);
 }
+
+#[test]
+fn a_quest_says_how_many_sessions_it_may_begin() {
+    use crate::domain::buttons::{quest_sessions, QuestSessions};
+    let mut docs = Docs::new();
+    run(
+        &mut docs,
+        &[
+            ev(
+                1,
+                0,
+                EventKind::SessionStart {
+                    lead_name: Some("Julian".into()),
+                    human_name: None,
+                },
+            ),
+            ev(2, 0, summon(&[0, 1, 2])),
+            ev(3, 1, register(0, "A", "a")),
+            ev(4, 1, register(1, "B", "b")),
+            ev(5, 1, register(2, "C", "c")),
+            ev(6, 2, process(1, ProcessState::Stopped)),
+            ev(7, 2, process(4, ProcessState::Starting)),
+            ev(8, 2, process(4, ProcessState::Idle)),
+        ],
+    );
+    let s = quest_sessions(&docs);
+    assert_eq!(
+        s,
+        QuestSessions {
+            lead_asleep: false,
+            awake: 2,
+            sleeping: 1
+        }
+    );
+    assert_eq!(s.at_most(), 1);
+    assert_eq!(
+        s.said(),
+        "Starting it begins a turn of the lead; each stage then begins a turn of the agents \
+         the lead picks (2 awake), and a new session for each sleeper it picks: at most 1 \
+         new session."
+    );
+    run(&mut docs, &[ev(9, 3, process(4, ProcessState::Stopped))]);
+    let s = quest_sessions(&docs);
+    assert!(s.lead_asleep);
+    assert_eq!(s.at_most(), 2);
+    assert!(
+        s.said()
+            .starts_with("Starting it begins a session of the lead (asleep now)"),
+        "{}",
+        s.said()
+    );
+    assert!(
+        s.said().ends_with("at most 2 new sessions."),
+        "{}",
+        s.said()
+    );
+}
