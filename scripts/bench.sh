@@ -12,7 +12,7 @@ quick=()
 [ "${1:-}" = "--quick" ] && quick=(--quick)
 
 step "setup" "$ROOT/scripts/setup.sh" --test
-step "build (cargo leptos build --release)" cargo leptos build --release
+step "build (cargo leptos build --release --precompress)" cargo leptos build --release --precompress
 # P6b's reference: the page's wasm without the console's views (bench/viewless), built as
 # cargo-leptos builds the page's (its profile, target directory and flags; wasm-bindgen; wasm-opt).
 # A subshell: its environment stays its own, and a stale file from an earlier run is gone.
@@ -38,7 +38,7 @@ rm -f "$out/browser.json"
 bin="$(target_dir)/release"
 browser() {
   (cd end2end && PERF_OUT="$out/browser.json" PERF_BUILD=release SOULGRID_BIN="$bin/soulgrid" \
-    LEPTOS_SITE_ROOT="$ROOT/$(site_root)" npx playwright test tests/perf.spec.ts tests/perf-queue.spec.ts)
+    LEPTOS_SITE_ROOT="$ROOT/$(site_root)" npx playwright test tests/perf.spec.ts tests/perf-queue.spec.ts tests/perf-phone.spec.ts)
 }
 # A browser run that fails leaves its rows "not run"; the rest is still measured.
 step "browser figures (Chromium, release wasm)" browser || true

@@ -11,5 +11,7 @@ step "build soulgrid-sim (release)" bash -c 'source scripts/lib.sh && leptos_env
 # the changes asked in a review): the whole loop shows without Claude. SOULGRID_ALLOW_DIR says
 # which folders may be linked (e.g. SOULGRID_ALLOW_DIR=~/code make run).
 export SOULGRID_SIM_WORK="${SOULGRID_SIM_WORK:-1}"
-echo "==> cargo leptos serve --release (Ctrl-C to stop)"
-exec cargo leptos serve --release
+# --precompress: the page's files beside their brotli and gzip twins, which the server sends to
+# a browser that accepts them (docs/PERFORMANCE.md, P6d).
+echo "==> cargo leptos serve --release --precompress (Ctrl-C to stop)"
+exec cargo leptos serve --release --precompress

@@ -1,7 +1,7 @@
 //! The page shell and the root component.
 
 use leptos::prelude::*;
-use leptos_meta::{provide_meta_context, MetaTags, Stylesheet};
+use leptos_meta::{provide_meta_context, HashedStylesheet, MetaTags};
 use leptos_router::components::{Route, Router, Routes};
 use leptos_router::{path, SsrMode};
 
@@ -22,6 +22,9 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 // No favicon request: a 404 would be a console error.
                 <link rel="icon" href="data:,"/>
                 <AutoReload options=options.clone()/>
+                // The page's files are named by their content's hash (cargo-leptos
+                // `hash-files`), read from beside the binary: kept a year by the browser.
+                <HashedStylesheet options=options.clone() id="leptos"/>
                 <HydrationScripts options/>
                 <MetaTags/>
             </head>
@@ -65,7 +68,6 @@ pub fn App() -> impl IntoView {
     crate::ui::when::provide_local_times();
     mark_hydrated();
     view! {
-        <Stylesheet id="leptos" href="/pkg/soulgrid.css"/>
         <Router>
             <Routes fallback=|| view! { <p class="error">"There is nothing at this address."</p> }>
                 // Async: the server sends the page once the snapshot is in it, so the grid and

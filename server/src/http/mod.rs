@@ -140,6 +140,22 @@ pub fn router(state: AppState) -> Router {
         ))
         .layer(axum::middleware::from_fn(api_errors::json_errors))
         .layer(axum::middleware::from_fn(security::headers))
+        // The page and the API's JSON compressed as they go (brotli at 4, gzip): a browser's
+        // first visit is mostly the server-rendered page and `/api/docs`. Not the event stream
+        // (the default predicate: a compressor would hold its events back), nor a file that
+        // is compressed already (the release build's `.br`/`.gz` twins), nor a wasm without
+        // one (a debug build's: tens of megabytes, for tests on this machine).
+        .layer(
+            tower_http::compression::CompressionLayer::new()
+                .no_deflate()
+                .no_zstd()
+                .compress_when({
+                    use tower_http::compression::predicate::{
+                        DefaultPredicate, NotForContentType, Predicate,
+                    };
+                    DefaultPredicate::new().and(NotForContentType::const_new("application/wasm"))
+                }),
+        )
         // Every request and its answer in the log (`RUST_LOG=tower_http=debug`).
         .layer(tower_http::trace::TraceLayer::new_for_http())
         .with_state(state)

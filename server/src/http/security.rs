@@ -196,22 +196,46 @@ pub async fn guard(State(sec): State<Arc<Security>>, mut req: Request, next: Nex
     }
 }
 
+/// Whether a file's name carries its content's hash as cargo-leptos `hash-files` writes it:
+/// `soulgrid.<md5, 22 characters of unpadded base64url>.wasm` (`.js`, `.css`).
+pub fn content_hashed(name: &str) -> bool {
+    let mut parts = name.split('.');
+    let (Some(_), Some(hash), Some(_)) = (parts.next(), parts.next(), parts.next()) else {
+        return false;
+    };
+    hash.len() == 22
+        && hash
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
 /// What any response may do in a browser, unless the page set its own policy: nothing framed,
 /// nothing sniffed, no referrer; a response that is not the page runs nothing at all. The
 /// page's own files (`/pkg/`) are checked with the server before each use (`no-cache`; an
-/// unchanged file is a 304): a wasm cached from an older build never meets a newer page.
+/// unchanged file is a 304): a wasm cached from an older build never meets a newer page;
+/// those whose name carries their content's hash (release builds) are kept a year.
 pub async fn headers(req: Request, next: Next) -> Response {
     use axum::http::header::{
         CACHE_CONTROL, CONTENT_SECURITY_POLICY, REFERRER_POLICY, X_CONTENT_TYPE_OPTIONS,
         X_FRAME_OPTIONS,
     };
     use axum::http::HeaderValue;
-    let site_file = req.uri().path().starts_with("/pkg/");
+    let site_file = req
+        .uri()
+        .path()
+        .strip_prefix("/pkg/")
+        .map(|name| content_hashed(name.rsplit('/').next().unwrap_or(name)));
     let mut res = next.run(req).await;
+    let found = res.status().is_success();
     let h = res.headers_mut();
-    if site_file {
+    if let Some(hashed) = site_file {
+        let kept = match hashed && found {
+            // Its name changes with its content: kept a year, never asked again.
+            true => "public, max-age=31536000, immutable",
+            false => "no-cache",
+        };
         h.entry(CACHE_CONTROL)
-            .or_insert(HeaderValue::from_static("no-cache"));
+            .or_insert(HeaderValue::from_static(kept));
     }
     h.entry(CONTENT_SECURITY_POLICY)
         .or_insert(HeaderValue::from_static(

@@ -1,15 +1,16 @@
 //! P1, P2 and P6's time to hydrated are measured in Chromium by `end2end/tests/perf.spec.ts`
 //! (`make bench` runs it against the release build first); it writes its samples to a JSON
 //! file, `{"p1": [ms…], "p1_in_page": [ms…], "p2": [ms…], "p2_in_page": [ms…], "hydrated": [ms…],
-//! "queue_next": [ms…], "build": "release"}`, read here (`queue_next`, G1, from
-//! `perf-queue.spec.ts`). `p1_in_page` and `p2_in_page` are their figures' part in the
+//! "queue_next": [ms…], "wire_bytes": [n], "wire_raw_bytes": [n], "phone_fcp": [ms…],
+//! "phone_hydrated": [ms…], "phone_tap": [ms…], "build": "release"}`, read here (`queue_next`,
+//! G1, from `perf-queue.spec.ts`; P6d and P6e from `perf-phone.spec.ts`). `p1_in_page` and `p2_in_page` are their figures' part in the
 //! page: the event's arrival at the `EventSource` → the change in the page.
 
 use std::path::Path;
 
 use serde::Deserialize;
 
-use crate::table::{Row, Spread};
+use crate::table::{ms, Row, Spread};
 
 #[derive(Debug, Default, Deserialize)]
 struct Samples {
@@ -26,6 +27,18 @@ struct Samples {
     /// `end2end/tests/perf-queue.spec.ts`: an answer in the approval queue → the next focused.
     #[serde(default)]
     queue_next: Vec<f64>,
+    /// `perf-phone.spec.ts`: a first visit's bytes as sent, and uncompressed (one sample).
+    #[serde(default)]
+    wire_bytes: Vec<f64>,
+    #[serde(default)]
+    wire_raw_bytes: Vec<f64>,
+    /// `perf-phone.spec.ts`, on the phone profile: first paint, hydrated, the first tap.
+    #[serde(default)]
+    phone_fcp: Vec<f64>,
+    #[serde(default)]
+    phone_hydrated: Vec<f64>,
+    #[serde(default)]
+    phone_tap: Vec<f64>,
     #[serde(default)]
     build: String,
 }
@@ -51,17 +64,27 @@ pub fn rows(file: Option<&Path>) -> Vec<Row> {
         "100 permission requests in the approval queue: `a` on the focused one → the next one focused, in Chromium",
         "p95 ≤ 16 ms (one frame)",
     );
+    let p6d = Row::new(
+        "P6d",
+        "the page's bytes over the wire on a first visit (all that `/` loads, as served to Chromium)",
+        "≤ 350 KB",
+    );
+    let p6e = Row::new(
+        "P6e",
+        "a first visit on a mid-range phone profile (4× CPU slowdown, 1.6 Mbps / 150 ms, empty cache): navigation start → data-hydrated; the first tap on a face → answered (drawn)",
+        "p95 ≤ 2.5 s; tap p95 ≤ 100 ms",
+    );
     let samples = match file.map(std::fs::read_to_string) {
         None => {
             let why = "no browser figures (make bench runs Chromium first)";
-            return [p1, p2, p6, g1]
+            return [p1, p2, p6, g1, p6d, p6e]
                 .into_iter()
                 .map(|r| r.not_run(why))
                 .collect();
         }
         Some(Err(e)) => {
             let why = format!("the browser figures cannot be read: {e}");
-            return [p1, p2, p6, g1]
+            return [p1, p2, p6, g1, p6d, p6e]
                 .into_iter()
                 .map(|r| r.not_run(&why))
                 .collect();
@@ -85,16 +108,57 @@ pub fn rows(file: Option<&Path>) -> Vec<Row> {
         if let Some(s) = Spread::of(values) {
             row.measured.push_str(&format!(
                 "; in the page (the event's arrival → the change): p50 {} / p95 {} ms",
-                crate::table::ms(s.p50),
-                crate::table::ms(s.p95)
+                ms(s.p50),
+                ms(s.p95)
             ));
         }
         row
     };
+    let (p6d, p6e) = (wire(p6d, &samples, &build), phone(p6e, &samples, &build));
     vec![
         in_page(row(p1, samples.p1, 16.0, true), samples.p1_in_page),
         in_page(row(p2, samples.p2, 25.0, true), samples.p2_in_page),
         row(p6, samples.hydrated, 300.0, true),
         row(g1, samples.queue_next, 16.0, true),
+        p6d,
+        p6e,
     ]
+}
+
+fn wire(row: Row, samples: &Samples, build: &str) -> Row {
+    let (Some(&sent), Some(&raw)) = (samples.wire_bytes.first(), samples.wire_raw_bytes.first())
+    else {
+        return row.not_run("no samples");
+    };
+    row.measured(
+        format!(
+            "{} KB ({} KB uncompressed; {build} build)",
+            (sent / 1024.0).round(),
+            (raw / 1024.0).round()
+        ),
+        sent <= 350.0 * 1024.0,
+    )
+}
+
+fn phone(row: Row, samples: &Samples, build: &str) -> Row {
+    let (Some(hydrated), Some(tap)) = (
+        Spread::of(samples.phone_hydrated.clone()),
+        Spread::of(samples.phone_tap.clone()),
+    ) else {
+        return row.not_run("no samples (measured on the release build only)");
+    };
+    let fcp = Spread::of(samples.phone_fcp.clone())
+        .map(|f| format!("; first paint p50 {} / p95 {} ms", ms(f.p50), ms(f.p95)))
+        .unwrap_or_default();
+    row.measured(
+        format!(
+            "hydrated p50 {} / p95 {} ms; tap p50 {} / p95 {} ms{fcp} (n={}, {build} build)",
+            ms(hydrated.p50),
+            ms(hydrated.p95),
+            ms(tap.p50),
+            ms(tap.p95),
+            hydrated.n
+        ),
+        hydrated.p95 <= 2500.0 && tap.p95 <= 100.0,
+    )
 }

@@ -88,3 +88,83 @@ async fn the_pages_files_are_checked_before_each_use() {
     assert!(docs.headers.get("cache-control").is_none());
     soulgrid::shut_down(&state).await;
 }
+
+/// Sent small and kept as long as it may be (#36): a file whose name carries its content's hash
+/// (cargo-leptos `hash-files`: `soulgrid.<22 characters>.wasm`) is kept a year without asking,
+/// since a new build has a new name; its brotli or gzip twin, precompressed at build time, is
+/// what a browser that accepts it gets; the page itself and the API's JSON are compressed as
+/// they are sent.
+#[tokio::test]
+async fn the_pages_files_go_compressed_and_hashed_ones_are_kept_for_good() {
+    let _serial = SERIAL.lock().await;
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    std::fs::create_dir_all(site.join("pkg")).unwrap();
+    let hashed = "soulgrid.kq2V_0-9aZbcdEfGhIjKlM.wasm";
+    std::fs::write(site.join("pkg").join(hashed), b"\0asm\x01\0\0\0").unwrap();
+    std::fs::write(site.join("pkg").join(format!("{hashed}.br")), b"brotli!").unwrap();
+    std::fs::write(site.join("pkg").join(format!("{hashed}.gz")), b"gzip!").unwrap();
+    std::fs::write(site.join("pkg/soulgrid.css"), b"body{}").unwrap();
+    let options = leptos::prelude::LeptosOptions::builder()
+        .output_name("soulgrid")
+        .site_root(site.display().to_string())
+        .build();
+    let state = soulgrid::boot(&common::config(&dir.path().join("data"), &[]), options)
+        .await
+        .unwrap();
+    let router = soulgrid::http::router(state.clone());
+    let wasm = call(
+        &router,
+        get_with(
+            &format!("/pkg/{hashed}"),
+            "accept-encoding",
+            "gzip, deflate, br, zstd",
+        ),
+    )
+    .await;
+    assert_eq!(wasm.status, StatusCode::OK);
+    assert_eq!(wasm.headers["content-encoding"], "br");
+    assert_eq!(wasm.body, "brotli!");
+    assert_eq!(wasm.headers["content-type"], "application/wasm");
+    assert_eq!(
+        wasm.headers["cache-control"],
+        "public, max-age=31536000, immutable"
+    );
+    let gz = call(
+        &router,
+        get_with(&format!("/pkg/{hashed}"), "accept-encoding", "gzip"),
+    )
+    .await;
+    assert_eq!(gz.headers["content-encoding"], "gzip");
+    // A name without a hash is checked before each use, as before.
+    let css = call(&router, get("/pkg/soulgrid.css")).await;
+    assert_eq!(css.headers["cache-control"], "no-cache");
+    // Nor is a name that only looks like one (a hash is 22 characters of base64url).
+    std::fs::write(site.join("pkg/soulgrid.short.js"), b"1").unwrap();
+    let short = call(&router, get("/pkg/soulgrid.short.js")).await;
+    assert_eq!(short.headers["cache-control"], "no-cache");
+    // The page and the API, compressed as they go; the event stream never is (it would be
+    // held back to fill a compressor's block).
+    for path in ["/", "/api/docs"] {
+        let r = call(&router, get_with(path, "accept-encoding", "gzip")).await;
+        assert_eq!(r.status, StatusCode::OK, "{path}");
+        assert_eq!(r.headers["content-encoding"], "gzip", "{path}");
+        assert!(
+            r.headers["vary"]
+                .to_str()
+                .unwrap()
+                .contains("accept-encoding"),
+            "{path}"
+        );
+    }
+    let stream = tower::ServiceExt::oneshot(
+        router.clone(),
+        get_with("/api/events", "accept-encoding", "gzip"),
+    )
+    .await
+    .unwrap();
+    assert_eq!(stream.headers()["content-type"], "text/event-stream");
+    assert!(stream.headers().get("content-encoding").is_none());
+    drop(stream);
+    soulgrid::shut_down(&state).await;
+}
