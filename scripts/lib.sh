@@ -46,8 +46,7 @@ leptos_env() {
   export LEPTOS_LIB_DIR=frontend
   export LEPTOS_BIN_DIR=server
   export LEPTOS_JS_MINIFY=false
-  export LEPTOS_HASH_FILES=true
-  export LEPTOS_HASH_FILE_NAME=hash.txt
+  export LEPTOS_HASH_FILES=false
   export RUSTFLAGS="--cfg erase_components"
 }
 

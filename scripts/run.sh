@@ -11,7 +11,7 @@ step "build soulgrid-sim (release)" bash -c 'source scripts/lib.sh && leptos_env
 # the changes asked in a review): the whole loop shows without Claude. SOULGRID_ALLOW_DIR says
 # which folders may be linked (e.g. SOULGRID_ALLOW_DIR=~/code make run).
 export SOULGRID_SIM_WORK="${SOULGRID_SIM_WORK:-1}"
-# --precompress: the page's files beside their brotli and gzip twins, which the server sends to
-# a browser that accepts them (docs/PERFORMANCE.md, P6d).
-echo "==> cargo leptos serve --release --precompress (Ctrl-C to stop)"
-exec cargo leptos serve --release --precompress
+# The page's files named by their content's hash (kept a year by the browser) and beside their
+# brotli and gzip twins, which the server sends to a browser that accepts them (docs/DESIGN.md §7).
+echo "==> LEPTOS_HASH_FILES=true cargo leptos serve --release --precompress (Ctrl-C to stop)"
+LEPTOS_HASH_FILES=true exec cargo leptos serve --release --precompress

@@ -28,13 +28,20 @@ async fn main() -> anyhow::Result<()> {
     let mut leptos = get_configuration(None)
         .map_err(|e| anyhow::anyhow!("reading the Leptos configuration: {e}"))?
         .leptos_options;
-    // cargo-leptos names the page's files by their content's hash (`hash-files`) and writes
-    // the hashes beside the binary: found there however the server was started (`make run`
-    // sets LEPTOS_HASH_FILES; a test starting the binary itself does not).
-    leptos.hash_files |= std::env::current_exe()
+    // A release build names the page's files by their content's hash and writes the hashes
+    // beside the binary: found there however the server was started (`http::site`).
+    if let Some(dir) = std::env::current_exe()
         .ok()
-        .and_then(|exe| exe.parent().map(|dir| dir.join(&*leptos.hash_file)))
-        .is_some_and(|hashes| hashes.is_file());
+        .and_then(|e| e.parent().map(Into::into))
+    {
+        let dir: std::path::PathBuf = dir;
+        let set = std::env::var_os("LEPTOS_HASH_FILES");
+        leptos.hash_files = soulgrid::http::site::hashed_build(set.as_deref(), &dir, &leptos)
+            .unwrap_or_else(|e| {
+                tracing::warn!("{e}");
+                false
+            });
+    }
     // `--addr` wins over LEPTOS_SITE_ADDR so tests and users choose the port in one place.
     leptos.site_addr = config.addr;
 

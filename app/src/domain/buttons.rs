@@ -67,18 +67,23 @@ pub fn sessions_begun(docs: &Docs, button: GridButton) -> usize {
 
 /// What starting a quest may begin, said on its form before it starts: the lead's turn (a
 /// session when it is asleep), then per stage a turn of each agent the lead picks, a new
-/// session for each sleeper among them.
+/// session for each sleeper among them and for each newcomer a stage seats (a plan naming
+/// agents the team lacks summons one into an empty seat).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct QuestSessions {
     pub lead_asleep: bool,
     pub awake: usize,
     pub sleeping: usize,
+    /// Agent seats a newcomer may be summoned into.
+    pub empty: usize,
 }
 
 impl QuestSessions {
-    /// The new Claude sessions it may begin: the lead's if asleep, and every sleeper's.
+    /// The new Claude sessions it may begin at once: the lead's if asleep, every sleeper's and
+    /// a newcomer's in every empty seat (an agent a stage dismisses and a later stage wakes
+    /// begins another).
     pub fn at_most(self) -> usize {
-        usize::from(self.lead_asleep) + self.sleeping
+        usize::from(self.lead_asleep) + self.sleeping + self.empty
     }
 
     pub fn said(self) -> String {
@@ -89,9 +94,12 @@ impl QuestSessions {
         let n = self.at_most();
         format!(
             "Starting it begins {lead}; each stage then begins a turn of the agents the lead \
-             picks ({} awake), and a new session for each sleeper it picks: at most {n} new \
-             session{}.",
+             picks ({} awake), and a new session for each sleeper it picks ({}) or newcomer \
+             it seats ({} empty seat{}): at most {n} new session{} at once.",
             self.awake,
+            self.sleeping,
+            self.empty,
+            if self.empty == 1 { "" } else { "s" },
             if n == 1 { "" } else { "s" }
         )
     }
@@ -102,9 +110,9 @@ pub fn quest_sessions(docs: &Docs) -> QuestSessions {
         .find(|d| d.grid_position == LEAD_SEAT)
         .is_none_or(|d| d.status() == AgentStatus::Sleeping);
     let (mut awake, mut sleeping) = (0, 0);
-    for d in identities(docs).filter(|d| d.grid_position != LEAD_SEAT && d.has_name()) {
+    for d in identities(docs).filter(|d| d.grid_position != LEAD_SEAT) {
         match d.status() {
-            AgentStatus::Sleeping => sleeping += 1,
+            AgentStatus::Sleeping if d.has_name() => sleeping += 1,
             s if s.is_visible() => awake += 1,
             _ => {}
         }
@@ -113,5 +121,6 @@ pub fn quest_sessions(docs: &Docs) -> QuestSessions {
         lead_asleep,
         awake,
         sleeping,
+        empty: (usize::from(SEATS) - 1).saturating_sub(awake + sleeping),
     }
 }

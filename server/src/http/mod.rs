@@ -14,6 +14,7 @@ mod projects;
 mod quests;
 pub mod security;
 pub mod serve;
+pub mod site;
 pub mod sse;
 pub mod watch;
 

@@ -196,37 +196,26 @@ pub async fn guard(State(sec): State<Arc<Security>>, mut req: Request, next: Nex
     }
 }
 
-/// Whether a file's name carries its content's hash as cargo-leptos `hash-files` writes it:
-/// `soulgrid.<md5, 22 characters of unpadded base64url>.wasm` (`.js`, `.css`).
-pub fn content_hashed(name: &str) -> bool {
-    let mut parts = name.split('.');
-    let (Some(_), Some(hash), Some(_)) = (parts.next(), parts.next(), parts.next()) else {
-        return false;
-    };
-    hash.len() == 22
-        && hash
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-}
-
 /// What any response may do in a browser, unless the page set its own policy: nothing framed,
 /// nothing sniffed, no referrer; a response that is not the page runs nothing at all. The
 /// page's own files (`/pkg/`) are checked with the server before each use (`no-cache`; an
 /// unchanged file is a 304): a wasm cached from an older build never meets a newer page;
-/// those whose name carries their content's hash (release builds) are kept a year.
+/// those whose name carries their content's hash (`site::content_hashed`) are kept a year.
 pub async fn headers(req: Request, next: Next) -> Response {
     use axum::http::header::{
-        CACHE_CONTROL, CONTENT_SECURITY_POLICY, REFERRER_POLICY, X_CONTENT_TYPE_OPTIONS,
+        CACHE_CONTROL, CONTENT_SECURITY_POLICY, REFERRER_POLICY, VARY, X_CONTENT_TYPE_OPTIONS,
         X_FRAME_OPTIONS,
     };
     use axum::http::HeaderValue;
+    use axum::http::StatusCode;
     let site_file = req
         .uri()
         .path()
         .strip_prefix("/pkg/")
-        .map(|name| content_hashed(name.rsplit('/').next().unwrap_or(name)));
+        .map(|name| super::site::content_hashed(name.rsplit('/').next().unwrap_or(name)));
     let mut res = next.run(req).await;
-    let found = res.status().is_success();
+    // A 304 refreshes what the cache holds: it must not turn a kept file into a checked one.
+    let found = res.status().is_success() || res.status() == StatusCode::NOT_MODIFIED;
     let h = res.headers_mut();
     if let Some(hashed) = site_file {
         let kept = match hashed && found {
@@ -236,6 +225,13 @@ pub async fn headers(req: Request, next: Next) -> Response {
         };
         h.entry(CACHE_CONTROL)
             .or_insert(HeaderValue::from_static(kept));
+        // One name, three bodies (brotli, gzip, as is): a shared cache must tell them apart.
+        if !h.get_all(VARY).iter().any(|v| {
+            v.to_str()
+                .is_ok_and(|v| v.to_ascii_lowercase().contains("accept-encoding"))
+        }) {
+            h.append(VARY, HeaderValue::from_static("accept-encoding"));
+        }
     }
     h.entry(CONTENT_SECURITY_POLICY)
         .or_insert(HeaderValue::from_static(

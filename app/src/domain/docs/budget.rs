@@ -37,11 +37,16 @@ pub struct BudgetDoc {
     pub extra: Map<String, Value>,
 }
 
-/// A level told (`budget_crossed`): its words, and whether the limit is reached (else near).
+/// A level told (`budget_crossed`): its words, and whether the limit is reached (else near). A
+/// near level never takes the place of a reached one that still holds (one turn can cross the
+/// day's limit and the month's 80 % at once: the notification says the agent is stopped).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToldLevel {
     pub event_id: u64,
+    /// Its key in `told` (`day:2026-11-27:reached`).
+    #[serde(default)]
+    pub told: String,
     pub words: String,
     #[serde(default)]
     pub reached: bool,

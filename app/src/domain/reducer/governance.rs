@@ -106,11 +106,18 @@ pub(super) fn apply(w: &mut Writes, event: &Event) {
                     t.contains(&format!(":{day}:")) || t.contains(&format!(":{month}:"))
                 });
                 b.told.push(told.clone());
-                b.last_told = Some(ToldLevel {
-                    event_id: event.id,
-                    words: words.clone(),
-                    reached: *reached,
-                });
+                let reached_holds = b
+                    .last_told
+                    .as_ref()
+                    .is_some_and(|t| t.reached && b.told.contains(&t.told));
+                if *reached || !reached_holds {
+                    b.last_told = Some(ToldLevel {
+                        event_id: event.id,
+                        told: told.clone(),
+                        words: words.clone(),
+                        reached: *reached,
+                    });
+                }
                 w.put(b.id.clone(), Doc::Budget(Box::new(b)));
             }
             if let Some(seat) = seat {

@@ -171,3 +171,33 @@ fn a_level_is_remembered_once_and_only_for_its_own_day_and_month() {
     );
     assert_eq!(told(&docs), ["month:2026-11:near"]);
 }
+
+#[test]
+fn a_near_level_never_hides_a_reached_one_that_holds() {
+    use crate::domain::budget::budget;
+    let mut docs = team();
+    let crossed = |told: &str, reached: bool| EventKind::BudgetCrossed {
+        agent: None,
+        seat: None,
+        told: told.into(),
+        words: told.into(),
+        reached,
+    };
+    // One turn: the day's limit reached and the month's 80 %, recorded together.
+    run(
+        &mut docs,
+        &[
+            ev(20, NOV27, set(None, Some(1_000_000), Some(9_000_000))),
+            ev(21, NOV27 + 1, crossed("day:2026-11-27:reached", true)),
+            ev(22, NOV27 + 1, crossed("month:2026-11:near", false)),
+        ],
+    );
+    let last = |d: &Docs| budget(d, None).unwrap().last_told.clone().unwrap();
+    assert_eq!((last(&docs).event_id, last(&docs).reached), (21, true));
+    // The next day the reached level no longer holds: a near one is told.
+    run(
+        &mut docs,
+        &[ev(23, NOV27 + DAY, crossed("day:2026-11-28:near", false))],
+    );
+    assert_eq!((last(&docs).event_id, last(&docs).reached), (23, false));
+}

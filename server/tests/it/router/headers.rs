@@ -168,3 +168,95 @@ async fn the_pages_files_go_compressed_and_hashed_ones_are_kept_for_good() {
     drop(stream);
     soulgrid::shut_down(&state).await;
 }
+
+/// What is kept and how it is told apart: a hashed wasm with no twin (a debug-sized file) goes
+/// as it is, never compressed on the fly; a hashed name that is not there is a 404 checked
+/// again, never kept; a 304 for a kept file keeps it kept; every `/pkg/` answer varies with
+/// the encoding asked (one name, three bodies, for a shared cache too).
+#[tokio::test]
+async fn a_kept_file_stays_kept_and_nothing_else_is() {
+    let _serial = SERIAL.lock().await;
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    std::fs::create_dir_all(site.join("pkg")).unwrap();
+    let hashed = "soulgrid.Zq2V_0-9aZbcdEfGhIjKlM.wasm";
+    std::fs::write(site.join("pkg").join(hashed), vec![b'a'; 64 * 1024]).unwrap();
+    let options = leptos::prelude::LeptosOptions::builder()
+        .output_name("soulgrid")
+        .site_root(site.display().to_string())
+        .build();
+    let state = soulgrid::boot(&common::config(&dir.path().join("data"), &[]), options)
+        .await
+        .unwrap();
+    let router = soulgrid::http::router(state.clone());
+    let path = format!("/pkg/{hashed}");
+    let plain = call(&router, get_with(&path, "accept-encoding", "gzip, br")).await;
+    assert_eq!(plain.status, StatusCode::OK);
+    assert!(plain.headers.get("content-encoding").is_none());
+    assert_eq!(plain.body.len(), 64 * 1024);
+    assert!(plain.headers["vary"]
+        .to_str()
+        .unwrap()
+        .contains("accept-encoding"));
+    let modified = plain.headers["last-modified"].to_str().unwrap().to_string();
+    let again = call(&router, get_with(&path, "if-modified-since", &modified)).await;
+    assert_eq!(again.status, StatusCode::NOT_MODIFIED);
+    assert_eq!(
+        again.headers["cache-control"],
+        "public, max-age=31536000, immutable"
+    );
+    let missing = call(&router, get("/pkg/soulgrid.AAAAAAAAAAAAAAAAAAAAAA.js")).await;
+    assert_eq!(missing.status, StatusCode::NOT_FOUND);
+    assert_eq!(missing.headers["cache-control"], "no-cache");
+    soulgrid::shut_down(&state).await;
+}
+
+/// Which names the page gives its files: a release build's `hash.txt` beside the binary is
+/// used when the site holds the wasm it names; one the site no longer matches (a later build
+/// without hashes) is said and not used; `LEPTOS_HASH_FILES` decides when it is set.
+#[test]
+fn the_page_names_its_files_as_its_build_did() {
+    use soulgrid::http::site::{content_hashed, hashed_build};
+    let dir = tempfile::tempdir().unwrap();
+    let (bin, site) = (dir.path().join("release"), dir.path().join("site"));
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::create_dir_all(site.join("pkg")).unwrap();
+    let options = leptos::prelude::LeptosOptions::builder()
+        .output_name("soulgrid")
+        .site_root(site.display().to_string())
+        .build();
+    assert_eq!(hashed_build(None, &bin, &options), Ok(false));
+    std::fs::write(
+        bin.join("hash.txt"),
+        "js: 4HSAszgy1ExLVqI7hYaboA\nwasm: 1dVlU51Ce13VCEjEgC6-CQ\ncss: V9dRO8Kpnig8NvTW5_ktkg\n",
+    )
+    .unwrap();
+    let stale = hashed_build(None, &bin, &options).unwrap_err();
+    assert!(
+        stale.contains("soulgrid.1dVlU51Ce13VCEjEgC6-CQ.wasm"),
+        "{stale}"
+    );
+    std::fs::write(
+        site.join("pkg/soulgrid.1dVlU51Ce13VCEjEgC6-CQ.wasm"),
+        b"\0asm",
+    )
+    .unwrap();
+    assert_eq!(hashed_build(None, &bin, &options), Ok(true));
+    assert_eq!(
+        hashed_build(Some("false".as_ref()), &bin, &options),
+        Ok(false)
+    );
+    assert_eq!(
+        hashed_build(Some("true".as_ref()), &dir.path().join("none"), &options),
+        Ok(true)
+    );
+    assert!(content_hashed("soulgrid.1dVlU51Ce13VCEjEgC6-CQ.wasm"));
+    for plain in [
+        "soulgrid.wasm",
+        "soulgrid.d.0vVL0-80hxfbF9nR_GcnYw.ts",
+        "__wasm_split.______________________.js",
+        "soulgrid.1dVlU51Ce13VCEjEgC6-C.wasm",
+    ] {
+        assert!(!content_hashed(plain), "{plain}");
+    }
+}
