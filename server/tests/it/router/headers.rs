@@ -55,16 +55,22 @@ async fn every_response_forbids_framing_and_the_page_runs_only_its_own_scripts()
     }
 }
 
-/// The page's own files (wasm, JS, CSS) are checked with the server before each use: a browser
-/// never runs a wasm cached from an older build against a newer page (which cannot hydrate).
-/// The check is cheap: unchanged, it is a 304 without the body.
-#[tokio::test]
-async fn the_pages_files_are_checked_before_each_use() {
-    let _serial = SERIAL.lock().await;
+/// A server whose site holds `files` under `pkg/` (more may be written into the returned
+/// site folder), for what it says about the page's own files.
+async fn with_site(
+    files: &[(&str, &[u8])],
+) -> (
+    tempfile::TempDir,
+    std::path::PathBuf,
+    soulgrid::state::AppState,
+    axum::Router,
+) {
     let dir = tempfile::tempdir().unwrap();
     let site = dir.path().join("site");
     std::fs::create_dir_all(site.join("pkg")).unwrap();
-    std::fs::write(site.join("pkg/soulgrid.wasm"), b"\0asm\x01\0\0\0").unwrap();
+    for (name, bytes) in files {
+        std::fs::write(site.join("pkg").join(name), bytes).unwrap();
+    }
     let options = leptos::prelude::LeptosOptions::builder()
         .output_name("soulgrid")
         .site_root(site.display().to_string())
@@ -73,6 +79,17 @@ async fn the_pages_files_are_checked_before_each_use() {
         .await
         .unwrap();
     let router = soulgrid::http::router(state.clone());
+    (dir, site, state, router)
+}
+
+/// The page's own files (wasm, JS, CSS) are checked with the server before each use: a browser
+/// never runs a wasm cached from an older build against a newer page (which cannot hydrate).
+/// The check is cheap: unchanged, it is a 304 without the body.
+#[tokio::test]
+async fn the_pages_files_are_checked_before_each_use() {
+    let _serial = SERIAL.lock().await;
+    let (_dir, _site, state, router) =
+        with_site(&[("soulgrid.wasm", &b"\0asm\x01\0\0\0"[..])]).await;
     let first = call(&router, get("/pkg/soulgrid.wasm")).await;
     assert_eq!(first.status, StatusCode::OK);
     assert_eq!(first.headers["cache-control"], "no-cache");
@@ -97,22 +114,15 @@ async fn the_pages_files_are_checked_before_each_use() {
 #[tokio::test]
 async fn the_pages_files_go_compressed_and_hashed_ones_are_kept_for_good() {
     let _serial = SERIAL.lock().await;
-    let dir = tempfile::tempdir().unwrap();
-    let site = dir.path().join("site");
-    std::fs::create_dir_all(site.join("pkg")).unwrap();
     let hashed = "soulgrid.kq2V_0-9aZbcdEfGhIjKlM.wasm";
-    std::fs::write(site.join("pkg").join(hashed), b"\0asm\x01\0\0\0").unwrap();
-    std::fs::write(site.join("pkg").join(format!("{hashed}.br")), b"brotli!").unwrap();
-    std::fs::write(site.join("pkg").join(format!("{hashed}.gz")), b"gzip!").unwrap();
-    std::fs::write(site.join("pkg/soulgrid.css"), b"body{}").unwrap();
-    let options = leptos::prelude::LeptosOptions::builder()
-        .output_name("soulgrid")
-        .site_root(site.display().to_string())
-        .build();
-    let state = soulgrid::boot(&common::config(&dir.path().join("data"), &[]), options)
-        .await
-        .unwrap();
-    let router = soulgrid::http::router(state.clone());
+    let (br, gz) = (format!("{hashed}.br"), format!("{hashed}.gz"));
+    let (_dir, site, state, router) = with_site(&[
+        (hashed, &b"\0asm\x01\0\0\0"[..]),
+        (br.as_str(), &b"brotli!"[..]),
+        (gz.as_str(), &b"gzip!"[..]),
+        ("soulgrid.css", &b"body{}"[..]),
+    ])
+    .await;
     let wasm = call(
         &router,
         get_with(
@@ -176,19 +186,8 @@ async fn the_pages_files_go_compressed_and_hashed_ones_are_kept_for_good() {
 #[tokio::test]
 async fn a_kept_file_stays_kept_and_nothing_else_is() {
     let _serial = SERIAL.lock().await;
-    let dir = tempfile::tempdir().unwrap();
-    let site = dir.path().join("site");
-    std::fs::create_dir_all(site.join("pkg")).unwrap();
     let hashed = "soulgrid.Zq2V_0-9aZbcdEfGhIjKlM.wasm";
-    std::fs::write(site.join("pkg").join(hashed), vec![b'a'; 64 * 1024]).unwrap();
-    let options = leptos::prelude::LeptosOptions::builder()
-        .output_name("soulgrid")
-        .site_root(site.display().to_string())
-        .build();
-    let state = soulgrid::boot(&common::config(&dir.path().join("data"), &[]), options)
-        .await
-        .unwrap();
-    let router = soulgrid::http::router(state.clone());
+    let (_dir, _site, state, router) = with_site(&[(hashed, &[b'a'; 64 * 1024][..])]).await;
     let path = format!("/pkg/{hashed}");
     let plain = call(&router, get_with(&path, "accept-encoding", "gzip, br")).await;
     assert_eq!(plain.status, StatusCode::OK);
