@@ -9,6 +9,7 @@ mod hall;
 pub mod heavy;
 pub mod idempotency;
 mod knowledge;
+pub mod peer;
 mod portable;
 mod projects;
 mod quests;

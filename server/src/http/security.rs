@@ -15,6 +15,11 @@ use crate::error::AppError;
 
 pub const TOKEN_COOKIE: &str = "soulgrid_token";
 
+/// Said to a mutating request from a process of this server's tree (`peer::agent_process`).
+pub const AGENT_REFUSED: &str = "this request comes from one of the agents' processes: an agent \
+     cannot drive the console (approvals, rules, budgets and messages are the human's; it \
+     writes with its own tools)";
+
 /// Set on a `/healthz` request when a token is configured and the request did not carry it:
 /// the answer then says only that the server is up.
 #[derive(Clone, Copy, Debug)]
@@ -181,6 +186,31 @@ pub async fn guard(State(sec): State<Arc<Security>>, mut req: Request, next: Nex
             sec.check_origin(req.method(), req.headers())?;
             Ok(set_cookie)
         });
+    // An agent's command (a process of this server's tree) may read, never act (`peer`).
+    let acts = !matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS);
+    let peer = acts
+        .then(|| req.extensions().get::<super::peer::Peer>().copied())
+        .flatten();
+    let agent = match (&checked, peer) {
+        (Ok(_), Some(peer)) => {
+            tokio::task::spawn_blocking(move || super::peer::agent_process(peer))
+                .await
+                .ok()
+                .flatten()
+        }
+        _ => None,
+    };
+    let checked = checked.and_then(|set_cookie| match agent {
+        Some(pid) => {
+            tracing::warn!(
+                pid,
+                path = %req.uri().path(),
+                "refused: a request from one of the agents' processes"
+            );
+            Err(AppError::Forbidden(AGENT_REFUSED))
+        }
+        None => Ok(set_cookie),
+    });
     match checked {
         Err(e) => e.into_response(),
         Ok(set_cookie) => {

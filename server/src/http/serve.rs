@@ -35,6 +35,7 @@ pub async fn serve(
         .timer(TokioTimer::new())
         .header_read_timeout(limits.header_timeout);
     let builder = Arc::new(builder);
+    let local = listener.local_addr()?;
     let room = Arc::new(Semaphore::new(limits.max_connections.max(1)));
     let connections = TaskTracker::new();
     // Set when shutdown begins: each connection finishes the request it is in, then closes.
@@ -47,10 +48,10 @@ pub async fn serve(
             _ = &mut shutdown => break,
             p = room.clone().acquire_owned() => p.expect("the semaphore is never closed"),
         };
-        let stream = tokio::select! {
+        let (stream, remote) = tokio::select! {
             _ = &mut shutdown => break,
             accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
+                Ok((stream, remote)) => (stream, remote),
                 Err(e) => {
                     // Out of descriptors, or a connection reset before it was accepted: the
                     // loop goes on (a moment later, so a full table is not spun on).
@@ -60,7 +61,15 @@ pub async fn serve(
                 }
             },
         };
-        let service = TowerToHyperService::new(app.clone());
+        // Each request knows both ends of its connection (`peer`: whose process is asking).
+        let peer = super::peer::Peer { remote, local };
+        let service = TowerToHyperService::new(tower::ServiceExt::map_request(
+            app.clone(),
+            move |mut req: axum::extract::Request<hyper::body::Incoming>| {
+                req.extensions_mut().insert(peer);
+                req
+            },
+        ));
         let (builder, closing, dropped) = (builder.clone(), closing.clone(), dropped.clone());
         connections.spawn(async move {
             let _permit = permit;

@@ -3,6 +3,7 @@
 //! the settings the server refuses to start with.
 
 mod access;
+mod agents;
 mod errors;
 mod headers;
 mod heavy;

@@ -1,0 +1,88 @@
+//! An agent's command may not drive the console (http/peer.rs): the agents run commands as
+//! the same user, so `curl -X POST 127.0.0.1:…/api/budgets` from one of them would raise its own
+//! budget, add itself rules or approve its own requests. A mutating request from a process of
+//! the server's tree (here: a child of this test, which is the server's process) is refused;
+//! its reads, and the same request from the server's own process, are served.
+
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use crate::common;
+use crate::SERIAL;
+
+/// What a child process gets for `method` on `url` (with a JSON body for a POST): its status
+/// and body, as an agent's Bash would see them.
+async fn from_a_child(method: &str, url: &str) -> (u16, String) {
+    let script = "import sys, urllib.request, urllib.error\n\
+        m, u = sys.argv[1], sys.argv[2]\n\
+        body = b'{\"perDayUsd\": 5}' if m == 'POST' else None\n\
+        r = urllib.request.Request(u, data=body, method=m, headers={'content-type': 'application/json'})\n\
+        try:\n    res = urllib.request.urlopen(r, timeout=60)\n    print(res.status, res.read().decode())\n\
+        except urllib.error.HTTPError as e:\n    print(e.code, e.read().decode())\n";
+    let out = tokio::process::Command::new("python3")
+        .args(["-c", script, method, url])
+        .output()
+        .await
+        .expect("python3 runs");
+    let text = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let (code, body) = text.split_once(' ').unwrap_or((&text, ""));
+    (
+        code.parse()
+            .unwrap_or_else(|_| panic!("{text} {}", String::from_utf8_lossy(&out.stderr))),
+        body.to_string(),
+    )
+}
+
+#[tokio::test]
+async fn a_process_the_server_started_cannot_drive_the_console() {
+    let _serial = SERIAL.lock().await;
+    let dir = tempfile::tempdir().unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let at = addr.to_string();
+    let config = common::config(dir.path(), &["--addr", &at]);
+    let state = common::boot_with(dir.path(), &["--addr", &at]).await;
+    let router = soulgrid::http::router(state.clone());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(soulgrid::http::serve::serve(
+        listener,
+        router,
+        config.http.clone(),
+        async move {
+            let _ = stopped.await;
+        },
+    ));
+    let url = format!("http://{at}/api/budgets");
+
+    let (status, body) = from_a_child("POST", &url).await;
+    assert_eq!(status, 403, "{body}");
+    assert!(body.contains("agents' processes"), "{body}");
+    // Nothing was set.
+    let (status, body) = from_a_child("GET", &url).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(!body.contains("perDayUsd"), "{body}");
+
+    // The server's own process (a tool of the human's, in the same process in this test).
+    let body = r#"{"perDayUsd": 5}"#;
+    let mut conn = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let request = format!(
+        "POST /api/budgets HTTP/1.1\r\nHost: {at}\r\ncontent-type: application/json\r\n\
+         content-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    conn.write_all(request.as_bytes()).await.unwrap();
+    let mut answer = String::new();
+    tokio::time::timeout(Duration::from_secs(60), conn.read_to_string(&mut answer))
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    let (status, body) = from_a_child("GET", &url).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("perDayUsd"), "{body}");
+
+    let _ = stop.send(());
+    serving.await.unwrap().unwrap();
+    soulgrid::shut_down(&state).await;
+}
