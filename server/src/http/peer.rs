@@ -1,16 +1,15 @@
-//! Who is at the other end of a loopback connection. The agents run commands on this machine, as
+//! Who is at the other end of a connection from this machine. The agents run commands here, as
 //! the same user: a command of theirs (`curl -X POST 127.0.0.1:3000/api/...`) could approve its
 //! own requests, add itself rules or raise its budget. A mutating request whose client socket is
-//! held by a process of this server's own tree (the agents' CLIs and whatever they started; not
-//! the server itself) is refused (`security::guard`).
-//!
-//! What it does not catch: a process that left the tree (a double fork re-parents it to init)
-//! or a request relayed by another program. Closing those needs a secret the browser holds and
-//! agents cannot read.
+//! held by a process of this server's own tree (the agents' CLIs and what they run; not the
+//! server itself) is refused (`security::guard`). A speed bump, not a wall: docs/SECURITY.md
+//! lists what it does not catch (a process that left the tree, a socket handed to another
+//! process, a relay); a wall needs a secret the browser holds and agents cannot read.
 
 use std::net::SocketAddr;
 
-/// The two ends of a connection, put on each of its requests by the accept loop (`serve`).
+/// The two ends of a connection (as the accepted socket sees them), put on each of its requests
+/// by the accept loop (`serve`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Peer {
     pub remote: SocketAddr,
@@ -18,29 +17,24 @@ pub struct Peer {
 }
 
 /// The process of this server's tree (never the server itself) that holds the client's end of
-/// the connection, if any. Only on Linux (`/proc`); elsewhere, none. The socket table is read
-/// last, and only when a process of the tree holds a socket at all: it is the costly part
-/// (measured in this sandbox: 3.4 ms a read of `/proc/net/tcp`; the rest, with nine children,
-/// some microseconds). Blocking: call it off the async runtime.
+/// the connection, or one of the tree whose descriptors cannot be read (it could be hiding it).
+/// Only on Linux (`/proc`); elsewhere, none. Blocking: call it off the async runtime. The socket
+/// table is read once (in this sandbox a read of `/proc/net/tcp` took 3.4 ms), then the tree's
+/// descriptors until the holder is found.
 pub fn agent_process(peer: Peer) -> Option<u32> {
-    if !peer.remote.ip().is_loopback() {
+    let remote = peer.remote.ip().to_canonical();
+    // From this machine: loopback, or the server's own address (a LAN bind).
+    if !(remote.is_loopback() || remote == peer.local.ip().to_canonical()) {
         return None;
     }
     #[cfg(target_os = "linux")]
     {
-        let me = std::process::id();
-        let held: Vec<(u32, u64)> = linux::descendants(me)
-            .into_iter()
-            .filter(|&pid| pid != me)
-            .flat_map(|pid| linux::sockets(pid).into_iter().map(move |s| (pid, s)))
-            .collect();
-        if held.is_empty() {
-            return None;
-        }
         let inode = linux::client_socket(peer)?;
-        held.into_iter()
-            .find(|&(_, s)| s == inode)
-            .map(|(pid, _)| pid)
+        let me = std::process::id();
+        linux::descendants(me)
+            .into_iter()
+            .filter(|&pid| pid != me && !linux::unexeced_fork(pid))
+            .find(|&pid| linux::holds(pid, inode))
     }
     #[cfg(not(target_os = "linux"))]
     None
@@ -49,66 +43,155 @@ pub fn agent_process(peer: Peer) -> Option<u32> {
 #[cfg(target_os = "linux")]
 mod linux {
     use std::collections::VecDeque;
+    use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
     use super::Peer;
 
-    /// The inode of the client's socket: the entry of `/proc/net/tcp{,6}` whose local port is
-    /// the client's and whose remote port is the server's.
-    pub fn client_socket(peer: Peer) -> Option<u64> {
-        let (client, server) = (peer.remote.port(), peer.local.port());
-        ["/proc/net/tcp", "/proc/net/tcp6"]
-            .into_iter()
-            .find_map(|table| {
-                let text = std::fs::read_to_string(table).ok()?;
-                text.lines().skip(1).find_map(|line| {
-                    let f: Vec<&str> = line.split_whitespace().collect();
-                    let port = |field: &str| {
-                        let hex = field.rsplit(':').next()?;
-                        u16::from_str_radix(hex, 16).ok()
-                    };
-                    let (local, remote) = (port(f.get(1)?)?, port(f.get(2)?)?);
-                    (local == client && remote == server)
-                        .then(|| f.get(9)?.parse().ok())
-                        .flatten()
-                        .filter(|&inode: &u64| inode != 0)
-                })
-            })
+    /// An address of `/proc/net/tcp{,6}`: `0100007F:1F90` (each 32-bit word in the host's
+    /// byte order).
+    fn address(field: &str) -> Option<SocketAddr> {
+        let (ip, port) = field.split_once(':')?;
+        let port = u16::from_str_radix(port, 16).ok()?;
+        let word = |i: usize| -> Option<[u8; 4]> {
+            let hex = ip.get(i * 8..i * 8 + 8)?;
+            Some(u32::from_str_radix(hex, 16).ok()?.to_ne_bytes())
+        };
+        let ip = match ip.len() {
+            8 => IpAddr::V4(Ipv4Addr::from(word(0)?)),
+            32 => {
+                let mut b = [0u8; 16];
+                for i in 0..4 {
+                    b[i * 4..i * 4 + 4].copy_from_slice(&word(i)?);
+                }
+                IpAddr::V6(Ipv6Addr::from(b))
+            }
+            _ => return None,
+        };
+        Some(SocketAddr::new(ip, port))
     }
 
-    /// `root` and every process below it, from each thread's `children` (a child is listed
-    /// under the thread that started it).
+    fn same(a: SocketAddr, b: SocketAddr) -> bool {
+        a.port() == b.port() && a.ip().to_canonical() == b.ip().to_canonical()
+    }
+
+    /// The inode of the client's socket: the entry whose local end is the client's and whose
+    /// remote end is the server's (in `tcp6` when the server's socket is IPv6, IPv4 clients of a
+    /// dual-stack socket included).
+    pub fn client_socket(peer: Peer) -> Option<u64> {
+        let table = match peer.local.is_ipv4() {
+            true => "/proc/net/tcp",
+            false => "/proc/net/tcp6",
+        };
+        let text = std::fs::read_to_string(table).ok()?;
+        text.lines().skip(1).find_map(|line| {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            let (local, remote) = (address(f.get(1)?)?, address(f.get(2)?)?);
+            (same(local, peer.remote) && same(remote, peer.local))
+                .then(|| f.get(9)?.parse().ok())
+                .flatten()
+                .filter(|&inode: &u64| inode != 0)
+        })
+    }
+
+    /// `root` and every process below it: from each thread's `children` (a child is listed
+    /// under the thread that started it), or, where the kernel has no such file, from every
+    /// process's parent.
     pub fn descendants(root: u32) -> Vec<u32> {
+        let has_children_files = std::fs::read_dir(format!("/proc/{root}/task"))
+            .ok()
+            .and_then(|mut t| t.next())
+            .and_then(Result::ok)
+            .is_some_and(|t| t.path().join("children").exists());
+        let parents: Vec<(u32, u32)> = match has_children_files {
+            true => Vec::new(),
+            false => std::fs::read_dir("/proc")
+                .map(|all| {
+                    all.flatten()
+                        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+                        .filter_map(|pid| {
+                            crate::runtime::process::contain::proc_stat(pid)
+                                .map(|(_, ppid, _)| (pid, ppid))
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
+        };
+        let children = |pid: u32| -> Vec<u32> {
+            if !has_children_files {
+                return parents
+                    .iter()
+                    .filter(|(_, p)| *p == pid)
+                    .map(|(c, _)| *c)
+                    .collect();
+            }
+            let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+                return Vec::new();
+            };
+            tasks
+                .flatten()
+                .flat_map(|task| {
+                    std::fs::read_to_string(task.path().join("children"))
+                        .unwrap_or_default()
+                        .split_whitespace()
+                        .filter_map(|c| c.parse().ok())
+                        .collect::<Vec<u32>>()
+                })
+                .collect()
+        };
         let mut seen = vec![root];
         let mut queue = VecDeque::from([root]);
         while let Some(pid) = queue.pop_front() {
-            let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-                continue;
-            };
-            for task in tasks.flatten() {
-                let children =
-                    std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
-                for child in children.split_whitespace().filter_map(|c| c.parse().ok()) {
-                    if !seen.contains(&child) {
-                        seen.push(child);
-                        queue.push_back(child);
-                    }
+            for child in children(pid) {
+                if !seen.contains(&child) {
+                    seen.push(child);
+                    queue.push_back(child);
                 }
             }
         }
         seen
     }
 
-    /// The inodes of the sockets `pid` has open.
-    pub fn sockets(pid: u32) -> Vec<u64> {
-        let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
-            return Vec::new();
-        };
-        fds.flatten()
-            .filter_map(|fd| {
-                let to = std::fs::read_link(fd.path()).ok()?;
-                let to = to.to_str()?;
-                to.strip_prefix("socket:[")?.strip_suffix(']')?.parse().ok()
-            })
-            .collect()
+    /// A child of this process between its fork and its exec (it runs this binary still, with a
+    /// copy of every descriptor, the server's own clients' sockets among them): not an agent.
+    pub fn unexeced_fork(pid: u32) -> bool {
+        let exe = |p: String| std::fs::read_link(p).ok();
+        let parent = crate::runtime::process::contain::proc_stat(pid).map(|(_, ppid, _)| ppid);
+        parent == Some(std::process::id())
+            && exe(format!("/proc/{pid}/exe")).is_some()
+            && exe(format!("/proc/{pid}/exe")) == exe("/proc/self/exe".into())
+    }
+
+    /// Whether `pid` has the socket `inode` open, or its descriptors cannot be read (a process
+    /// that made itself undumpable, or a set-uid one, could hold it unseen).
+    pub fn holds(pid: u32, inode: u64) -> bool {
+        let wanted = format!("socket:[{inode}]");
+        match std::fs::read_dir(format!("/proc/{pid}/fd")) {
+            Ok(fds) => fds.flatten().any(|fd| {
+                std::fs::read_link(fd.path()).is_ok_and(|to| to.as_os_str() == wanted.as_str())
+            }),
+            Err(e) => e.kind() == std::io::ErrorKind::PermissionDenied,
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn addresses_of_the_socket_tables_are_read_in_the_hosts_byte_order() {
+            let v4 = u32::from_ne_bytes([127, 0, 0, 1]);
+            assert_eq!(
+                address(&format!("{v4:08X}:1F90")),
+                Some("127.0.0.1:8080".parse().unwrap())
+            );
+            let words: String = [0u8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 127, 0, 0, 1]
+                .chunks(4)
+                .map(|c| format!("{:08X}", u32::from_ne_bytes([c[0], c[1], c[2], c[3]])))
+                .collect();
+            let mapped = address(&format!("{words}:0050")).unwrap();
+            assert_eq!(mapped.port(), 80);
+            assert!(same(mapped, "127.0.0.1:80".parse().unwrap()));
+            assert_eq!(address("zz:1"), None);
+        }
     }
 }

@@ -193,10 +193,14 @@ pub async fn guard(State(sec): State<Arc<Security>>, mut req: Request, next: Nex
         .flatten();
     let agent = match (&checked, peer) {
         (Ok(_), Some(peer)) => {
-            tokio::task::spawn_blocking(move || super::peer::agent_process(peer))
-                .await
-                .ok()
-                .flatten()
+            match tokio::task::spawn_blocking(move || super::peer::agent_process(peer)).await {
+                Ok(agent) => agent,
+                // Not known whose: not served.
+                Err(e) => {
+                    tracing::warn!(error = %e, "who sent a request could not be told");
+                    Some(0)
+                }
+            }
         }
         _ => None,
     };

@@ -35,7 +35,6 @@ pub async fn serve(
         .timer(TokioTimer::new())
         .header_read_timeout(limits.header_timeout);
     let builder = Arc::new(builder);
-    let local = listener.local_addr()?;
     let room = Arc::new(Semaphore::new(limits.max_connections.max(1)));
     let connections = TaskTracker::new();
     // Set when shutdown begins: each connection finishes the request it is in, then closes.
@@ -62,6 +61,9 @@ pub async fn serve(
             },
         };
         // Each request knows both ends of its connection (`peer`: whose process is asking).
+        let Ok(local) = stream.local_addr() else {
+            continue;
+        };
         let peer = super::peer::Peer { remote, local };
         let service = TowerToHyperService::new(tower::ServiceExt::map_request(
             app.clone(),

@@ -115,6 +115,9 @@ pub fn command(
     }
     cmd.current_dir(&work)
         .env_remove("CLAUDECODE")
+        // The server's secrets are not the agent's (`--token`, `--notify-url`).
+        .env_remove("SOULGRID_TOKEN")
+        .env_remove("SOULGRID_NOTIFY_URL")
         .env("CLAUDE_CODE_TMPDIR", &tmp)
         .env("XDG_RUNTIME_DIR", &run)
         .stdin(Stdio::piped())
@@ -389,6 +392,17 @@ mod tests {
         let user = args.iter().position(|a| a == "Bash").unwrap();
         assert!(user < at, "after --claude-args: {args:?}");
         assert!(args[at..].contains(&r#"{"crossSessionInbound":"refuse"}"#.to_string()));
+        // The server's secrets are not the agent's: its token (which lets anything reach the
+        // console) and its notification URLs are taken out of the environment it inherits.
+        let removed: Vec<String> = cmd
+            .as_std()
+            .get_envs()
+            .filter(|(_, v)| v.is_none())
+            .map(|(k, _)| k.to_string_lossy().into_owned())
+            .collect();
+        for secret in ["SOULGRID_TOKEN", "SOULGRID_NOTIFY_URL"] {
+            assert!(removed.contains(&secret.to_string()), "{removed:?}");
+        }
         let add = args
             .iter()
             .position(|a| a == "--add-dir")
