@@ -191,30 +191,26 @@ pub async fn guard(State(sec): State<Arc<Security>>, mut req: Request, next: Nex
     let peer = acts
         .then(|| req.extensions().get::<super::peer::Peer>().copied())
         .flatten();
-    let agent = match (&checked, peer) {
-        (Ok(_), Some(peer)) => {
+    let checked = match (checked, peer) {
+        (Ok(set_cookie), Some(peer)) => {
             match tokio::task::spawn_blocking(move || super::peer::agent_process(peer)).await {
-                Ok(agent) => agent,
-                // Not known whose: not served.
-                Err(e) => {
-                    tracing::warn!(error = %e, "who sent a request could not be told");
-                    Some(0)
+                Ok(None) => Ok(set_cookie),
+                Ok(Some(pid)) => {
+                    tracing::warn!(
+                        pid,
+                        path = %req.uri().path(),
+                        "refused: a request from one of the agents' processes"
+                    );
+                    Err(AppError::Forbidden(AGENT_REFUSED))
                 }
+                // Not known whose: not served, and said so.
+                Err(e) => Err(AppError::Unavailable(format!(
+                    "who sent this request could not be told ({e}); try again"
+                ))),
             }
         }
-        _ => None,
+        (checked, _) => checked,
     };
-    let checked = checked.and_then(|set_cookie| match agent {
-        Some(pid) => {
-            tracing::warn!(
-                pid,
-                path = %req.uri().path(),
-                "refused: a request from one of the agents' processes"
-            );
-            Err(AppError::Forbidden(AGENT_REFUSED))
-        }
-        None => Ok(set_cookie),
-    });
     match checked {
         Err(e) => e.into_response(),
         Ok(set_cookie) => {
