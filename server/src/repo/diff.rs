@@ -45,7 +45,10 @@ impl Work {
 /// head just before, still an ancestor of the one listed); then the files against the
 /// base beside the files against the branch's head and the branch's commits. Lines are counted a page at a time
 /// ([`fill_hunks`]).
-pub async fn work(git: &Git, base: &str, branch: &str) -> Result<Work, RepoError> {
+///
+/// `bring_up: false` leaves the index's list of files as it is (the file watcher has seen no
+/// change since it was last brought up): the files are still compared with the base as they are.
+pub async fn work(git: &Git, base: &str, branch: &str, bring_up: bool) -> Result<Work, RepoError> {
     let (branch_ref, base_ref) = (format!("refs/heads/{branch}"), format!("refs/heads/{base}"));
     let gone = || RepoError::Refused(format!("the branch {branch} or the base {base} is gone"));
     let (branch_commit, base_commit) = (
@@ -56,11 +59,15 @@ pub async fn work(git: &Git, base: &str, branch: &str) -> Result<Work, RepoError
         ["rev-parse", &branch_commit, &base_commit],
         ["merge-base", &base_ref, &branch_ref],
     );
-    let (heads, met, indexed) = tokio::join!(
-        git.text(&rev_parse),
-        git.text(&merge_base),
-        git.run(&["add", "--all", "--intent-to-add", "--", "."])
-    );
+    let (heads, met, indexed) = tokio::join!(git.text(&rev_parse), git.text(&merge_base), async {
+        match bring_up {
+            true => {
+                git.run(&["add", "--all", "--intent-to-add", "--", "."])
+                    .await
+            }
+            false => Ok(Vec::new()),
+        }
+    });
     let heads = heads.map_err(|_| gone())?;
     let mut heads = heads.lines().map(str::to_string);
     let (Some(head), Some(base_head)) = (heads.next(), heads.next()) else {

@@ -6,6 +6,7 @@
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -28,6 +29,8 @@ pub struct TreeWatch {
     pending: Arc<Mutex<Changes>>,
     watcher: Option<Arc<Mutex<notify::RecommendedWatcher>>>,
     watched: HashSet<PathBuf>,
+    /// Every change seen (and every poll), counted as it is seen, before any look.
+    counted: Arc<AtomicU64>,
 }
 
 impl TreeWatch {
@@ -37,6 +40,13 @@ impl TreeWatch {
         Some(std::mem::take(
             &mut *self.pending.lock().unwrap_or_else(|p| p.into_inner()),
         ))
+    }
+
+    /// The count of changes seen, bumped by the watcher's own thread as each arrives (before the
+    /// radar's look); `None` when there is no watcher (polling only): then nothing may be
+    /// taken as unchanged.
+    pub fn counted(&self) -> Option<Arc<AtomicU64>> {
+        self.watcher.as_ref().map(|_| self.counted.clone())
     }
 
     /// Also watches `dir` (a worktree's git folder), once.
@@ -57,7 +67,9 @@ pub fn watch(root: &Path, poll: Duration, stop: CancellationToken) -> TreeWatch 
     let (tx, wake) = mpsc::channel(1);
     let pending = Arc::new(Mutex::new(Changes::default()));
     let _ = std::fs::create_dir_all(root);
-    let (notify_tx, notify_pending) = (tx.clone(), pending.clone());
+    let counted = Arc::new(AtomicU64::new(0));
+    let (notify_tx, notify_pending, notify_counted) =
+        (tx.clone(), pending.clone(), counted.clone());
     let made = notify::recommended_watcher(move |result: notify::Result<notify::Event>| {
         let mut changes = notify_pending.lock().unwrap_or_else(|p| p.into_inner());
         match result {
@@ -68,6 +80,7 @@ pub fn watch(root: &Path, poll: Duration, stop: CancellationToken) -> TreeWatch 
             Ok(e) => changes.paths.extend(e.paths),
             Err(_) => changes.all = true,
         }
+        notify_counted.fetch_add(1, Ordering::AcqRel);
         drop(changes);
         let _ = notify_tx.try_send(());
     });
@@ -88,7 +101,7 @@ pub fn watch(root: &Path, poll: Duration, stop: CancellationToken) -> TreeWatch 
         Some(_) => poll,
         None => Duration::from_secs(1),
     };
-    let poll_pending = pending.clone();
+    let (poll_pending, poll_counted) = (pending.clone(), counted.clone());
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(every);
         tick.tick().await;
@@ -97,6 +110,7 @@ pub fn watch(root: &Path, poll: Duration, stop: CancellationToken) -> TreeWatch 
                 _ = stop.cancelled() => return,
                 _ = tick.tick() => {
                     poll_pending.lock().unwrap_or_else(|p| p.into_inner()).all = true;
+                    poll_counted.fetch_add(1, Ordering::AcqRel);
                     let _ = tx.try_send(());
                 }
             }
@@ -107,5 +121,6 @@ pub fn watch(root: &Path, poll: Duration, stop: CancellationToken) -> TreeWatch 
         pending,
         watcher,
         watched: HashSet::new(),
+        counted,
     }
 }

@@ -1,6 +1,7 @@
 //! W1 and W2, the team at work on a repository: an agent's diff in a 10,000-file repository
 //! with 200 files changed (half committed, half not), over HTTP (`GET /api/projects/{id}/diff`,
-//! its first page: 50 files with their hunks, and the commits); and a write in a worktree until
+//! its first page: 50 files with their hunks, and the commits), opened again and asked for after
+//! each write as a tab does; and a write in a worktree until
 //! the radar's `worktree_changed` is read on the event stream a tab follows.
 
 use std::path::Path;
@@ -148,13 +149,6 @@ pub fn rows(
         }
     });
 
-    let w1 = match Spread::of(took) {
-        Some(s) => {
-            let pass = s.p95 <= 100.0;
-            w1.measured(s.show(), pass)
-        }
-        None => w1.not_run("no diff answered"),
-    };
     // W2: each write names a new file; the time until the stream carries it.
     let after = state.store.last_event_id();
     let (watcher, mut seen) = watch(client, port, after, |data| {
@@ -165,7 +159,7 @@ pub fn rows(
                 .max()
         })?
     });
-    let mut lag = Vec::new();
+    let (mut lag, mut after_write) = (Vec::new(), Vec::new());
     for i in 0..writes as u64 {
         let at = now_micros();
         std::fs::write(tree.join(format!("radar-{i}.txt")), "x\n").unwrap();
@@ -186,8 +180,28 @@ pub fn rows(
             Some(when) => lag.push(when.saturating_sub(at) as f64 / 1000.0),
             None => break,
         }
+        // The diff as a tab asks for it again when the stream says the worktree changed.
+        client.block_on(async {
+            let at = Instant::now();
+            let (s, body) = request(port, "GET", &path, None).await;
+            assert_eq!(s, 200, "{}", &body[..body.len().min(300)]);
+            after_write.push(at.elapsed().as_secs_f64() * 1000.0);
+        });
     }
     watcher.abort();
+    // Both must meet the target: the diff opened again, and asked for after each write.
+    let w1 = match (Spread::of(took), Spread::of(after_write)) {
+        (Some(opened), Some(after)) => {
+            let pass = opened.p95 <= 100.0 && after.p95 <= 100.0;
+            let shown = format!(
+                "{}; after each write, once the stream said the worktree changed: {}",
+                opened.show(),
+                after.show()
+            );
+            w1.measured(shown, pass)
+        }
+        _ => w1.not_run("no diff answered"),
+    };
     let w2 = match Spread::of(lag) {
         Some(s) => {
             let pass = s.p95 <= 1000.0;

@@ -6,6 +6,7 @@
 //! - `ready.rs`: the worktrees a process starts with (made again when removed by hand).
 //! - `view.rs`: each agent's branch as git sees it now, overlaps, a diff page.
 //! - `radar.rs`: the worktrees followed as they change, overlaps told to the agents.
+//! - `fresh.rs`: whether a worktree's server index already holds its files (the watcher says).
 //! - `review.rs`: comments, changes requested, approval.
 //! - `merging.rs`: the merge queue, the branch into the base; `merge_steps.rs` the check and
 //!   what a merge records on its way.
@@ -32,6 +33,7 @@ use crate::runtime::context::Context;
 use crate::store::StoreError;
 
 mod carried;
+mod fresh;
 mod merge_steps;
 mod merging;
 mod radar;
@@ -82,6 +84,8 @@ pub struct Projects {
     pub(in crate::runtime) ctx: Context,
     /// One lock per project: its links, worktrees and server indexes change one at a time.
     locks: Arc<std::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>>,
+    /// Which worktrees' server indexes hold their files as they are now.
+    fresh: Arc<fresh::Fresh>,
 }
 
 /// Where a project's shadow git directory is.
@@ -110,6 +114,7 @@ impl Projects {
         Projects {
             ctx,
             locks: Default::default(),
+            fresh: Default::default(),
         }
     }
 

@@ -37,6 +37,9 @@ impl Projects {
     pub fn watch(&self, tell: mpsc::UnboundedSender<Notice>) {
         let root = self.ctx.config().data_dir.join("worktrees");
         let mut tw = watch::watch(&root, POLL, self.ctx.shutdown_token());
+        if let Some(counted) = tw.counted() {
+            self.fresh.follow(counted);
+        }
         let me = self.clone();
         tokio::spawn(async move {
             // At the start: every worktree once (what changed while the server was down).

@@ -226,14 +226,22 @@ impl Projects {
             )));
         }
         let git = self.git_on(project, w);
+        let key = (project.project_id.clone(), w.identity_id.clone());
         // A new index: the branch's tree, then the stat of every file that matches it (else
         // every later look would read every file).
         if !shadow.index_for(&w.identity_id).exists() {
+            self.fresh.forget(&key);
             git.run(&["read-tree", &format!("refs/heads/{}", w.branch)])
                 .await?;
             git.status(&["update-index", "-q", "--refresh"]).await?;
         }
-        diff::work(&git, &project.base, &w.branch).await
+        // Its files as they are now, unless the watcher has seen no change since they were.
+        let (current, count) = (self.fresh.is_current(&key), self.fresh.now());
+        let work = diff::work(&git, &project.base, &w.branch, !current).await;
+        if work.is_ok() && !current {
+            self.fresh.brought_up(key, count);
+        }
+        work
     }
 }
 

@@ -50,6 +50,7 @@ pub async fn team_in(root: &Path) -> (tempfile::TempDir, AppState, axum::Router)
 pub struct AtWork {
     pub _root: tempfile::TempDir,
     pub _dir: tempfile::TempDir,
+    pub state: AppState,
     pub router: axum::Router,
     pub project: String,
     pub who: String,
@@ -67,6 +68,7 @@ pub async fn at_work(seat: u8) -> AtWork {
         tree: PathBuf::from(w["path"].as_str().unwrap()),
         _root: root,
         _dir: dir,
+        state,
         router,
         project,
         who,

@@ -82,3 +82,46 @@ async fn the_radar_follows_the_worktrees_live_and_tells_both_agents_once() {
     .await;
     assert_eq!((told(5).len(), told(6).len()), (1, 1));
 }
+
+/// The diff lists the worktree's files as they are: a file made after a diff (the server's
+/// index of the worktree is then left as it is until the watcher sees a change) is in the next
+/// one once the stream has said the worktree changed, and a file removed is gone from it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_file_made_or_removed_after_a_diff_is_in_the_next_one() {
+    let w = at_work(5).await;
+    let files = |d: &Value| -> Vec<(String, String)> {
+        d["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                let s = |k: &str| f[k].as_str().unwrap().to_string();
+                (s("path"), s("change"))
+            })
+            .collect()
+    };
+    assert!(files(&diff(&w.router, &w.project, &w.who, 0).await).is_empty());
+    assert!(files(&diff(&w.router, &w.project, &w.who, 0).await).is_empty());
+    std::fs::write(w.tree.join("new.txt"), "new\n").unwrap();
+    // Seen by the watcher, well before the radar's 20 s poll would mend a change it missed.
+    wait_for_secs(&w.state, 10, "the new file seen", |d| {
+        app::domain::projects::worktree(d, &w.project, &w.who)
+            .is_some_and(|t| t.changed_files == ["new.txt"])
+    })
+    .await;
+    assert_eq!(
+        files(&diff(&w.router, &w.project, &w.who, 0).await),
+        [("new.txt".to_string(), "added".to_string())]
+    );
+    std::fs::remove_file(w.tree.join("new.txt")).unwrap();
+    std::fs::remove_file(w.tree.join("src/lib.rs")).unwrap();
+    wait_for_secs(&w.state, 10, "the removals seen", |d| {
+        app::domain::projects::worktree(d, &w.project, &w.who)
+            .is_some_and(|t| t.changed_files == ["src/lib.rs"])
+    })
+    .await;
+    assert_eq!(
+        files(&diff(&w.router, &w.project, &w.who, 0).await),
+        [("src/lib.rs".to_string(), "deleted".to_string())]
+    );
+}
