@@ -25,6 +25,7 @@ pub(crate) fn Console(snapshot: Snapshot) -> impl IntoView {
     let live = provide_live(snapshot);
     let lead_name = live.lead_name.get_value();
     let (selected, sheet) = selected_in_url(live);
+    let drawn = drawn_after_paint(selected);
     keyboard(live, selected);
     if !watching {
         crate::ui::presence::notify_when_hidden(live);
@@ -128,12 +129,13 @@ pub(crate) fn Console(snapshot: Snapshot) -> impl IntoView {
                     <crate::ui::quest::QuestBar/>
                     <Grid docs=live.docs lead_name=lead_name selected=selected unread=unread/>
                 </div>
-                <div class="conversation">
+                <div class="conversation"
+                    aria-busy=move || (drawn.get() != selected.get()).then_some("true")>
                     <SheetBack/>
-                    <Thread seat=selected/>
+                    <Thread seat=drawn/>
                     {(!watching).then(|| view! {
                         <Composer seat=selected/>
-                        <AgentDetail seat=selected/>
+                        <AgentDetail seat=drawn/>
                     })}
                     <crate::ui::findings::Board/>
                 </div>
@@ -255,6 +257,32 @@ fn selected_in_url(live: crate::live::Live) -> (RwSignal<crate::domain::Seat>, M
         navigate(&format!("/{}", q.to_query_string()), options);
     });
     (selected, sheet)
+}
+
+/// The seat whose conversation and details are drawn: the chosen one, once the browser has
+/// painted the choice. A tap on a face is answered in the next frame (the face pressed, on a
+/// phone the sheet open, the composer writing to the new seat); the conversation, its messages
+/// and their Markdown, the heavier part, is drawn in the task after that frame (until then the
+/// conversation is `aria-busy` and dimmed). Quick choices in a row draw only the last.
+fn drawn_after_paint(selected: RwSignal<crate::domain::Seat>) -> ReadSignal<crate::domain::Seat> {
+    let (drawn, set_drawn) = signal(selected.get_untracked());
+    Effect::new(move |_| {
+        let seat = selected.get();
+        if drawn.try_get_untracked() == Some(seat) {
+            return;
+        }
+        request_animation_frame(move || {
+            set_timeout(
+                move || {
+                    if selected.try_get_untracked() == Some(seat) {
+                        set_drawn.try_set(seat);
+                    }
+                },
+                std::time::Duration::ZERO,
+            )
+        });
+    });
+    drawn
 }
 
 /// Whether the open conversation was opened from the grid in this page (the entry before it is

@@ -211,6 +211,38 @@ test.describe('on a phone', () => {
     await page.goBack();
     await expect(conversation).toBeHidden();
   });
+
+  test('a tap is answered before its conversation is drawn, and taps in a row draw only the last', async ({ page }) => {
+    await team(page);
+    await openHydrated(page, server().url);
+    const name = async (seat: number) => (await page.locator(`.cell[data-seat="${seat}"] .name`).textContent())!;
+    // Every title the thread shows, from now on.
+    await page.evaluate(() => {
+      const w = window as any;
+      w.titles = [];
+      new MutationObserver(() => {
+        const t = document.querySelector('.thread-title')?.textContent ?? '';
+        if (w.titles[w.titles.length - 1] !== t) w.titles.push(t);
+      }).observe(document.querySelector('.conversation')!, { subtree: true, childList: true, characterData: true });
+    });
+    // Two taps in one task: the second face pressed, the sheet open with its way back only
+    // (nothing of the last conversation laid out again), the second's conversation drawn after.
+    const busy = await page.evaluate(() => {
+      (document.querySelector('.cell[data-seat="2"]') as HTMLElement).click();
+      (document.querySelector('.cell[data-seat="3"]') as HTMLElement).click();
+      return new Promise<string | null>((done) =>
+        requestAnimationFrame(() => done(document.querySelector('.conversation')!.getAttribute('aria-busy'))),
+      );
+    });
+    expect(busy).toBe('true');
+    await expect(page.locator('.cell[data-seat="3"]')).toHaveAttribute('aria-pressed', 'true');
+    await expect(page.locator('.conversation')).not.toHaveAttribute('aria-busy', 'true');
+    await expect(page.locator('.thread-title')).toContainText(await name(3));
+    const second = await name(2);
+    const titles: string[] = await page.evaluate(() => (window as any).titles);
+    expect(titles.some((t) => t.includes(second)), titles.join(' | ')).toBe(false);
+    await expect(page.getByLabel('Message')).toBeInViewport();
+  });
 });
 
 test('no internal text reaches the human: one word per state, refusals as sentences, ids under Technical', async ({ page }) => {

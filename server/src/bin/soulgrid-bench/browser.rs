@@ -2,7 +2,7 @@
 //! (`make bench` runs it against the release build first); it writes its samples to a JSON
 //! file, `{"p1": [ms…], "p1_in_page": [ms…], "p2": [ms…], "p2_in_page": [ms…], "hydrated": [ms…],
 //! "queue_next": [ms…], "wire_bytes": [n], "wire_raw_bytes": [n], "phone_fcp": [ms…],
-//! "phone_hydrated": [ms…], "phone_tap": [ms…], "build": "release"}`, read here (`queue_next`,
+//! "phone_hydrated": [ms…], "phone_tap": [ms…], "phone_drawn": [ms…], "build": "release"}`, read here (`queue_next`,
 //! G1, from `perf-queue.spec.ts`; P6d and P6e from `perf-phone.spec.ts`). `p1_in_page` and `p2_in_page` are their figures' part in the
 //! page: the event's arrival at the `EventSource` → the change in the page.
 
@@ -39,6 +39,9 @@ struct Samples {
     phone_hydrated: Vec<f64>,
     #[serde(default)]
     phone_tap: Vec<f64>,
+    /// The tap → the chosen conversation drawn (the frame after the tap's answer).
+    #[serde(default)]
+    phone_drawn: Vec<f64>,
     #[serde(default)]
     build: String,
 }
@@ -147,12 +150,21 @@ fn phone(row: Row, samples: &Samples, build: &str) -> Row {
     ) else {
         return row.not_run("no samples (measured on the release build only)");
     };
+    let drawn = Spread::of(samples.phone_drawn.clone())
+        .map(|d| {
+            format!(
+                ", its conversation drawn p50 {} / p95 {} ms",
+                ms(d.p50),
+                ms(d.p95)
+            )
+        })
+        .unwrap_or_default();
     let fcp = Spread::of(samples.phone_fcp.clone())
         .map(|f| format!("; first paint p50 {} / p95 {} ms", ms(f.p50), ms(f.p95)))
         .unwrap_or_default();
     row.measured(
         format!(
-            "hydrated p50 {} / p95 {} ms; tap p50 {} / p95 {} ms{fcp} (n={}, {build} build)",
+            "hydrated p50 {} / p95 {} ms; tap p50 {} / p95 {} ms{drawn}{fcp} (n={}, {build} build)",
             ms(hydrated.p50),
             ms(hydrated.p95),
             ms(tap.p50),
