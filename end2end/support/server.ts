@@ -1,5 +1,6 @@
 // Starts and stops a real Soulgrid server for the tests: a free port on 127.0.0.1, its own data
-// directory, stopped by the PID we started (never anything else).
+// directory (removed when it stops, unless it was given one), stopped by the PID we started
+// (never anything else).
 import { spawn, ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
@@ -11,7 +12,9 @@ export interface RunningServer {
   port: number;
   dataDir: string;
   pid: number;
-  stop(): Promise<void>;
+  /// Stops it; the data directory goes with it when the harness made it (or was asked to remove
+  /// it), unless `keepData` (to start another server on it).
+  stop(opts?: { keepData?: boolean }): Promise<void>;
 }
 
 export function freePort(): Promise<number> {
@@ -49,11 +52,14 @@ async function waitForHealth(url: string, child: ChildProcess, log: () => string
   throw new Error(`soulgrid did not answer ${url}/healthz within ${timeoutMs} ms:\n${log()}`);
 }
 
-export async function startServer(opts: { dataDir?: string; port?: number; env?: Record<string, string> } = {}): Promise<RunningServer> {
+export async function startServer(
+  opts: { dataDir?: string; removeOnStop?: boolean; port?: number; env?: Record<string, string> } = {},
+): Promise<RunningServer> {
   const bin = required('SOULGRID_BIN');
   const siteRoot = required('LEPTOS_SITE_ROOT');
   const port = opts.port ?? (await freePort());
   const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'soulgrid-e2e-'));
+  const removeOnStop = opts.removeOnStop ?? opts.dataDir === undefined;
   const url = `http://127.0.0.1:${port}`;
   let output = '';
   // LEPTOS_WATCH, even "false", makes the page open a live-reload socket that nobody serves.
@@ -85,16 +91,18 @@ export async function startServer(opts: { dataDir?: string; port?: number; env?:
     port,
     dataDir,
     pid: child.pid!,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
+    stop: async (stopOpts = {}) => {
+      await new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
         child.once('exit', () => {
           clearTimeout(timer);
           resolve();
         });
         child.kill('SIGTERM');
-      }),
+      });
+      if (removeOnStop && !stopOpts.keepData) fs.rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
+    },
   };
 }
 

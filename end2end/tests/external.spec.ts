@@ -12,12 +12,14 @@ const ROOT = path.resolve(__dirname, '../..');
 
 let server: RunningServer;
 let agent: ChildProcess | undefined;
+let stateDir: string | undefined;
 test.beforeAll(async () => {
   server = await startServer();
 });
 test.afterAll(async () => {
   if (agent && agent.exitCode === null) agent.kill('SIGKILL');
   await server?.stop();
+  if (stateDir) fs.rmSync(stateDir, { recursive: true, force: true });
 });
 
 test('an empty seat invites an external agent; it joins with the command shown; its secret is replaced from its panel', async ({ page }) => {
@@ -33,7 +35,8 @@ test('an empty seat invites an external agent; it joins with the command shown; 
   expect(args.join(' ')).toMatch(/--invite sgi_[0-9a-f]+$/);
 
   // Run as shown (the Python of the test setup), its identity kept in a folder of the test's.
-  const state = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'soulgrid-agent-')), 'agent.json');
+  stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'soulgrid-agent-'));
+  const state = path.join(stateDir, 'agent.json');
   let log = '';
   agent = spawn(PYTHON, ['-u', script, ...args, '--state-file', state], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   agent.stderr!.on('data', (c: Buffer) => (log += c.toString()));

@@ -47,6 +47,7 @@ test.beforeAll(async () => {
 test.afterAll(async () => {
   await server?.stop();
   model?.kill('SIGTERM');
+  if (dir) fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
 });
 
 async function askToWrite(page: import('@playwright/test').Page, file: string, content: string) {

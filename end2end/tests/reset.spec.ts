@@ -33,7 +33,7 @@ base('a tab ahead of the store (another database behind the same address) gets a
     const { port } = server;
     await server.stop();
     const fresh = fs.mkdtempSync(path.join(os.tmpdir(), 'soulgrid-e2e-fresh-'));
-    server = await startServer({ port, dataDir: fresh });
+    server = await startServer({ port, dataDir: fresh, removeOnStop: true });
     const res = await fetch(`${server.url}/api/send`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

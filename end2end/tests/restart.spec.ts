@@ -31,8 +31,8 @@ base('after a server restart every agent sleeps, WAKE brings them back, threads 
 
     // Stop and start again on the same port and data directory; the tab stays open.
     const { port, dataDir } = server;
-    await server.stop();
-    server = await startServer({ port, dataDir });
+    await server.stop({ keepData: true });
+    server = await startServer({ port, dataDir, removeOnStop: true });
 
     await expect(page.locator('.cell:not(.lead)[data-status="sleeping"]')).toHaveCount(8, { timeout: 20_000 });
     await expect(page.locator('.live-state')).toHaveAttribute('data-live', 'true', { timeout: 20_000 });

@@ -92,6 +92,9 @@ fn main() {
             std::process::exit(2);
         }
     };
+    // Made before the runtimes, so removed after them: a server's tasks still running when the
+    // folder went would make parts of it again.
+    let tmp = tempfile::tempdir().unwrap();
     let server = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .thread_name("bench-server")
@@ -104,7 +107,6 @@ fn main() {
         .enable_all()
         .build()
         .unwrap();
-    let tmp = tempfile::tempdir().unwrap();
     let dir = |name: &str| tmp.path().join(name);
     let q = opts.quick;
     let started = std::time::Instant::now();
