@@ -39,7 +39,7 @@ rm -f "$out/browser.json"
 bin="$(target_dir)/release"
 browser() {
   (cd end2end && PERF_OUT="$out/browser.json" PERF_BUILD=release SOULGRID_BIN="$bin/soulgrid" \
-    LEPTOS_SITE_ROOT="$ROOT/$(site_root)" npx playwright test tests/perf.spec.ts tests/perf-queue.spec.ts tests/perf-phone.spec.ts)
+    LEPTOS_SITE_ROOT="$ROOT/$(site_root)" npx playwright test tests/perf.spec.ts tests/perf-queue.spec.ts tests/perf-phone.spec.ts tests/perf-radar.spec.ts)
 }
 # A browser run that fails leaves its rows "not run"; the rest is still measured.
 step "browser figures (Chromium, release wasm)" browser || true

@@ -2,7 +2,8 @@
 //! (`make bench` runs it against the release build first); it writes its samples to a JSON
 //! file, `{"p1": [ms…], "p1_in_page": [ms…], "p2": [ms…], "p2_in_page": [ms…], "hydrated": [ms…],
 //! "queue_next": [ms…], "wire_bytes": [n], "wire_raw_bytes": [n], "phone_fcp": [ms…],
-//! "phone_hydrated": [ms…], "phone_tap": [ms…], "phone_drawn": [ms…], "build": "release"}`, read here (`queue_next`,
+//! "phone_hydrated": [ms…], "phone_tap": [ms…], "phone_drawn": [ms…], "radar_in_browser": [ms…],
+//! "build": "release"}`, read here (`queue_next`,
 //! G1, from `perf-queue.spec.ts`; P6d and P6e from `perf-phone.spec.ts`). `p1_in_page` and `p2_in_page` are their figures' part in the
 //! page: the event's arrival at the `EventSource` → the change in the page.
 
@@ -42,6 +43,10 @@ struct Samples {
     /// The tap → the chosen conversation drawn (the frame after the tap's answer).
     #[serde(default)]
     phone_drawn: Vec<f64>,
+    /// `perf-radar.spec.ts`: a write in a worktree → the projects panel shows it (W2's part in
+    /// the browser).
+    #[serde(default)]
+    radar_in_browser: Vec<f64>,
     #[serde(default)]
     build: String,
 }
@@ -126,6 +131,13 @@ pub fn rows(file: Option<&Path>) -> Vec<Row> {
         p6d,
         p6e,
     ]
+}
+
+/// W2 in the browser: a write in a worktree → the projects panel shows it, and the build it
+/// was measured on; `None` without samples.
+pub fn radar(file: Option<&Path>) -> Option<(Spread, String)> {
+    let samples: Samples = serde_json::from_str(&std::fs::read_to_string(file?).ok()?).ok()?;
+    Some((Spread::of(samples.radar_in_browser)?, samples.build))
 }
 
 fn wire(row: Row, samples: &Samples, build: &str) -> Row {

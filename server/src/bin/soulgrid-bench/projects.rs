@@ -58,7 +58,7 @@ pub fn rows(
     );
     let w2 = Row::new(
         "W2",
-        "a write in a worktree → the radar's worktree_changed read on the event stream",
+        "a write in a worktree → the radar's worktree_changed read on the event stream, and shown in the projects panel in Chromium",
         "p95 ≤ 1 s",
     );
     eprintln!("W1/W2: a {files}-file repository, an agent at work on it…");
