@@ -263,7 +263,9 @@ fn selected_in_url(live: crate::live::Live) -> (RwSignal<crate::domain::Seat>, M
 /// painted the choice. A tap on a face is answered in the next frame (the face pressed, on a
 /// phone the sheet open, the composer writing to the new seat); the conversation, its messages
 /// and their Markdown, the heavier part, is drawn in the task after that frame (until then the
-/// conversation is `aria-busy` and dimmed). Quick choices in a row draw only the last.
+/// last conversation is `aria-busy`: it takes no clicks, and is dimmed if it lasts). Quick
+/// choices in a row draw only the last. A hidden tab has no frames: what changed while it was
+/// hidden is drawn when it is shown.
 fn drawn_after_paint(selected: RwSignal<crate::domain::Seat>) -> ReadSignal<crate::domain::Seat> {
     let (drawn, set_drawn) = signal(selected.get_untracked());
     Effect::new(move |_| {
@@ -274,7 +276,8 @@ fn drawn_after_paint(selected: RwSignal<crate::domain::Seat>) -> ReadSignal<crat
         request_animation_frame(move || {
             set_timeout(
                 move || {
-                    if selected.try_get_untracked() == Some(seat) {
+                    let still = selected.try_get_untracked() == Some(seat);
+                    if still && drawn.try_get_untracked().is_some_and(|d| d != seat) {
                         set_drawn.try_set(seat);
                     }
                 },

@@ -72,8 +72,9 @@ test('W2 in the browser: a write in a worktree → the projects panel shows it',
     const at = Date.now();
     fs.writeFileSync(path.join(tree, `radar-${i}.txt`), 'x\n');
     await expect(summary).toContainText(`${i} file${i === 1 ? '' : 's'} changed`, { timeout: 10_000 });
-    const shown: number = await page.evaluate((n) => (window as any).shownAt[String(n)], i);
-    lag.push(shown - at);
+    const shown: number | undefined = await page.evaluate((n) => (window as any).shownAt[String(n)], i);
+    expect(shown, `the page noted when it showed ${i} files`).toBeDefined();
+    lag.push(shown! - at);
   }
   lag.sort((a, b) => a - b);
   record('radar_in_browser', lag);

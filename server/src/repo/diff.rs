@@ -1,8 +1,9 @@
 //! An agent's work as git tells it: the worktree as it is (committed or not) against where its
 //! branch meets the base, a page of files at a time. The server keeps its own index of each
 //! worktree (its stat cache, so only changed files are read again) and marks new files as
-//! intended (`add -N`): a diff writes no object into the user's repository but git's empty blob. Files larger than
-//! `core.bigFileThreshold` are named as binary, never read into a diff.
+//! intended (`add -N`) when it brings that index up to the worktree (not when nothing was seen
+//! to change since): a diff writes no object into the user's repository but git's empty blob.
+//! Files larger than `core.bigFileThreshold` are named as binary, never read into a diff.
 
 use std::collections::BTreeSet;
 
@@ -39,8 +40,8 @@ impl Work {
 }
 
 /// The work in `git`'s worktree (with its server index) on `branch` against `base`. Six git
-/// calls in two rounds: both heads, where they meet and the index brought up to the worktree
-/// (deleted files leave it, new ones enter as intended) at once (where they meet is read from
+/// calls (five without `bring_up`) in two rounds: both heads, where they meet and the index
+/// brought up to the worktree (deleted files leave it, new ones enter as intended) at once (where they meet is read from
 /// the refs beside the heads: a commit landing between the two gives the merge base of the
 /// head just before, still an ancestor of the one listed); then the files against the
 /// base beside the files against the branch's head and the branch's commits. Lines are counted a page at a time

@@ -2,11 +2,13 @@
 //! worktree, recursively) and on each worktree's git folder in the user's repository (its
 //! index and HEAD: a commit), handing out which paths changed; a slow poll says "look at
 //! everything" (a base moved, events lost). Reading a file is not a change (the server's own
-//! diffs read every file).
+//! diffs read every file). It also counts the changes as they arrive ([`Seen`]): a diff leaves
+//! the server's index of a worktree as it is while the count has not moved, and trusts it no
+//! more once the watcher has failed or stopped.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -30,7 +32,38 @@ pub struct TreeWatch {
     watcher: Option<Arc<Mutex<notify::RecommendedWatcher>>>,
     watched: HashSet<PathBuf>,
     /// Every change seen (and every poll), counted as it is seen, before any look.
-    counted: Arc<AtomicU64>,
+    seen: Seen,
+}
+
+/// The changes a watcher has seen, counted as they arrive on its own thread; `blind` once it
+/// has failed (an error, a watch it could not add) or stopped: then nothing may be taken as
+/// unchanged.
+#[derive(Clone, Debug, Default)]
+pub struct Seen {
+    count: Arc<AtomicU64>,
+    blind: Arc<AtomicBool>,
+}
+
+impl Seen {
+    /// The count now, or `None` once the watcher is blind.
+    pub fn now(&self) -> Option<u64> {
+        let count = self.count.load(Ordering::Acquire);
+        (!self.blind.load(Ordering::Acquire)).then_some(count)
+    }
+
+    pub(crate) fn bump(&self) {
+        self.count.fetch_add(1, Ordering::AcqRel);
+    }
+
+    pub(crate) fn go_blind(&self) {
+        self.blind.store(true, Ordering::Release);
+    }
+}
+
+impl Drop for TreeWatch {
+    fn drop(&mut self) {
+        self.seen.go_blind();
+    }
 }
 
 impl TreeWatch {
@@ -42,11 +75,11 @@ impl TreeWatch {
         ))
     }
 
-    /// The count of changes seen, bumped by the watcher's own thread as each arrives (before the
-    /// radar's look); `None` when there is no watcher (polling only): then nothing may be
-    /// taken as unchanged.
-    pub fn counted(&self) -> Option<Arc<AtomicU64>> {
-        self.watcher.as_ref().map(|_| self.counted.clone())
+    /// The changes seen, bumped by the watcher's own thread as each arrives (before the radar's
+    /// look); `None` when there is no watcher (polling only): then nothing may be taken as
+    /// unchanged.
+    pub fn seen(&self) -> Option<Seen> {
+        self.watcher.as_ref().map(|_| self.seen.clone())
     }
 
     /// Also watches `dir` (a worktree's git folder), once.
@@ -58,6 +91,7 @@ impl TreeWatch {
         if let Err(e) = w.watch(dir, RecursiveMode::NonRecursive) {
             tracing::debug!(dir = %dir.display(), error = %e, "a worktree's git folder cannot be watched");
             self.watched.remove(dir);
+            self.seen.go_blind();
         }
     }
 }
@@ -67,9 +101,8 @@ pub fn watch(root: &Path, poll: Duration, stop: CancellationToken) -> TreeWatch 
     let (tx, wake) = mpsc::channel(1);
     let pending = Arc::new(Mutex::new(Changes::default()));
     let _ = std::fs::create_dir_all(root);
-    let counted = Arc::new(AtomicU64::new(0));
-    let (notify_tx, notify_pending, notify_counted) =
-        (tx.clone(), pending.clone(), counted.clone());
+    let seen = Seen::default();
+    let (notify_tx, notify_pending, notify_seen) = (tx.clone(), pending.clone(), seen.clone());
     let made = notify::recommended_watcher(move |result: notify::Result<notify::Event>| {
         let mut changes = notify_pending.lock().unwrap_or_else(|p| p.into_inner());
         match result {
@@ -78,9 +111,14 @@ pub fn watch(root: &Path, poll: Duration, stop: CancellationToken) -> TreeWatch 
                 return
             }
             Ok(e) => changes.paths.extend(e.paths),
-            Err(_) => changes.all = true,
+            Err(_) => {
+                // A watch lost (the limit of watches reached, a folder gone): what it covered
+                // is no longer seen.
+                changes.all = true;
+                notify_seen.go_blind();
+            }
         }
-        notify_counted.fetch_add(1, Ordering::AcqRel);
+        notify_seen.bump();
         drop(changes);
         let _ = notify_tx.try_send(());
     });
@@ -101,7 +139,7 @@ pub fn watch(root: &Path, poll: Duration, stop: CancellationToken) -> TreeWatch 
         Some(_) => poll,
         None => Duration::from_secs(1),
     };
-    let (poll_pending, poll_counted) = (pending.clone(), counted.clone());
+    let (poll_pending, poll_seen) = (pending.clone(), seen.clone());
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(every);
         tick.tick().await;
@@ -110,7 +148,7 @@ pub fn watch(root: &Path, poll: Duration, stop: CancellationToken) -> TreeWatch 
                 _ = stop.cancelled() => return,
                 _ = tick.tick() => {
                     poll_pending.lock().unwrap_or_else(|p| p.into_inner()).all = true;
-                    poll_counted.fetch_add(1, Ordering::AcqRel);
+                    poll_seen.bump();
                     let _ = tx.try_send(());
                 }
             }
@@ -121,6 +159,33 @@ pub fn watch(root: &Path, poll: Duration, stop: CancellationToken) -> TreeWatch 
         pending,
         watcher,
         watched: HashSet::new(),
-        counted,
+        seen,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_change_is_counted_as_it_arrives_and_a_stopped_watcher_is_blind() {
+        let dir = tempfile::tempdir().unwrap();
+        let stop = CancellationToken::new();
+        let tw = watch(dir.path(), Duration::from_secs(3600), stop.clone());
+        let seen = tw.seen().expect("a watcher on this machine");
+        let before = seen.now().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "a").unwrap();
+        // The watcher's own thread counts it: awaited, with a limit.
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        while seen.now().unwrap() == before {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the write was not counted"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        drop(tw);
+        assert_eq!(seen.now(), None, "a watcher that stopped sees nothing");
+        stop.cancel();
     }
 }

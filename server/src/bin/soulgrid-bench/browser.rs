@@ -79,7 +79,7 @@ pub fn rows(file: Option<&Path>) -> Vec<Row> {
     );
     let p6e = Row::new(
         "P6e",
-        "a first visit on a mid-range phone profile (4× CPU slowdown, 1.6 Mbps / 150 ms, empty cache): navigation start → data-hydrated; the first tap on a face → answered (drawn)",
+        "a first visit on a mid-range phone profile (4× CPU slowdown, 1.6 Mbps / 150 ms, empty cache): navigation start → data-hydrated; the first tap on a face → answered (the face pressed and the sheet open, drawn; judged), and → its conversation drawn (the frame after; said, not judged)",
         "p95 ≤ 2.5 s; tap p95 ≤ 100 ms",
     );
     let samples = match file.map(std::fs::read_to_string) {

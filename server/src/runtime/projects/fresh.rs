@@ -1,14 +1,20 @@
 //! Whether the server's index of a worktree already holds the worktree's set of files (its new
 //! files marked as intended, its removed ones gone), so that a diff need not bring it up again:
 //! bringing it up reads every folder of the worktree (25 ms of a 90 ms diff on a 10,000-file
-//! repository here). Trusted only while the file watcher runs: it counts every change it sees
-//! in any worktree (the poll and a lost event count too), and an index brought up at one count
-//! is current until the count moves. A diff always reads the files themselves: what this saves
-//! is the listing of the folders, never the content.
+//! repository here). Trusted only while the file watcher runs and has not failed
+//! ([`crate::repo::watch::Seen`]): it counts every change it sees in any worktree (the poll
+//! and an overflow count too), and an index brought up at one count is current until the count
+//! moves. A diff always reads the files themselves: what this saves is the listing of the
+//! folders, never the content. What the radar records and a merge checks always lists them.
+//!
+//! Not covered: a file written into a folder made a moment before, in the instant before the
+//! watcher has added that folder (notify adds it after telling of it): such a file is listed by
+//! the radar's look at the folder (150 ms later), or at the latest by the 20 s poll.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Mutex, OnceLock};
+
+use crate::repo::watch::Seen;
 
 /// (project, identity) of a worktree.
 type Key = (String, String);
@@ -16,21 +22,22 @@ type Key = (String, String);
 #[derive(Default)]
 pub struct Fresh {
     /// The watcher's count of changes, once it runs.
-    changes: OnceLock<Arc<AtomicU64>>,
+    changes: OnceLock<Seen>,
     /// The count at which each index was last brought up.
     at: Mutex<HashMap<Key, u64>>,
 }
 
 impl Fresh {
     /// The watcher runs and counts its changes in `changes`.
-    pub fn follow(&self, changes: Arc<AtomicU64>) {
+    pub fn follow(&self, changes: Seen) {
         let _ = self.changes.set(changes);
     }
 
     /// The count now, to give [`Fresh::brought_up`] once the index is brought up (read before
-    /// it starts: a change during it leaves the index behind). `None` without a watcher.
+    /// it starts: a change during it leaves the index behind). `None` without a watcher, or
+    /// once it is blind.
     pub fn now(&self) -> Option<u64> {
-        self.changes.get().map(|c| c.load(Ordering::Acquire))
+        self.changes.get().and_then(Seen::now)
     }
 
     /// Whether the index of `key` holds the worktree's files as they are now.
@@ -75,27 +82,30 @@ mod tests {
     #[test]
     fn an_index_is_current_until_the_watcher_sees_a_change() {
         let fresh = Fresh::default();
-        let changes = Arc::new(AtomicU64::new(0));
+        let changes = Seen::default();
         fresh.follow(changes.clone());
         assert!(!fresh.is_current(&key("a")), "never brought up");
         fresh.brought_up(key("a"), fresh.now());
         assert!(fresh.is_current(&key("a")));
         assert!(!fresh.is_current(&key("b")), "another worktree's index");
-        changes.fetch_add(1, Ordering::AcqRel);
+        changes.bump();
         assert!(!fresh.is_current(&key("a")), "a change seen");
         fresh.brought_up(key("a"), fresh.now());
         assert!(fresh.is_current(&key("a")));
         fresh.forget(&key("a"));
         assert!(!fresh.is_current(&key("a")));
+        fresh.brought_up(key("a"), fresh.now());
+        changes.go_blind();
+        assert!(!fresh.is_current(&key("a")), "a watcher that failed");
     }
 
     #[test]
     fn a_change_while_the_index_is_brought_up_leaves_it_behind() {
         let fresh = Fresh::default();
-        let changes = Arc::new(AtomicU64::new(7));
+        let changes = Seen::default();
         fresh.follow(changes.clone());
         let before = fresh.now();
-        changes.fetch_add(1, Ordering::AcqRel); // a write during `git add`
+        changes.bump(); // a write during `git add`
         fresh.brought_up(key("a"), before);
         assert!(!fresh.is_current(&key("a")));
     }

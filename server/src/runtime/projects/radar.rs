@@ -37,8 +37,8 @@ impl Projects {
     pub fn watch(&self, tell: mpsc::UnboundedSender<Notice>) {
         let root = self.ctx.config().data_dir.join("worktrees");
         let mut tw = watch::watch(&root, POLL, self.ctx.shutdown_token());
-        if let Some(counted) = tw.counted() {
-            self.fresh.follow(counted);
+        if let Some(seen) = tw.seen() {
+            self.fresh.follow(seen);
         }
         let me = self.clone();
         tokio::spawn(async move {
@@ -162,7 +162,7 @@ impl Projects {
         }
         let held = self.lock(project);
         let guard = held.lock().await;
-        let work = self.work(&p, &w).await?;
+        let work = self.work_exact(&p, &w).await?;
         let ahead = work.commits.len() as u32;
         let changed: Vec<String> = work.files.iter().map(|f| f.path.clone()).collect();
         let uncommitted = work.uncommitted();

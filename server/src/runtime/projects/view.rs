@@ -211,11 +211,32 @@ impl Projects {
             .on(Path::new(&w.path), &shadow.index_for(&w.identity_id))
     }
 
-    /// What the worktree holds against the base now.
+    /// What the worktree holds against the base now, for a page (a diff, the project's
+    /// branches): the worktree's list of files taken from the server's index when the watcher
+    /// has seen no change since it was last brought up ([`super::fresh`]).
     pub(super) async fn work(
         &self,
         project: &ProjectDoc,
         w: &WorktreeDoc,
+    ) -> Result<Work, RepoError> {
+        self.work_as(project, w, true).await
+    }
+
+    /// The same, the list of files always read again (what the radar records, what a merge
+    /// checks).
+    pub(super) async fn work_exact(
+        &self,
+        project: &ProjectDoc,
+        w: &WorktreeDoc,
+    ) -> Result<Work, RepoError> {
+        self.work_as(project, w, false).await
+    }
+
+    async fn work_as(
+        &self,
+        project: &ProjectDoc,
+        w: &WorktreeDoc,
+        may_skip: bool,
     ) -> Result<Work, RepoError> {
         let shadow = shadow_of(&self.ctx, &project.project_id, &project.path);
         shadow.ensure(&project.base)?;
@@ -236,7 +257,7 @@ impl Projects {
             git.status(&["update-index", "-q", "--refresh"]).await?;
         }
         // Its files as they are now, unless the watcher has seen no change since they were.
-        let (current, count) = (self.fresh.is_current(&key), self.fresh.now());
+        let (current, count) = (may_skip && self.fresh.is_current(&key), self.fresh.now());
         let work = diff::work(&git, &project.base, &w.branch, !current).await;
         if work.is_ok() && !current {
             self.fresh.brought_up(key, count);
