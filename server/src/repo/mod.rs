@@ -3,11 +3,12 @@
 //! and records, this does the git.
 //!
 //! - `git.rs`: git run through a project's shadow, hardened, with a time limit.
+//! - `program.rs`: which `git` that is (its full path, on `PATH`'s absolute entries only).
 //! - `shadow.rs`: the shadow git directory (the server's config, the user's objects and refs).
 //! - `link.rs`: what a path is (a work tree inside `--allow-dir`, or why not).
 //! - `worktree.rs`: an agent's worktree made, and made again when removed by hand.
 //! - `diff.rs`: an agent's work against the base, paged.
-//! - `watch.rs`: which worktrees changed (`notify`, a slow poll).
+//! - `watch.rs`: which worktrees changed (`notify`, a slow poll), and a count of the changes.
 //! - `merge.rs`: a branch into the base (fast-forward, merge commit, replay), the checkout after.
 //! - `check.rs`: the project's check, run in a worktree with a time limit, its output kept.
 //! - `carry.rs`: the agents' branches as a git bundle (export, `.soul`), and brought back.
@@ -24,6 +25,7 @@ pub mod diff;
 pub mod git;
 pub mod link;
 pub mod merge;
+mod program;
 pub mod shadow;
 pub mod watch;
 pub mod worktree;
