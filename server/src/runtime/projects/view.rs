@@ -20,6 +20,13 @@ const MAX_SHOWN: usize = 1024 * 1024;
 use super::{shadow_of, ProjectError, Projects, GIT_LIMIT};
 
 impl Projects {
+    /// The file watcher's count of the changes it has seen in the worktrees (`None` without a
+    /// watcher, or once it has failed): what tells a diff whether to list a worktree's files
+    /// again. For tests and diagnostics.
+    pub fn changes_seen(&self) -> Option<u64> {
+        self.fresh.now()
+    }
+
     /// The project with every agent's branch and the files they overlap on.
     pub async fn view(&self, id: &str) -> Result<ProjectView, ProjectError> {
         let (project, trees) = self.of(id)?;

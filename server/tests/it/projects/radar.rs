@@ -83,9 +83,10 @@ async fn the_radar_follows_the_worktrees_live_and_tells_both_agents_once() {
     assert_eq!((told(5).len(), told(6).len()), (1, 1));
 }
 
-/// The diff lists the worktree's files as they are: a file made after a diff (the server's
-/// index of the worktree is then left as it is until the watcher sees a change) is in the next
-/// one once the stream has said the worktree changed, and a file removed is gone from it.
+/// The diff lists the worktree's files as they are: a diff asked for once the watcher has seen
+/// a file made or removed (before the radar's look) lists it, though the diffs before it left
+/// the server's index of the worktree as it was. Fails if the watcher's count does not move, or
+/// if a diff skips the listing when it has.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_file_made_or_removed_after_a_diff_is_in_the_next_one() {
     let w = at_work(5).await;
@@ -100,28 +101,40 @@ async fn a_file_made_or_removed_after_a_diff_is_in_the_next_one() {
             })
             .collect()
     };
+    let projects = w.state.runtime.projects();
+    let seen = || projects.changes_seen().expect("the watcher runs");
     assert!(files(&diff(&w.router, &w.project, &w.who, 0).await).is_empty());
     assert!(files(&diff(&w.router, &w.project, &w.who, 0).await).is_empty());
+    // The watcher counts a change as it arrives: awaited, then the diff asked for at once.
+    let seen_by_watcher = |before: u64| async move {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while seen() == before {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the change was not counted"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+    };
+    let before = seen();
     std::fs::write(w.tree.join("new.txt"), "new\n").unwrap();
-    // Seen by the watcher, well before the radar's 20 s poll would mend a change it missed.
-    wait_for_secs(&w.state, 10, "the new file seen", |d| {
-        app::domain::projects::worktree(d, &w.project, &w.who)
-            .is_some_and(|t| t.changed_files == ["new.txt"])
-    })
-    .await;
+    seen_by_watcher(before).await;
     assert_eq!(
         files(&diff(&w.router, &w.project, &w.who, 0).await),
         [("new.txt".to_string(), "added".to_string())]
     );
+    let before = seen();
     std::fs::remove_file(w.tree.join("new.txt")).unwrap();
     std::fs::remove_file(w.tree.join("src/lib.rs")).unwrap();
-    wait_for_secs(&w.state, 10, "the removals seen", |d| {
-        app::domain::projects::worktree(d, &w.project, &w.who)
-            .is_some_and(|t| t.changed_files == ["src/lib.rs"])
-    })
-    .await;
+    seen_by_watcher(before).await;
     assert_eq!(
         files(&diff(&w.router, &w.project, &w.who, 0).await),
         [("src/lib.rs".to_string(), "deleted".to_string())]
     );
+    // The radar records the same.
+    wait_for(&w.state, "the radar's look", |d| {
+        app::domain::projects::worktree(d, &w.project, &w.who)
+            .is_some_and(|t| t.changed_files == ["src/lib.rs"])
+    })
+    .await;
 }
