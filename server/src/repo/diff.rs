@@ -1,14 +1,15 @@
 //! An agent's work as git tells it: the worktree as it is (committed or not) against where its
 //! branch meets the base, a page of files at a time. The server keeps its own index of each
 //! worktree (its stat cache, so only changed files are read again) and marks new files as
-//! intended (`add -N`) when it brings that index up to the worktree (not when nothing was seen
-//! to change since): a diff writes no object into the user's repository but git's empty blob.
+//! intended (`add -N`) when it brings that index up to the worktree ([`super::bring_up`]):
+//! a diff writes no object into the user's repository but git's empty blob.
 //! Files larger than `core.bigFileThreshold` are named as binary, never read into a diff.
 
 use std::collections::BTreeSet;
 
 use app::contract::{BranchCommit, DiffFile, DiffLine, Hunk, LineKind};
 
+use super::bring_up::BringUp;
 use super::git::Git;
 use super::RepoError;
 
@@ -40,16 +41,22 @@ impl Work {
 }
 
 /// The work in `git`'s worktree (with its server index) on `branch` against `base`. Six git
-/// calls (five without `bring_up`) in two rounds: both heads, where they meet and the index
+/// calls (five when nothing is to be brought up) in two rounds: both heads, where they meet and the index
 /// brought up to the worktree (deleted files leave it, new ones enter as intended) at once (where they meet is read from
 /// the refs beside the heads: a commit landing between the two gives the merge base of the
 /// head just before, still an ancestor of the one listed); then the files against the
 /// base beside the files against the branch's head and the branch's commits. Lines are counted a page at a time
 /// ([`fill_hunks`]).
 ///
-/// `bring_up: false` leaves the index's list of files as it is (the file watcher has seen no
-/// change since it was last brought up): the files are still compared with the base as they are.
-pub async fn work(git: &Git, base: &str, branch: &str, bring_up: bool) -> Result<Work, RepoError> {
+/// `bring_up` says how much of the worktree's list of files is taken in again (all of it, the
+/// paths the file watcher saw change since, or none): the files are always compared with the
+/// base as they are.
+pub async fn work(
+    git: &Git,
+    base: &str,
+    branch: &str,
+    bring_up: &BringUp,
+) -> Result<Work, RepoError> {
     let (branch_ref, base_ref) = (format!("refs/heads/{branch}"), format!("refs/heads/{base}"));
     let gone = || RepoError::Refused(format!("the branch {branch} or the base {base} is gone"));
     let (branch_commit, base_commit) = (
@@ -60,21 +67,18 @@ pub async fn work(git: &Git, base: &str, branch: &str, bring_up: bool) -> Result
         ["rev-parse", &branch_commit, &base_commit],
         ["merge-base", &base_ref, &branch_ref],
     );
-    let (heads, met, indexed) = tokio::join!(git.text(&rev_parse), git.text(&merge_base), async {
-        match bring_up {
-            true => {
-                git.run(&["add", "--all", "--intent-to-add", "--", "."])
-                    .await
-            }
-            false => Ok(Vec::new()),
-        }
-    });
+    let (heads, met, indexed) = tokio::join!(
+        git.text(&rev_parse),
+        git.text(&merge_base),
+        super::bring_up::bring_up(git, bring_up)
+    );
     let heads = heads.map_err(|_| gone())?;
     let mut heads = heads.lines().map(str::to_string);
     let (Some(head), Some(base_head)) = (heads.next(), heads.next()) else {
         return Err(gone());
     };
-    indexed?;
+    let listed = indexed?;
+    tracing::trace!(?listed, "the worktree's files brought up");
     let merge_base = met.unwrap_or(base_head);
     let flags = ["--no-ext-diff", "--no-textconv", "--no-renames", "-z"];
     let against_base = [&["diff", "--raw"][..], &flags, &[&merge_base]].concat();

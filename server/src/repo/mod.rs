@@ -8,6 +8,8 @@
 //! - `link.rs`: what a path is (a work tree inside `--allow-dir`, or why not).
 //! - `worktree.rs`: an agent's worktree made, and made again when removed by hand.
 //! - `diff.rs`: an agent's work against the base, paged.
+//! - `bring_up.rs`: the server's index of a worktree brought up to its files (all, or the paths
+//!   the watcher saw).
 //! - `watch.rs`: which worktrees changed (`notify`, a slow poll), and a count of the changes.
 //! - `merge.rs`: a branch into the base (fast-forward, merge commit, replay), the checkout after.
 //! - `check.rs`: the project's check, run in a worktree with a time limit, its output kept.
@@ -19,6 +21,7 @@
 //! worktrees the server makes (and the objects of branches carried in from another team),
 //! until the human merges.
 
+pub mod bring_up;
 pub mod carry;
 pub mod check;
 pub mod diff;

@@ -2,11 +2,12 @@
 //! worktree, recursively) and on each worktree's git folder in the user's repository (its
 //! index and HEAD: a commit), handing out which paths changed; a slow poll says "look at
 //! everything" (a base moved, events lost). Reading a file is not a change (the server's own
-//! diffs read every file). It also counts the changes as they arrive ([`Seen`]): a diff leaves
-//! the server's index of a worktree as it is while the count has not moved, and trusts it no
-//! more once the watcher has failed or stopped.
+//! diffs read every file). It also counts the changes as they arrive, with the paths of each
+//! ([`Seen`]): a diff leaves the server's index of a worktree as it is while the count has not
+//! moved, takes in only the paths seen since when it has, and trusts it no more once the
+//! watcher has failed or stopped.
 
-use std::collections::HashSet;
+use std::collections::{HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -35,14 +36,27 @@ pub struct TreeWatch {
     seen: Seen,
 }
 
-/// The changes a watcher has seen, counted as they arrive on its own thread; `blind` once it
-/// has failed (an error, a watch it could not add) or stopped: then nothing may be taken as
-/// unchanged.
+/// The changes a watcher has seen, counted as they arrive on its own thread, with the paths of
+/// the last few thousand; `blind` once it has failed (an error, a watch it could not add) or
+/// stopped: then nothing may be taken as unchanged.
 #[derive(Clone, Debug, Default)]
 pub struct Seen {
     count: Arc<AtomicU64>,
     blind: Arc<AtomicBool>,
+    journal: Arc<Mutex<Journal>>,
 }
+
+/// The paths seen, each with the count it was seen at, oldest first.
+#[derive(Debug, Default)]
+struct Journal {
+    paths: VecDeque<(u64, PathBuf)>,
+    /// What was seen at this count or before is not known path by path (a poll, a rescan, or
+    /// paths that no longer fit).
+    floor: u64,
+}
+
+/// Paths kept: more, and the oldest are forgotten (what was seen then is "anything").
+const JOURNAL: usize = 4096;
 
 impl Seen {
     /// The count now, or `None` once the watcher is blind.
@@ -51,8 +65,41 @@ impl Seen {
         (!self.blind.load(Ordering::Acquire)).then_some(count)
     }
 
+    /// One change seen, anywhere (the poll, a rescan, an error).
     pub(crate) fn bump(&self) {
-        self.count.fetch_add(1, Ordering::AcqRel);
+        self.saw(&[]);
+    }
+
+    /// One change seen at `paths` (none: anything may have changed). The paths are kept before
+    /// the count moves: whoever reads a count can read every path seen up to it.
+    pub(crate) fn saw(&self, paths: &[PathBuf]) {
+        let mut journal = self.journal.lock().unwrap_or_else(|p| p.into_inner());
+        let count = self.count.load(Ordering::Acquire) + 1;
+        if paths.is_empty() {
+            journal.paths.clear();
+            journal.floor = count;
+        }
+        journal
+            .paths
+            .extend(paths.iter().map(|p| (count, p.clone())));
+        while journal.paths.len() > JOURNAL {
+            if let Some((forgotten, _)) = journal.paths.pop_front() {
+                journal.floor = journal.floor.max(forgotten);
+            }
+        }
+        self.count.store(count, Ordering::Release);
+    }
+
+    /// The count now and the paths seen after count `after` (each as often as seen); `None`
+    /// when they are not all known (a poll or a rescan since, too many, or the watcher blind).
+    pub fn since(&self, after: u64) -> Option<(u64, Vec<PathBuf>)> {
+        let journal = self.journal.lock().unwrap_or_else(|p| p.into_inner());
+        let count = self.now()?;
+        if journal.floor > after {
+            return None;
+        }
+        let paths = journal.paths.iter().filter(|(c, _)| *c > after);
+        Some((count, paths.map(|(_, p)| p.clone()).collect()))
     }
 
     pub(crate) fn go_blind(&self) {
@@ -106,19 +153,25 @@ pub fn watch(root: &Path, poll: Duration, stop: CancellationToken) -> TreeWatch 
     let made = notify::recommended_watcher(move |result: notify::Result<notify::Event>| {
         let mut changes = notify_pending.lock().unwrap_or_else(|p| p.into_inner());
         match result {
-            Ok(e) if e.need_rescan() => changes.all = true,
+            Ok(e) if e.need_rescan() => {
+                changes.all = true;
+                notify_seen.bump();
+            }
             Ok(e) if matches!(e.kind, EventKind::Access(a) if a != AccessKind::Close(AccessMode::Write)) => {
                 return
             }
-            Ok(e) => changes.paths.extend(e.paths),
+            Ok(e) => {
+                notify_seen.saw(&e.paths);
+                changes.paths.extend(e.paths);
+            }
             Err(_) => {
                 // A watch lost (the limit of watches reached, a folder gone): what it covered
                 // is no longer seen.
                 changes.all = true;
                 notify_seen.go_blind();
+                notify_seen.bump();
             }
         }
-        notify_seen.bump();
         drop(changes);
         let _ = notify_tx.try_send(());
     });
@@ -187,5 +240,31 @@ mod tests {
         drop(tw);
         assert_eq!(seen.now(), None, "a watcher that stopped sees nothing");
         stop.cancel();
+    }
+
+    #[test]
+    fn the_paths_seen_since_a_count_are_known_until_a_change_anywhere() {
+        let seen = Seen::default();
+        let p = |s: &str| PathBuf::from(s);
+        let start = seen.now().unwrap();
+        seen.saw(&[p("/w/a"), p("/w/b")]);
+        let middle = seen.now().unwrap();
+        seen.saw(&[p("/w/c")]);
+        assert_eq!(
+            seen.since(start),
+            Some((start + 2, vec![p("/w/a"), p("/w/b"), p("/w/c")]))
+        );
+        assert_eq!(seen.since(middle), Some((start + 2, vec![p("/w/c")])));
+        assert_eq!(seen.since(start + 2), Some((start + 2, vec![])));
+        seen.bump(); // the poll: anything may have changed
+        let polled = seen.now().unwrap();
+        assert_eq!(seen.since(middle), None);
+        seen.saw(&[p("/w/d")]);
+        assert_eq!(seen.since(polled), Some((polled + 1, vec![p("/w/d")])));
+        let many: Vec<PathBuf> = (0..=JOURNAL).map(|i| p(&format!("/w/{i}"))).collect();
+        seen.saw(&many);
+        assert_eq!(seen.since(polled + 1), None, "more than it keeps");
+        seen.go_blind();
+        assert_eq!(seen.since(seen.count.load(Ordering::Acquire)), None);
     }
 }

@@ -226,7 +226,7 @@ pub fn rows(
             let pass = opened.p95 <= 100.0 && after.p95 <= 100.0 && pending.p95 <= 100.0;
             let shown = format!(
                 "{}; after each write, once the stream said the worktree changed: {}; right after \
-                 a write, before the radar's look (the worktree's files listed again): {}",
+                 a write, before the radar's look (the paths the watcher saw taken in again): {}",
                 opened.show(),
                 after.show(),
                 pending.show()

@@ -1,19 +1,25 @@
-//! Whether the server's index of a worktree already holds the worktree's set of files (its new
-//! files marked as intended, its removed ones gone), so that a diff need not bring it up again:
-//! bringing it up reads every folder of the worktree (25 ms of a 90 ms diff on a 10,000-file
-//! repository here). Trusted only while the file watcher runs and has not failed
-//! ([`crate::repo::watch::Seen`]): it counts every change it sees in any worktree (the poll
-//! and an overflow count too), and an index brought up at one count is current until the count
-//! moves. A diff always reads the files themselves: what this saves is the listing of the
-//! folders, never the content. What the radar records and a merge checks always lists them.
+//! How much of a worktree the server's index must take in again before a diff (its new files
+//! marked as intended, its removed ones gone), so that it lists the worktree's files as they
+//! are: every folder (25 ms of a 90 ms diff on a 10,000-file repository here), only the paths
+//! the file watcher saw change in that worktree since the index was last brought up, or
+//! nothing. Trusted only while the file watcher runs and has not failed
+//! ([`crate::repo::watch::Seen`]): it counts every change it sees in any worktree with its
+//! paths (the poll and an overflow count as "anything"), and an index brought up at one count
+//! holds every change seen up to it. A diff always reads the files themselves: what this saves
+//! is the listing of the folders, never the content. What the radar records and a merge checks
+//! always lists them all.
 //!
 //! Not covered: a file written into a folder made a moment before, in the instant before the
-//! watcher has added that folder (notify adds it after telling of it): such a file is listed by
-//! the radar's look at the folder (150 ms later), or at the latest by the 20 s poll.
+//! watcher has added that folder (notify adds it after telling of it): the folder is taken in
+//! whole when its making is seen, so such a file is missed only if the folder was taken in
+//! before the file was written; the radar's look at the folder (150 ms later) or at the latest
+//! the 20 s poll lists it.
 
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
+use crate::repo::bring_up::BringUp;
 use crate::repo::watch::Seen;
 
 /// (project, identity) of a worktree.
@@ -21,29 +27,58 @@ type Key = (String, String);
 
 #[derive(Default)]
 pub struct Fresh {
-    /// The watcher's count of changes, once it runs.
-    changes: OnceLock<Seen>,
+    /// The watcher's count of changes, once it runs, and the folder it watches (each worktree
+    /// at `{root}/{identity}/{project}`).
+    changes: OnceLock<(Seen, PathBuf)>,
     /// The count at which each index was last brought up.
     at: Mutex<HashMap<Key, u64>>,
 }
 
 impl Fresh {
-    /// The watcher runs and counts its changes in `changes`.
-    pub fn follow(&self, changes: Seen) {
-        let _ = self.changes.set(changes);
+    /// The watcher runs on `root` and counts its changes in `changes`.
+    pub fn follow(&self, changes: Seen, root: PathBuf) {
+        let _ = self.changes.set((changes, root));
     }
 
-    /// The count now, to give [`Fresh::brought_up`] once the index is brought up (read before
-    /// it starts: a change during it leaves the index behind). `None` without a watcher, or
-    /// once it is blind.
+    /// The count now. `None` without a watcher, or once it is blind.
     pub fn now(&self) -> Option<u64> {
-        self.changes.get().and_then(Seen::now)
+        self.changes.get().and_then(|(seen, _)| seen.now())
     }
 
-    /// Whether the index of `key` holds the worktree's files as they are now.
-    pub fn is_current(&self, key: &Key) -> bool {
-        let Some(now) = self.now() else { return false };
-        self.at.lock().unwrap_or_else(|p| p.into_inner()).get(key) == Some(&now)
+    /// What the index of `key` (its worktree at `tree`) must take in to hold the worktree's
+    /// files as they are, and the count to give [`Fresh::brought_up`] once it has (read with
+    /// the paths: a change during the bring-up leaves the index behind).
+    pub fn to_bring(&self, key: &Key, tree: &Path) -> (BringUp, Option<u64>) {
+        let Some((seen, root)) = self.changes.get() else {
+            return (BringUp::All, None);
+        };
+        let now = seen.now();
+        let at = self
+            .at
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(key)
+            .copied();
+        // A worktree somewhere else than the watcher places it: its paths cannot be told.
+        let watched = tree == root.join(&key.1).join(&key.0);
+        let Some((now, paths)) = at.filter(|_| watched).and_then(|at| seen.since(at)) else {
+            return (BringUp::All, now);
+        };
+        let mut mine = Vec::new();
+        for path in paths {
+            match path.strip_prefix(tree) {
+                Ok(rest) if rest.as_os_str().is_empty() => return (BringUp::All, Some(now)),
+                Ok(rest) => mine.push(rest.to_path_buf()),
+                // The worktree's own folder or one above it made, moved or removed.
+                Err(_) if tree.starts_with(&path) => return (BringUp::All, Some(now)),
+                Err(_) => {}
+            }
+        }
+        let how = match mine.is_empty() {
+            true => BringUp::No,
+            false => BringUp::Paths(mine),
+        };
+        (how, Some(now))
     }
 
     /// The index of `key` was brought up to the worktree as it was at `count`.
@@ -72,41 +107,87 @@ mod tests {
         ("p1".into(), who.into())
     }
 
-    #[test]
-    fn without_a_watcher_no_index_is_current() {
-        let fresh = Fresh::default();
-        fresh.brought_up(key("a"), fresh.now());
-        assert!(!fresh.is_current(&key("a")));
+    fn tree(who: &str) -> PathBuf {
+        PathBuf::from("/data/worktrees").join(who).join("p1")
+    }
+
+    fn following() -> (Fresh, Seen) {
+        let (fresh, changes) = (Fresh::default(), Seen::default());
+        fresh.follow(changes.clone(), "/data/worktrees".into());
+        (fresh, changes)
+    }
+
+    /// Brings `who`'s index up as the diff does, and says how.
+    fn bring(fresh: &Fresh, who: &str) -> BringUp {
+        let (how, count) = fresh.to_bring(&key(who), &tree(who));
+        fresh.brought_up(key(who), count);
+        how
     }
 
     #[test]
-    fn an_index_is_current_until_the_watcher_sees_a_change() {
+    fn without_a_watcher_every_folder_is_listed_each_time() {
         let fresh = Fresh::default();
-        let changes = Seen::default();
-        fresh.follow(changes.clone());
-        assert!(!fresh.is_current(&key("a")), "never brought up");
-        fresh.brought_up(key("a"), fresh.now());
-        assert!(fresh.is_current(&key("a")));
-        assert!(!fresh.is_current(&key("b")), "another worktree's index");
+        assert_eq!(bring(&fresh, "a"), BringUp::All);
+        assert_eq!(bring(&fresh, "a"), BringUp::All);
+    }
+
+    #[test]
+    fn only_the_paths_seen_in_a_worktree_since_are_taken_in() {
+        let (fresh, changes) = following();
+        assert_eq!(bring(&fresh, "a"), BringUp::All, "never brought up");
+        assert_eq!(bring(&fresh, "a"), BringUp::No);
+        changes.saw(&[tree("a").join("src/new.rs"), tree("b").join("x")]);
+        changes.saw(&[tree("a").join("docs")]);
+        assert_eq!(
+            bring(&fresh, "a"),
+            BringUp::Paths(vec!["src/new.rs".into(), "docs".into()])
+        );
+        assert_eq!(bring(&fresh, "a"), BringUp::No);
+        assert_eq!(bring(&fresh, "b"), BringUp::All, "b never brought up");
+        changes.saw(&[tree("b").join("y")]);
+        assert_eq!(
+            bring(&fresh, "a"),
+            BringUp::No,
+            "a change in another worktree"
+        );
+        changes.saw(&["/elsewhere/.git/worktrees/a/index".into()]);
+        assert_eq!(bring(&fresh, "a"), BringUp::No, "git's own files");
+        changes.saw(&[tree("a")]);
+        assert_eq!(
+            bring(&fresh, "a"),
+            BringUp::All,
+            "the worktree's own folder"
+        );
+        changes.saw(&["/data/worktrees/a".into()]);
+        assert_eq!(bring(&fresh, "a"), BringUp::All, "a folder above it");
         changes.bump();
-        assert!(!fresh.is_current(&key("a")), "a change seen");
-        fresh.brought_up(key("a"), fresh.now());
-        assert!(fresh.is_current(&key("a")));
+        assert_eq!(bring(&fresh, "a"), BringUp::All, "the poll: anything");
         fresh.forget(&key("a"));
-        assert!(!fresh.is_current(&key("a")));
-        fresh.brought_up(key("a"), fresh.now());
+        assert_eq!(bring(&fresh, "a"), BringUp::All, "forgotten");
         changes.go_blind();
-        assert!(!fresh.is_current(&key("a")), "a watcher that failed");
+        assert_eq!(bring(&fresh, "a"), BringUp::All, "a watcher that failed");
+        assert_eq!(bring(&fresh, "a"), BringUp::All);
+    }
+
+    #[test]
+    fn a_worktree_elsewhere_is_listed_whole() {
+        let (fresh, _changes) = following();
+        let elsewhere = |fresh: &Fresh| {
+            let (how, count) = fresh.to_bring(&key("a"), Path::new("/moved/a/p1"));
+            fresh.brought_up(key("a"), count);
+            how
+        };
+        assert_eq!(elsewhere(&fresh), BringUp::All);
+        assert_eq!(elsewhere(&fresh), BringUp::All);
     }
 
     #[test]
     fn a_change_while_the_index_is_brought_up_leaves_it_behind() {
-        let fresh = Fresh::default();
-        let changes = Seen::default();
-        fresh.follow(changes.clone());
-        let before = fresh.now();
-        changes.bump(); // a write during `git add`
-        fresh.brought_up(key("a"), before);
-        assert!(!fresh.is_current(&key("a")));
+        let (fresh, changes) = following();
+        bring(&fresh, "a");
+        let (_, count) = fresh.to_bring(&key("a"), &tree("a"));
+        changes.saw(&[tree("a").join("during")]); // a write during `git add`
+        fresh.brought_up(key("a"), count);
+        assert_eq!(bring(&fresh, "a"), BringUp::Paths(vec!["during".into()]));
     }
 }

@@ -38,7 +38,7 @@ impl Projects {
         let root = self.ctx.config().data_dir.join("worktrees");
         let mut tw = watch::watch(&root, POLL, self.ctx.shutdown_token());
         if let Some(seen) = tw.seen() {
-            self.fresh.follow(seen);
+            self.fresh.follow(seen, root.clone());
         }
         let me = self.clone();
         tokio::spawn(async move {

@@ -10,6 +10,7 @@ use app::domain::docs::{ProjectDoc, WorktreeDoc};
 use app::domain::projects;
 
 use crate::fsafe::Found;
+use crate::repo::bring_up::BringUp;
 use crate::repo::diff::{self, Work, PAGE_FILES};
 use crate::repo::git::Git;
 use crate::repo::RepoError;
@@ -263,10 +264,11 @@ impl Projects {
                 .await?;
             git.status(&["update-index", "-q", "--refresh"]).await?;
         }
-        // Its files as they are now, unless the watcher has seen no change since they were.
-        let (current, count) = (may_skip && self.fresh.is_current(&key), self.fresh.now());
-        let work = diff::work(&git, &project.base, &w.branch, !current).await;
-        if work.is_ok() && !current {
+        // Its files as they are now: those the watcher saw change since they were listed.
+        let (how, count) = self.fresh.to_bring(&key, Path::new(&w.path));
+        let how = if may_skip { how } else { BringUp::All };
+        let work = diff::work(&git, &project.base, &w.branch, &how).await;
+        if work.is_ok() {
             self.fresh.brought_up(key, count);
         }
         work
