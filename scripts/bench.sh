@@ -12,8 +12,9 @@ quick=()
 [ "${1:-}" = "--quick" ] && quick=(--quick)
 
 step "setup" "$ROOT/scripts/setup.sh" --test
-# As `make run` builds it: hashed names, brotli and gzip twins (P6d measures what is sent).
-step "build (cargo leptos build --release --precompress, hashed names)" env LEPTOS_HASH_FILES=true cargo leptos build --release --precompress
+# As `make run` builds it: hashed names, brotli and gzip twins (P6d measures what is sent), the
+# agent page split off.
+step "build (cargo leptos build --release --precompress --split, hashed names)" env LEPTOS_HASH_FILES=true cargo leptos build --release --precompress --split
 # P6b's reference: the page's wasm without the console's views (bench/viewless), built as
 # cargo-leptos builds the page's (its profile, target directory and flags; wasm-bindgen; wasm-opt).
 # A subshell: its environment stays its own, and a stale file from an earlier run is gone.

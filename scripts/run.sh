@@ -13,5 +13,6 @@ step "build soulgrid-sim (release)" bash -c 'source scripts/lib.sh && leptos_env
 export SOULGRID_SIM_WORK="${SOULGRID_SIM_WORK:-1}"
 # The page's files named by their content's hash (kept a year by the browser) and beside their
 # brotli and gzip twins, which the server sends to a browser that accepts them (docs/DESIGN.md §7).
-echo "==> LEPTOS_HASH_FILES=true cargo leptos serve --release --precompress (Ctrl-C to stop)"
-LEPTOS_HASH_FILES=true exec cargo leptos serve --release --precompress
+# `--split`: the agent page's code in its own part of the wasm, fetched when first shown.
+echo "==> LEPTOS_HASH_FILES=true cargo leptos serve --release --precompress --split (Ctrl-C to stop)"
+LEPTOS_HASH_FILES=true exec cargo leptos serve --release --precompress --split

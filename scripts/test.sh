@@ -26,7 +26,8 @@ tier() {
 
 step "setup" "$ROOT/scripts/setup.sh" --test
 
-step "build (cargo leptos build)" cargo leptos build
+# `--split`: the agent page's code is its own part of the wasm, fetched when first shown.
+step "build (cargo leptos build --split)" cargo leptos build --split
 # The simulated Claude CLI the server runs by default, and the fake Messages API the real-CLI
 # Playwright spec runs; cargo-leptos builds only the server bin.
 step "build soulgrid-sim, soulgrid-fake-model" bash -c 'source scripts/lib.sh && leptos_env && cargo build -p soulgrid --bin soulgrid-sim --bin soulgrid-fake-model'

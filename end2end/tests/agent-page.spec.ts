@@ -89,3 +89,26 @@ test('an empty seat offers Summon here, Recall… and Fork into', async ({ page 
   await expect(seat).toHaveAttribute('data-status', 'alive', { timeout: 20_000 });
   await expect(page.locator('.cell[data-seat="8"]')).toHaveAttribute('data-status', 'empty');
 });
+
+test("the console's first visit does not fetch the agent page's code; the page fetches it once, when first shown", async ({ page }) => {
+  const parts: string[] = [];
+  page.on('request', (r) => {
+    if (/\/pkg\/split_[^/]*\.wasm/.test(r.url())) parts.push(r.url());
+  });
+  await aTeam(page);
+  await expect(page.locator('body[data-hydrated="true"]')).toBeAttached();
+  const lyra = (await page.locator('.cell[data-seat="0"] .name').textContent())!;
+  expect(parts).toEqual([]);
+  // Opened from the console: fetched, then drawn.
+  await page.locator('.cell[data-seat="0"]').click();
+  await page.locator('.agent-detail > summary').click();
+  const link = page.locator('.agent-page-link');
+  const href = (await link.getAttribute('href'))!;
+  await link.click();
+  await expect(page.locator('.agent-page h1')).toHaveText(lyra);
+  expect(parts).toHaveLength(1);
+  // Opened by its address: the server sends the loading line, the browser draws the page.
+  await page.goto(new URL(href, page.url()).toString());
+  await expect(page.locator('body[data-hydrated="true"]')).toBeAttached();
+  await expect(page.locator('.agent-page h1')).toHaveText(lyra);
+});

@@ -29,8 +29,34 @@ use crate::live::provide_live;
 /// Messages of the thread shown at first, and added by each "Show older".
 const PAGE: usize = 50;
 
+/// The route. The page's own code is a part of the wasm fetched when the page is first shown
+/// (`#[lazy]`, built with cargo-leptos' `--split`), so a first visit to the console does not
+/// download it. Drawn in the browser only: the server sends the loading line, hydrated as such,
+/// and the page is built once its part has arrived; never hydrated, so no asynchronous
+/// hydration is compiled in (vendor/README.md).
 #[component]
 pub fn AgentPage() -> impl IntoView {
+    let in_browser = RwSignal::new(false);
+    Effect::new(move |_| in_browser.set(true));
+    let loading = || view! { <p class="loading">"Loading…"</p> };
+    move || match in_browser.get() {
+        false => loading().into_any(),
+        true => view! {
+            <Suspense fallback=loading>{Suspend::new(async { page().await })}</Suspense>
+        }
+        .into_any(),
+    }
+}
+
+/// The page, in its own part of the wasm.
+#[leptos::lazy]
+fn page() -> AnyView {
+    view! { <Page/> }.into_any()
+}
+
+/// The page: the identity's documents loaded, then its life over the live replica.
+#[component]
+fn Page() -> impl IntoView {
     let params = use_params_map();
     let id = Memo::new(move |_| params.with(|p| p.get("id").unwrap_or_default()));
     // With this identity's whole history (its soul and knowledge versions), which the grid's

@@ -84,20 +84,46 @@ pub fn wasm_size(site_root: Option<&Path>, viewless: Option<&Path>) -> Row {
     let Some(root) = site_root else {
         return row.not_run("no site root (--site-root or LEPTOS_SITE_ROOT)");
     };
-    let wasm = std::fs::read_dir(root.join("pkg")).ok().and_then(|d| {
-        d.flatten()
-            .map(|e| e.path())
-            .find(|p| p.extension().is_some_and(|x| x == "wasm"))
-    });
-    let Some(wasm) = wasm else {
+    // The page's own (`soulgrid.*.wasm`), and the parts split off (`split_*.wasm`: the agent
+    // page's, fetched when it is first shown).
+    let (mut page, mut parts) = (None, Vec::new());
+    for path in std::fs::read_dir(root.join("pkg"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+    {
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        match (
+            path.extension().is_some_and(|x| x == "wasm"),
+            name.starts_with("split_"),
+        ) {
+            (true, false) => page = Some(path),
+            (true, true) => parts.push(path),
+            (false, _) => {}
+        }
+    }
+    let Some(wasm) = page else {
         return row.not_run(&format!("no .wasm in {}/pkg", root.display()));
     };
     let (raw, gz) = match sizes(&wasm) {
         Ok(s) => s,
         Err(e) => return row.not_run(&e),
     };
+    let split = match parts
+        .iter()
+        .map(|p| sizes(p))
+        .collect::<Result<Vec<_>, _>>()
+    {
+        Ok(s) if s.is_empty() => String::new(),
+        Ok(s) => format!(
+            "; the agent page's part, fetched when it is first shown: {} KB",
+            s.iter().map(|(_, gz)| gz).sum::<u64>() / 1024
+        ),
+        Err(e) => format!("; the parts split off: not measured ({e})"),
+    };
     let row = row.measured(
-        format!("{} KB ({} KB before gzip)", gz / 1024, raw / 1024),
+        format!("{} KB ({} KB before gzip){split}", gz / 1024, raw / 1024),
         gz <= 300 * 1024,
     );
     match viewless.map(sizes) {
