@@ -42,7 +42,7 @@ pub fn AgentPage() -> impl IntoView {
     move || match in_browser.get() {
         false => loading().into_any(),
         true => view! {
-            <Suspense fallback=loading>{Suspend::new(async { page().await })}</Suspense>
+            <Suspense fallback=loading>{Suspend::new(agent_page())}</Suspense>
         }
         .into_any(),
     }
@@ -50,7 +50,7 @@ pub fn AgentPage() -> impl IntoView {
 
 /// The page, in its own part of the wasm.
 #[leptos::lazy]
-fn page() -> AnyView {
+fn agent_page() -> AnyView {
     view! { <Page/> }.into_any()
 }
 

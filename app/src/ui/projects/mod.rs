@@ -286,7 +286,22 @@ fn BranchRow(project: String, identity: String) -> impl IntoView {
             merge.error.get().filter(|_| !refused).map(|e| view! { <p class="error" role="alert">{e}</p> })
         }}
         <Show when=move || open.get()>
-            <diff::Diff project=dp.clone() identity=di.clone()/>
+            {
+                let (p, i) = (dp.clone(), di.clone());
+                view! {
+                    <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
+                        {Suspend::new(diff_view(p.clone(), i.clone()))}
+                    </Suspense>
+                }
+            }
         </Show>
     }
+}
+
+/// An agent's diff, in its own part of the wasm, fetched when a diff is first opened (as the
+/// agent page's is: `ui::agent_page`). Never drawn by the server (closed until clicked), so it is
+/// built in the browser, never hydrated.
+#[leptos::lazy]
+fn diff_view(project: String, identity: String) -> AnyView {
+    view! { <diff::Diff project=project identity=identity/> }.into_any()
 }
