@@ -33,6 +33,9 @@ struct Samples {
     wire_bytes: Vec<f64>,
     #[serde(default)]
     wire_raw_bytes: Vec<f64>,
+    /// The wasm's part of the first visit, as sent.
+    #[serde(default)]
+    wire_wasm_bytes: Vec<f64>,
     /// `perf-phone.spec.ts`, on the phone profile: first paint, hydrated, the first tap.
     #[serde(default)]
     phone_fcp: Vec<f64>,
@@ -43,6 +46,9 @@ struct Samples {
     /// The tap → the chosen conversation drawn (the frame after the tap's answer).
     #[serde(default)]
     phone_drawn: Vec<f64>,
+    /// Navigation start → the wasm's last byte arrived, on the phone profile.
+    #[serde(default)]
+    phone_wasm_end: Vec<f64>,
     /// `perf-radar.spec.ts`: a write in a worktree → the projects panel shows it (W2's part in
     /// the browser).
     #[serde(default)]
@@ -145,14 +151,27 @@ fn wire(row: Row, samples: &Samples, build: &str) -> Row {
     else {
         return row.not_run("no samples");
     };
-    row.measured(
+    let row = row.measured(
         format!(
             "{} KB ({} KB uncompressed; {build} build)",
             (sent / 1024.0).round(),
             (raw / 1024.0).round()
         ),
         sent <= 350.0 * 1024.0,
-    )
+    );
+    match samples.wire_wasm_bytes.first() {
+        Some(&wasm) => {
+            let rest = sent - wasm;
+            row.ratio(format!(
+                "the wasm is {} KB of it, everything else {} KB: within 350 KB the wasm would \
+                 have to be {} KB as sent (P6b: what it is made of)",
+                (wasm / 1024.0).round(),
+                (rest / 1024.0).round(),
+                ((350.0 * 1024.0 - rest).max(0.0) / 1024.0).round()
+            ))
+        }
+        None => row,
+    }
 }
 
 fn phone(row: Row, samples: &Samples, build: &str) -> Row {
@@ -174,7 +193,7 @@ fn phone(row: Row, samples: &Samples, build: &str) -> Row {
     let fcp = Spread::of(samples.phone_fcp.clone())
         .map(|f| format!("; first paint p50 {} / p95 {} ms", ms(f.p50), ms(f.p95)))
         .unwrap_or_default();
-    row.measured(
+    let row = row.measured(
         format!(
             "hydrated p50 {} / p95 {} ms; tap p50 {} / p95 {} ms{drawn}{fcp} (n={}, {build} build)",
             ms(hydrated.p50),
@@ -184,5 +203,25 @@ fn phone(row: Row, samples: &Samples, build: &str) -> Row {
             hydrated.n
         ),
         hydrated.p95 <= 2500.0 && tap.p95 <= 100.0,
-    )
+    );
+    // Why hydrated is where it is: the wasm's last byte, and what comes after it.
+    let (Some(arrived), Some(&wasm)) = (
+        Spread::of(samples.phone_wasm_end.clone()),
+        samples.wire_wasm_bytes.first(),
+    ) else {
+        return row;
+    };
+    let after = hydrated.p95 - arrived.p95;
+    let budget = 2500.0 - after;
+    row.ratio(format!(
+        "the wasm's last byte (its {} KB as sent) arrived p50 {} / p95 {} ms after navigation \
+         start, {} ms before hydrated (compiled and run at 4×): hydrated by 2.5 s needs it in by \
+         {} ms, about {} KB at this network's rate",
+        (wasm / 1024.0).round(),
+        ms(arrived.p50),
+        ms(arrived.p95),
+        ms(after),
+        ms(budget.max(0.0)),
+        ((wasm / 1024.0) * budget.max(0.0) / arrived.p95).round()
+    ))
 }

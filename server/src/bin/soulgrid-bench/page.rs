@@ -95,13 +95,12 @@ pub fn wasm_size(site_root: Option<&Path>, viewless: Option<&Path>) -> Row {
         .map(|e| e.path())
     {
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        match (
-            path.extension().is_some_and(|x| x == "wasm"),
-            name.starts_with("split_"),
-        ) {
-            (true, false) => page = Some(path),
-            (true, true) => parts.push(path),
-            (false, _) => {}
+        if path.extension().is_none_or(|x| x != "wasm") {
+            continue;
+        }
+        match name.starts_with("soulgrid.") {
+            true => page = Some(path),
+            false => parts.push(path),
         }
     }
     let Some(wasm) = page else {
