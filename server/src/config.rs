@@ -31,12 +31,15 @@ pub struct Config {
     #[arg(long, env = "SOULGRID_ADDR", default_value = "127.0.0.1:3000")]
     pub addr: SocketAddr,
 
-    /// Where the store, mailboxes and agent scratch space live.
+    /// Where the store, mailboxes and agent scratch space live. Made absolute (against the
+    /// folder the server starts in) as it is read: git runs in the worktrees with the server's
+    /// folders named, and the file watcher reports absolute paths.
     #[arg(
         long,
         env = "SOULGRID_DATA_DIR",
         default_value = "./data",
-        global = true
+        global = true,
+        value_parser = absolute
     )]
     pub data_dir: PathBuf,
 
@@ -181,6 +184,11 @@ fn capitalise(s: &str) -> String {
     }
 }
 
+/// `path` made absolute against the current folder (not resolved: a link stays a link).
+fn absolute(path: &str) -> Result<PathBuf, String> {
+    std::path::absolute(path).map_err(|e| format!("{path}: {e}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -205,11 +213,21 @@ mod tests {
     }
 
     #[test]
+    fn a_relative_data_dir_is_made_absolute() {
+        let c = Config::try_parse_from(["soulgrid", "--data-dir", "team/data"]).unwrap();
+        assert!(c.data_dir.is_absolute(), "{}", c.data_dir.display());
+        assert_eq!(
+            c.data_dir,
+            std::env::current_dir().unwrap().join("team/data")
+        );
+    }
+
+    #[test]
     fn defaults() {
         let c = Config::try_parse_from(["soulgrid"]).unwrap();
         assert_eq!(c.addr.to_string(), "127.0.0.1:3000");
         assert_eq!(c.lead_name, "Julian");
-        assert_eq!(c.data_dir, PathBuf::from("./data"));
+        assert_eq!(c.data_dir, std::env::current_dir().unwrap().join("data"));
         assert_eq!(c.agents.permissions, PermissionMode::Auto);
         assert_eq!(c.agents.approvals, crate::runtime::ApprovalMode::Human);
         assert_eq!(c.agents.lead_approval_timeout, Duration::from_secs(120));

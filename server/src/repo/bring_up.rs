@@ -36,7 +36,7 @@ pub enum Listed {
 }
 
 /// More paths than this and every folder is listed (git matches each path against each file).
-const MAX_PATHS: usize = 64;
+pub const MAX_PATHS: usize = 64;
 
 /// Brings `git`'s index up to its worktree as `how` says.
 pub async fn bring_up(git: &Git, how: &BringUp) -> Result<Listed, RepoError> {
@@ -72,9 +72,15 @@ pub async fn bring_up(git: &Git, how: &BringUp) -> Result<Listed, RepoError> {
         .map(|_| Listed::Everything)
 }
 
-/// Whether git's complaint is only that it was named paths it ignores.
+/// Whether git's complaint is only that it was named paths it ignores: its header, the paths,
+/// its hints, and nothing cut off (a `fatal:` after a long list would be: [`Git::status`] keeps
+/// the start of what git says).
 fn is_only_ignored(stderr: &str) -> bool {
-    stderr.contains("are ignored by one of your .gitignore files") && !stderr.contains("fatal:")
+    stderr.starts_with("The following paths are ignored by one of your .gitignore files:")
+        && stderr.chars().count() < super::git::STDERR_KEPT
+        && !stderr
+            .lines()
+            .any(|l| l.starts_with("fatal:") || l.starts_with("error:"))
 }
 
 /// What `add` is given for the paths `seen` in `tree`: each that is there, else the nearest
@@ -95,7 +101,11 @@ fn pathspec(tree: &Path, seen: &[PathBuf]) -> Option<Vec<String>> {
         {
             return None;
         }
-        let mut there = path.as_path();
+        // A `.gitignore` changed: what it ignores may have changed anywhere under its folder.
+        let mut there = match path.file_name() == Some(".gitignore".as_ref()) {
+            true => path.parent().filter(|p| !p.as_os_str().is_empty())?,
+            false => path.as_path(),
+        };
         while std::fs::symlink_metadata(tree.join(there)).is_err() {
             there = there.parent().filter(|p| !p.as_os_str().is_empty())?;
         }
@@ -175,6 +185,14 @@ mod tests {
             "The following paths are ignored by one of your .gitignore files:\ntarget\nfatal: pathspec 'x' did not match any files"
         ));
         assert!(!is_only_ignored("fatal: Unable to create index.lock"));
+        let long = format!(
+            "The following paths are ignored by one of your .gitignore files:\n{}",
+            "target/a-long-build-output-name\n".repeat(40)
+        );
+        assert!(
+            !is_only_ignored(&long),
+            "cut off: what came after is not known"
+        );
     }
 
     /// Runs git in `dir` (the test's own repository), as a person would.
@@ -195,8 +213,10 @@ mod tests {
     type Step = (&'static str, fn(&Path), &'static [&'static str], Listed);
 
     /// Taking in only the paths seen leaves the index listing the same files as listing every
-    /// folder, step after step: a folder made with a file in it, an ignored build output beside
-    /// new files, a new file removed (its folder listed), a tracked folder removed (everything).
+    /// folder, step after step: a folder made with a file in it, a top-level `.gitignore`
+    /// (everything), a nested one with a file it ignores named (git's exit 1), its rule taken
+    /// out (its folder listed), a new file removed (its folder), a tracked folder removed
+    /// (everything).
     #[tokio::test]
     async fn the_paths_seen_list_the_same_files_as_every_folder() {
         let dir = tempfile::tempdir().unwrap();
@@ -224,7 +244,7 @@ mod tests {
                 String::from_utf8(g.run(&["ls-files", "--stage", "-z"]).await.unwrap()).unwrap()
             }
         };
-        let steps: [Step; 4] = [
+        let steps: [Step; 6] = [
             (
                 "a folder made with a file in it, told of the folder only",
                 |r| {
@@ -235,7 +255,7 @@ mod tests {
                 Listed::Paths(1),
             ),
             (
-                "an ignored build output beside new files",
+                "a top-level .gitignore (everything), a build output it ignores, a new file",
                 |r| {
                     std::fs::write(r.join(".gitignore"), "target/\n").unwrap();
                     std::fs::create_dir_all(r.join("target")).unwrap();
@@ -243,7 +263,22 @@ mod tests {
                     std::fs::write(r.join("src/new.rs"), "fn n() {}\n").unwrap();
                 },
                 &[".gitignore", "target", "target/out.bin", "src/new.rs"],
-                Listed::Paths(4),
+                Listed::Everything,
+            ),
+            (
+                "a nested .gitignore and a file it ignores",
+                |r| {
+                    std::fs::write(r.join("src/.gitignore"), "*.gen\n").unwrap();
+                    std::fs::write(r.join("src/a.gen"), "g").unwrap();
+                },
+                &["src/.gitignore", "src/a.gen"],
+                Listed::Paths(2),
+            ),
+            (
+                "its rule taken out: the file it ignored is seen (its folder listed)",
+                |r| std::fs::write(r.join("src/.gitignore"), "").unwrap(),
+                &["src/.gitignore"],
+                Listed::Paths(1),
             ),
             (
                 "a new file removed: its folder",

@@ -61,6 +61,9 @@ const HARDENED: &[&str] = &[
     "protocol.allow=never",
 ];
 
+/// Characters of git's stderr kept (the start of it).
+pub const STDERR_KEPT: usize = 600;
+
 /// One way of running git on a project: its shadow, and the work tree and index a call uses.
 #[derive(Clone, Debug)]
 pub struct Git {
@@ -136,7 +139,7 @@ impl Git {
     /// when it succeeds.
     pub fn run_blocking(&self, args: &[&str]) -> Result<Vec<u8>, RepoError> {
         use std::io::Read as _;
-        let what = args.first().copied().unwrap_or("").to_string();
+        let what = subcommand(args);
         let mut child = self.std_command(args).spawn().map_err(RepoError::Spawn)?;
         // Its output read beside the wait (a full pipe would stop it), both bounded.
         let read = |pipe: Option<Box<dyn std::io::Read + Send>>, most: u64| {
@@ -185,11 +188,11 @@ impl Git {
         match out.status.success() {
             true => Ok(out.stdout),
             false => Err(RepoError::Git {
-                what: args.first().copied().unwrap_or("").to_string(),
+                what: subcommand(args),
                 stderr: String::from_utf8_lossy(&out.stderr)
                     .trim()
                     .chars()
-                    .take(600)
+                    .take(STDERR_KEPT)
                     .collect(),
             }),
         }
@@ -238,7 +241,7 @@ impl Git {
         match self.status(args).await? {
             (true, out, _) => Ok(out),
             (false, _, err) => Err(RepoError::Git {
-                what: args.first().copied().unwrap_or("").to_string(),
+                what: subcommand(args),
                 stderr: err,
             }),
         }
@@ -257,7 +260,7 @@ impl Git {
 
     /// Runs git: whether it succeeded, its stdout and (the start of) its stderr.
     pub async fn status(&self, args: &[&str]) -> Result<(bool, Vec<u8>, String), RepoError> {
-        let what = args.first().copied().unwrap_or("").to_string();
+        let what = subcommand(args);
         let mut child = self.command(args).spawn().map_err(RepoError::Spawn)?;
         let pgid = child.id();
         let mut stdout = child.stdout.take().expect("piped stdout");
@@ -280,7 +283,7 @@ impl Git {
                 String::from_utf8_lossy(&err)
                     .trim()
                     .chars()
-                    .take(600)
+                    .take(STDERR_KEPT)
                     .collect(),
             )),
             Ok(Err(e)) => Err(RepoError::Spawn(e)),
@@ -293,6 +296,16 @@ impl Git {
             }
         }
     }
+}
+
+/// The git command `args` run, for a message: the first that is not an option
+/// (`--literal-pathspecs add …` is `add`).
+fn subcommand(args: &[&str]) -> String {
+    args.iter()
+        .find(|a| !a.starts_with('-'))
+        .copied()
+        .unwrap_or("")
+        .to_string()
 }
 
 /// Stops a process group the server started (its leader's pid), with everything in it.

@@ -15,7 +15,7 @@
 //! before the file was written; the radar's look at the folder (150 ms later) or at the latest
 //! the 20 s poll lists it.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
@@ -24,6 +24,9 @@ use crate::repo::watch::Seen;
 
 /// (project, identity) of a worktree.
 type Key = (String, String);
+
+/// More paths seen in one worktree than this, and every folder is listed.
+const MAX_PATHS: usize = crate::repo::bring_up::MAX_PATHS;
 
 #[derive(Default)]
 pub struct Fresh {
@@ -64,19 +67,29 @@ impl Fresh {
         let Some((now, paths)) = at.filter(|_| watched).and_then(|at| seen.since(at)) else {
             return (BringUp::All, now);
         };
-        let mut mine = Vec::new();
+        let mut mine = BTreeSet::new();
         for path in paths {
             match path.strip_prefix(tree) {
                 Ok(rest) if rest.as_os_str().is_empty() => return (BringUp::All, Some(now)),
-                Ok(rest) => mine.push(rest.to_path_buf()),
+                Ok(rest) => {
+                    mine.insert(rest.to_path_buf());
+                }
                 // The worktree's own folder or one above it made, moved or removed.
                 Err(_) if tree.starts_with(&path) => return (BringUp::All, Some(now)),
-                Err(_) => {}
+                // Another worktree (its own folder under the root), or git's own files (a
+                // worktree's folder in the user's repository).
+                Err(_) if path.starts_with(root) => {}
+                Err(_) if path.components().any(|c| c.as_os_str() == ".git") => {}
+                // A path that cannot be placed: anything may have changed.
+                Err(_) => return (BringUp::All, Some(now)),
+            }
+            if mine.len() > MAX_PATHS {
+                return (BringUp::All, Some(now));
             }
         }
         let how = match mine.is_empty() {
             true => BringUp::No,
-            false => BringUp::Paths(mine),
+            false => BringUp::Paths(mine.into_iter().collect()),
         };
         (how, Some(now))
     }
@@ -140,7 +153,7 @@ mod tests {
         changes.saw(&[tree("a").join("docs")]);
         assert_eq!(
             bring(&fresh, "a"),
-            BringUp::Paths(vec!["src/new.rs".into(), "docs".into()])
+            BringUp::Paths(vec!["docs".into(), "src/new.rs".into()])
         );
         assert_eq!(bring(&fresh, "a"), BringUp::No);
         assert_eq!(bring(&fresh, "b"), BringUp::All, "b never brought up");
@@ -152,6 +165,23 @@ mod tests {
         );
         changes.saw(&["/elsewhere/.git/worktrees/a/index".into()]);
         assert_eq!(bring(&fresh, "a"), BringUp::No, "git's own files");
+        changes.saw(&["/moved/data/worktrees/a/p1/x".into()]);
+        assert_eq!(
+            bring(&fresh, "a"),
+            BringUp::All,
+            "a path that cannot be placed"
+        );
+        changes.saw(&[tree("a").join("same"), tree("a").join("same")]);
+        assert_eq!(
+            bring(&fresh, "a"),
+            BringUp::Paths(vec!["same".into()]),
+            "once"
+        );
+        let many: Vec<PathBuf> = (0..=MAX_PATHS)
+            .map(|i| tree("a").join(format!("f{i}")))
+            .collect();
+        changes.saw(&many);
+        assert_eq!(bring(&fresh, "a"), BringUp::All, "too many");
         changes.saw(&[tree("a")]);
         assert_eq!(
             bring(&fresh, "a"),

@@ -6,7 +6,7 @@
 //! - `ready.rs`: the worktrees a process starts with (made again when removed by hand).
 //! - `view.rs`: each agent's branch as git sees it now, overlaps, a diff page.
 //! - `radar.rs`: the worktrees followed as they change, overlaps told to the agents.
-//! - `fresh.rs`: whether a worktree's server index already holds its files (the watcher says).
+//! - `fresh.rs`: what of a worktree its server index must take in again (the watcher says).
 //! - `review.rs`: comments, changes requested, approval.
 //! - `merging.rs`: the merge queue, the branch into the base; `merge_steps.rs` the check and
 //!   what a merge records on its way.

@@ -220,8 +220,8 @@ impl Projects {
     }
 
     /// What the worktree holds against the base now, for a page (a diff, the project's
-    /// branches): the worktree's list of files taken from the server's index when the watcher
-    /// has seen no change since it was last brought up ([`super::fresh`]).
+    /// branches): the server's index of the worktree takes in only the paths the watcher saw
+    /// change in it since it was last brought up, or nothing ([`super::fresh`]).
     pub(super) async fn work(
         &self,
         project: &ProjectDoc,
