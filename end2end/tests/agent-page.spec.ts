@@ -108,6 +108,7 @@ test("the console's first visit does not fetch the agent page's code; the page f
   await expect(page.locator('.agent-page h1')).toHaveText(lyra);
   const agentPage = parts.filter((u) => /split_agent_page_/.test(u));
   expect(agentPage).toHaveLength(1);
+  expect(parts.filter((u) => /split_diff_view_/.test(u)), 'no diff was opened').toEqual([]);
   // Opened by its address: the server sends the loading line, the browser draws the page.
   await page.goto(new URL(href, page.url()).toString());
   await expect(page.locator('body[data-hydrated="true"]')).toBeAttached();

@@ -49,8 +49,8 @@ pub fn AgentPage() -> impl IntoView {
 }
 
 /// The page, in its own part of the wasm.
-#[leptos::lazy]
-fn agent_page() -> AnyView {
+#[cfg_attr(feature = "split", leptos::lazy)]
+async fn agent_page() -> AnyView {
     view! { <Page/> }.into_any()
 }
 

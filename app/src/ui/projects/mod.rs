@@ -301,7 +301,7 @@ fn BranchRow(project: String, identity: String) -> impl IntoView {
 /// An agent's diff, in its own part of the wasm, fetched when a diff is first opened (as the
 /// agent page's is: `ui::agent_page`). Never drawn by the server (closed until clicked), so it is
 /// built in the browser, never hydrated.
-#[leptos::lazy]
-fn diff_view(project: String, identity: String) -> AnyView {
+#[cfg_attr(feature = "split", leptos::lazy)]
+async fn diff_view(project: String, identity: String) -> AnyView {
     view! { <diff::Diff project=project identity=identity/> }.into_any()
 }

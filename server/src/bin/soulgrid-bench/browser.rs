@@ -211,7 +211,10 @@ fn phone(row: Row, samples: &Samples, build: &str) -> Row {
     ) else {
         return row;
     };
-    let after = hydrated.p95 - arrived.p95;
+    if arrived.p95 <= 0.0 {
+        return row;
+    }
+    let after = (hydrated.p95 - arrived.p95).max(0.0);
     let budget = 2500.0 - after;
     row.ratio(format!(
         "the wasm's last byte (its {} KB as sent) arrived p50 {} / p95 {} ms after navigation \
