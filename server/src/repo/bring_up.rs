@@ -215,8 +215,8 @@ mod tests {
     /// Taking in only the paths seen leaves the index listing the same files as listing every
     /// folder, step after step: a folder made with a file in it, a top-level `.gitignore`
     /// (everything), a nested one with a file it ignores named (git's exit 1), its rule taken
-    /// out (its folder listed), a new file removed (its folder), a tracked folder removed
-    /// (everything).
+    /// out (its folder listed), a new file removed (its folder), a path git refuses (every
+    /// folder after all), a tracked folder removed (everything).
     #[tokio::test]
     async fn the_paths_seen_list_the_same_files_as_every_folder() {
         let dir = tempfile::tempdir().unwrap();
@@ -244,7 +244,7 @@ mod tests {
                 String::from_utf8(g.run(&["ls-files", "--stage", "-z"]).await.unwrap()).unwrap()
             }
         };
-        let steps: [Step; 6] = [
+        let steps: [Step; 7] = [
             (
                 "a folder made with a file in it, told of the folder only",
                 |r| {
@@ -285,6 +285,16 @@ mod tests {
                 |r| std::fs::remove_file(r.join("src/new.rs")).unwrap(),
                 &["src/new.rs"],
                 Listed::Paths(1),
+            ),
+            (
+                "a path git refuses (beyond a link): refused, then every folder",
+                |r| {
+                    std::fs::create_dir_all(r.join("real")).unwrap();
+                    std::fs::write(r.join("real/f"), "f\n").unwrap();
+                    std::os::unix::fs::symlink("real", r.join("link")).unwrap();
+                },
+                &["link/f"],
+                Listed::Everything,
             ),
             (
                 "a tracked folder removed: everything",

@@ -44,6 +44,8 @@ pub struct Seen {
     count: Arc<AtomicU64>,
     blind: Arc<AtomicBool>,
     journal: Arc<Mutex<Journal>>,
+    /// Woken at every change counted, and when it goes blind.
+    moved: Arc<tokio::sync::Notify>,
 }
 
 /// The paths seen, each with the count it was seen at, oldest first.
@@ -88,6 +90,21 @@ impl Seen {
             }
         }
         self.count.store(count, Ordering::Release);
+        drop(journal);
+        self.moved.notify_waiters();
+    }
+
+    /// Waits until the count is past `after` (or the watcher is blind).
+    pub async fn moved_past(&self, after: u64) {
+        loop {
+            let moved = self.moved.notified();
+            tokio::pin!(moved);
+            moved.as_mut().enable();
+            if self.now().is_none_or(|now| now > after) {
+                return;
+            }
+            moved.await;
+        }
     }
 
     /// The count now and the paths seen after count `after` (each as often as seen); `None`
@@ -104,6 +121,7 @@ impl Seen {
 
     pub(crate) fn go_blind(&self) {
         self.blind.store(true, Ordering::Release);
+        self.moved.notify_waiters();
     }
 }
 
@@ -229,14 +247,10 @@ mod tests {
         let before = seen.now().unwrap();
         std::fs::write(dir.path().join("a.txt"), "a").unwrap();
         // The watcher's own thread counts it: awaited, with a limit.
-        let deadline = std::time::Instant::now() + Duration::from_secs(20);
-        while seen.now().unwrap() == before {
-            assert!(
-                std::time::Instant::now() < deadline,
-                "the write was not counted"
-            );
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
+        tokio::time::timeout(Duration::from_secs(20), seen.moved_past(before))
+            .await
+            .expect("the write was not counted");
+        assert!(seen.now().unwrap() > before);
         drop(tw);
         assert_eq!(seen.now(), None, "a watcher that stopped sees nothing");
         stop.cancel();

@@ -48,6 +48,13 @@ impl Fresh {
         self.changes.get().and_then(|(seen, _)| seen.now())
     }
 
+    /// Waits until the count is past `after` (at once without a watcher).
+    pub async fn moved_past(&self, after: u64) {
+        if let Some((seen, _)) = self.changes.get() {
+            seen.moved_past(after).await;
+        }
+    }
+
     /// What the index of `key` (its worktree at `tree`) must take in to hold the worktree's
     /// files as they are, and the count to give [`Fresh::brought_up`] once it has (read with
     /// the paths: a change during the bring-up leaves the index behind).
@@ -132,7 +139,12 @@ mod tests {
 
     /// Brings `who`'s index up as the diff does, and says how.
     fn bring(fresh: &Fresh, who: &str) -> BringUp {
-        let (how, count) = fresh.to_bring(&key(who), &tree(who));
+        bring_at(fresh, who, &tree(who))
+    }
+
+    /// The same, its worktree at `at`.
+    fn bring_at(fresh: &Fresh, who: &str, at: &Path) -> BringUp {
+        let (how, count) = fresh.to_bring(&key(who), at);
         fresh.brought_up(key(who), count);
         how
     }
@@ -202,13 +214,9 @@ mod tests {
     #[test]
     fn a_worktree_elsewhere_is_listed_whole() {
         let (fresh, _changes) = following();
-        let elsewhere = |fresh: &Fresh| {
-            let (how, count) = fresh.to_bring(&key("a"), Path::new("/moved/a/p1"));
-            fresh.brought_up(key("a"), count);
-            how
-        };
-        assert_eq!(elsewhere(&fresh), BringUp::All);
-        assert_eq!(elsewhere(&fresh), BringUp::All);
+        let elsewhere = Path::new("/moved/a/p1");
+        assert_eq!(bring_at(&fresh, "a", elsewhere), BringUp::All);
+        assert_eq!(bring_at(&fresh, "a", elsewhere), BringUp::All);
     }
 
     #[test]

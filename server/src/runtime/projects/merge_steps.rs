@@ -22,7 +22,10 @@ impl Projects {
     ) -> Result<Vec<String>, ProjectError> {
         let held = self.lock(&p.project_id);
         let _held = held.lock().await;
-        Ok(self.work_exact(p, w).await?.uncommitted())
+        Ok(self
+            .work(p, w, super::view::Listing::Every)
+            .await?
+            .uncommitted())
     }
 
     /// Runs the project's check in the worktree, its output recorded as it grows.

@@ -162,7 +162,7 @@ impl Projects {
         }
         let held = self.lock(project);
         let guard = held.lock().await;
-        let work = self.work_exact(&p, &w).await?;
+        let work = self.work(&p, &w, super::view::Listing::Every).await?;
         let ahead = work.commits.len() as u32;
         let changed: Vec<String> = work.files.iter().map(|f| f.path.clone()).collect();
         let uncommitted = work.uncommitted();

@@ -28,6 +28,11 @@ impl Projects {
         self.fresh.now()
     }
 
+    /// Waits until the watcher has counted a change after `after`. For tests.
+    pub async fn changes_seen_past(&self, after: u64) {
+        self.fresh.moved_past(after).await
+    }
+
     /// The project with every agent's branch and the files they overlap on.
     pub async fn view(&self, id: &str) -> Result<ProjectView, ProjectError> {
         let (project, trees) = self.of(id)?;
@@ -35,7 +40,7 @@ impl Projects {
         let _held = held.lock().await;
         let mut branches = Vec::new();
         for w in &trees {
-            let (work, problem) = match self.work(&project, w).await {
+            let (work, problem) = match self.work(&project, w, Listing::AsSeen).await {
                 Ok(work) => (work, None),
                 Err(e) => (Work::default(), Some(e.to_string())),
             };
@@ -66,7 +71,7 @@ impl Projects {
         let w = at_work(&trees, agent)?;
         let held = self.lock(id);
         let _held = held.lock().await;
-        let mut work = self.work(&project, w).await?;
+        let mut work = self.work(&project, w, Listing::AsSeen).await?;
         let pages = work.files.len().div_ceil(PAGE_FILES).max(1);
         if page >= pages {
             return Err(ProjectError::Bad(format!(
@@ -219,32 +224,12 @@ impl Projects {
             .on(Path::new(&w.path), &shadow.index_for(&w.identity_id))
     }
 
-    /// What the worktree holds against the base now, for a page (a diff, the project's
-    /// branches): the server's index of the worktree takes in only the paths the watcher saw
-    /// change in it since it was last brought up, or nothing ([`super::fresh`]).
+    /// What the worktree holds against the base now, its files listed as `listing` says.
     pub(super) async fn work(
         &self,
         project: &ProjectDoc,
         w: &WorktreeDoc,
-    ) -> Result<Work, RepoError> {
-        self.work_as(project, w, true).await
-    }
-
-    /// The same, the list of files always read again (what the radar records, what a merge
-    /// checks).
-    pub(super) async fn work_exact(
-        &self,
-        project: &ProjectDoc,
-        w: &WorktreeDoc,
-    ) -> Result<Work, RepoError> {
-        self.work_as(project, w, false).await
-    }
-
-    async fn work_as(
-        &self,
-        project: &ProjectDoc,
-        w: &WorktreeDoc,
-        may_skip: bool,
+        listing: Listing,
     ) -> Result<Work, RepoError> {
         let shadow = shadow_of(&self.ctx, &project.project_id, &project.path);
         shadow.ensure(&project.base)?;
@@ -266,13 +251,26 @@ impl Projects {
         }
         // Its files as they are now: those the watcher saw change since they were listed.
         let (how, count) = self.fresh.to_bring(&key, Path::new(&w.path));
-        let how = if may_skip { how } else { BringUp::All };
+        let how = match listing {
+            Listing::AsSeen => how,
+            Listing::Every => BringUp::All,
+        };
         let work = diff::work(&git, &project.base, &w.branch, &how).await;
         if work.is_ok() {
             self.fresh.brought_up(key, count);
         }
         work
     }
+}
+
+/// How a look lists the worktree's files before it compares them with the base.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Listing {
+    /// Only the paths the watcher saw change since the last look, or none
+    /// ([`super::fresh`]): a page (a diff, the project's branches).
+    AsSeen,
+    /// Every folder: what the radar records, what a merge checks.
+    Every,
 }
 
 /// The worktree of `agent` among `trees`, or why not.

@@ -107,14 +107,12 @@ async fn a_file_made_or_removed_after_a_diff_is_in_the_next_one() {
     assert!(files(&diff(&w.router, &w.project, &w.who, 0).await).is_empty());
     // The watcher counts a change as it arrives: awaited, then the diff asked for at once.
     let seen_by_watcher = |before: u64| async move {
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        while seen() == before {
-            assert!(
-                std::time::Instant::now() < deadline,
-                "the change was not counted"
-            );
-            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
-        }
+        tokio::time::timeout(
+            std::time::Duration::from_secs(10),
+            projects.changes_seen_past(before),
+        )
+        .await
+        .expect("the change was not counted");
     };
     let before = seen();
     std::fs::write(w.tree.join("new.txt"), "new\n").unwrap();
