@@ -302,11 +302,13 @@ async fn a_worktree_removed_by_hand_is_made_again_at_the_next_wake_and_said_on_t
     std::fs::remove_dir_all(&tree).unwrap();
     let before = state.store.last_event_id();
     state.runtime.wake_only(Some(&[3])).await;
-    wait_for(&state, "the worktree made again", |d| {
+    // The note is recorded before the process starts: wait for both.
+    wait_for(&state, "the worktree made again and the agent started", |d| {
         identity(d, 3).is_some_and(|i| {
             i.notes
                 .iter()
                 .any(|n| n.text.contains("was removed: made again"))
+                && i.process_state.is_some_and(|p| p.is_live())
         })
     })
     .await;
@@ -328,8 +330,11 @@ async fn a_worktree_removed_by_hand_is_made_again_at_the_next_wake_and_said_on_t
     std::fs::write(tree.join("kept.txt"), "changed\n").unwrap();
     state.runtime.sleep(3, "test").await;
     state.runtime.wake_only(Some(&[3])).await;
-    wait_for(&state, "the link mended", |d| {
-        identity(d, 3).is_some_and(|i| i.notes.iter().any(|n| n.text.contains("lost its link")))
+    wait_for(&state, "the link mended and the agent started", |d| {
+        identity(d, 3).is_some_and(|i| {
+            i.notes.iter().any(|n| n.text.contains("lost its link"))
+                && i.process_state.is_some_and(|p| p.is_live())
+        })
     })
     .await;
     assert_eq!(git(&tree, &["status", "--porcelain"]), "M kept.txt");
