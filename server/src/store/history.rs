@@ -13,8 +13,8 @@ use app::domain::docs::{commit, Docs};
 use app::domain::events::Event;
 use app::domain::moment::{clamp_event, clamp_time, At, Clamped, Timeline};
 use app::domain::reducer::apply;
-use rusqlite::{params, Connection};
 
+use super::db::{vals, Db};
 use super::StoreError;
 
 /// The most checkpoints kept (each is a copy of the documents: memory grows with it).
@@ -59,7 +59,7 @@ impl History {
     }
 
     /// The documents after event `upto` (0: before the first), read from `conn`.
-    pub fn docs_at(&self, conn: &Connection, upto: u64) -> Result<Docs, StoreError> {
+    pub fn docs_at(&self, db: &mut Db, upto: u64) -> Result<Docs, StoreError> {
         let (from, base) = {
             let mut c = self.checkpoints.lock().unwrap_or_else(|p| p.into_inner());
             c.used = Instant::now();
@@ -69,18 +69,13 @@ impl History {
                 .unwrap_or((0, Arc::new(Docs::new())))
         };
         let mut docs = Arc::unwrap_or_clone(base);
-        let mut stmt = conn.prepare_cached(
-            "SELECT body FROM events WHERE id > ?1 AND id <= ?2 ORDER BY id LIMIT 5000",
-        )?;
         let mut after = from;
         while after < upto {
-            let page: Vec<String> = stmt
-                .query_map(params![after as i64, upto as i64], |r| r.get(0))?
-                .collect::<Result<_, _>>()?;
+            let page = super::read::raw_events_after(db, after, upto, 5000)?;
             if page.is_empty() {
                 break;
             }
-            for body in page {
+            for (_, body) in page {
                 let event: Event = serde_json::from_str(&body)?;
                 let writes = apply(&docs, &event);
                 commit(&mut docs, writes);
@@ -116,7 +111,7 @@ impl History {
 /// event (within the log), or the last event at or before a time; and where a moment outside
 /// the log was clamped to (`domain::moment`).
 pub fn resolve(
-    conn: &Connection,
+    db: &mut Db,
     at: At,
     last: u64,
     line: Option<&Timeline>,
@@ -125,15 +120,15 @@ pub fn resolve(
         At::Event(n) => Ok(clamp_event(n, last)),
         At::Time(ms) => match line.and_then(|l| clamp_time(ms, l, last)) {
             Some((id, why)) => Ok((id, Some(why))),
-            None => Ok((ts_to_id(conn, ms)?.min(last), None)),
+            None => Ok((ts_to_id(db, ms)?.min(last), None)),
         },
     }
 }
 
-fn ts_to_id(conn: &Connection, ms: i64) -> Result<u64, StoreError> {
-    Ok(conn.query_row(
-        "SELECT COALESCE(MAX(id), 0) FROM events WHERE ts <= ?1",
-        params![ms],
-        |r| r.get::<_, i64>(0),
-    )? as u64)
+fn ts_to_id(db: &mut Db, ms: i64) -> Result<u64, StoreError> {
+    let row = db.row(
+        "SELECT COALESCE(MAX(id), 0) FROM events WHERE ts <= $1",
+        vals![ms],
+    )?;
+    Ok(row.map_or(Ok(0), |r| r.int(0))? as u64)
 }

@@ -1,8 +1,10 @@
-//! The store: one SQLite database in the data directory holding the event log and the documents.
-//! All appends go through one writer thread that applies the shared reducer in the same
-//! transaction as the event (group commit, its sync pipelined: `sync`); reads run on their own
-//! connection and see the log up to the last event published.
+//! The store: the event log and the documents, in one SQLite database in the data directory
+//! (the default) or in PostgreSQL (`--database postgres://…`; `db`). All appends go through
+//! one writer thread that applies the shared reducer in the same transaction as the event
+//! (group commit, its sync pipelined: `sync`); reads run on their own connection and see the
+//! log up to the last event published.
 
+pub mod db;
 mod follow;
 pub mod history;
 mod read;
@@ -19,8 +21,9 @@ use std::sync::{Arc, Mutex, RwLock};
 use app::domain::docs::page::Older;
 use app::domain::docs::{Doc, Docs};
 use app::domain::events::{Event, EventKind};
-use rusqlite::Connection;
 use tokio::sync::{broadcast, mpsc, oneshot};
+
+use db::Db;
 
 pub use follow::{Batch, Follow, PAGE};
 pub use sync::{fsync, SyncWal};
@@ -36,8 +39,30 @@ pub fn new_message_id() -> String {
 /// How many live events a follower may fall behind before it reads from the log instead.
 pub const LIVE_CAPACITY: usize = 4096;
 
+/// Where the store keeps the log and the documents.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Database {
+    /// `{data_dir}/soulgrid.db`.
+    #[default]
+    Sqlite,
+    /// A PostgreSQL database, by its URL (`postgres://…`).
+    Postgres(String),
+}
+
+impl Database {
+    /// What a log line or an error may show: the URL without its password.
+    pub fn shown(&self) -> String {
+        match self {
+            Database::Sqlite => "SQLite in the data directory".into(),
+            Database::Postgres(url) => schema::without_password(url),
+        }
+    }
+}
+
 /// How a store is opened.
 pub struct Options {
+    /// Where the log and the documents are kept.
+    pub database: Database,
     /// The clock events are stamped with (tests move it).
     pub clock: crate::clock::Clock,
     /// What makes a commit durable (tests watch it, hold it or fail it).
@@ -50,6 +75,7 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         Options {
+            database: Database::Sqlite,
             clock: crate::clock::Clock::system(),
             sync: fsync(),
             live_capacity: LIVE_CAPACITY,
@@ -64,6 +90,12 @@ const HISTORY_SPACING: u64 = 5_000;
 pub enum StoreError {
     #[error("database error: {0}")]
     Sqlite(#[from] rusqlite::Error),
+    #[error("PostgreSQL: {0}")]
+    Postgres(#[from] postgres::Error),
+    #[error("a stored row is not as the store wrote it: {0}")]
+    Row(String),
+    #[error("the database's schema is version {database}, newer than this soulgrid knows ({known}): run a newer soulgrid")]
+    NewerSchema { database: i64, known: i64 },
     #[error("stored JSON is invalid: {0}")]
     Json(#[from] serde_json::Error),
     #[error("cannot create the data directory {path}: {source}")]
@@ -111,11 +143,10 @@ pub struct Shared {
 pub struct Store {
     tx: mpsc::Sender<writer::Request>,
     shared: Arc<RwLock<Shared>>,
-    reader: Arc<Mutex<Connection>>,
+    reader: Arc<Mutex<Db>>,
     live: broadcast::Sender<Arc<Committed>>,
-    path: PathBuf,
     /// Time travel: its own connection (a long replay holds nothing else up) and checkpoints.
-    past: Arc<Mutex<Connection>>,
+    past: Arc<Mutex<Db>>,
     history: Arc<history::History>,
     /// A sync failed: the store takes no more events (`sync`).
     stopped: Arc<AtomicBool>,
@@ -123,7 +154,7 @@ pub struct Store {
 
 impl Store {
     /// Opens `{data_dir}/soulgrid.db`, creating the directory and the schema if needed, and
-    /// starts the writer thread.
+    /// starts the writer thread (`open_with`: another database).
     pub fn open(data_dir: &Path) -> Result<Store, StoreError> {
         Self::open_with(data_dir, Options::default())
     }
@@ -131,6 +162,7 @@ impl Store {
     /// As [`Store::open`], with its [`Options`].
     pub fn open_with(data_dir: &Path, options: Options) -> Result<Store, StoreError> {
         let Options {
+            database,
             clock,
             sync,
             live_capacity,
@@ -140,20 +172,34 @@ impl Store {
             source,
         })?;
         let path = data_dir.join("soulgrid.db");
-        let write_conn = schema::open(&path)?;
-        let reader = schema::open(&path)?;
+        let connect = || -> Result<Db, StoreError> {
+            match &database {
+                Database::Sqlite => Ok(Db::Sqlite(schema::open(&path)?)),
+                Database::Postgres(url) => Db::connect_postgres(url),
+            }
+        };
+        let mut write_conn = connect()?;
+        if let Database::Postgres(_) = database {
+            schema::migrate_postgres(&mut write_conn)?;
+        }
+        let mut reader = connect()?;
         let (live, _) = broadcast::channel(live_capacity.max(1));
         let shared = Arc::new(RwLock::new(Shared::default()));
         // Read once: the writer keeps its own copy (cloning is cheaper than parsing again).
-        let docs = read::load_docs(&reader)?;
+        let docs = read::load_docs(&mut reader)?;
         {
             let mut s = shared.write().unwrap_or_else(|p| p.into_inner());
             s.docs = docs.clone();
-            s.threads = threads::Threads::load(&reader)?;
-            s.last_event_id = read::last_event(&reader)?.map_or(0, |e| e.id);
-            s.timeline = read::timeline(&reader, &docs)?;
+            s.threads = threads::Threads::load(&mut reader)?;
+            s.last_event_id = read::last_event(&mut reader)?.map_or(0, |e| e.id);
+            s.timeline = read::timeline(&mut reader, &docs)?;
         }
         let stopped = Arc::new(AtomicBool::new(false));
+        // PostgreSQL's commit returns once it is durable: there is nothing left to sync.
+        let sync = match database {
+            Database::Sqlite => sync,
+            Database::Postgres(_) => sync::committed(),
+        };
         let stage = sync::Stage::new(shared.clone(), live.clone(), &path, sync, stopped.clone());
         let writer = writer::Writer::new(write_conn, docs, stage, clock)?;
         let (tx, rx) = mpsc::channel(8192);
@@ -161,7 +207,7 @@ impl Store {
             .name("store-writer".into())
             .spawn(move || writer.run(rx))
             .expect("spawning the store writer thread");
-        let past = schema::open(&path)?;
+        let past = connect()?;
         Ok(Store {
             tx,
             shared,
@@ -169,13 +215,8 @@ impl Store {
             live,
             past: Arc::new(Mutex::new(past)),
             history: Arc::new(history::History::new(HISTORY_SPACING)),
-            path,
             stopped,
         })
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.path
     }
 
     /// Appends events in order; answers once they are durable.
@@ -208,8 +249,8 @@ impl Store {
     /// thread (tests and tools; the server uses [`Store::docs_with_threads`]).
     pub fn snapshot(&self) -> (Docs, u64) {
         let (docs, last) = self.docs_now();
-        let conn = self.reader.lock().unwrap_or_else(|p| p.into_inner());
-        let all = threads::messages(&conn, None).unwrap_or_else(|e| {
+        let mut conn = self.reader.lock().unwrap_or_else(|p| p.into_inner());
+        let all = threads::messages(&mut conn, None).unwrap_or_else(|e| {
             tracing::error!(error = %e, "reading the messages failed");
             Vec::new()
         });
@@ -345,13 +386,14 @@ impl Store {
         let at = at.min(self.last_event_id());
         let (past, history) = (self.past.clone(), self.history.clone());
         tokio::task::spawn_blocking(move || {
-            let conn = past.lock().unwrap_or_else(|p| p.into_inner());
-            let docs = history.docs_at(&conn, at)?;
-            let ts: i64 = conn.query_row(
-                "SELECT COALESCE(MAX(ts), 0) FROM events WHERE id <= ?1",
-                [at as i64],
-                |r| r.get(0),
-            )?;
+            let mut conn = past.lock().unwrap_or_else(|p| p.into_inner());
+            let docs = history.docs_at(&mut conn, at)?;
+            let ts = conn
+                .row(
+                    "SELECT COALESCE(MAX(ts), 0) FROM events WHERE id <= $1",
+                    db::vals![at],
+                )?
+                .map_or(Ok(0), |r| r.int(0))?;
             Ok((docs, ts))
         })
         .await
@@ -375,8 +417,8 @@ impl Store {
         };
         let (past, line) = (self.past.clone(), self.timeline());
         tokio::task::spawn_blocking(move || {
-            let conn = past.lock().unwrap_or_else(|p| p.into_inner());
-            history::resolve(&conn, at, last, line.as_ref()).map(Ok)
+            let mut conn = past.lock().unwrap_or_else(|p| p.into_inner());
+            history::resolve(&mut conn, at, last, line.as_ref()).map(Ok)
         })
         .await
         .map_err(|_| StoreError::Closed)?
@@ -396,12 +438,12 @@ impl Store {
 
     async fn with_reader<T: Send + 'static>(
         &self,
-        f: impl FnOnce(&Connection) -> Result<T, StoreError> + Send + 'static,
+        f: impl FnOnce(&mut Db) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, StoreError> {
         let reader = self.reader.clone();
         tokio::task::spawn_blocking(move || {
-            let conn = reader.lock().unwrap_or_else(|p| p.into_inner());
-            f(&conn)
+            let mut conn = reader.lock().unwrap_or_else(|p| p.into_inner());
+            f(&mut conn)
         })
         .await
         .map_err(|_| StoreError::Closed)?

@@ -2,73 +2,76 @@
 
 use app::domain::docs::{Doc, Docs};
 use app::domain::events::Event;
-use rusqlite::{params, Connection, OptionalExtension};
 
+use super::db::{vals, Db};
 use super::StoreError;
 
 /// Up to `limit` events with id greater than `after` and at most `upto`, in order.
 pub fn events_after(
-    conn: &Connection,
+    db: &mut Db,
     after: u64,
     upto: u64,
     limit: usize,
 ) -> Result<Vec<Event>, StoreError> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT body FROM events WHERE id > ?1 AND id <= ?2 ORDER BY id LIMIT ?3",
-    )?;
-    let rows = stmt.query_map(params![after as i64, upto as i64, limit as i64], |r| {
-        r.get::<_, String>(0)
-    })?;
-    rows.map(|body| Ok(serde_json::from_str(&body?)?)).collect()
+    raw_events_after(db, after, upto, limit)?
+        .into_iter()
+        .map(|(_, body)| Ok(serde_json::from_str(&body)?))
+        .collect()
 }
 
 /// The raw JSON of events after `after` and at most `upto`: what SSE sends, byte for byte as
 /// stored.
 pub fn raw_events_after(
-    conn: &Connection,
+    db: &mut Db,
     after: u64,
     upto: u64,
     limit: usize,
 ) -> Result<Vec<(u64, String)>, StoreError> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT id, body FROM events WHERE id > ?1 AND id <= ?2 ORDER BY id LIMIT ?3",
-    )?;
-    let rows = stmt.query_map(params![after as i64, upto as i64, limit as i64], |r| {
-        Ok((r.get::<_, i64>(0)? as u64, r.get::<_, String>(1)?))
-    })?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    db.rows(
+        "SELECT id, body FROM events WHERE id > $1 AND id <= $2 ORDER BY id LIMIT $3",
+        vals![after, upto, limit as u64],
+    )?
+    .into_iter()
+    .map(|r| Ok((r.int(0)? as u64, r.text(1)?)))
+    .collect()
 }
 
-pub fn last_event(conn: &Connection) -> Result<Option<Event>, StoreError> {
-    let body: Option<String> = conn
-        .query_row(
-            "SELECT body FROM events ORDER BY id DESC LIMIT 1",
-            [],
-            |r| r.get(0),
-        )
-        .optional()?;
-    Ok(body.map(|b| serde_json::from_str(&b)).transpose()?)
+pub fn last_event(db: &mut Db) -> Result<Option<Event>, StoreError> {
+    one_event(db, "SELECT body FROM events ORDER BY id DESC LIMIT 1")
+}
+
+fn one_event(db: &mut Db, sql: &str) -> Result<Option<Event>, StoreError> {
+    match db.row(sql, &[])? {
+        Some(r) => Ok(Some(serde_json::from_str(&r.text(0)?)?)),
+        None => Ok(None),
+    }
 }
 
 /// The log's line of time (`None` for an empty log): its first and newest event, each
 /// session's start (from `events_sessions`) and each quest's (from the documents `docs`).
 pub fn timeline(
-    conn: &Connection,
+    db: &mut Db,
     docs: &Docs,
 ) -> Result<Option<app::domain::moment::Timeline>, StoreError> {
-    let ends: Option<(i64, i64)> = conn.query_row(
-        "SELECT (SELECT ts FROM events ORDER BY id LIMIT 1), \
+    let ends = db
+        .row(
+            "SELECT (SELECT ts FROM events ORDER BY id LIMIT 1), \
                     (SELECT ts FROM events ORDER BY id DESC LIMIT 1)",
-        [],
-        |r| Ok(r.get::<_, Option<i64>>(0)?.zip(r.get::<_, Option<i64>>(1)?)),
-    )?;
+            &[],
+        )?
+        .map(|r| Ok::<_, StoreError>(r.opt_int(0)?.zip(r.opt_int(1)?)))
+        .transpose()?
+        .flatten();
     let Some((first, last)) = ends else {
         return Ok(None);
     };
-    let mut stmt =
-        conn.prepare("SELECT ts FROM events WHERE type = 'session_start' ORDER BY id")?;
-    let sessions = stmt
-        .query_map([], |r| r.get::<_, i64>(0))?
+    let sessions = db
+        .rows(
+            "SELECT ts FROM events WHERE type = 'session_start' ORDER BY id",
+            &[],
+        )?
+        .iter()
+        .map(|r| r.int(0))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Some(app::domain::moment::Timeline {
         first,
@@ -87,22 +90,16 @@ const LAST_SESSION_EVENT: &str = "SELECT body FROM events
 const DOCS_BUT_MESSAGES: &str = "SELECT id, body FROM docs WHERE owner IS NULL";
 
 /// The last `session_start` or `session_end`, to tell whether the previous run ended cleanly.
-pub fn last_session_event(conn: &Connection) -> Result<Option<Event>, StoreError> {
-    let body: Option<String> = conn
-        .query_row(LAST_SESSION_EVENT, [], |r| r.get(0))
-        .optional()?;
-    Ok(body.map(|b| serde_json::from_str(&b)).transpose()?)
+pub fn last_session_event(db: &mut Db) -> Result<Option<Event>, StoreError> {
+    one_event(db, LAST_SESSION_EVENT)
 }
 
 /// Every document but the messages (`threads` reads those).
-pub fn load_docs(conn: &Connection) -> Result<Docs, StoreError> {
-    let mut stmt = conn.prepare(DOCS_BUT_MESSAGES)?;
-    let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
+pub fn load_docs(db: &mut Db) -> Result<Docs, StoreError> {
     let mut docs = Docs::new();
-    for row in rows {
-        let (id, body) = row?;
-        let value: serde_json::Value = serde_json::from_str(&body)?;
-        docs.insert(id, Doc::from_value(value)?);
+    for row in db.rows(DOCS_BUT_MESSAGES, &[])? {
+        let value: serde_json::Value = serde_json::from_str(&row.text(1)?)?;
+        docs.insert(row.text(0)?, Doc::from_value(value)?);
     }
     Ok(docs)
 }
@@ -110,6 +107,7 @@ pub fn load_docs(conn: &Connection) -> Result<Docs, StoreError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rusqlite::Connection;
 
     fn plan(conn: &Connection, sql: &str) -> String {
         let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();

@@ -10,6 +10,7 @@ use app::domain::events::Event;
 use app::domain::reducer::apply;
 use rusqlite::{Connection, OpenFlags};
 
+use super::db::Db;
 use super::{schema, StoreError};
 
 /// Events written per transaction.
@@ -42,31 +43,32 @@ pub fn restore<E: std::fmt::Display>(
         path: data_dir.to_path_buf(),
         source,
     })?;
-    let mut conn = schema::open(&data_dir.join("soulgrid.db"))?;
+    let mut conn = Db::Sqlite(schema::open(&data_dir.join("soulgrid.db"))?);
     let mut docs = Docs::new();
     // The documents a batch changed, and the event that changed each last.
     let mut changed: BTreeMap<String, u64> = BTreeMap::new();
     let mut count = 0u64;
     let mut events = events.peekable();
     while events.peek().is_some() {
-        let tx = conn.transaction()?;
-        for raw in events.by_ref().take(BATCH) {
-            let raw = raw.map_err(|e| StoreError::Import(e.to_string()))?;
-            let event: Event = serde_json::from_str(&raw)?;
-            super::writer::insert_raw(&tx, &event, &raw)?;
-            let writes = apply(&docs, &event);
-            for w in &writes {
-                changed.insert(w.id.clone(), event.id);
+        conn.in_transaction(|tx| {
+            for raw in events.by_ref().take(BATCH) {
+                let raw = raw.map_err(|e| StoreError::Import(e.to_string()))?;
+                let event: Event = serde_json::from_str(&raw)?;
+                super::writer::insert_raw(tx, &event, &raw)?;
+                let writes = apply(&docs, &event);
+                for w in &writes {
+                    changed.insert(w.id.clone(), event.id);
+                }
+                commit(&mut docs, writes);
+                count += 1;
             }
-            commit(&mut docs, writes);
-            count += 1;
-        }
-        for (id, event_id) in std::mem::take(&mut changed) {
-            if let Some(doc) = docs.get(&id) {
-                super::writer::upsert_doc(&tx, &id, doc, event_id)?;
+            for (id, event_id) in std::mem::take(&mut changed) {
+                if let Some(doc) = docs.get(&id) {
+                    super::writer::upsert_doc(tx, &id, doc, event_id)?;
+                }
             }
-        }
-        tx.commit()?;
+            Ok(())
+        })?;
         progress(count);
     }
     Ok(count)

@@ -4,6 +4,9 @@ use std::path::Path;
 
 use rusqlite::Connection;
 
+use super::db::Db;
+use super::StoreError;
+
 /// Opens (creating if needed) the database with the pragmas every connection needs.
 pub fn open(path: &Path) -> rusqlite::Result<Connection> {
     let conn = Connection::open(path)?;
@@ -93,4 +96,92 @@ fn threads(conn: &Connection) -> rusqlite::Result<()> {
          CREATE INDEX IF NOT EXISTS docs_threads ON docs(owner, created_at, origin)
          WHERE owner IS NOT NULL;",
     )
+}
+
+/// PostgreSQL's schema, one migration at a time, each applied once and recorded in
+/// `soulgrid_migrations` (version, name, when).
+const MIGRATIONS: &[(i64, &str, &str)] = &[(
+    1,
+    "store",
+    include_str!("../../migrations/postgres/0001_store.sql"),
+)];
+
+/// The newest schema this build knows.
+pub const SCHEMA_VERSION: i64 = MIGRATIONS[MIGRATIONS.len() - 1].0;
+
+/// Brings a PostgreSQL database up to [`SCHEMA_VERSION`], in one transaction holding a lock
+/// of its own (two servers starting on one database take turns); a database whose schema is
+/// newer than this build is refused.
+pub fn migrate_postgres(db: &mut Db) -> Result<(), StoreError> {
+    db.in_transaction(|db| {
+        db.batch(
+            "SELECT pg_advisory_xact_lock(7243911);
+             CREATE TABLE IF NOT EXISTS soulgrid_migrations (
+                 version    BIGINT PRIMARY KEY,
+                 name       TEXT NOT NULL,
+                 applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+             );",
+        )?;
+        let at = db
+            .row(
+                "SELECT COALESCE(MAX(version), 0) FROM soulgrid_migrations",
+                &[],
+            )?
+            .map_or(Ok(0), |r| r.int(0))?;
+        if at > SCHEMA_VERSION {
+            return Err(StoreError::NewerSchema {
+                database: at,
+                known: SCHEMA_VERSION,
+            });
+        }
+        for (version, name, sql) in MIGRATIONS.iter().filter(|(v, _, _)| *v > at) {
+            tracing::info!(version, name, "applying a migration to PostgreSQL");
+            db.batch(sql)?;
+            db.exec(
+                "INSERT INTO soulgrid_migrations (version, name) VALUES ($1, $2)",
+                super::db::vals![*version, *name],
+            )?;
+        }
+        Ok(())
+    })
+}
+
+/// `url` without its password, to be logged or shown.
+pub fn without_password(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        // `key=value` pairs.
+        return url
+            .split_whitespace()
+            .map(|kv| match kv.split_once('=') {
+                Some(("password", _)) => "password=***",
+                _ => kv,
+            })
+            .collect::<Vec<_>>()
+            .join(" ");
+    };
+    let (auth, host) = match rest.rsplit_once('@') {
+        Some((auth, host)) => (Some(auth), host),
+        None => (None, rest),
+    };
+    match auth.map(|a| a.split_once(':').map_or(a, |(user, _)| user)) {
+        Some(user) => format!("{scheme}://{user}:***@{host}"),
+        None => format!("{scheme}://{host}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_url_is_shown_without_its_password() {
+        use super::without_password as w;
+        assert_eq!(
+            w("postgres://sg:s3cret@db:5432/team"),
+            "postgres://sg:***@db:5432/team"
+        );
+        assert_eq!(w("postgres://db/team"), "postgres://db/team");
+        assert_eq!(
+            w("host=/tmp password=x port=5"),
+            "host=/tmp password=*** port=5"
+        );
+    }
 }

@@ -7,8 +7,8 @@ use std::collections::{HashMap, VecDeque};
 
 use app::domain::docs::page::{owner, place, Older, PAGE};
 use app::domain::docs::{Doc, Docs, MessageDoc};
-use rusqlite::{params, Connection};
 
+use super::db::{vals, Db};
 use super::StoreError;
 
 /// The newest page of every thread, and each thread's length.
@@ -28,14 +28,18 @@ pub(super) struct Thread {
 
 impl Threads {
     /// Read from the database: each owner's count and newest page.
-    pub fn load(conn: &Connection) -> Result<Threads, StoreError> {
+    pub fn load(db: &mut Db) -> Result<Threads, StoreError> {
         let mut by_owner = HashMap::new();
-        let counts: Vec<(String, i64)> = conn
-            .prepare("SELECT owner, COUNT(*) FROM docs WHERE owner IS NOT NULL GROUP BY owner")?
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-            .collect::<Result<_, _>>()?;
+        let counts: Vec<(String, i64)> = db
+            .rows(
+                "SELECT owner, COUNT(*) FROM docs WHERE owner IS NOT NULL GROUP BY owner",
+                &[],
+            )?
+            .iter()
+            .map(|r| Ok((r.text(0)?, r.int(1)?)))
+            .collect::<Result<_, StoreError>>()?;
         for (who, total) in counts {
-            let (newest, _) = page_before(conn, &who, None, u64::MAX, PAGE)?;
+            let (newest, _) = page_before(db, &who, None, u64::MAX, PAGE)?;
             let total = total as usize;
             by_owner.insert(
                 who,
@@ -64,15 +68,12 @@ impl Threads {
 
     /// `who`'s thread as the database holds it (read again after messages in it changed, or
     /// moved to another owner): `None` when it has no message.
-    pub(super) fn read(conn: &Connection, who: &str) -> Result<Option<Thread>, StoreError> {
-        let total: i64 =
-            conn.query_row("SELECT COUNT(*) FROM docs WHERE owner = ?1", [who], |r| {
-                r.get(0)
-            })?;
+    pub(super) fn read(db: &mut Db, who: &str) -> Result<Option<Thread>, StoreError> {
+        let total = count(db, "SELECT COUNT(*) FROM docs WHERE owner = $1", vals![who])?;
         if total == 0 {
             return Ok(None);
         }
-        let (newest, _) = page_before(conn, who, None, u64::MAX, PAGE)?;
+        let (newest, _) = page_before(db, who, None, u64::MAX, PAGE)?;
         Ok(Some(Thread {
             newest: newest.into(),
             total: total as usize,
@@ -131,7 +132,7 @@ fn parse(body: String) -> Result<MessageDoc, StoreError> {
 /// The page of `who`'s messages just before `before` (`None`: the newest), oldest first, and
 /// how many older ones are left after it; only messages written by event `upto` or before.
 pub fn page_before(
-    conn: &Connection,
+    db: &mut Db,
     who: &str,
     before: Option<(i64, u64)>,
     upto: u64,
@@ -140,69 +141,69 @@ pub fn page_before(
     let (ts, ev) = before.unwrap_or((i64::MAX, u64::MAX));
     let ev = ev.min(i64::MAX as u64) as i64;
     let upto = upto.min(i64::MAX as u64) as i64;
-    let mut stmt = conn.prepare_cached(
-        "SELECT body FROM docs WHERE owner = ?1 AND (created_at, origin) < (?2, ?3)
-             AND origin <= ?4
-         ORDER BY created_at DESC, origin DESC LIMIT ?5",
-    )?;
-    let mut page: Vec<MessageDoc> = stmt
-        .query_map(params![who, ts, ev, upto, limit as i64], |r| {
-            r.get::<_, String>(0)
-        })?
-        .map(|b| parse(b?))
+    let mut page: Vec<MessageDoc> = db
+        .rows(
+            "SELECT body FROM docs WHERE owner = $1 AND (created_at, origin) < ($2, $3)
+                 AND origin <= $4
+             ORDER BY created_at DESC, origin DESC LIMIT $5",
+            vals![who, ts, ev, upto, limit as u64],
+        )?
+        .iter()
+        .map(|r| parse(r.text(0)?))
         .collect::<Result<_, _>>()?;
     page.reverse();
     let left = match page.first() {
         None => 0,
         Some(first) => {
             let (ts, ev) = place(first);
-            conn.prepare_cached(
-                "SELECT COUNT(*) FROM docs WHERE owner = ?1 AND (created_at, origin) < (?2, ?3)",
-            )?
-            .query_row(params![who, ts, ev as i64], |r| r.get::<_, i64>(0))? as usize
+            count(
+                db,
+                "SELECT COUNT(*) FROM docs WHERE owner = $1 AND (created_at, origin) < ($2, $3)",
+                vals![who, ts, ev],
+            )? as usize
         }
     };
     Ok((page, left))
 }
 
 /// Every message of `owners`' threads, and (`None`) of every thread.
-pub fn messages(
-    conn: &Connection,
-    owners: Option<&[String]>,
-) -> Result<Vec<MessageDoc>, StoreError> {
-    let bodies: Vec<String> = match owners {
-        None => conn
-            .prepare_cached("SELECT body FROM docs WHERE owner IS NOT NULL")?
-            .query_map([], |r| r.get(0))?
-            .collect::<Result<_, _>>()?,
+pub fn messages(db: &mut Db, owners: Option<&[String]>) -> Result<Vec<MessageDoc>, StoreError> {
+    let rows = match owners {
+        None => db.rows("SELECT body FROM docs WHERE owner IS NOT NULL", &[])?,
         Some(owners) => {
-            let mut stmt = conn.prepare_cached("SELECT body FROM docs WHERE owner = ?1")?;
             let mut all = Vec::new();
             for who in owners {
-                all.extend(
-                    stmt.query_map([who], |r| r.get::<_, String>(0))?
-                        .collect::<Result<Vec<_>, _>>()?,
-                );
+                all.extend(db.rows(
+                    "SELECT body FROM docs WHERE owner = $1",
+                    vals![who.as_str()],
+                )?);
             }
             all
         }
     };
-    bodies.into_iter().map(parse).collect()
+    rows.iter().map(|r| parse(r.text(0)?)).collect()
 }
 
 /// The messages among `ids` that are stored.
 pub fn messages_by_id<'a>(
-    conn: &Connection,
+    db: &mut Db,
     ids: impl Iterator<Item = &'a str>,
 ) -> Result<Vec<MessageDoc>, StoreError> {
-    let mut stmt =
-        conn.prepare_cached("SELECT body FROM docs WHERE id = ?1 AND type = 'message'")?;
     let mut out = Vec::new();
     for id in ids {
-        let body: Option<String> = stmt.query_map([id], |r| r.get(0))?.next().transpose()?;
-        if let Some(b) = body {
-            out.push(parse(b)?);
+        let found = db.row(
+            "SELECT body FROM docs WHERE id = $1 AND type = 'message'",
+            vals![id],
+        )?;
+        if let Some(r) = found {
+            out.push(parse(r.text(0)?)?);
         }
     }
     Ok(out)
+}
+
+/// The one number a `COUNT(*)` reads.
+fn count(db: &mut Db, sql: &str, params: &[super::db::Val]) -> Result<i64, StoreError> {
+    db.row(sql, params)?
+        .map_or(Ok(0), |r| r.int(0))
 }

@@ -11,9 +11,9 @@ use app::domain::docs::page::{owner, seat_owner};
 use app::domain::docs::{commit, Doc, DocWrite, Docs, MessageDoc, TYPE_MESSAGE};
 use app::domain::events::{Event, EventKind};
 use app::domain::reducer::apply;
-use rusqlite::{params, Connection};
 use tokio::sync::{mpsc, oneshot};
 
+use super::db::{vals, Db};
 use super::sync::{Job, Stage};
 use super::{read, threads, Committed, StoreError};
 
@@ -32,7 +32,7 @@ pub struct Request {
 const MAX_BATCH: usize = 512;
 
 pub struct Writer {
-    conn: Connection,
+    conn: Db,
     docs: Docs,
     last_id: u64,
     last_ts: i64,
@@ -44,16 +44,19 @@ pub struct Writer {
 }
 
 impl Writer {
-    /// A writer on `conn`, whose documents are `docs` (as the database holds them). Its commits
-    /// are not synced by SQLite (`synchronous=NORMAL`): `stage` syncs them.
+    /// A writer on `conn`, whose documents are `docs` (as the database holds them). On SQLite
+    /// its commits are not synced (`synchronous=NORMAL`): `stage` syncs them; PostgreSQL's
+    /// commit returns once it is durable.
     pub fn new(
-        conn: Connection,
+        mut conn: Db,
         docs: Docs,
         stage: Stage,
         clock: crate::clock::Clock,
     ) -> Result<Self, StoreError> {
-        conn.pragma_update(None, "synchronous", "NORMAL")?;
-        let last = read::last_event(&conn)?;
+        if let Some(c) = conn.sqlite() {
+            c.pragma_update(None, "synchronous", "NORMAL")?;
+        }
+        let last = read::last_event(&mut conn)?;
         Ok(Writer {
             conn,
             docs,
@@ -132,11 +135,11 @@ impl Writer {
 
     /// What a committed transaction hands to the stage: the threads it changed are read here,
     /// on the connection that committed it.
-    fn job(&self, done: Attempt, requests: impl Iterator<Item = Request>) -> Job {
+    fn job(&mut self, done: Attempt, requests: impl Iterator<Item = Request>) -> Job {
         let reloaded = done
             .reload
             .into_iter()
-            .filter_map(|who| match threads::Threads::read(&self.conn, &who) {
+            .filter_map(|who| match threads::Threads::read(&mut self.conn, &who) {
                 Ok(thread) => Some((who, thread)),
                 Err(e) => {
                     tracing::error!(error = %e, owner = who, "reading a thread again failed");
@@ -164,31 +167,39 @@ impl Writer {
         let mut changed: HashMap<String, u64> = HashMap::new();
         // Messages read in for an event that changes stored ones, and whose they were.
         let mut preloaded: HashMap<String, String> = HashMap::new();
-        let outcome = (|| -> Result<(), StoreError> {
-            let tx = self.conn.transaction()?;
+        let Writer {
+            conn,
+            docs,
+            last_id,
+            last_ts,
+            clock,
+            transactions,
+            ..
+        } = self;
+        let outcome = conn.in_transaction(|tx| {
             for req in batch {
                 let mut appended = Vec::with_capacity(req.events.kinds.len());
                 for kind in &req.events.kinds {
                     // Ids are gap-free; timestamps never go backwards even if the clock does.
-                    self.last_id += 1;
-                    self.last_ts = self.clock.now_ms().max(self.last_ts);
+                    *last_id += 1;
+                    *last_ts = clock.now_ms().max(*last_ts);
                     let event = Event {
-                        id: self.last_id,
-                        ts: self.last_ts,
+                        id: *last_id,
+                        ts: *last_ts,
                         session_id: req.events.session_id.clone(),
                         kind: kind.clone(),
                     };
-                    preload(&tx, &event.kind, &mut self.docs, &mut preloaded)?;
-                    let writes = apply(&self.docs, &event);
-                    let json = insert_event(&tx, &event)?;
+                    preload(tx, &event.kind, docs, &mut preloaded)?;
+                    let writes = apply(docs, &event);
+                    let json = insert_event(tx, &event)?;
                     for w in &writes {
                         changed.insert(w.id.clone(), event.id);
                     }
-                    commit(&mut self.docs, writes);
+                    commit(docs, writes);
                     done.committed.push(Arc::new(Committed {
                         event: event.clone(),
                         json,
-                        transaction: self.transactions + 1,
+                        transaction: *transactions + 1,
                         frame: Default::default(),
                     }));
                     appended.push(event);
@@ -196,14 +207,14 @@ impl Writer {
                 done.results.push(appended);
             }
             for (id, event_id) in &changed {
-                if let Some(doc) = self.docs.get(id) {
+                if let Some(doc) = docs.get(id) {
                     // A message stored already (written again by an event that repeats one)
                     // is a change to its thread, as one read in for its event is.
                     let was = match (doc.as_message(), preloaded.get(id)) {
-                        (Some(_), None) => stored_owner(&tx, id)?,
+                        (Some(_), None) => stored_owner(tx, id)?,
                         (_, was) => was.cloned(),
                     };
-                    upsert_doc(&tx, id, doc, *event_id)?;
+                    upsert_doc(tx, id, doc, *event_id)?;
                     match (doc.as_message(), was) {
                         (Some(m), None) => done.added.push(m.clone()),
                         (Some(m), Some(was)) => {
@@ -217,16 +228,15 @@ impl Writer {
                     }
                 }
             }
-            tx.commit()?;
             Ok(())
-        })();
+        });
         // Messages are not kept: stored, they are read from the database when asked for.
         evict_messages(&mut self.docs);
         if let Err(e) = outcome {
             self.last_id = start_id;
             self.last_ts = start_ts;
             // The in-memory documents saw writes the database did not keep: reload them.
-            match read::load_docs(&self.conn) {
+            match read::load_docs(&mut self.conn) {
                 Ok(docs) => self.docs = docs,
                 Err(e) => tracing::error!(error = %e, "reloading documents failed"),
             }
@@ -255,15 +265,15 @@ struct Attempt {
 /// the browser's replica does): a retirement gives the seat's messages without an owner to the
 /// identity leaving it; an import brings messages that may be here already.
 fn preload(
-    conn: &Connection,
+    db: &mut Db,
     kind: &EventKind,
     docs: &mut Docs,
     preloaded: &mut HashMap<String, String>,
 ) -> Result<(), StoreError> {
     let found = match kind {
-        EventKind::AgentKilled { seat, .. } => threads::messages(conn, Some(&[seat_owner(*seat)]))?,
+        EventKind::AgentKilled { seat, .. } => threads::messages(db, Some(&[seat_owner(*seat)]))?,
         EventKind::AgentImported(a) => {
-            threads::messages_by_id(conn, a.lived.messages.iter().map(|m| m.id.as_str()))?
+            threads::messages_by_id(db, a.lived.messages.iter().map(|m| m.id.as_str()))?
         }
         _ => return Ok(()),
     };
@@ -277,13 +287,11 @@ fn preload(
 }
 
 /// Whose thread the stored message `id` is in, if it is stored.
-fn stored_owner(conn: &Connection, id: &str) -> Result<Option<String>, StoreError> {
-    use rusqlite::OptionalExtension;
-    Ok(conn
-        .prepare_cached("SELECT owner FROM docs WHERE id = ?1")?
-        .query_row([id], |r| r.get::<_, Option<String>>(0))
-        .optional()?
-        .flatten())
+fn stored_owner(db: &mut Db, id: &str) -> Result<Option<String>, StoreError> {
+    match db.row("SELECT owner FROM docs WHERE id = $1", vals![id])? {
+        Some(r) => r.opt_text(0),
+        None => Ok(None),
+    }
 }
 
 /// Takes every message out of `docs`.
@@ -307,7 +315,7 @@ fn is_busy(e: &StoreError) -> bool {
 }
 
 /// Inserts the event; returns its JSON.
-fn insert_event(tx: &rusqlite::Transaction<'_>, e: &Event) -> Result<String, StoreError> {
+fn insert_event(tx: &mut Db, e: &Event) -> Result<String, StoreError> {
     let body = serde_json::to_string(e)?;
     insert_raw(tx, e, &body)?;
     Ok(body)
@@ -315,27 +323,23 @@ fn insert_event(tx: &rusqlite::Transaction<'_>, e: &Event) -> Result<String, Sto
 
 /// Inserts the event `e` whose stored JSON is `body` (as it was written: an import keeps it
 /// byte for byte).
-pub(super) fn insert_raw(
-    tx: &rusqlite::Transaction<'_>,
-    e: &Event,
-    body: &str,
-) -> Result<(), StoreError> {
-    tx.prepare_cached(
-        "INSERT INTO events (id, ts, session_id, type, seat, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-    )?
-    .execute(params![
-        e.id as i64,
-        e.ts,
-        e.session_id,
-        e.kind.type_name(),
-        e.kind.seat().map(i64::from),
-        body
-    ])?;
+pub(super) fn insert_raw(tx: &mut Db, e: &Event, body: &str) -> Result<(), StoreError> {
+    tx.exec(
+        "INSERT INTO events (id, ts, session_id, type, seat, body) VALUES ($1, $2, $3, $4, $5, $6)",
+        vals![
+            e.id,
+            e.ts,
+            e.session_id.as_str(),
+            e.kind.type_name(),
+            e.kind.seat().map(i64::from),
+            body
+        ],
+    )?;
     Ok(())
 }
 
 pub(super) fn upsert_doc(
-    tx: &rusqlite::Transaction<'_>,
+    tx: &mut Db,
     id: &str,
     doc: &app::domain::docs::Doc,
     event_id: u64,
@@ -358,21 +362,21 @@ pub(super) fn upsert_doc(
         ),
         None => (None, None, None),
     };
-    tx.prepare_cached(
+    tx.exec(
         "INSERT INTO docs (id, type, seat, event_id, body, owner, created_at, origin)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
-         ON CONFLICT(id) DO UPDATE SET type = ?2, seat = ?3, event_id = ?4, body = ?5,
-             owner = ?6, created_at = ?7, origin = ?8",
-    )?
-    .execute(params![
-        id,
-        ty,
-        seat,
-        event_id as i64,
-        serde_json::to_string(&value)?,
-        owner,
-        created_at,
-        origin
-    ])?;
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+         ON CONFLICT(id) DO UPDATE SET type = $2, seat = $3, event_id = $4, body = $5,
+             owner = $6, created_at = $7, origin = $8",
+        vals![
+            id,
+            ty,
+            seat,
+            event_id,
+            serde_json::to_string(&value)?,
+            owner,
+            created_at,
+            origin
+        ],
+    )?;
     Ok(())
 }

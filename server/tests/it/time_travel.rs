@@ -137,7 +137,9 @@ async fn checkpoints_are_kept_as_points_are_asked_for_and_thinned_out() {
     }
     let events = state.store.events_after(0, 1_000_000).await.unwrap();
     let last = events.last().unwrap().id;
-    let conn = soulgrid::store::restore::open_read_only(dir.path()).unwrap();
+    let mut conn = soulgrid::store::db::Db::Sqlite(
+        soulgrid::store::restore::open_read_only(dir.path()).unwrap(),
+    );
     let history = soulgrid::store::history::History::new(3);
     let fold = |at: u64| {
         let mut d = Docs::new();
@@ -149,7 +151,7 @@ async fn checkpoints_are_kept_as_points_are_asked_for_and_thinned_out() {
     };
     for at in [last / 2, last, 2, last - 4, last / 4 + 1] {
         assert_eq!(
-            history.docs_at(&conn, at).unwrap(),
+            history.docs_at(&mut conn, at).unwrap(),
             fold(at),
             "after event {at}"
         );
