@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, and only that. Safe to run again: every step checks first.
 #   scripts/setup.sh          toolchain for building and serving
-#   scripts/setup.sh --test   plus Chromium and the Playwright packages
+#   scripts/setup.sh --test   plus Chromium, the Playwright packages and PostgreSQL
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 want_test=false
@@ -68,6 +68,21 @@ chromium() {
   fi
 }
 
+# PostgreSQL's server binaries (Debian's `postgresql`): the store's tests on PostgreSQL start
+# a temporary cluster of their own with them (server/tests/common/pg.rs); nothing here runs one.
+postgresql() {
+  local found
+  found="$(ls -d /usr/lib/postgresql/*/bin/initdb 2>/dev/null | sort -V | tail -1)"
+  if [ -n "$found" ]; then
+    "$found" --version
+  elif command -v initdb >/dev/null; then
+    initdb --version
+  else
+    as_root apt-get update
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y postgresql
+  fi
+}
+
 # The external agents' Python client is tested with `websockets` from PyPI, in a virtual
 # environment of its own (server/tests/it/external/python.rs makes the same one if missing).
 WEBSOCKETS_VERSION="17.4"
@@ -92,4 +107,5 @@ if $want_test; then
   step "chromium (Debian)" chromium
   step "npm packages (end2end)" npm_ci "$ROOT/end2end"
   step "python websockets (the external agents' client)" python_websockets
+  step "postgresql (Debian)" postgresql
 fi

@@ -43,6 +43,18 @@ pub struct Config {
     )]
     pub data_dir: PathBuf,
 
+    /// Where the event log and the documents are kept: SQLite in the data directory (the
+    /// default) or a PostgreSQL database, by its URL (`postgres://user@host:port/name`). The
+    /// data directory still holds the agents' folders and mailboxes.
+    #[arg(
+        long,
+        env = "SOULGRID_DATABASE_URL",
+        global = true,
+        hide_env_values = true,
+        value_parser = database
+    )]
+    pub database: Option<crate::store::Database>,
+
     /// How many live events a follower of the log may fall behind before it reads from the log
     /// instead. A test setting: lowered, it makes every follower lag.
     #[arg(long, hide = true, default_value_t = crate::store::LIVE_CAPACITY)]
@@ -189,6 +201,15 @@ fn absolute(path: &str) -> Result<PathBuf, String> {
     std::path::absolute(path).map_err(|e| format!("{path}: {e}"))
 }
 
+/// `--database`: a PostgreSQL URL (SQLite needs none: it is the default).
+fn database(url: &str) -> Result<crate::store::Database, String> {
+    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        Ok(crate::store::Database::Postgres(url.to_string()))
+    } else {
+        Err("a PostgreSQL URL: postgres://user@host:port/name (without --database the store is SQLite in the data directory)".into())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -210,6 +231,24 @@ mod tests {
             !envs.iter().any(|e| e == crate::runtime::contain::TAG_VAR),
             "{envs:?}"
         );
+    }
+
+    #[test]
+    fn a_database_is_a_postgres_url() {
+        use crate::store::Database;
+        let c = Config::try_parse_from(["soulgrid"]).unwrap();
+        assert_eq!(c.database, None);
+        for url in [
+            "postgres://sg@db/team",
+            "postgresql://sg:pw@127.0.0.1:5433/t",
+        ] {
+            let c = Config::try_parse_from(["soulgrid", "--database", url]).unwrap();
+            assert_eq!(c.database, Some(Database::Postgres(url.into())));
+        }
+        let err = Config::try_parse_from(["soulgrid", "--database", "mysql://db/team"])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("postgres://"), "{err}");
     }
 
     #[test]

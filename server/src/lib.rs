@@ -60,15 +60,30 @@ pub async fn boot_with_clock(
     let dir = config.data_dir.clone();
     let data_dir_lock =
         Arc::new(tokio::task::spawn_blocking(move || data_dir::DataDirLock::take(&dir)).await??);
-    let store = Store::open_with(
-        &config.data_dir,
-        store::Options {
-            clock: clock.clone(),
-            live_capacity: config.live_capacity,
-            ..Default::default()
-        },
-    )
-    .map_err(|e| anyhow::anyhow!("opening the store in {}: {e}", config.data_dir.display()))?;
+    let database = config.database.clone().unwrap_or_default();
+    let shown = match database {
+        store::Database::Sqlite => format!("in {}", config.data_dir.display()),
+        ref pg => format!("on {}", pg.shown()),
+    };
+    tracing::info!("the store is {shown}");
+    let store = {
+        let (dir, clock) = (config.data_dir.clone(), clock.clone());
+        let live_capacity = config.live_capacity;
+        // Off the async threads: connecting and reading the documents block.
+        tokio::task::spawn_blocking(move || {
+            Store::open_with(
+                &dir,
+                store::Options {
+                    database,
+                    clock,
+                    live_capacity,
+                    ..Default::default()
+                },
+            )
+        })
+        .await?
+        .map_err(|e| anyhow::anyhow!("opening the store {shown}: {e}"))?
+    };
     let human = config.human_name();
     let session = session::start(&store, &config.lead_name, &human).await?;
     let shutdown = CancellationToken::new();

@@ -28,7 +28,8 @@ pub enum Db {
 
 /// A PostgreSQL connection and the statements it prepared (each once).
 pub struct Pg {
-    client: postgres::Client,
+    /// Taken only when it is dropped (`Drop`).
+    client: Option<postgres::Client>,
     prepared: HashMap<String, postgres::Statement>,
 }
 
@@ -112,7 +113,9 @@ impl Row {
         match self.at(i)? {
             Val::Text(v) => Ok(Some(v.clone())),
             Val::Null => Ok(None),
-            other => Err(StoreError::Row(format!("column {i} is not text: {other:?}"))),
+            other => Err(StoreError::Row(format!(
+                "column {i} is not text: {other:?}"
+            ))),
         }
     }
 }
@@ -125,16 +128,12 @@ impl Db {
         }
     }
 
-    /// Connects to PostgreSQL at `url`: on a thread of its own, as the blocking client cannot
-    /// start inside tokio's runtime.
+    /// Connects to PostgreSQL at `url`.
     pub fn connect_postgres(url: &str) -> Result<Db, StoreError> {
-        let url = url.to_string();
-        std::thread::spawn(move || postgres::Client::connect(&url, postgres::NoTls))
-            .join()
-            .map_err(|_| StoreError::Row("connecting to PostgreSQL panicked".into()))?
+        off_runtime(|| postgres::Client::connect(url, postgres::NoTls))
             .map(|client| {
                 Db::Postgres(Box::new(Pg {
-                    client,
+                    client: Some(client),
                     prepared: HashMap::new(),
                 }))
             })
@@ -144,12 +143,13 @@ impl Db {
     /// Runs a statement; how many rows it changed.
     pub fn exec(&mut self, sql: &str, params: &[Val]) -> Result<u64, StoreError> {
         match self {
-            Db::Sqlite(c) => Ok(c
-                .prepare_cached(&for_sqlite(sql))?
-                .execute(rusqlite::params_from_iter(params.iter()))? as u64),
+            Db::Sqlite(c) => {
+                Ok(c.prepare_cached(&for_sqlite(sql))?
+                    .execute(rusqlite::params_from_iter(params.iter()))? as u64)
+            }
             Db::Postgres(pg) => {
                 let stmt = pg.statement(sql)?;
-                Ok(pg.client.execute(&stmt, &refs(params))?)
+                Ok(pg.client().execute(&stmt, &refs(params))?)
             }
         }
     }
@@ -167,7 +167,7 @@ impl Db {
             }
             Db::Postgres(pg) => {
                 let stmt = pg.statement(sql)?;
-                pg.client
+                pg.client()
                     .query(&stmt, &refs(params))?
                     .iter()
                     .map(pg_row)
@@ -185,7 +185,7 @@ impl Db {
     pub fn batch(&mut self, sql: &str) -> Result<(), StoreError> {
         match self {
             Db::Sqlite(c) => Ok(c.execute_batch(sql)?),
-            Db::Postgres(pg) => Ok(pg.client.batch_execute(sql)?),
+            Db::Postgres(pg) => Ok(pg.client().batch_execute(sql)?),
         }
     }
 
@@ -221,14 +221,45 @@ impl Db {
     }
 }
 
+/// Runs `f` where the blocking PostgreSQL client may block: on this thread, or on a thread of
+/// its own when this one runs tokio's tasks (the client runs a runtime of its own, which
+/// cannot start inside another). For what is rare (opening the store, tests' snapshots): the
+/// store's hot paths run on its own threads or tokio's blocking pool.
+pub fn off_runtime<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    if tokio::runtime::Handle::try_current().is_err() {
+        return f();
+    }
+    std::thread::scope(|s| {
+        s.spawn(f)
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p))
+    })
+}
+
 impl Pg {
+    fn client(&mut self) -> &mut postgres::Client {
+        self.client.as_mut().expect("taken only when dropped")
+    }
+
     fn statement(&mut self, sql: &str) -> Result<postgres::Statement, StoreError> {
         if let Some(s) = self.prepared.get(sql) {
             return Ok(s.clone());
         }
-        let s = self.client.prepare(sql)?;
+        let s = self.client().prepare(sql)?;
         self.prepared.insert(sql.to_string(), s.clone());
         Ok(s)
+    }
+}
+
+impl Drop for Pg {
+    /// Closing the connection blocks too (`off_runtime`): a store may be dropped by a task.
+    fn drop(&mut self) {
+        self.prepared.clear();
+        if let Some(client) = self.client.take() {
+            if tokio::runtime::Handle::try_current().is_ok() {
+                std::thread::spawn(move || drop(client));
+            }
+        }
     }
 }
 
@@ -257,9 +288,15 @@ fn pg_row(row: &postgres::Row) -> Result<Row, StoreError> {
     for (i, col) in row.columns().iter().enumerate() {
         let v = match *col.type_() {
             Type::INT8 => row.try_get::<_, Option<i64>>(i)?.map(Val::Int),
-            Type::INT4 => row.try_get::<_, Option<i32>>(i)?.map(|v| Val::Int(v.into())),
-            Type::INT2 => row.try_get::<_, Option<i16>>(i)?.map(|v| Val::Int(v.into())),
-            Type::BOOL => row.try_get::<_, Option<bool>>(i)?.map(|v| Val::Int(v.into())),
+            Type::INT4 => row
+                .try_get::<_, Option<i32>>(i)?
+                .map(|v| Val::Int(v.into())),
+            Type::INT2 => row
+                .try_get::<_, Option<i16>>(i)?
+                .map(|v| Val::Int(v.into())),
+            Type::BOOL => row
+                .try_get::<_, Option<bool>>(i)?
+                .map(|v| Val::Int(v.into())),
             Type::TEXT | Type::VARCHAR | Type::NAME | Type::BPCHAR => {
                 row.try_get::<_, Option<String>>(i)?.map(Val::Text)
             }
@@ -323,10 +360,16 @@ mod tests {
         db.batch("CREATE TABLE t (a INTEGER, b TEXT)").unwrap();
         db.exec("INSERT INTO t VALUES ($1, $2)", vals![7i64, "x"])
             .unwrap();
-        db.exec("INSERT INTO t VALUES ($1, $2)", vals![None::<i64>, None::<&str>])
-            .unwrap();
+        db.exec(
+            "INSERT INTO t VALUES ($1, $2)",
+            vals![None::<i64>, None::<&str>],
+        )
+        .unwrap();
         let rows = db
-            .rows("SELECT a, b FROM t WHERE a = $1 OR $1 = $1 ORDER BY a", vals![7i64])
+            .rows(
+                "SELECT a, b FROM t WHERE a = $1 OR $1 = $1 ORDER BY a",
+                vals![7i64],
+            )
             .unwrap();
         assert_eq!(rows.len(), 2);
         assert_eq!(rows[0].opt_int(0).unwrap(), None);

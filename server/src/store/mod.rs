@@ -26,6 +26,7 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use db::Db;
 
 pub use follow::{Batch, Follow, PAGE};
+pub use schema::SCHEMA_VERSION;
 pub use sync::{fsync, SyncWal};
 pub use writer::NewEvents;
 
@@ -178,22 +179,24 @@ impl Store {
                 Database::Postgres(url) => Db::connect_postgres(url),
             }
         };
-        let mut write_conn = connect()?;
-        if let Database::Postgres(_) = database {
-            schema::migrate_postgres(&mut write_conn)?;
-        }
-        let mut reader = connect()?;
-        let (live, _) = broadcast::channel(live_capacity.max(1));
         let shared = Arc::new(RwLock::new(Shared::default()));
-        // Read once: the writer keeps its own copy (cloning is cheaper than parsing again).
-        let docs = read::load_docs(&mut reader)?;
-        {
+        let (write_conn, reader, docs, past) = db::off_runtime(|| {
+            let mut write_conn = connect()?;
+            if let Database::Postgres(_) = database {
+                schema::migrate_postgres(&mut write_conn)?;
+            }
+            let mut reader = connect()?;
+            // Read once: the writer keeps its own copy (cloning is cheaper than parsing again).
+            let docs = read::load_docs(&mut reader)?;
             let mut s = shared.write().unwrap_or_else(|p| p.into_inner());
             s.docs = docs.clone();
             s.threads = threads::Threads::load(&mut reader)?;
             s.last_event_id = read::last_event(&mut reader)?.map_or(0, |e| e.id);
             s.timeline = read::timeline(&mut reader, &docs)?;
-        }
+            drop(s);
+            Ok::<_, StoreError>((write_conn, reader, docs, connect()?))
+        })?;
+        let (live, _) = broadcast::channel(live_capacity.max(1));
         let stopped = Arc::new(AtomicBool::new(false));
         // PostgreSQL's commit returns once it is durable: there is nothing left to sync.
         let sync = match database {
@@ -201,13 +204,12 @@ impl Store {
             Database::Postgres(_) => sync::committed(),
         };
         let stage = sync::Stage::new(shared.clone(), live.clone(), &path, sync, stopped.clone());
-        let writer = writer::Writer::new(write_conn, docs, stage, clock)?;
+        let writer = db::off_runtime(|| writer::Writer::new(write_conn, docs, stage, clock))?;
         let (tx, rx) = mpsc::channel(8192);
         std::thread::Builder::new()
             .name("store-writer".into())
             .spawn(move || writer.run(rx))
             .expect("spawning the store writer thread");
-        let past = connect()?;
         Ok(Store {
             tx,
             shared,
@@ -250,7 +252,8 @@ impl Store {
     pub fn snapshot(&self) -> (Docs, u64) {
         let (docs, last) = self.docs_now();
         let mut conn = self.reader.lock().unwrap_or_else(|p| p.into_inner());
-        let all = threads::messages(&mut conn, None).unwrap_or_else(|e| {
+        let conn: &mut Db = &mut conn;
+        let all = db::off_runtime(|| threads::messages(conn, None)).unwrap_or_else(|e| {
             tracing::error!(error = %e, "reading the messages failed");
             Vec::new()
         });

@@ -204,6 +204,5 @@ pub fn messages_by_id<'a>(
 
 /// The one number a `COUNT(*)` reads.
 fn count(db: &mut Db, sql: &str, params: &[super::db::Val]) -> Result<i64, StoreError> {
-    db.row(sql, params)?
-        .map_or(Ok(0), |r| r.int(0))
+    db.row(sql, params)?.map_or(Ok(0), |r| r.int(0))
 }

@@ -4,6 +4,7 @@
 mod external;
 pub mod fake_model;
 mod http;
+pub mod pg;
 mod processes;
 pub mod real_cli;
 pub mod recorded;
@@ -383,4 +384,59 @@ pub async fn wait_for_greetings(state: &AppState) {
     .await;
     // After a session end and a WAKE: every process went through its machine.
     assert_no_impossible_transitions(state);
+}
+
+/// Where a store test keeps its store: the suite of the store's contract runs on both
+/// (`on_both!`).
+#[derive(Clone, Debug)]
+pub enum On {
+    Sqlite,
+    /// A database of its own in the test cluster (`pg`).
+    Postgres(String),
+}
+
+impl On {
+    pub fn postgres() -> On {
+        On::Postgres(pg::database())
+    }
+
+    pub fn options(&self) -> soulgrid::store::Options {
+        soulgrid::store::Options {
+            database: match self {
+                On::Sqlite => soulgrid::store::Database::Sqlite,
+                On::Postgres(url) => soulgrid::store::Database::Postgres(url.clone()),
+            },
+            ..Default::default()
+        }
+    }
+
+    /// The store in `dir` (SQLite's file, or the agents' folders beside PostgreSQL).
+    pub fn open(&self, dir: &Path) -> soulgrid::store::Store {
+        soulgrid::store::Store::open_with(dir, self.options()).unwrap()
+    }
+
+    /// The server's flags for this database.
+    pub fn flags(&self) -> Vec<String> {
+        match self {
+            On::Sqlite => Vec::new(),
+            On::Postgres(url) => vec!["--database".into(), url.clone()],
+        }
+    }
+}
+
+/// For each `async fn name(on: On)`, a module `name` of two tests, `sqlite` and `postgres`.
+#[macro_export]
+macro_rules! on_both {
+    ($($name:ident),* $(,)?) => {$(
+        mod $name {
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn sqlite() {
+                super::$name($crate::common::On::Sqlite).await
+            }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn postgres() {
+                super::$name($crate::common::On::postgres()).await
+            }
+        }
+    )*};
 }

@@ -3,6 +3,7 @@
 //! (the quest watch, the human's inbox) miss nothing when they lag.
 
 use crate::common;
+use crate::common::On;
 
 use app::domain::docs::identity;
 use app::domain::events::EventKind;
@@ -21,14 +22,15 @@ fn message(text: &str) -> EventKind {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_follower_gets_every_event_in_order_once_however_far_behind_it_falls() {
+crate::on_both!(a_follower_gets_every_event_in_order_once_however_far_behind_it_falls);
+
+async fn a_follower_gets_every_event_in_order_once_however_far_behind_it_falls(on: On) {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open_with(
         dir.path(),
         Options {
             live_capacity: 4,
-            ..Default::default()
+            ..on.options()
         },
     )
     .unwrap();

@@ -59,6 +59,7 @@ mod soul_bundle;
 mod sse;
 mod state_file;
 mod stops;
+mod store_contract;
 mod store_faults;
 mod store_sync;
 mod threads;

@@ -1,4 +1,5 @@
-//! Restarts and crashes: the log continues with no gap and nothing acknowledged is lost.
+//! Restarts and crashes: the log continues with no gap and nothing acknowledged is lost, on
+//! SQLite and on PostgreSQL (`on_both!`).
 
 use crate::common;
 
@@ -7,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use app::domain::events::{Event, EventKind};
-use common::{body_json, boot, raw_request, ServerProcess};
+use common::{body_json, boot_with, raw_request, On, ServerProcess};
 use soulgrid::store::Store;
 
 async fn all_events(store: &Store) -> Vec<Event> {
@@ -30,10 +31,25 @@ fn assert_gap_free(events: &[Event]) {
     }
 }
 
-#[tokio::test]
-async fn a_clean_restart_continues_the_log_and_keeps_the_documents() {
+crate::on_both!(
+    a_clean_restart_continues_the_log_and_keeps_the_documents,
+    an_unclean_stop_is_ended_on_the_next_start,
+    sigkill_during_ten_thousand_sends_loses_nothing_acknowledged,
+);
+
+/// The server's flags for `on`, as a test passes them.
+fn flags(on: &On) -> Vec<String> {
+    on.flags()
+}
+
+fn strs(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
+}
+
+async fn a_clean_restart_continues_the_log_and_keeps_the_documents(on: On) {
     let dir = tempfile::tempdir().unwrap();
-    let first = boot(dir.path()).await;
+    let flags = flags(&on);
+    let first = boot_with(dir.path(), &strs(&flags)).await;
     for i in 0..3 {
         let kind = EventKind::UserMessage {
             message_id: format!("m{i}"),
@@ -49,7 +65,7 @@ async fn a_clean_restart_continues_the_log_and_keeps_the_documents() {
     let first_session = first.session.id();
     drop(first);
 
-    let second = boot(dir.path()).await;
+    let second = boot_with(dir.path(), &strs(&flags)).await;
     let (docs_after, last_after) = second.store.snapshot();
     assert_eq!(last_after, last_before + 1, "only session_start was added");
     assert_eq!(docs_after, docs_before, "the documents are the same");
@@ -60,16 +76,18 @@ async fn a_clean_restart_continues_the_log_and_keeps_the_documents() {
     assert_eq!(events[n - 2].session_id, &*first_session);
     assert!(matches!(events[n - 1].kind, EventKind::SessionStart { .. }));
     assert_ne!(events[n - 1].session_id, &*first_session);
+    // Kept where `on` keeps it (a flag the server ignored would leave PostgreSQL empty).
+    assert_eq!(all_events(&on.open(dir.path())).await.len(), n);
 }
 
-#[tokio::test]
-async fn an_unclean_stop_is_ended_on_the_next_start() {
+async fn an_unclean_stop_is_ended_on_the_next_start(on: On) {
     let dir = tempfile::tempdir().unwrap();
-    let first = boot(dir.path()).await;
+    let flags = flags(&on);
+    let first = boot_with(dir.path(), &strs(&flags)).await;
     let first_session = first.session.id();
     drop(first); // no session_end: as if the process died
 
-    let second = boot(dir.path()).await;
+    let second = boot_with(dir.path(), &strs(&flags)).await;
     let events = all_events(&second.store).await;
     assert_gap_free(&events);
     let kinds: Vec<_> = events.iter().map(|e| e.kind.type_name()).collect();
@@ -85,14 +103,14 @@ async fn an_unclean_stop_is_ended_on_the_next_start() {
 
 /// 10,000 sends while the server is SIGKILLed part-way: every acknowledged send is in the log
 /// exactly once, under the id it was acknowledged with, and the ids have no gap.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sigkill_during_ten_thousand_sends_loses_nothing_acknowledged() {
+async fn sigkill_during_ten_thousand_sends_loses_nothing_acknowledged(on: On) {
     const TOTAL: usize = 10_000;
     const WORKERS: usize = 16;
     let dir = tempfile::tempdir().unwrap();
     // No agents: this is about the log. (Sends to the lead would start it and it would answer.)
-    let server =
-        ServerProcess::start_with(dir.path(), &["--claude-cmd", "/nonexistent/claude"]).await;
+    let mut args = vec!["--claude-cmd".to_string(), "/nonexistent/claude".into()];
+    args.extend(flags(&on));
+    let server = ServerProcess::start_with(dir.path(), &strs(&args)).await;
     let port = server.port;
     let next = Arc::new(AtomicUsize::new(0));
     let acked = Arc::new(AtomicUsize::new(0));
@@ -135,10 +153,10 @@ async fn sigkill_during_ten_thousand_sends_loses_nothing_acknowledged() {
     );
 
     // Restart on the same data dir, then stop cleanly.
-    let again = ServerProcess::start(dir.path()).await;
+    let again = ServerProcess::start_with(dir.path(), &strs(&flags(&on))).await;
     again.stop().await;
 
-    let store = Store::open(dir.path()).unwrap();
+    let store = on.open(dir.path());
     let events = all_events(&store).await;
     assert_gap_free(&events);
     let mut by_text: HashMap<String, Vec<u64>> = HashMap::new();

@@ -1,7 +1,9 @@
 //! Messages live in the database, not in the server's memory: the store holds each thread's
 //! newest page and its length, reads older pages when asked, and a database from before threads
-//! were indexed gets the index on open.
+//! were indexed gets the index on open. On SQLite and PostgreSQL alike (`on_both!`), but the
+//! database from before threads, which only SQLite has.
 
+use crate::common::On;
 use app::domain::docs::page::{place, FIRST, PAGE};
 use app::domain::docs::{messages, Docs};
 use app::domain::events::{Event, EventKind};
@@ -21,10 +23,14 @@ fn count(docs: &Docs) -> usize {
     messages(docs).count()
 }
 
-#[tokio::test]
-async fn messages_are_stored_not_held_and_a_page_carries_each_threads_newest() {
+crate::on_both!(
+    messages_are_stored_not_held_and_a_page_carries_each_threads_newest,
+    a_message_written_again_is_counted_once,
+);
+
+async fn messages_are_stored_not_held_and_a_page_carries_each_threads_newest(on: On) {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path()).unwrap();
+    let store = on.open(dir.path());
     for chunk in (0..250).collect::<Vec<_>>().chunks(40) {
         let kinds = chunk.iter().map(|&i| said(1, i)).collect();
         store.append_all("s", kinds).await.unwrap();
@@ -88,7 +94,7 @@ async fn messages_are_stored_not_held_and_a_page_carries_each_threads_newest() {
 
     // Opened again, the store reads the same pages back.
     drop(store);
-    let store = Store::open(dir.path()).unwrap();
+    let store = on.open(dir.path());
     let (again, older_again, _) = store.page_snapshot(|_| None, PAGE);
     assert_eq!(again, docs);
     assert_eq!(older_again, older);
@@ -111,10 +117,9 @@ async fn messages_are_stored_not_held_and_a_page_carries_each_threads_newest() {
     assert_eq!(newest(&["nobody"]), None);
 }
 
-#[tokio::test]
-async fn a_message_written_again_is_counted_once() {
+async fn a_message_written_again_is_counted_once(on: On) {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path()).unwrap();
+    let store = on.open(dir.path());
     store.append("s", said(1, 0)).await.unwrap();
     // The same message again, alone and in a batch with a new one.
     store.append("s", said(1, 0)).await.unwrap();
@@ -140,7 +145,7 @@ async fn a_message_written_again_is_counted_once() {
     assert_eq!(older.get("seat:1"), Some(&1));
     // Opened again, the counts read from the database agree.
     drop(store);
-    let store = Store::open(dir.path()).unwrap();
+    let store = on.open(dir.path());
     assert_eq!(store.page_snapshot(|_| None, PAGE).1, older);
 }
 

@@ -303,14 +303,18 @@ async fn a_worktree_removed_by_hand_is_made_again_at_the_next_wake_and_said_on_t
     let before = state.store.last_event_id();
     state.runtime.wake_only(Some(&[3])).await;
     // The note is recorded before the process starts: wait for both.
-    wait_for(&state, "the worktree made again and the agent started", |d| {
-        identity(d, 3).is_some_and(|i| {
-            i.notes
-                .iter()
-                .any(|n| n.text.contains("was removed: made again"))
-                && i.process_state.is_some_and(|p| p.is_live())
-        })
-    })
+    wait_for(
+        &state,
+        "the worktree made again and the agent started",
+        |d| {
+            identity(d, 3).is_some_and(|i| {
+                i.notes
+                    .iter()
+                    .any(|n| n.text.contains("was removed: made again"))
+                    && i.process_state.is_some_and(|p| p.is_live())
+            })
+        },
+    )
     .await;
     assert_eq!(
         std::fs::read_to_string(tree.join("kept.txt")).unwrap(),

@@ -1,0 +1,269 @@
+//! The store's contract (docs/DESIGN.md §4) on both databases, SQLite and PostgreSQL: events
+//! get strictly increasing, gap-free ids in the order they were committed, each caller's
+//! events together; batches are committed together (group commit); the documents are the
+//! reducer's fold of the log, in memory, after a reopen and at any point of the past. With
+//! `threads` and `follow` (also on both), and PostgreSQL's own faults: a schema from a newer
+//! soulgrid, a database that is not there.
+
+use std::collections::BTreeSet;
+
+use app::domain::docs::{commit, Docs};
+use app::domain::events::{Event, EventKind};
+use app::domain::reducer::apply;
+use proptest::prelude::*;
+use soulgrid::store::Store;
+
+use crate::common::{self, On};
+
+crate::on_both!(
+    concurrent_callers_get_gap_free_ids_and_the_documents_are_the_logs_fold,
+    the_past_is_the_fold_of_the_log_up_to_it,
+    arbitrary_batches_keep_the_contract,
+);
+
+fn said(seat: u8, i: usize) -> EventKind {
+    EventKind::UserMessage {
+        message_id: format!("m-{seat}-{i:05}"),
+        speaker_name: "Human".into(),
+        seat,
+        text: format!("line {i} to seat {seat}"),
+        target_agent: None,
+    }
+}
+
+fn error(seat: u8, i: usize) -> EventKind {
+    EventKind::RuntimeError {
+        seat: Some(seat),
+        message: format!("trouble {i}"),
+    }
+}
+
+fn fold(events: &[Event]) -> Docs {
+    let mut docs = Docs::new();
+    for e in events {
+        let writes = apply(&docs, e);
+        commit(&mut docs, writes);
+    }
+    docs
+}
+
+/// The whole log, read back.
+async fn log(store: &Store) -> Vec<Event> {
+    store.events_after(0, usize::MAX >> 1).await.unwrap()
+}
+
+/// Every id from 1 on, once, in order; the documents (messages too) the fold of the log.
+async fn holds(store: &Store) -> Vec<Event> {
+    let events = log(store).await;
+    let ids: Vec<u64> = events.iter().map(|e| e.id).collect();
+    assert_eq!(ids, (1..=ids.len() as u64).collect::<Vec<_>>());
+    assert_eq!(store.last_event_id(), ids.len() as u64);
+    assert_eq!(
+        store.snapshot().0,
+        fold(&events),
+        "the documents fold the log"
+    );
+    events
+}
+
+async fn concurrent_callers_get_gap_free_ids_and_the_documents_are_the_logs_fold(on: On) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = on.open(dir.path());
+    let mut live = store.subscribe();
+    let callers: Vec<_> = (0..8u8)
+        .map(|c| {
+            let store = store.clone();
+            tokio::spawn(async move {
+                let mut got = Vec::new();
+                for i in 0..40 {
+                    let kinds = (0..=(i % 3))
+                        .map(|j| {
+                            let n = i * 3 + j;
+                            if n % 5 == 0 {
+                                error(c + 1, n)
+                            } else {
+                                said(c % 8 + 1, c as usize * 1000 + n)
+                            }
+                        })
+                        .collect::<Vec<_>>();
+                    let want = kinds.len();
+                    let events = store.append_all("s", kinds).await.unwrap();
+                    assert_eq!(events.len(), want);
+                    // A caller's events are committed together, one after the other.
+                    assert!(events.windows(2).all(|w| w[1].id == w[0].id + 1));
+                    got.extend(events);
+                }
+                got
+            })
+        })
+        .collect();
+    let mut answered = Vec::new();
+    for c in callers {
+        answered.extend(c.await.unwrap());
+    }
+    let total = answered.len() as u64;
+    let events = holds(&store).await;
+    assert_eq!(events.len() as u64, total);
+    // What each caller was answered is what the log holds.
+    answered.sort_by_key(|e| e.id);
+    assert_eq!(
+        serde_json::to_value(&answered).unwrap(),
+        serde_json::to_value(&events).unwrap()
+    );
+    // Group commit: the events came in fewer transactions than there were events, in order.
+    let mut transactions = BTreeSet::new();
+    let mut seen = 0;
+    while let Ok(c) = live.try_recv() {
+        seen += 1;
+        assert_eq!(c.event.id, seen, "published in commit order");
+        transactions.insert(c.transaction);
+    }
+    assert_eq!(seen, total);
+    assert!(
+        (transactions.len() as u64) < total,
+        "{} transactions for {total} events",
+        transactions.len()
+    );
+    // Opened again, the documents are read back as they were.
+    let before = store.snapshot().0;
+    drop(store);
+    let store = on.open(dir.path());
+    assert_eq!(store.snapshot().0, before);
+    holds(&store).await;
+    // And ids go on from the last.
+    let next = store.append("s", said(1, 99_999)).await.unwrap();
+    assert_eq!(next.id, total + 1);
+}
+
+async fn the_past_is_the_fold_of_the_log_up_to_it(on: On) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = on.open(dir.path());
+    for i in 0..30 {
+        store
+            .append_all("s", vec![said(2, i), error(2, i)])
+            .await
+            .unwrap();
+    }
+    let events = holds(&store).await;
+    for at in [0u64, 1, 17, 31, 60] {
+        let (docs, ts) = store.docs_at(at).await.unwrap();
+        let upto = &events[..at as usize];
+        assert_eq!(docs, fold(upto), "after event {at}");
+        assert_eq!(ts, upto.last().map_or(0, |e| e.ts));
+    }
+}
+
+/// Batches of messages and other events, of any size, from several callers at once.
+fn batches() -> impl Strategy<Value = Vec<Vec<(bool, u8)>>> {
+    prop::collection::vec(prop::collection::vec((any::<bool>(), 1u8..=8), 1..6), 1..24)
+}
+
+async fn arbitrary_batches_keep_the_contract(on: On) {
+    let config = ProptestConfig {
+        cases: 6,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    };
+    let mut runner = proptest::test_runner::TestRunner::new(config);
+    let handle = tokio::runtime::Handle::current();
+    runner
+        .run(&batches(), |batches| {
+            let on = match &on {
+                On::Sqlite => On::Sqlite,
+                On::Postgres(_) => On::postgres(),
+            };
+            tokio::task::block_in_place(|| handle.block_on(case(on, batches)));
+            Ok(())
+        })
+        .unwrap();
+}
+
+async fn case(on: On, batches: Vec<Vec<(bool, u8)>>) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = on.open(dir.path());
+    let mut n = 0;
+    let calls: Vec<_> = batches
+        .into_iter()
+        .map(|batch| {
+            let kinds: Vec<EventKind> = batch
+                .into_iter()
+                .map(|(message, seat)| {
+                    n += 1;
+                    if message {
+                        said(seat, n)
+                    } else {
+                        error(seat, n)
+                    }
+                })
+                .collect();
+            let store = store.clone();
+            tokio::spawn(async move { store.append_all("p", kinds).await.unwrap() })
+        })
+        .collect();
+    for c in calls {
+        let events = c.await.unwrap();
+        assert!(events.windows(2).all(|w| w[1].id == w[0].id + 1));
+    }
+    let events = holds(&store).await;
+    assert_eq!(events.len(), n);
+    let before = store.snapshot().0;
+    drop(store);
+    assert_eq!(on.open(dir.path()).snapshot().0, before);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_schema_from_a_newer_soulgrid_is_refused_with_both_versions() {
+    let on = On::postgres();
+    let dir = tempfile::tempdir().unwrap();
+    drop(on.open(dir.path()));
+    let On::Postgres(url) = &on else {
+        unreachable!()
+    };
+    let url = url.clone();
+    std::thread::spawn(move || {
+        let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+        let applied: i64 = c
+            .query_one("SELECT COUNT(*) FROM soulgrid_migrations", &[])
+            .unwrap()
+            .get(0);
+        assert_eq!(
+            applied, 1,
+            "each migration recorded once, a reopen added none"
+        );
+        c.batch_execute("INSERT INTO soulgrid_migrations (version, name) VALUES (99, 'later')")
+            .unwrap();
+    })
+    .join()
+    .unwrap();
+    let err = Store::open_with(dir.path(), on.options())
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(
+        err.contains("version 99")
+            && err.contains(&format!("({})", soulgrid::store::SCHEMA_VERSION)),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn a_database_that_is_not_there_is_a_clear_startup_error() {
+    let _serial = crate::SERIAL.lock().await;
+    let dir = tempfile::tempdir().unwrap();
+    let port = common::free_port();
+    let url = format!("postgres://sg:secret@127.0.0.1:{port}/team");
+    let options = leptos::prelude::LeptosOptions::builder()
+        .output_name("soulgrid")
+        .build();
+    let err = soulgrid::boot(&common::config(dir.path(), &["--database", &url]), options)
+        .await
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(
+        err.contains("opening the store on postgres://sg:***@127.0.0.1")
+            && err.contains("PostgreSQL")
+            && !err.contains("secret"),
+        "{err}"
+    );
+}
