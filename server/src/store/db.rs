@@ -212,6 +212,25 @@ impl Db {
         }
     }
 
+    /// Waits up to `timeout` for a notification on a channel this connection listens to
+    /// (PostgreSQL's `LISTEN`); whether any came. All that came are taken: a storm of them is
+    /// one wake-up. SQLite has none: it waits the time out.
+    pub fn notified(&mut self, timeout: std::time::Duration) -> Result<bool, StoreError> {
+        match self {
+            Db::Sqlite(_) => {
+                std::thread::sleep(timeout);
+                Ok(false)
+            }
+            Db::Postgres(pg) => {
+                use postgres::fallible_iterator::FallibleIterator;
+                let mut n = pg.client().notifications();
+                let first = n.timeout_iter(timeout).next()?.is_some();
+                let more = n.iter().count()?;
+                Ok(first || more > 0)
+            }
+        }
+    }
+
     /// The SQLite connection, for what only SQLite does (its pragmas, its backup).
     pub fn sqlite(&self) -> Option<&rusqlite::Connection> {
         match self {

@@ -11,6 +11,7 @@ mod read;
 pub mod restore;
 mod schema;
 mod sync;
+mod tail;
 pub mod threads;
 mod writer;
 
@@ -71,6 +72,9 @@ pub struct Options {
     /// How many live events a follower may fall behind before it reads from the log instead
     /// (tests lower it to make followers lag).
     pub live_capacity: usize,
+    /// A replica: another server writes the log (PostgreSQL only); this store follows it
+    /// (`tail`) and refuses appends.
+    pub replica: bool,
 }
 
 impl Default for Options {
@@ -80,6 +84,7 @@ impl Default for Options {
             clock: crate::clock::Clock::system(),
             sync: fsync(),
             live_capacity: LIVE_CAPACITY,
+            replica: false,
         }
     }
 }
@@ -110,6 +115,10 @@ pub enum StoreError {
     NotDurable,
     #[error("the store is shut down")]
     Closed,
+    #[error("this server is a replica: another server writes the log")]
+    Replica,
+    #[error("a replica needs PostgreSQL (--database): SQLite has one server")]
+    ReplicaNeedsPostgres,
     #[error("{0}")]
     Import(String),
 }
@@ -142,7 +151,8 @@ pub struct Shared {
 /// A cheap, cloneable handle to the store.
 #[derive(Clone)]
 pub struct Store {
-    tx: mpsc::Sender<writer::Request>,
+    /// The writer's queue; `None` on a replica.
+    tx: Option<mpsc::Sender<writer::Request>>,
     shared: Arc<RwLock<Shared>>,
     reader: Arc<Mutex<Db>>,
     live: broadcast::Sender<Arc<Committed>>,
@@ -151,6 +161,8 @@ pub struct Store {
     history: Arc<history::History>,
     /// A sync failed: the store takes no more events (`sync`).
     stopped: Arc<AtomicBool>,
+    /// A replica's tail, stopped when the last handle goes.
+    _tail: Option<Arc<tail::Guard>>,
 }
 
 impl Store {
@@ -167,7 +179,11 @@ impl Store {
             clock,
             sync,
             live_capacity,
+            replica,
         } = options;
+        if replica && database == Database::Sqlite {
+            return Err(StoreError::ReplicaNeedsPostgres);
+        }
         std::fs::create_dir_all(data_dir).map_err(|source| StoreError::DataDir {
             path: data_dir.to_path_buf(),
             source,
@@ -204,12 +220,25 @@ impl Store {
             Database::Postgres(_) => sync::committed(),
         };
         let stage = sync::Stage::new(shared.clone(), live.clone(), &path, sync, stopped.clone());
-        let writer = db::off_runtime(|| writer::Writer::new(write_conn, docs, stage, clock))?;
-        let (tx, rx) = mpsc::channel(8192);
-        std::thread::Builder::new()
-            .name("store-writer".into())
-            .spawn(move || writer.run(rx))
-            .expect("spawning the store writer thread");
+        let (tx, tail) = match &database {
+            Database::Postgres(url) if replica => {
+                drop(write_conn);
+                (
+                    None,
+                    Some(Arc::new(tail::spawn(url.clone(), stage, shared.clone()))),
+                )
+            }
+            _ => {
+                let writer =
+                    db::off_runtime(|| writer::Writer::new(write_conn, docs, stage, clock))?;
+                let (tx, rx) = mpsc::channel(8192);
+                std::thread::Builder::new()
+                    .name("store-writer".into())
+                    .spawn(move || writer.run(rx))
+                    .expect("spawning the store writer thread");
+                (Some(tx), None)
+            }
+        };
         Ok(Store {
             tx,
             shared,
@@ -218,6 +247,7 @@ impl Store {
             past: Arc::new(Mutex::new(past)),
             history: Arc::new(history::History::new(HISTORY_SPACING)),
             stopped,
+            _tail: tail,
         })
     }
 
@@ -235,10 +265,10 @@ impl Store {
             },
             reply,
         };
-        self.tx
-            .send(request)
-            .await
-            .map_err(|_| StoreError::Closed)?;
+        let Some(tx) = &self.tx else {
+            return Err(StoreError::Replica);
+        };
+        tx.send(request).await.map_err(|_| StoreError::Closed)?;
         rx.await.map_err(|_| StoreError::Closed)?
     }
 

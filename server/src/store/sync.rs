@@ -169,7 +169,7 @@ impl Stage {
 
     /// Makes a durable batch visible: the shared documents and threads, then the live stream,
     /// then its callers.
-    fn publish(&self, job: Job) {
+    pub fn publish(&self, job: Job) {
         let Job {
             writes,
             committed,

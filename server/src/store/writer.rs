@@ -228,6 +228,14 @@ impl Writer {
                     }
                 }
             }
+            // Replicas following this database are told the newest id; PostgreSQL delivers it
+            // when (and only if) the transaction commits (`tail`).
+            if tx.kind() == super::db::Kind::Postgres {
+                tx.exec(
+                    "SELECT pg_notify($1, $2)",
+                    vals![super::tail::CHANNEL, last_id.to_string()],
+                )?;
+            }
             Ok(())
         });
         // Messages are not kept: stored, they are read from the database when asked for.

@@ -50,6 +50,7 @@ mod projects;
 mod protocol;
 mod provenance;
 mod quests;
+mod replicas;
 mod restart;
 mod rooms;
 mod router;
