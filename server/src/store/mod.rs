@@ -7,6 +7,7 @@
 pub mod db;
 mod follow;
 pub mod history;
+pub mod lease;
 mod read;
 pub mod restore;
 mod schema;
@@ -75,6 +76,9 @@ pub struct Options {
     /// A replica: another server writes the log (PostgreSQL only); this store follows it
     /// (`tail`) and refuses appends.
     pub replica: bool,
+    /// The leader's fencing token (`lease`): every append checks the lease is still held
+    /// with it, in its own transaction (PostgreSQL only).
+    pub fence: Option<i64>,
 }
 
 impl Default for Options {
@@ -85,6 +89,7 @@ impl Default for Options {
             sync: fsync(),
             live_capacity: LIVE_CAPACITY,
             replica: false,
+            fence: None,
         }
     }
 }
@@ -115,6 +120,8 @@ pub enum StoreError {
     NotDurable,
     #[error("the store is shut down")]
     Closed,
+    #[error("the lease this server held with token {0} is not its own any more: another server leads; nothing was stored")]
+    Fenced(i64),
     #[error("this server is a replica: another server writes the log")]
     Replica,
     #[error("a replica needs PostgreSQL (--database): SQLite has one server")]
@@ -180,6 +187,7 @@ impl Store {
             sync,
             live_capacity,
             replica,
+            fence,
         } = options;
         if replica && database == Database::Sqlite {
             return Err(StoreError::ReplicaNeedsPostgres);
@@ -230,7 +238,7 @@ impl Store {
             }
             _ => {
                 let writer =
-                    db::off_runtime(|| writer::Writer::new(write_conn, docs, stage, clock))?;
+                    db::off_runtime(|| writer::Writer::new(write_conn, docs, stage, clock, fence))?;
                 let (tx, rx) = mpsc::channel(8192);
                 std::thread::Builder::new()
                     .name("store-writer".into())

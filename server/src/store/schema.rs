@@ -100,11 +100,18 @@ fn threads(conn: &Connection) -> rusqlite::Result<()> {
 
 /// PostgreSQL's schema, one migration at a time, each applied once and recorded in
 /// `soulgrid_migrations` (version, name, when).
-const MIGRATIONS: &[(i64, &str, &str)] = &[(
-    1,
-    "store",
-    include_str!("../../migrations/postgres/0001_store.sql"),
-)];
+const MIGRATIONS: &[(i64, &str, &str)] = &[
+    (
+        1,
+        "store",
+        include_str!("../../migrations/postgres/0001_store.sql"),
+    ),
+    (
+        2,
+        "lease",
+        include_str!("../../migrations/postgres/0002_lease.sql"),
+    ),
+];
 
 /// The newest schema this build knows.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS[MIGRATIONS.len() - 1].0;

@@ -41,6 +41,8 @@ pub struct Writer {
     clock: crate::clock::Clock,
     /// Transactions committed since the store was opened.
     transactions: u64,
+    /// The leader's fencing token, checked in every transaction (`lease::check`).
+    fence: Option<i64>,
 }
 
 impl Writer {
@@ -52,6 +54,7 @@ impl Writer {
         docs: Docs,
         stage: Stage,
         clock: crate::clock::Clock,
+        fence: Option<i64>,
     ) -> Result<Self, StoreError> {
         if let Some(c) = conn.sqlite() {
             c.pragma_update(None, "synchronous", "NORMAL")?;
@@ -65,6 +68,7 @@ impl Writer {
             stage,
             clock,
             transactions: 0,
+            fence,
         })
     }
 
@@ -119,6 +123,17 @@ impl Writer {
                 Err(e) => break e,
             }
         };
+        if let StoreError::Fenced(token) = error {
+            tracing::error!(
+                token,
+                requests = batch.len(),
+                "an append was fenced off: another server leads"
+            );
+            for req in batch.drain(..) {
+                let _ = req.reply.send(Err(StoreError::Fenced(token)));
+            }
+            return Vec::new();
+        }
         if batch.len() > 1 && !is_busy(&error) {
             tracing::warn!(error = %error, "a batch failed; its requests are tried one by one");
             return batch
@@ -174,9 +189,13 @@ impl Writer {
             last_ts,
             clock,
             transactions,
+            fence,
             ..
         } = self;
         let outcome = conn.in_transaction(|tx| {
+            if let Some(token) = fence {
+                super::lease::check(tx, *token)?;
+            }
             for req in batch {
                 let mut appended = Vec::with_capacity(req.events.kinds.len());
                 for kind in &req.events.kinds {

@@ -1,12 +1,14 @@
 //! Replicas on one PostgreSQL database: a store opened as a replica follows the log another
 //! store writes (`LISTEN/NOTIFY`, catching up from the table), hands every event to its own
 //! followers once and in order, holds the same documents and threads, refuses appends, and
-//! catches up after its connection is dropped.
+//! catches up after its connection is dropped. One lease row says which server leads; its
+//! token fences the leader's appends.
 
 use std::time::Duration;
 
 use app::domain::docs::page::PAGE;
 use app::domain::events::EventKind;
+use soulgrid::store::lease::Lease;
 use soulgrid::store::{Options, Store, StoreError};
 
 use crate::common::On;
@@ -148,4 +150,129 @@ async fn a_replica_needs_postgres() {
     .err()
     .expect("refused");
     assert!(matches!(err, StoreError::ReplicaNeedsPostgres), "{err}");
+}
+
+/// Runs `f` on a thread of its own (the lease's calls block).
+fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::spawn(f).join().unwrap()
+}
+
+fn lease(url: &str, owner: &str, span_ms: u64) -> std::sync::Arc<Lease> {
+    let (url, owner) = (url.to_string(), owner.to_string());
+    blocking(move || {
+        std::sync::Arc::new(
+            Lease::connect(
+                &url,
+                &owner,
+                &format!("http://{owner}"),
+                Duration::from_millis(span_ms),
+            )
+            .unwrap(),
+        )
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn of_two_servers_racing_for_the_lease_one_wins_and_it_passes_on_when_let_go() {
+    let On::Postgres(url) = On::postgres() else {
+        unreachable!()
+    };
+    let (a, b) = (lease(&url, "a", 60_000), lease(&url, "b", 60_000));
+    // Both at once, from their own threads, ten times on the same row: one taking each time.
+    let barrier = std::sync::Arc::new(std::sync::Barrier::new(2));
+    let race = |l: std::sync::Arc<Lease>, barrier: std::sync::Arc<std::sync::Barrier>| {
+        std::thread::spawn(move || {
+            barrier.wait();
+            l.take().unwrap()
+        })
+    };
+    let ta = race(a.clone(), barrier.clone());
+    let tb = race(b.clone(), barrier.clone());
+    let (ta, tb) = (ta.join().unwrap(), tb.join().unwrap());
+    assert!(
+        ta.is_some() != tb.is_some(),
+        "exactly one wins: {ta:?} {tb:?}"
+    );
+    let (winner, loser, token) = match (ta, tb) {
+        (Some(t), None) => (a, b, t),
+        (None, Some(t)) => (b, a, t),
+        _ => unreachable!(),
+    };
+    let held = blocking({
+        let loser = loser.clone();
+        move || loser.holder().unwrap().unwrap()
+    });
+    assert_eq!(
+        (held.owner.as_str(), held.token, held.live),
+        (winner.owner(), token, true)
+    );
+    assert_eq!(held.address, format!("http://{}", winner.owner()));
+    let (w, l) = (winner.clone(), loser.clone());
+    blocking(move || {
+        assert!(w.renew(token).unwrap(), "the holder renews");
+        assert!(!l.renew(token).unwrap(), "another cannot renew it");
+        assert_eq!(l.take().unwrap(), None, "nor take it while it is live");
+        w.release(token).unwrap();
+        assert_eq!(
+            l.take().unwrap(),
+            Some(token + 1),
+            "let go, it is taken at once"
+        );
+        assert!(!w.renew(token).unwrap(), "the old holder's token is spent");
+    });
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_leader_whose_lease_lapsed_or_was_taken_is_fenced_and_stores_nothing() {
+    let on = On::postgres();
+    let On::Postgres(url) = on.clone() else {
+        unreachable!()
+    };
+    let a = lease(&url, "a", 400);
+    let token = blocking({
+        let a = a.clone();
+        move || a.take().unwrap().unwrap()
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open_with(
+        dir.path(),
+        Options {
+            fence: Some(token),
+            ..on.options()
+        },
+    )
+    .unwrap();
+    store.append("s", said(1, 0)).await.unwrap();
+    // Lapsed on the database's clock, taken by nobody: refused all the same.
+    let b = lease(&url, "b", 60_000);
+    while blocking({
+        let b = b.clone();
+        move || b.holder().unwrap().unwrap().live
+    }) {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(matches!(
+        store.append("s", said(1, 1)).await,
+        Err(StoreError::Fenced(t)) if t == token
+    ));
+    // Taken by another: refused, and the taker's store reads the log as the first left it.
+    let taken = blocking({
+        let b = b.clone();
+        move || b.take().unwrap()
+    });
+    assert_eq!(taken, Some(token + 1));
+    assert!(matches!(
+        store.append_all("s", vec![said(1, 2), said(1, 3)]).await,
+        Err(StoreError::Fenced(_))
+    ));
+    let next = Store::open_with(
+        tempfile::tempdir().unwrap().path(),
+        Options {
+            fence: taken,
+            ..on.options()
+        },
+    )
+    .unwrap();
+    assert_eq!(next.last_event_id(), 1);
+    assert_eq!(next.append("s", said(1, 4)).await.unwrap().id, 2);
 }

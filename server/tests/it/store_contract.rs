@@ -227,7 +227,8 @@ async fn a_schema_from_a_newer_soulgrid_is_refused_with_both_versions() {
             .unwrap()
             .get(0);
         assert_eq!(
-            applied, 1,
+            applied,
+            soulgrid::store::SCHEMA_VERSION,
             "each migration recorded once, a reopen added none"
         );
         c.batch_execute("INSERT INTO soulgrid_migrations (version, name) VALUES (99, 'later')")
