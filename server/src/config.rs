@@ -55,6 +55,16 @@ pub struct Config {
     )]
     pub database: Option<crate::store::Database>,
 
+    /// Where the other servers of the team reach this one (`host:port`), when it is not
+    /// `--addr` (several servers on one PostgreSQL database: followers forward to the leader).
+    #[arg(long, env = "SOULGRID_ADVERTISE")]
+    pub advertise: Option<SocketAddr>,
+
+    /// How long the leader's lease lasts without a renewal (it renews every third of it): a
+    /// follower takes over within this much of the leader's death, plus a few seconds.
+    #[arg(long, env = "SOULGRID_LEASE", default_value = "10s", value_parser = parse_duration)]
+    pub lease: Duration,
+
     /// How many live events a follower of the log may fall behind before it reads from the log
     /// instead. A test setting: lowered, it makes every follower lag.
     #[arg(long, hide = true, default_value_t = crate::store::LIVE_CAPACITY)]

@@ -34,7 +34,14 @@ pub enum AppError {
     /// Too many of this kind of request at once; trying again in a moment will work.
     #[error("{0}")]
     Busy(String),
+    /// No server leads the team now (`cluster`), or this one just stopped leading: one will in
+    /// moments (`Retry-After`).
+    #[error("{0}")]
+    Leaderless(String),
 }
+
+/// What a request told to wait for a leader waits, in seconds.
+pub const LEADERLESS_RETRY_SECS: u32 = 2;
 
 impl AppError {
     fn status(&self) -> StatusCode {
@@ -45,7 +52,9 @@ impl AppError {
             AppError::NotFound | AppError::NoSuch(_) => StatusCode::NOT_FOUND,
             AppError::Conflict(_) => StatusCode::CONFLICT,
             AppError::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
-            AppError::Store(_) | AppError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            AppError::Store(_) | AppError::Unavailable(_) | AppError::Leaderless(_) => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
             AppError::Busy(_) => StatusCode::TOO_MANY_REQUESTS,
         }
     }
@@ -56,6 +65,7 @@ impl From<StoreError> for AppError {
         match e {
             // Says nothing internal, and what to do: the client is told (the log has the cause).
             StoreError::NotDurable => AppError::Unavailable(e.to_string()),
+            StoreError::Fenced(_) | StoreError::Replica => AppError::Leaderless(e.to_string()),
             e => AppError::Store(e),
         }
     }
@@ -90,6 +100,13 @@ impl IntoResponse for AppError {
         let body = app::contract::ApiError {
             error: self.to_string(),
         };
-        (self.status(), Json(body)).into_response()
+        let mut response = (self.status(), Json(body)).into_response();
+        if let AppError::Leaderless(_) = self {
+            response.headers_mut().insert(
+                axum::http::header::RETRY_AFTER,
+                LEADERLESS_RETRY_SECS.into(),
+            );
+        }
+        response
     }
 }

@@ -1,6 +1,7 @@
 //! The Soulgrid server: axum + leptos_axum, one folder per edge.
 
 pub mod clock;
+pub mod cluster;
 pub mod config;
 pub mod data_dir;
 pub mod error;
@@ -43,6 +44,18 @@ pub async fn boot_with_clock(
     leptos_options: LeptosOptions,
     clock: Clock,
 ) -> anyhow::Result<AppState> {
+    boot_as(config, leptos_options, clock, cluster::Part::Single).await
+}
+
+/// As [`boot_with_clock`], as one `part` of a team served by several servers (`cluster`): the
+/// leader runs the runtime, its appends fenced by its lease; a follower only serves what the
+/// store holds (a replica of the log), its runtime never started.
+pub async fn boot_as(
+    config: &Config,
+    leptos_options: LeptosOptions,
+    clock: Clock,
+    part: cluster::Part,
+) -> anyhow::Result<AppState> {
     let security = Security::new(config.addr, config.token.clone()).map_err(anyhow::Error::msg)?;
     let agents = &config.agents;
     if agents.approvals == runtime::ApprovalMode::LeadFirst
@@ -57,9 +70,14 @@ pub async fn boot_with_clock(
     }
     // Before anything is read or written: a second server on this directory stops here.
     // Off the async threads: a gone holder's lock is waited for (moments, bounded).
-    let dir = config.data_dir.clone();
-    let data_dir_lock =
-        Arc::new(tokio::task::spawn_blocking(move || data_dir::DataDirLock::take(&dir)).await??);
+    // A server of a cluster took it once for all its parts (`cluster::run`).
+    let data_dir_lock = match part.lock() {
+        Some(lock) => lock,
+        None => {
+            let dir = config.data_dir.clone();
+            Arc::new(tokio::task::spawn_blocking(move || data_dir::DataDirLock::take(&dir)).await??)
+        }
+    };
     let database = config.database.clone().unwrap_or_default();
     let shown = match database {
         store::Database::Sqlite => format!("in {}", config.data_dir.display()),
@@ -69,6 +87,11 @@ pub async fn boot_with_clock(
     let store = {
         let (dir, clock) = (config.data_dir.clone(), clock.clone());
         let live_capacity = config.live_capacity;
+        let (replica, fence) = match &part {
+            cluster::Part::Single => (false, None),
+            cluster::Part::Leader { fence, .. } => (false, Some(*fence)),
+            cluster::Part::Follower { .. } => (true, None),
+        };
         // Off the async threads: connecting and reading the documents block.
         tokio::task::spawn_blocking(move || {
             Store::open_with(
@@ -77,6 +100,8 @@ pub async fn boot_with_clock(
                     database,
                     clock,
                     live_capacity,
+                    replica,
+                    fence,
                     ..Default::default()
                 },
             )
@@ -85,7 +110,11 @@ pub async fn boot_with_clock(
         .map_err(|e| anyhow::anyhow!("opening the store {shown}: {e}"))?
     };
     let human = config.human_name();
-    let session = session::start(&store, &config.lead_name, &human).await?;
+    let role = part.role();
+    let session = match part {
+        cluster::Part::Follower { .. } => session::Session::none(),
+        _ => session::start(&store, &config.lead_name, &human).await?,
+    };
     let shutdown = CancellationToken::new();
     // A bad process template stops the start here, naming its file and line.
     let templates =
@@ -123,6 +152,27 @@ pub async fn boot_with_clock(
         shutdown.clone(),
         clock.clone(),
     );
+    if role.is_follower() {
+        // Nothing runs here: the leader runs the team.
+        forget_idle_history(&store, &shutdown);
+        return Ok(AppState {
+            leptos_options,
+            store,
+            session,
+            runtime,
+            lead_name: config.lead_name.clone().into(),
+            human_name: human.into(),
+            security: Arc::new(security),
+            shutdown,
+            claude_label: label.into(),
+            idempotency: Default::default(),
+            sse: Default::default(),
+            spectators: Default::default(),
+            data_dir_lock,
+            team: config.team.clone().into(),
+            role,
+        });
+    }
     runtime.watch_mail().await;
     // Branches carried in by an import, into their projects before any agent starts.
     runtime.projects().bring_carried().await;
@@ -164,6 +214,7 @@ pub async fn boot_with_clock(
         spectators: Default::default(),
         data_dir_lock,
         team: config.team.clone().into(),
+        role,
     })
 }
 

@@ -49,6 +49,20 @@ async fn main() -> anyhow::Result<()> {
     // `/healthz` answers is a clean stop, not the default action's kill (a loaded CI run met
     // that window when the handler was set up on the shutdown future's first poll).
     let stop = shutdown_signal()?;
+    // On PostgreSQL several servers may share the team: one leads, the others follow.
+    if let Some(soulgrid::store::Database::Postgres(url)) = &config.database {
+        let stopping = tokio_util::sync::CancellationToken::new();
+        tokio::spawn({
+            let stopping = stopping.clone();
+            async move {
+                stop.await;
+                stopping.cancel();
+            }
+        });
+        soulgrid::cluster::run(&config, leptos, url, stopping).await?;
+        tracing::info!("soulgrid stopped");
+        return Ok(());
+    }
     let state = soulgrid::boot(&config, leptos).await?;
     let listener = tokio::net::TcpListener::bind(config.addr)
         .await

@@ -13,6 +13,11 @@ use crate::store::{Store, StoreError};
 pub struct Session(RwLock<Arc<str>>);
 
 impl Session {
+    /// No session: a follower (`cluster`) records nothing; the leader's session is the team's.
+    pub fn none() -> Arc<Session> {
+        Arc::new(Session(RwLock::new(Arc::from(""))))
+    }
+
     pub fn id(&self) -> Arc<str> {
         self.0.read().unwrap_or_else(|p| p.into_inner()).clone()
     }

@@ -39,6 +39,8 @@ pub struct AppState {
     pub team: Arc<str>,
     /// Who watches through a watch link: last uses, and what ends their streams on revoke.
     pub spectators: Arc<crate::spectators::Spectators>,
+    /// Whether this server leads the team or follows (`cluster`).
+    pub role: Arc<crate::cluster::Role>,
 }
 
 impl AppState {

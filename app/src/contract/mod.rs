@@ -156,6 +156,12 @@ pub struct DocsResponse {
 #[serde(rename_all = "camelCase")]
 pub struct Health {
     pub ok: bool,
+    /// `"leader"` or `"follower"`, when several servers share the team (PostgreSQL).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
+    /// Where the leader answers, on a follower that knows of one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub leader: Option<String>,
     #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
     pub server: Option<HealthDetail>,
 }
@@ -165,6 +171,8 @@ impl Health {
     pub fn default_ok() -> Self {
         Health {
             ok: true,
+            role: None,
+            leader: None,
             server: None,
         }
     }

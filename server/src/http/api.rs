@@ -35,13 +35,19 @@ pub async fn healthz(
         Some(_) => StatusCode::SERVICE_UNAVAILABLE,
         None => StatusCode::OK,
     };
+    let (role, leader) = state.role.shown().map_or((None, None), |(role, leader)| {
+        (Some(role.to_string()), leader)
+    });
     if anonymous.is_some() {
         let mut health = Health::default_ok();
         health.ok = problem.is_none();
+        (health.role, health.leader) = (role, leader);
         return (status, Json(health));
     }
     let health = Health {
         ok: problem.is_none(),
+        role,
+        leader,
         server: Some(HealthDetail {
             claude: state.claude_label.to_string(),
             simulated: state.runtime.config().simulated,

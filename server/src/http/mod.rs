@@ -127,6 +127,11 @@ pub fn router(state: AppState) -> Router {
         .layer(RequestBodyLimitLayer::new(MAX_BODY_BYTES));
     bundles
         .merge(rest)
+        // A follower hands what it cannot answer to the leader (after the checks below).
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            crate::cluster::forward::guard,
+        ))
         .layer(axum::middleware::from_fn_with_state(
             heavy::HeavyReads::default(),
             heavy::guard,

@@ -62,7 +62,9 @@ impl Lease {
         self.span.as_millis().min(i64::MAX as u128) as i64
     }
 
-    /// Takes the lease if nobody holds it (never held, lapsed or let go): its new token.
+    /// Takes the lease if nobody holds it (never held, lapsed or let go), or if this owner
+    /// does (a server restarted on its data directory, whose lock says the one before is
+    /// gone): its new token.
     pub fn take(&self) -> Result<Option<i64>, StoreError> {
         let mut db = self.db.lock().unwrap_or_else(|p| p.into_inner());
         db.row(
@@ -70,7 +72,7 @@ impl Lease {
              VALUES (1, $1, $2, 1, clock_timestamp() + $3::bigint * interval '1 millisecond')
              ON CONFLICT (id) DO UPDATE SET owner = $1, address = $2, token = l.token + 1,
                  expires_at = EXCLUDED.expires_at
-             WHERE l.expires_at < clock_timestamp()
+             WHERE l.expires_at < clock_timestamp() OR l.owner = $1
              RETURNING token",
             vals![self.owner.as_str(), self.address.as_str(), self.ms()],
         )?

@@ -28,6 +28,7 @@ mod belief;
 mod budgets;
 mod channel;
 mod external;
+mod failover;
 mod follow;
 mod fuzz;
 mod hall;

@@ -276,3 +276,65 @@ async fn a_leader_whose_lease_lapsed_or_was_taken_is_fenced_and_stores_nothing()
     assert_eq!(next.last_event_id(), 1);
     assert_eq!(next.append("s", said(1, 4)).await.unwrap().id, 2);
 }
+
+/// A follower serves the page, the documents and `/healthz` from its replica; with no leader
+/// to hand them to, writes and the leader's reads are answered 503 with `Retry-After`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_follower_without_a_leader_serves_reads_and_asks_writes_to_wait() {
+    use crate::common::{call, get, post_json};
+    use soulgrid::cluster::{Part, Role};
+    let _serial = crate::SERIAL.lock().await;
+    let on = On::postgres();
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    // A log another server wrote.
+    let leader = on.open(a.path());
+    leader.append("s", said(1, 0)).await.unwrap();
+    let flags = on.flags();
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    let config = crate::common::config(b.path(), &flags);
+    let lock = std::sync::Arc::new(soulgrid::data_dir::DataDirLock::take(b.path()).unwrap());
+    let part = Part::Follower {
+        role: Role::follower(None),
+        lock,
+    };
+    let options = leptos::prelude::LeptosOptions::builder()
+        .output_name("soulgrid")
+        .build();
+    let state = soulgrid::boot_as(&config, options, soulgrid::clock::Clock::system(), part)
+        .await
+        .unwrap();
+    let router = soulgrid::http::router(state.clone());
+    let health = call(&router, get("/healthz")).await;
+    assert_eq!(health.status.as_u16(), 200);
+    assert_eq!(health.json()["role"], "follower");
+    let docs = call(&router, get("/api/docs")).await;
+    assert_eq!(
+        (docs.status.as_u16(), docs.json()["lastEventId"].as_u64()),
+        (200, Some(1))
+    );
+    assert_eq!(call(&router, get("/")).await.status.as_u16(), 200);
+    for reply in [
+        call(
+            &router,
+            post_json("/api/send", serde_json::json!({"text": "hi"})),
+        )
+        .await,
+        call(&router, get("/api/hall")).await,
+    ] {
+        assert_eq!(reply.status.as_u16(), 503, "{}", reply.body);
+        assert_eq!(
+            reply
+                .headers
+                .get("retry-after")
+                .and_then(|v| v.to_str().ok()),
+            Some("2")
+        );
+        assert!(reply.json()["error"]
+            .as_str()
+            .unwrap()
+            .contains("no server leads"));
+    }
+    // Nothing was recorded by the follower: no session of its own.
+    assert_eq!(state.store.last_event_id(), 1);
+    state.shutdown.cancel();
+}

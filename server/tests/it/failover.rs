@@ -1,0 +1,204 @@
+//! Two servers on one PostgreSQL database: the first leads, the second follows (its `/healthz`
+//! says so and names the leader) and hands writes to the leader. Sends go through both while
+//! the leader is killed with SIGKILL: the follower takes the lapsed lease and serves as the
+//! leader within the lease's time and five seconds; every acknowledged send is stored once
+//! under the id it was acknowledged with; the ids have no gap; and an event stream on the
+//! surviving server (reconnecting with `Last-Event-ID`, as a browser does) sees each event
+//! once, in order.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use app::domain::events::EventKind;
+use serde_json::Value;
+
+use crate::common::{body_json, raw_request, On, ServerProcess};
+
+const LEASE: Duration = Duration::from_secs(2);
+
+async fn health(port: u16) -> Option<Value> {
+    body_json(&raw_request(port, "GET", "/healthz", None).await?)
+}
+
+async fn role(port: u16) -> Option<String> {
+    Some(health(port).await?["role"].as_str()?.to_string())
+}
+
+/// Follows `/api/events` on `port` from the start, as a browser's `EventSource` does: on a
+/// dropped stream it connects again with the last id it saw. Every id, in the order seen.
+fn stream(port: u16, seen: Arc<Mutex<Vec<u64>>>, until: Arc<std::sync::atomic::AtomicU64>) {
+    tokio::spawn(async move {
+        use futures::StreamExt;
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let client = reqwest::Client::new();
+        loop {
+            let last = seen.lock().unwrap().last().copied().unwrap_or(0);
+            if last > 0 && last >= until.load(Ordering::SeqCst) {
+                return;
+            }
+            let asked = client
+                .get(format!("http://127.0.0.1:{port}/api/events"))
+                .header("last-event-id", last.to_string())
+                .send()
+                .await;
+            let Ok(answer) = asked else {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            };
+            let mut body = answer.bytes_stream();
+            let mut buf = String::new();
+            while let Some(Ok(chunk)) = body.next().await {
+                buf.push_str(&String::from_utf8_lossy(&chunk));
+                let (events, rest) = crate::common::parse_sse(&buf);
+                buf = rest;
+                let mut seen = seen.lock().unwrap();
+                seen.extend(events.iter().filter_map(|e| e.id));
+                let done = seen
+                    .last()
+                    .is_some_and(|l| *l >= until.load(Ordering::SeqCst));
+                drop(seen);
+                if done {
+                    return;
+                }
+            }
+        }
+    });
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_leader_killed_under_load_is_replaced_and_nothing_acknowledged_is_lost() {
+    const TOTAL: usize = 1_000;
+    const WORKERS: usize = 16;
+    let on = On::postgres();
+    let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let mut args = vec![
+        "--claude-cmd".to_string(),
+        "/nonexistent/claude".into(),
+        "--lease".into(),
+        "2s".into(),
+    ];
+    args.extend(on.flags());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let leader = ServerProcess::start_with(dir_a.path(), &args).await;
+    assert_eq!(role(leader.port).await.as_deref(), Some("leader"));
+    let follower = ServerProcess::start_with(dir_b.path(), &args).await;
+    let said = health(follower.port).await.unwrap();
+    assert_eq!(said["role"], "follower", "{said}");
+    assert_eq!(said["leader"], format!("http://127.0.0.1:{}", leader.port));
+    let (a, b) = (leader.port, follower.port);
+
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let until = Arc::new(std::sync::atomic::AtomicU64::new(u64::MAX));
+    stream(b, seen.clone(), until.clone());
+
+    let next = Arc::new(AtomicUsize::new(0));
+    let acked = Arc::new(AtomicUsize::new(0));
+    let workers: Vec<_> = (0..WORKERS)
+        .map(|w| {
+            let (next, acked) = (next.clone(), acked.clone());
+            tokio::spawn(async move {
+                let mut mine = Vec::new();
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    if i >= TOTAL {
+                        return mine;
+                    }
+                    // Half through each server; a send that is not answered 2xx is not retried.
+                    let port = if (w + i) % 2 == 0 { a } else { b };
+                    let body = serde_json::json!({ "text": format!("failover-{i}") }).to_string();
+                    let reply = raw_request(port, "POST", "/api/send", Some(&body)).await;
+                    match reply {
+                        Some(r) if r.starts_with("HTTP/1.1 2") => {
+                            let id = body_json(&r).and_then(|v| v["eventId"].as_u64()).unwrap();
+                            mine.push((format!("failover-{i}"), id));
+                            acked.fetch_add(1, Ordering::SeqCst);
+                        }
+                        Some(r) if r.starts_with("HTTP/1.1 503") => {
+                            assert!(r.to_ascii_lowercase().contains("retry-after:"), "{r}");
+                            tokio::time::sleep(Duration::from_millis(50)).await;
+                        }
+                        _ => tokio::time::sleep(Duration::from_millis(20)).await,
+                    }
+                }
+            })
+        })
+        .collect();
+    while acked.load(Ordering::SeqCst) < 300 {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    leader.kill().await;
+    let killed = Instant::now();
+    // The follower takes over.
+    loop {
+        if role(b).await.as_deref() == Some("leader") {
+            break;
+        }
+        assert!(
+            killed.elapsed() < LEASE + Duration::from_secs(5),
+            "no new leader within the lease and five seconds"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let takeover = killed.elapsed();
+    let mut acknowledged = Vec::new();
+    for w in workers {
+        acknowledged.extend(w.await.unwrap());
+    }
+    assert!(
+        acknowledged.len() > 300 && acknowledged.len() < TOTAL,
+        "some sends were answered by the new leader, some were lost with the old: {}",
+        acknowledged.len()
+    );
+    assert!(
+        acknowledged.iter().any(|(_, id)| *id > 300),
+        "the new leader took sends"
+    );
+
+    let store = on.open(tempfile::tempdir().unwrap().path());
+    let events = store.events_after(0, usize::MAX >> 1).await.unwrap();
+    let ids: Vec<u64> = events.iter().map(|e| e.id).collect();
+    assert_eq!(ids, (1..=ids.len() as u64).collect::<Vec<_>>(), "no gap");
+    let mut by_text: HashMap<String, Vec<u64>> = HashMap::new();
+    for e in &events {
+        if let EventKind::UserMessage { text, .. } = &e.kind {
+            by_text.entry(text.clone()).or_default().push(e.id);
+        }
+    }
+    for (text, id) in &acknowledged {
+        assert_eq!(
+            by_text.get(text),
+            Some(&vec![*id]),
+            "{text} acknowledged as {id}"
+        );
+    }
+    // The dead leader's session was ended by the new one, which began its own.
+    let sessions: Vec<_> = events
+        .iter()
+        .filter(|e| {
+            matches!(
+                e.kind,
+                EventKind::SessionStart { .. } | EventKind::SessionEnd { .. }
+            )
+        })
+        .map(|e| e.kind.type_name())
+        .collect();
+    assert_eq!(sessions, ["session_start", "session_end", "session_start"]);
+
+    // The stream on the surviving server: every event once, in order.
+    let last = *ids.last().unwrap();
+    until.store(last, Ordering::SeqCst);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while seen.lock().unwrap().last().copied().unwrap_or(0) < last {
+        assert!(
+            Instant::now() < deadline,
+            "the stream stopped at {:?}",
+            seen.lock().unwrap().last()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(*seen.lock().unwrap(), ids, "each event once, in order");
+    eprintln!("failover: a new leader served {takeover:?} after the kill");
+    follower.stop().await;
+}
