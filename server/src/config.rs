@@ -179,10 +179,21 @@ pub enum Command {
         file: PathBuf,
     },
     /// Copy the store while the server runs (SQLite's online backup), checked, into a new
-    /// data directory DEST: start the server on DEST to restore it.
+    /// data directory DEST: start the server on DEST to restore it. A store in PostgreSQL
+    /// (`--database`) is backed up as an export, `DEST/team.export` (`soulgrid import`).
     Backup {
         /// The directory to create the copy in.
         dest: PathBuf,
+    },
+    /// Move a team's log from its SQLite store into an empty PostgreSQL database; the agents'
+    /// folders stay in the data directory (start the server on it with `--database TO`).
+    Migrate {
+        /// The SQLite store: `data/soulgrid.db` (or its data directory).
+        #[arg(long)]
+        from: PathBuf,
+        /// The PostgreSQL database: `postgres://user@host:port/name`.
+        #[arg(long, value_parser = database)]
+        to: crate::store::Database,
     },
 }
 

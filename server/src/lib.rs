@@ -193,6 +193,7 @@ pub async fn boot_as(
     if let Some(every) = config.backup_every {
         portable::backup::keep_backing_up(
             config.data_dir.clone(),
+            config.database.clone().unwrap_or_default(),
             every,
             config.backup_keep,
             clock,

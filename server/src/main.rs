@@ -18,7 +18,10 @@ async fn main() -> anyhow::Result<()> {
         None | Some(Command::Serve) => {}
         Some(other) => {
             // One line on failure, and a non-zero exit.
-            if let Err(e) = soulgrid::portable::cli::run(other, &config) {
+            // Blocking work (files, the database's blocking client): off the async threads.
+            if let Err(e) =
+                tokio::task::block_in_place(|| soulgrid::portable::cli::run(other, &config))
+            {
                 eprintln!("soulgrid: {e}");
                 std::process::exit(1);
             }

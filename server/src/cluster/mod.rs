@@ -174,14 +174,36 @@ pub async fn run(
         )
     };
     let mut taken = None;
+    // A part that fails once another was served (the database gone a while) is tried again,
+    // with backoff; the first one failing is a startup error.
+    let mut served = false;
+    let mut backoff = Duration::from_millis(200);
     while !stop.is_cancelled() {
-        let token = match taken.take() {
-            Some(t) => Some(t),
-            None => blocking(&lease, |l| l.take()).await?,
+        let part = async {
+            let token = match taken.take() {
+                Some(t) => Some(t),
+                None => blocking(&lease, |l| l.take()).await?,
+            };
+            match token {
+                Some(fence) => lead(config, leptos.clone(), (&lease, &lock), fence, &stop)
+                    .await
+                    .map(|()| None),
+                None => follow(config, leptos.clone(), (&lease, &lock), &stop).await,
+            }
         };
-        match token {
-            Some(fence) => lead(config, leptos.clone(), (&lease, &lock), fence, &stop).await?,
-            None => taken = follow(config, leptos.clone(), (&lease, &lock), &stop).await?,
+        match part.await {
+            Ok(next) => {
+                (taken, served, backoff) = (next, true, Duration::from_millis(200));
+            }
+            Err(e) if served => {
+                tracing::error!(error = %e, retry_in = ?backoff, "this server could not go on (is the database there?); it tries again");
+                tokio::select! {
+                    _ = stop.cancelled() => break,
+                    _ = tokio::time::sleep(backoff) => {}
+                }
+                backoff = (backoff * 2).min(Duration::from_secs(5));
+            }
+            Err(e) => return Err(e),
         }
     }
     Ok(())

@@ -63,14 +63,20 @@ pub async fn export(
     let data_dir = state.runtime.config().data_dir.clone();
     let team = state.team.to_string();
     let clock = state.runtime.clock().clone();
+    let database = state.store.database().clone();
     tokio::task::spawn_blocking(move || {
         // One of the few heavy reads at once until the whole export is read.
         let _permit = permit;
         let errors = tx.clone();
         let mut out = std::io::BufWriter::with_capacity(64 * 1024, ChannelWriter(tx));
-        if let Err(e) =
-            crate::portable::team::export(&data_dir, (&team, &clock), &mut out, &mut |_| {})
-        {
+        let exported = crate::portable::team::export_from(
+            &data_dir,
+            &database,
+            (&team, &clock),
+            &mut out,
+            &mut |_| {},
+        );
+        if let Err(e) = exported {
             tracing::warn!(error = %e, "an export over HTTP failed");
             // Said if there is room; a stalled client is not waited for.
             let _ = errors.try_send(Err(std::io::Error::other(e.to_string())));

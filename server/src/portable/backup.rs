@@ -14,13 +14,21 @@ use super::PortableError;
 use crate::store::restore::open_read_only;
 use crate::store::StoreError;
 
+/// The file a backup of a team kept in PostgreSQL is: an export (`soulgrid import` restores it).
+pub const EXPORT_FILE: &str = "team.export";
+
 /// Copies the store of `data_dir` into `dest/soulgrid.db` (a new data directory), checked;
-/// `progress` hears what it does.
+/// `progress` hears what it does. A store in PostgreSQL is backed up as an export of the team
+/// into `dest/team.export` (`pg_dump` is PostgreSQL's own way, beside it).
 pub fn backup(
     data_dir: &Path,
+    database: &crate::store::Database,
     dest: &Path,
     progress: &mut dyn FnMut(&str),
 ) -> Result<PathBuf, PortableError> {
+    if let crate::store::Database::Postgres(_) = database {
+        return backup_as_export(data_dir, database, dest, progress);
+    }
     let source = open_read_only(data_dir)?;
     std::fs::create_dir_all(dest)?;
     let target = dest.join("soulgrid.db");
@@ -62,10 +70,58 @@ pub fn backup(
     Ok(target)
 }
 
+/// An export of the team into `dest/team.export`, written beside and renamed when whole.
+fn backup_as_export(
+    data_dir: &Path,
+    database: &crate::store::Database,
+    dest: &Path,
+    progress: &mut dyn FnMut(&str),
+) -> Result<PathBuf, PortableError> {
+    std::fs::create_dir_all(dest)?;
+    let target = dest.join(EXPORT_FILE);
+    if target.exists() {
+        return Err(PortableError::Exists(dest.display().to_string()));
+    }
+    let partial = dest.join(".team.export.partial");
+    let written = (|| {
+        let mut out = std::io::BufWriter::new(std::fs::File::create(&partial)?);
+        let team = team_of(data_dir);
+        super::team::export_from(
+            data_dir,
+            database,
+            (&team, &crate::clock::Clock::system()),
+            &mut out,
+            progress,
+        )?;
+        let file = out.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        Ok::<_, PortableError>(())
+    })();
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&partial);
+        return Err(e);
+    }
+    std::fs::rename(&partial, &target)?;
+    Ok(target)
+}
+
+/// The team's name as its mailboxes' folder says (`teams/{team}`), else the default.
+fn team_of(data_dir: &Path) -> String {
+    std::fs::read_dir(data_dir.join("teams"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .next()
+        .unwrap_or_else(|| "soulgrid".into())
+}
+
 /// `--backup-every`: a checked backup of the store into `{data_dir}/backups/{time}/` at that
 /// pace while the server runs, the newest `keep` kept.
 pub fn keep_backing_up(
     data_dir: PathBuf,
+    database: crate::store::Database,
     every: Duration,
     keep: usize,
     clock: crate::clock::Clock,
@@ -79,8 +135,9 @@ pub fn keep_backing_up(
                 _ = shutdown.cancelled() => return,
                 _ = tick.tick() => {}
             }
-            let (dir, clock) = (data_dir.clone(), clock.clone());
-            let done = tokio::task::spawn_blocking(move || backup_now(&dir, keep, &clock)).await;
+            let (dir, clock, db) = (data_dir.clone(), clock.clone(), database.clone());
+            let done =
+                tokio::task::spawn_blocking(move || backup_now(&dir, &db, keep, &clock)).await;
             match done {
                 Ok(Ok(target)) => tracing::info!(backup = %target.display(), "backed up the store"),
                 Ok(Err(e)) => tracing::error!(error = %e, "a backup failed"),
@@ -93,16 +150,17 @@ pub fn keep_backing_up(
 /// One backup into `{data_dir}/backups/{time}/`, then the oldest beyond `keep` removed.
 pub fn backup_now(
     data_dir: &Path,
+    database: &crate::store::Database,
     keep: usize,
     clock: &crate::clock::Clock,
 ) -> Result<PathBuf, PortableError> {
     let root = data_dir.join("backups");
     let stamp = clock.now_iso().replace([':', '.'], "-");
-    let target = backup(data_dir, &root.join(stamp), &mut |_| {})?;
+    let target = backup(data_dir, database, &root.join(stamp), &mut |_| {})?;
     let mut all: Vec<PathBuf> = std::fs::read_dir(&root)?
         .flatten()
         .map(|e| e.path())
-        .filter(|p| p.join("soulgrid.db").is_file())
+        .filter(|p| p.join("soulgrid.db").is_file() || p.join(EXPORT_FILE).is_file())
         .collect();
     all.sort();
     let excess = all.len().saturating_sub(keep.max(1));

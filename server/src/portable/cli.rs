@@ -1,5 +1,6 @@
-//! `soulgrid export|import|backup`: each prints its progress on standard error and fails
-//! with one line saying why.
+//! `soulgrid export|import|backup|migrate`: each prints its progress on standard error and
+//! fails with one line saying why. Each reads and writes the store `--database` names (SQLite
+//! in the data directory without it).
 
 use crate::clock::Clock;
 use std::io::Write;
@@ -10,6 +11,7 @@ use crate::config::{Command, Config};
 /// Runs a subcommand other than `serve`.
 pub fn run(command: &Command, config: &Config) -> Result<(), PortableError> {
     let data_dir = &config.data_dir;
+    let database = config.database.clone().unwrap_or_default();
     let mut said = String::new();
     // Progress on one line, rewritten (the last word stays when the work is done).
     let mut progress = |what: &str| {
@@ -24,8 +26,9 @@ pub fn run(command: &Command, config: &Config) -> Result<(), PortableError> {
             let header = match out {
                 Some(path) => {
                     let mut file = std::io::BufWriter::new(std::fs::File::create(path)?);
-                    let header = super::team::export(
+                    let header = super::team::export_from(
                         data_dir,
+                        &database,
                         (&config.team, &Clock::system()),
                         &mut file,
                         &mut progress,
@@ -36,8 +39,9 @@ pub fn run(command: &Command, config: &Config) -> Result<(), PortableError> {
                 None => {
                     let stdout = std::io::stdout();
                     let mut lock = std::io::BufWriter::new(stdout.lock());
-                    super::team::export(
+                    super::team::export_from(
                         data_dir,
+                        &database,
                         (&config.team, &Clock::system()),
                         &mut lock,
                         &mut progress,
@@ -51,7 +55,7 @@ pub fn run(command: &Command, config: &Config) -> Result<(), PortableError> {
             Ok(())
         }
         Command::Import { file } => {
-            let done = super::team::import(file, data_dir, &mut progress)?;
+            let done = super::team::import_to(file, data_dir, &database, &mut progress)?;
             eprintln!(
                 "\rimported {} events and {} files of the team {} into {}\x1b[K",
                 done.events,
@@ -62,11 +66,25 @@ pub fn run(command: &Command, config: &Config) -> Result<(), PortableError> {
             Ok(())
         }
         Command::Backup { dest } => {
-            let target = super::backup::backup(data_dir, dest, &mut progress)?;
+            let target = super::backup::backup(data_dir, &database, dest, &mut progress)?;
+            match database {
+                crate::store::Database::Sqlite => eprintln!(
+                    "\rbacked up and checked: {} (start the server with --data-dir {} to restore it)\x1b[K",
+                    target.display(),
+                    dest.display()
+                ),
+                crate::store::Database::Postgres(_) => eprintln!(
+                    "\rbacked up as an export: {} (soulgrid import restores it)\x1b[K",
+                    target.display()
+                ),
+            }
+            Ok(())
+        }
+        Command::Migrate { from, to } => {
+            let moved = super::migrate::migrate(from, to, &mut progress)?;
             eprintln!(
-                "\rbacked up and checked: {} (start the server with --data-dir {} to restore it)\x1b[K",
-                target.display(),
-                dest.display()
+                "\rmoved {moved} events into {} (start the server with --database and the same --data-dir)\x1b[K",
+                to.shown()
             );
             Ok(())
         }

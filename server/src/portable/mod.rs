@@ -8,6 +8,7 @@ pub mod carried;
 mod check;
 pub mod cli;
 pub mod format;
+pub mod migrate;
 pub mod team;
 
 use crate::store::StoreError;

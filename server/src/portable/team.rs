@@ -15,42 +15,43 @@ use base64::Engine;
 use super::check::Check;
 use super::format::{event_line, exportable, FileLine, Header, PartHash, VERSION};
 use super::PortableError;
-use crate::store::restore::{open_read_only, restore};
+use crate::store::restore::{restore, restore_postgres};
+use crate::store::Database;
 
 /// Events read from the store at a time.
-const PAGE: i64 = 2_000;
+const PAGE: usize = 2_000;
 
 pub use super::Progress;
 
-/// Writes the team in `data_dir` to `out`; returns the header written.
+/// Writes the team in `data_dir` (its store in SQLite there) to `out`; returns the header
+/// written.
 pub fn export(
     data_dir: &Path,
+    team: (&str, &crate::clock::Clock),
+    out: &mut dyn Write,
+    progress: Progress<'_>,
+) -> Result<Header, PortableError> {
+    export_from(data_dir, &Database::Sqlite, team, out, progress)
+}
+
+/// As [`export`], the team's store in `database`.
+pub fn export_from(
+    data_dir: &Path,
+    database: &Database,
     (team, now): (&str, &crate::clock::Clock),
     out: &mut dyn Write,
     progress: Progress<'_>,
 ) -> Result<Header, PortableError> {
-    let conn = open_read_only(data_dir)?;
-    let up_to: u64 = conn
-        .query_row("SELECT COALESCE(MAX(id), 0) FROM events", [], |r| {
-            r.get::<_, i64>(0)
-        })
-        .map_err(crate::store::StoreError::from)? as u64;
+    let mut conn = crate::store::restore::reader(data_dir, database)?;
+    let up_to = crate::store::restore::last_id(&mut conn)?;
     let spool = tempfile::tempdir()?;
     // The events up to the cut, as stored.
     let mut events = PartHash::default();
     {
         let mut w = BufWriter::new(File::create(spool.path().join("events"))?);
-        let mut stmt = conn
-            .prepare("SELECT id, body FROM events WHERE id > ?1 AND id <= ?2 ORDER BY id LIMIT ?3")
-            .map_err(crate::store::StoreError::from)?;
-        let mut after = 0i64;
+        let mut after = 0u64;
         loop {
-            let page: Vec<(i64, String)> = stmt
-                .query_map(rusqlite::params![after, up_to as i64, PAGE], |r| {
-                    Ok((r.get(0)?, r.get(1)?))
-                })
-                .and_then(|rows| rows.collect())
-                .map_err(crate::store::StoreError::from)?;
+            let page = crate::store::restore::page(&mut conn, after, up_to, PAGE)?;
             let Some((last, _)) = page.last() else { break };
             after = *last;
             for (_, body) in page {
@@ -187,11 +188,22 @@ pub fn import(
     data_dir: &Path,
     progress: Progress<'_>,
 ) -> Result<Imported, PortableError> {
+    import_to(file, data_dir, &Database::Sqlite, progress)
+}
+
+/// As [`import`], the store written into `database` (PostgreSQL: an empty one, in one
+/// transaction committed only when the whole file held).
+pub fn import_to(
+    file: &Path,
+    data_dir: &Path,
+    database: &Database,
+    progress: Progress<'_>,
+) -> Result<Imported, PortableError> {
     if std::fs::read_dir(data_dir).is_ok_and(|mut d| d.next().is_some()) {
         return Err(PortableError::NotEmpty(data_dir.display().to_string()));
     }
     let made = !data_dir.exists();
-    let imported = import_into(file, data_dir, progress);
+    let imported = import_into(file, data_dir, database, progress);
     if imported.is_err() && made {
         // Nothing of it stays: the folder this import made goes too.
         let _ = std::fs::remove_dir_all(data_dir);
@@ -202,6 +214,7 @@ pub fn import(
 fn import_into(
     file: &Path,
     data_dir: &Path,
+    database: &Database,
     progress: Progress<'_>,
 ) -> Result<Imported, PortableError> {
     let mut reader = open_export(file)?;
@@ -229,12 +242,17 @@ fn import_into(
                 Err(e) => Err(fault.insert(e).to_string()),
             }
         });
-        restore(private.path(), events, |_| {})
+        match database {
+            Database::Sqlite => restore(private.path(), events, |_| {}).map(|n| (n, None)),
+            Database::Postgres(url) => {
+                restore_postgres(url, events, |_| {}).map(|r| (r.written, Some(r)))
+            }
+        }
     };
-    let written = match (written, fault) {
+    let (written, pending) = match (written, fault) {
         (_, Some(fault)) => return Err(fault),
         (Err(e), None) => return Err(e.into()),
-        (Ok(n), None) => n,
+        (Ok(done), None) => done,
     };
     progress(&format!("imported {written} events; reading the files"));
     let mut files = 0;
@@ -247,7 +265,11 @@ fn import_into(
         files += 1;
     }
     check.finish(&header, lines.next().is_some())?;
-    // Everything held: into place, part by part (the private folder is on the same disk).
+    // Everything held: the log kept, the files into place, part by part (the private folder
+    // is on the same disk).
+    if let Some(pending) = pending {
+        pending.keep()?;
+    }
     for entry in std::fs::read_dir(private.path())? {
         let entry = entry?;
         std::fs::rename(entry.path(), data_dir.join(entry.file_name()))?;

@@ -26,11 +26,15 @@ pub enum Db {
     Postgres(Box<Pg>),
 }
 
-/// A PostgreSQL connection and the statements it prepared (each once).
+/// A PostgreSQL connection and the statements it prepared (each once). A connection the
+/// database or the network ended is made again before the next statement, never inside a
+/// transaction (that transaction fails; the next `BEGIN` connects again).
 pub struct Pg {
+    url: String,
     /// Taken only when it is dropped (`Drop`).
     client: Option<postgres::Client>,
     prepared: HashMap<String, postgres::Statement>,
+    in_transaction: bool,
 }
 
 /// A value bound to a parameter or read from a column: the store stores integers and text.
@@ -133,8 +137,10 @@ impl Db {
         off_runtime(|| postgres::Client::connect(url, postgres::NoTls))
             .map(|client| {
                 Db::Postgres(Box::new(Pg {
+                    url: url.to_string(),
                     client: Some(client),
                     prepared: HashMap::new(),
+                    in_transaction: false,
                 }))
             })
             .map_err(StoreError::from)
@@ -147,10 +153,10 @@ impl Db {
                 Ok(c.prepare_cached(&for_sqlite(sql))?
                     .execute(rusqlite::params_from_iter(params.iter()))? as u64)
             }
-            Db::Postgres(pg) => {
+            Db::Postgres(pg) => pg.again_if_closed(|pg| {
                 let stmt = pg.statement(sql)?;
                 Ok(pg.client().execute(&stmt, &refs(params))?)
-            }
+            }),
         }
     }
 
@@ -165,14 +171,14 @@ impl Db {
                 })?;
                 Ok(rows.map(|r| r.map(Row)).collect::<Result<_, _>>()?)
             }
-            Db::Postgres(pg) => {
+            Db::Postgres(pg) => pg.again_if_closed(|pg| {
                 let stmt = pg.statement(sql)?;
                 pg.client()
                     .query(&stmt, &refs(params))?
                     .iter()
                     .map(pg_row)
                     .collect()
-            }
+            }),
         }
     }
 
@@ -185,7 +191,19 @@ impl Db {
     pub fn batch(&mut self, sql: &str) -> Result<(), StoreError> {
         match self {
             Db::Sqlite(c) => Ok(c.execute_batch(sql)?),
-            Db::Postgres(pg) => Ok(pg.client().batch_execute(sql)?),
+            Db::Postgres(pg) => {
+                let ends = matches!(sql, "COMMIT" | "ROLLBACK");
+                if ends {
+                    // Whatever comes of it, no transaction is open after it.
+                    pg.in_transaction = false;
+                    return Ok(pg.client().batch_execute(sql)?);
+                }
+                pg.again_if_closed(|pg| Ok(pg.client().batch_execute(sql)?))?;
+                if sql == "BEGIN" {
+                    pg.in_transaction = true;
+                }
+                Ok(())
+            }
         }
     }
 
@@ -223,6 +241,12 @@ impl Db {
             }
             Db::Postgres(pg) => {
                 use postgres::fallible_iterator::FallibleIterator;
+                if pg.client().is_closed() {
+                    // What it listened to went with it: the caller listens again.
+                    return Err(StoreError::Row(
+                        "the connection to PostgreSQL was closed".into(),
+                    ));
+                }
                 let mut n = pg.client().notifications();
                 let first = n.timeout_iter(timeout).next()?.is_some();
                 let more = n.iter().count()?;
@@ -260,6 +284,39 @@ impl Pg {
         self.client.as_mut().expect("taken only when dropped")
     }
 
+    /// Runs `f`; outside a transaction, once more on a new connection when the connection
+    /// was found ended (by the database, the network): its client may learn of it only when
+    /// it is used. Inside one, the transaction fails and says so.
+    fn again_if_closed<T>(
+        &mut self,
+        f: impl Fn(&mut Pg) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        self.ready(false)?;
+        match f(self) {
+            Err(StoreError::Postgres(e))
+                if !self.in_transaction && (ended(&e) || self.client().is_closed()) =>
+            {
+                self.ready(true)?;
+                f(self)
+            }
+            done => done,
+        }
+    }
+
+    /// Connects again when the connection was ended (or `now`), outside a transaction.
+    fn ready(&mut self, now: bool) -> Result<(), StoreError> {
+        if self.in_transaction || !(now || self.client().is_closed()) {
+            return Ok(());
+        }
+        tracing::warn!("the connection to PostgreSQL was lost; connecting again");
+        let client = off_runtime(|| postgres::Client::connect(&self.url, postgres::NoTls))?;
+        self.prepared.clear();
+        if let Some(old) = self.client.replace(client) {
+            let_go(old);
+        }
+        Ok(())
+    }
+
     fn statement(&mut self, sql: &str) -> Result<postgres::Statement, StoreError> {
         if let Some(s) = self.prepared.get(sql) {
             return Ok(s.clone());
@@ -275,10 +332,32 @@ impl Drop for Pg {
     fn drop(&mut self) {
         self.prepared.clear();
         if let Some(client) = self.client.take() {
-            if tokio::runtime::Handle::try_current().is_ok() {
-                std::thread::spawn(move || drop(client));
-            }
+            let_go(client);
         }
+    }
+}
+
+/// The error says the connection is gone: closed, or ended by the database (its shutdown, an
+/// administrator's `pg_terminate_backend`).
+fn ended(e: &postgres::Error) -> bool {
+    use postgres::error::SqlState;
+    e.is_closed()
+        || e.code().is_some_and(|c| {
+            [
+                SqlState::ADMIN_SHUTDOWN,
+                SqlState::CRASH_SHUTDOWN,
+                SqlState::CANNOT_CONNECT_NOW,
+            ]
+            .contains(c)
+        })
+}
+
+/// Closes a connection where its blocking close may block (`off_runtime`).
+fn let_go(client: postgres::Client) {
+    if tokio::runtime::Handle::try_current().is_ok() {
+        std::thread::spawn(move || drop(client));
+    } else {
+        drop(client);
     }
 }
 

@@ -170,6 +170,7 @@ pub struct Store {
     stopped: Arc<AtomicBool>,
     /// A replica's tail, stopped when the last handle goes.
     _tail: Option<Arc<tail::Guard>>,
+    database: Arc<Database>,
 }
 
 impl Store {
@@ -256,6 +257,7 @@ impl Store {
             history: Arc::new(history::History::new(HISTORY_SPACING)),
             stopped,
             _tail: tail,
+            database: Arc::new(database),
         })
     }
 
@@ -296,6 +298,11 @@ impl Store {
             Vec::new()
         });
         (with_messages(docs, last, all), last)
+    }
+
+    /// Where the log is kept.
+    pub fn database(&self) -> &Database {
+        &self.database
     }
 
     /// A copy of the documents (without messages) and the event id they are current to.

@@ -1,6 +1,7 @@
-//! A store rebuilt from an event log (an import): the events written as they were given (the
-//! same ids, the same JSON, byte for byte), the documents computed from them by the reducer,
-//! in batches so that a large log never sits in one transaction.
+//! A store rebuilt from an event log (an import, a migration): the events written as they were
+//! given (the same ids, the same JSON, byte for byte), the documents computed from them by the
+//! reducer. Into SQLite in batches, so that a large log never sits in one transaction; into
+//! PostgreSQL in one, kept only when the caller says so. And the log read back, from either.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -37,20 +38,70 @@ pub fn open_read_only(data_dir: &Path) -> Result<Connection, StoreError> {
 pub fn restore<E: std::fmt::Display>(
     data_dir: &Path,
     events: impl Iterator<Item = Result<String, E>>,
-    mut progress: impl FnMut(u64),
+    progress: impl FnMut(u64),
 ) -> Result<u64, StoreError> {
     std::fs::create_dir_all(data_dir).map_err(|source| StoreError::DataDir {
         path: data_dir.to_path_buf(),
         source,
     })?;
     let mut conn = Db::Sqlite(schema::open(&data_dir.join("soulgrid.db"))?);
+    write(&mut conn, events, progress, true)
+}
+
+/// A log being written into PostgreSQL in one transaction, kept only by [`Restoring::keep`]:
+/// an import commits it once the whole file held, and a failure anywhere leaves the database
+/// as it was (dropped, the connection ends and PostgreSQL rolls it back).
+pub struct Restoring {
+    db: Db,
+    pub written: u64,
+}
+
+impl Restoring {
+    pub fn keep(mut self) -> Result<u64, StoreError> {
+        self.db.batch("COMMIT")?;
+        Ok(self.written)
+    }
+}
+
+/// As [`restore`], into the PostgreSQL database at `url`, which must hold no log yet (its
+/// schema is made if needed): in one transaction, left open ([`Restoring`]).
+pub fn restore_postgres<E: std::fmt::Display>(
+    url: &str,
+    events: impl Iterator<Item = Result<String, E>>,
+    progress: impl FnMut(u64),
+) -> Result<Restoring, StoreError> {
+    let mut db = Db::connect_postgres(url)?;
+    schema::migrate_postgres(&mut db)?;
+    db.batch("BEGIN")?;
+    // Taken in this transaction: two imports into one database do not both find it empty.
+    db.batch("LOCK TABLE events IN EXCLUSIVE MODE")?;
+    let held = db
+        .row("SELECT COUNT(*) FROM events", &[])?
+        .map_or(Ok(0), |r| r.int(0))?;
+    if held > 0 {
+        return Err(StoreError::Import(format!(
+            "the database already holds a team's log ({held} events): import into an empty one"
+        )));
+    }
+    let written = write(&mut db, events, progress, false)?;
+    Ok(Restoring { db, written })
+}
+
+/// Writes the events and their documents, [`BATCH`] at a time: each batch its own transaction
+/// (`own_transactions`), or all in the caller's.
+fn write<E: std::fmt::Display>(
+    conn: &mut Db,
+    events: impl Iterator<Item = Result<String, E>>,
+    mut progress: impl FnMut(u64),
+    own_transactions: bool,
+) -> Result<u64, StoreError> {
     let mut docs = Docs::new();
     // The documents a batch changed, and the event that changed each last.
     let mut changed: BTreeMap<String, u64> = BTreeMap::new();
     let mut count = 0u64;
     let mut events = events.peekable();
     while events.peek().is_some() {
-        conn.in_transaction(|tx| {
+        let mut batch = |tx: &mut Db| -> Result<(), StoreError> {
             for raw in events.by_ref().take(BATCH) {
                 let raw = raw.map_err(|e| StoreError::Import(e.to_string()))?;
                 let event: Event = serde_json::from_str(&raw)?;
@@ -68,8 +119,42 @@ pub fn restore<E: std::fmt::Display>(
                 }
             }
             Ok(())
-        })?;
+        };
+        match own_transactions {
+            true => conn.in_transaction(batch)?,
+            false => batch(conn)?,
+        }
         progress(count);
     }
     Ok(count)
+}
+
+/// A connection to read the log of the team whose store `database` names (SQLite: the data
+/// directory's, read only, beside a running server).
+pub fn reader(data_dir: &Path, database: &super::Database) -> Result<Db, StoreError> {
+    match database {
+        super::Database::Sqlite => Ok(Db::Sqlite(open_read_only(data_dir)?)),
+        super::Database::Postgres(url) => {
+            let mut db = Db::connect_postgres(url)?;
+            schema::migrate_postgres(&mut db)?;
+            Ok(db)
+        }
+    }
+}
+
+/// The last event's id (0: none).
+pub fn last_id(db: &mut Db) -> Result<u64, StoreError> {
+    Ok(db
+        .row("SELECT COALESCE(MAX(id), 0) FROM events", &[])?
+        .map_or(Ok(0), |r| r.int(0))? as u64)
+}
+
+/// Up to `limit` events after `after` and at most `upto`, as stored: their ids and JSON.
+pub fn page(
+    db: &mut Db,
+    after: u64,
+    upto: u64,
+    limit: usize,
+) -> Result<Vec<(u64, String)>, StoreError> {
+    super::read::raw_events_after(db, after, upto, limit)
 }

@@ -262,6 +262,20 @@ impl Writer {
         if let Err(e) = outcome {
             self.last_id = start_id;
             self.last_ts = start_ts;
+            // A connection lost as it committed leaves it unknown whether the batch is stored:
+            // the next ids follow the log as it is (never one already taken).
+            if self.conn.kind() == super::db::Kind::Postgres {
+                if let Ok(Some(last)) = read::last_event(&mut self.conn) {
+                    if last.id > start_id {
+                        tracing::error!(
+                            stored_up_to = last.id,
+                            "a batch reported failed was stored: it is published by the next one's readers from the log"
+                        );
+                        self.last_id = last.id;
+                        self.last_ts = last.ts.max(start_ts);
+                    }
+                }
+            }
             // The in-memory documents saw writes the database did not keep: reload them.
             match read::load_docs(&mut self.conn) {
                 Ok(docs) => self.docs = docs,

@@ -10,17 +10,28 @@
 //! the commands run as it (`runuser`). The binaries are found in `$SOULGRID_PG_BIN`, else in
 //! Debian's newest `/usr/lib/postgresql/*/bin`, else on `PATH` (`scripts/setup.sh --test`
 //! installs Debian's `postgresql`).
+//!
+//! The tests' cluster does not sync (`fsync=off`: nothing here survives the process anyway);
+//! `make bench` includes this file too and asks for a durable one ([`durable`]) before its
+//! first database.
 
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 struct Cluster {
     port: u16,
     /// Holds the pipe the keeper waits on: dropped only when this process ends.
     _keeper: Mutex<Child>,
+}
+
+static DURABLE: AtomicBool = AtomicBool::new(false);
+
+/// This process's cluster syncs its commits, as a real one does (before the first database).
+pub fn durable() {
+    DURABLE.store(true, Ordering::SeqCst);
 }
 
 /// A new, empty database in this process's cluster: its URL.
@@ -121,11 +132,19 @@ fn start() -> Cluster {
         "initdb failed: {}",
         String::from_utf8_lossy(&made.stderr)
     );
-    let port = super::free_port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap()
+        .port();
+    let fsync = if DURABLE.load(Ordering::SeqCst) {
+        "on"
+    } else {
+        "off"
+    };
     let pg_ctl = bin("pg_ctl");
     let options = format!(
         "-p {port} -c listen_addresses=127.0.0.1 -c unix_socket_directories={} \
-         -c fsync=off -c max_connections=400",
+         -c fsync={fsync} -c max_connections=400",
         dir.display()
     );
     // Started, it says so and waits for the pipe to close; then stops and cleans up.

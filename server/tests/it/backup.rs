@@ -15,14 +15,25 @@ async fn a_backup_taken_while_agents_write_is_checked_and_serves_as_a_data_direc
     let dest = work.path().join("backup");
     let (data, to) = (dir.path().to_path_buf(), dest.clone());
     let target = tokio::task::spawn_blocking(move || {
-        soulgrid::portable::backup::backup(&data, &to, &mut |_| {})
+        soulgrid::portable::backup::backup(
+            &data,
+            &soulgrid::store::Database::Sqlite,
+            &to,
+            &mut |_| {},
+        )
     })
     .await
     .unwrap()
     .unwrap();
     writer.await.unwrap();
     assert!(target.ends_with("soulgrid.db"));
-    let e = soulgrid::portable::backup::backup(dir.path(), &dest, &mut |_| {}).unwrap_err();
+    let e = soulgrid::portable::backup::backup(
+        dir.path(),
+        &soulgrid::store::Database::Sqlite,
+        &dest,
+        &mut |_| {},
+    )
+    .unwrap_err();
     assert!(matches!(e, PortableError::Exists(_)), "{e}");
     soulgrid::shut_down(&state).await;
     // Restoring is starting the server on the backup's directory.
@@ -78,8 +89,12 @@ fn a_backup_of_a_store_written_to_all_the_time_finishes() {
         let (data, dest) = (dir.path().to_path_buf(), dest.clone());
         move || {
             let mut said = Vec::new();
-            let done =
-                soulgrid::portable::backup::backup(&data, &dest, &mut |p| said.push(p.to_string()));
+            let done = soulgrid::portable::backup::backup(
+                &data,
+                &soulgrid::store::Database::Sqlite,
+                &dest,
+                &mut |p| said.push(p.to_string()),
+            );
             let _ = tx.send((done.map_err(|e| e.to_string()), said));
         }
     });

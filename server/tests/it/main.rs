@@ -47,6 +47,7 @@ mod one_process;
 mod page_snapshot;
 mod permissions;
 mod portable;
+mod portable_pg;
 mod projects;
 mod protocol;
 mod provenance;

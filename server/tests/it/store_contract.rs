@@ -268,3 +268,49 @@ async fn a_database_that_is_not_there_is_a_clear_startup_error() {
         "{err}"
     );
 }
+
+/// The database ends every connection of the store (a restart of PostgreSQL, a network cut):
+/// an append in flight fails and says so, the next ones connect again and are stored after the
+/// last id, and the reads come back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_the_database_ended_are_made_again() {
+    let on = On::postgres();
+    let On::Postgres(url) = on.clone() else {
+        unreachable!()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let store = on.open(dir.path());
+    store.append("s", said(1, 0)).await.unwrap();
+    let ended = std::thread::spawn(move || {
+        let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+        c.query(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+             WHERE datname = current_database() AND pid <> pg_backend_pid()",
+            &[],
+        )
+        .unwrap()
+        .len()
+    })
+    .join()
+    .unwrap();
+    assert!(
+        ended >= 3,
+        "the writer's, the reader's and time travel's: {ended}"
+    );
+    // The first append may meet the ended connection (and fail, saying so); none is lost
+    // once answered, and the next ones are stored.
+    let mut stored = vec![1];
+    for i in 1..6 {
+        if let Ok(e) = store.append("s", said(1, i)).await {
+            stored.push(e.id);
+        }
+    }
+    assert!(stored.len() >= 5, "{stored:?}");
+    let events = holds(&store).await;
+    assert_eq!(
+        events.iter().map(|e| e.id).collect::<Vec<_>>(),
+        stored,
+        "what was answered is what is stored"
+    );
+    assert_eq!(store.docs_at(2).await.unwrap().0, fold(&events[..2]));
+}

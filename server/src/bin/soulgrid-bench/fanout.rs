@@ -14,14 +14,34 @@ use crate::table::{Row, Spread};
 /// P5, or (`watch`) P5w: the same subscribers as spectators, each stream opened with a watch
 /// link (every event as a spectator sees it, `domain::spectate`).
 pub fn fan_out(rt: &tokio::runtime::Runtime, dir: &Path, quick: bool, watch: bool) -> Row {
+    fan_out_with(rt, dir, quick, watch, None)
+}
+
+/// P5pg: the store in the PostgreSQL database `url`, the subscribers split over the leader and
+/// a follower of it (`postgres.rs`).
+pub fn fan_out_on(rt: &tokio::runtime::Runtime, dir: &Path, quick: bool, url: Option<&str>) -> Row {
+    fan_out_with(rt, dir, quick, false, url)
+}
+
+fn fan_out_with(
+    rt: &tokio::runtime::Runtime,
+    dir: &Path,
+    quick: bool,
+    watch: bool,
+    postgres: Option<&str>,
+) -> Row {
     let (subscribers, rate, seconds) = if quick {
         (100, 200u64, 2u64)
     } else {
         (1000, 1000u64, 5u64)
     };
-    let (id, who) = match watch {
-        false => ("P5", "SSE subscribers"),
-        true => ("P5w", "spectators on a watch link"),
+    let (id, who) = match (watch, postgres) {
+        (_, Some(_)) => (
+            "P5pg",
+            "SSE subscribers split over two servers on one PostgreSQL database (the leader, which writes, and a follower of it)",
+        ),
+        (false, None) => ("P5", "SSE subscribers"),
+        (true, None) => ("P5w", "spectators on a watch link"),
     };
     eprintln!("{id}: {subscribers} {who} in another process, {rate} events/s for {seconds} s…");
     let row = Row::new(
@@ -29,7 +49,14 @@ pub fn fan_out(rt: &tokio::runtime::Runtime, dir: &Path, quick: bool, watch: boo
         &format!("{subscribers} {who} at {rate} events/s for {seconds} s, the subscribers in another process pinned to one core: delivery latency; server CPU"),
         "p99 ≤ 50 ms, server ≤ 1 core",
     );
-    let (state, port) = rt.block_on(serve(dir, &[]));
+    let database: Vec<&str> = postgres.map_or(Vec::new(), |url| vec!["--database", url]);
+    let (state, port) = rt.block_on(serve(dir, &database));
+    let mut ports = port.to_string();
+    let follower =
+        postgres.map(|url| rt.block_on(crate::serve::serve_follower(&dir.join("follower"), url)));
+    if let Some((_, p)) = &follower {
+        ports.push_str(&format!(",{p}"));
+    }
     let token = format!("sgw_bench{}", uuid::Uuid::new_v4().simple());
     if watch {
         let made = app::domain::events::EventKind::WatchMade {
@@ -40,9 +67,16 @@ pub fn fan_out(rt: &tokio::runtime::Runtime, dir: &Path, quick: bool, watch: boo
             .unwrap();
     }
     let after = state.store.last_event_id();
+    // A follower catches up before its streams open (what it has is what they start from).
+    if let Some((f, _)) = &follower {
+        let start = Instant::now();
+        while f.store.last_event_id() < after && start.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
     let expected = rate * seconds;
     let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["--fan-out-child", &port.to_string(), &after.to_string()])
+        .args(["--fan-out-child", &ports, &after.to_string()])
         .args([subscribers.to_string(), expected.to_string()])
         .arg(if watch { token.as_str() } else { "-" })
         .stdout(Stdio::piped())
@@ -59,6 +93,7 @@ pub fn fan_out(rt: &tokio::runtime::Runtime, dir: &Path, quick: bool, watch: boo
     // The server's runtime and the store's threads (its writer, `store-writer`, and the stage
     // that syncs and publishes what it committed, `store-sync`).
     let server_threads = ["bench-server", "store-"];
+    let _keep = &follower;
     let cpu_before = thread_cpu(&server_threads);
     let client_before = process_cpu(child.id());
     let wall = Instant::now();
@@ -81,6 +116,9 @@ pub fn fan_out(rt: &tokio::runtime::Runtime, dir: &Path, quick: bool, watch: boo
     let client = process_cpu(child.id()) - client_before;
     let _ = child.wait();
     stop(rt, &state);
+    if let Some((f, _)) = &follower {
+        f.shutdown.cancel();
+    }
     let (delivered, latencies) = result.split_once(';').unwrap_or(("0", ""));
     let delivered: u64 = delivered.parse().unwrap_or(0);
     let latencies: Vec<f64> = latencies
@@ -107,12 +145,13 @@ pub fn fan_out(rt: &tokio::runtime::Runtime, dir: &Path, quick: bool, watch: boo
 /// stream is open, then, once all are in or a minute has passed, `DELIVERED;l1,l2,…`: how many
 /// events arrived in all, and latencies in ms (every subscriber's every tenth event).
 pub fn child(args: &[String]) -> i32 {
-    let [port, after, subscribers, expected, watch] = args else {
-        eprintln!("--fan-out-child PORT AFTER SUBSCRIBERS EXPECTED WATCH-TOKEN|-");
+    let [ports, after, subscribers, expected, watch] = args else {
+        eprintln!("--fan-out-child PORT[,PORT…] AFTER SUBSCRIBERS EXPECTED WATCH-TOKEN|-");
         return 2;
     };
     let watch: Option<String> = (watch != "-").then(|| watch.clone());
-    let (port, after): (u16, u64) = (port.parse().unwrap(), after.parse().unwrap());
+    let ports: Vec<u16> = ports.split(',').map(|p| p.parse().unwrap()).collect();
+    let after: u64 = after.parse().unwrap();
     let (subscribers, expected): (usize, usize) =
         (subscribers.parse().unwrap(), expected.parse().unwrap());
     pin_to_last_core();
@@ -123,9 +162,10 @@ pub fn child(args: &[String]) -> i32 {
     let samples = rt.block_on(async move {
         let (open_tx, mut open_rx) = tokio::sync::mpsc::channel::<()>(subscribers);
         let mut clients = Vec::new();
-        for _ in 0..subscribers {
+        for n in 0..subscribers {
             let open = open_tx.clone();
             let watch = watch.clone();
+            let port = ports[n % ports.len()];
             clients.push(tokio::spawn(async move {
                 let mut mine = Vec::with_capacity(expected / 10 + 1);
                 let (mut seen, mut first) = (0usize, true);

@@ -19,6 +19,10 @@ mod history;
 mod inbox;
 mod marker;
 mod page;
+// The tests' PostgreSQL, started the same way (a temporary cluster that stops itself).
+#[path = "../../../tests/common/pg.rs"]
+mod pg;
+mod postgres;
 mod process;
 mod projects;
 mod serve;
@@ -123,11 +127,22 @@ fn main() {
             p2.ratio = Some(share);
         }
     }
-    let figures: [(&str, &dyn Fn() -> table::Row); 13] = [
-        ("P3", &|| store::group_commit(&server, &dir("p3"), q)),
+    // P3's rate, for P3pg's comparison.
+    let p3 = std::cell::Cell::new(None);
+    let figures: [(&str, &dyn Fn() -> table::Row); 16] = [
+        ("P3", &|| {
+            let (row, rate) = store::group_commit(&server, &dir("p3"), q);
+            p3.set(Some(rate));
+            row
+        }),
+        ("P3pg", &|| {
+            postgres::group_commit(&server, &dir("p3pg"), q, p3.get())
+        }),
         ("P4", &|| store::catch_up(&server, &client, &dir("p4"), q)),
         ("P5", &|| fanout::fan_out(&server, &dir("p5"), q, false)),
         ("P5w", &|| fanout::fan_out(&server, &dir("p5w"), q, true)),
+        ("P5pg", &|| postgres::fan_out(&server, &dir("p5pg"), q)),
+        ("F1", &|| postgres::failover(&dir("f1"), q)),
         ("P6a", &|| page::ssr(&server, &dir("p6"), q)),
         ("P6b", &|| {
             page::wasm_size(opts.site_root.as_deref(), opts.viewless.as_deref())

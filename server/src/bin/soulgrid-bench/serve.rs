@@ -86,6 +86,41 @@ pub async fn serve(data_dir: &Path, extra: &[&str]) -> (AppState, u16) {
     (state, port)
 }
 
+/// A follower of the team in the PostgreSQL database `url` (`cluster`): it serves the log from
+/// its replica and runs nothing.
+pub async fn serve_follower(data_dir: &Path, url: &str) -> (AppState, u16) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (addr, dir) = (format!("127.0.0.1:{port}"), data_dir.display().to_string());
+    let args = [
+        "soulgrid",
+        "--addr",
+        &addr,
+        "--data-dir",
+        &dir,
+        "--database",
+        url,
+    ];
+    let config = <soulgrid::config::Config as clap::Parser>::try_parse_from(args).unwrap();
+    std::fs::create_dir_all(data_dir).unwrap();
+    let lock = std::sync::Arc::new(soulgrid::data_dir::DataDirLock::take(data_dir).unwrap());
+    let part = soulgrid::cluster::Part::Follower {
+        role: soulgrid::cluster::Role::follower(None),
+        lock,
+    };
+    let state = soulgrid::boot_as(
+        &config,
+        LeptosOptions::builder().output_name("soulgrid").build(),
+        soulgrid::clock::Clock::system(),
+        part,
+    )
+    .await
+    .unwrap();
+    let router = soulgrid::http::router(state.clone());
+    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+    (state, port)
+}
+
 /// A server as [`serve`] makes one, whose agents are the simulated CLI beside this program
 /// (and sleep at once: no distil turn).
 pub fn serve_sim(rt: &tokio::runtime::Runtime, data_dir: &Path) -> (AppState, u16) {

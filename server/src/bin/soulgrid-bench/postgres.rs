@@ -1,0 +1,186 @@
+//! The store on PostgreSQL (a cluster this program starts, syncing its commits as a real one
+//! does: `tests/common/pg.rs`): P3pg, durable appends with group commit, beside P3's SQLite
+//! figure; P5pg, 1,000 SSE subscribers split over the leader and a follower (which follows the
+//! log by `LISTEN/NOTIFY`); F1, how long after the leader's `SIGKILL` a follower serves as the
+//! leader.
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use soulgrid::store::{Database, Options, Store};
+
+use crate::pg;
+use crate::serve::message;
+use crate::table::{thousands, Row};
+
+/// `appenders` tasks each appending `per` events one at a time: events/s.
+async fn group_commit_rate(dir: &Path, url: &str, appenders: usize, per: usize) -> f64 {
+    let store = Store::open_with(
+        dir,
+        Options {
+            database: Database::Postgres(url.into()),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let start = Instant::now();
+    let mut tasks = Vec::new();
+    for a in 0..appenders {
+        let store = store.clone();
+        tasks.push(tokio::spawn(async move {
+            for i in 0..per {
+                store
+                    .append("bench", message(format!("{a}-{i}")))
+                    .await
+                    .unwrap();
+            }
+        }));
+    }
+    for t in tasks {
+        t.await.unwrap();
+    }
+    (appenders * per) as f64 / start.elapsed().as_secs_f64()
+}
+
+/// P3pg, with P3's figure (`sqlite`, events/s) beside it when it was measured in this run.
+pub fn group_commit(
+    rt: &tokio::runtime::Runtime,
+    dir: &Path,
+    quick: bool,
+    sqlite: Option<f64>,
+) -> Row {
+    eprintln!("P3pg: group commit on PostgreSQL…");
+    pg::durable();
+    let (appenders, per) = if quick { (64, 20) } else { (64, 200) };
+    let url = pg::database();
+    let rate = rt.block_on(group_commit_rate(dir, &url, appenders, per));
+    let row = Row::new(
+        "P3pg",
+        "P3 on PostgreSQL 15 (a local cluster, fsync on): durable appends with group commit, 64 concurrent appenders",
+        "P3's: ≥ 50,000 events/s",
+    )
+    .measured(format!("{} events/s", thousands(rate)), rate >= 50_000.0);
+    match sqlite {
+        Some(s) => row.ratio(format!(
+            "{:.0} % of P3 on SQLite in this run ({} events/s): each event is two statements, each a round trip to the database's process",
+            100.0 * rate / s,
+            thousands(s)
+        )),
+        None => row,
+    }
+}
+
+/// P5pg: subscribers split over two servers on one database, the leader writing.
+pub fn fan_out(rt: &tokio::runtime::Runtime, dir: &Path, quick: bool) -> Row {
+    pg::durable();
+    let url = pg::database();
+    crate::fanout::fan_out_on(rt, dir, quick, Some(&url))
+}
+
+/// The `soulgrid` binary beside this one.
+fn soulgrid() -> std::path::PathBuf {
+    std::env::current_exe().unwrap().with_file_name("soulgrid")
+}
+
+fn start(dir: &Path, port: u16, url: &str, lease: &str) -> Child {
+    Command::new(soulgrid())
+        .args(["--database", url, "--lease", lease])
+        .args(["--claude-cmd", "/nonexistent/claude"])
+        .env("SOULGRID_ADDR", format!("127.0.0.1:{port}"))
+        .env("SOULGRID_DATA_DIR", dir)
+        .env("LEPTOS_OUTPUT_NAME", "soulgrid")
+        .env("RUST_LOG", "error")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("starting the soulgrid binary beside the bench")
+}
+
+/// Kills and reaps a server this program started.
+fn end(child: &mut Child) {
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// What `/healthz` says this server is, if it answers.
+fn role(port: u16) -> Option<String> {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(2))).ok()?;
+    write!(s, "GET /healthz HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\n\r\n").ok()?;
+    let mut text = String::new();
+    s.read_to_string(&mut text).ok()?;
+    let body = text.split_once("\r\n\r\n")?.1;
+    let v: serde_json::Value = serde_json::from_str(body).ok()?;
+    Some(v["role"].as_str()?.to_string())
+}
+
+fn wait_for(port: u16, want: &str, within: Duration) -> Option<Duration> {
+    let start = Instant::now();
+    while start.elapsed() < within {
+        if role(port).as_deref() == Some(want) {
+            return Some(start.elapsed());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    None
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap()
+        .port()
+}
+
+/// F1: two servers on one database; the leader `SIGKILL`ed; until the follower answers as the
+/// leader. Several times: the spread.
+pub fn failover(dir: &Path, quick: bool) -> Row {
+    let (lease, rounds) = (Duration::from_secs(5), if quick { 1 } else { 3 });
+    eprintln!("F1: failover, {rounds} times…");
+    let row = Row::new(
+        "F1",
+        "failover: two servers on one PostgreSQL database, the leader SIGKILLed, until the follower's /healthz says leader (a 5 s lease)",
+        "≤ the lease + 5 s (10 s)",
+    );
+    if !soulgrid().is_file() {
+        return row.not_run("no soulgrid binary beside the bench");
+    }
+    pg::durable();
+    let mut times = Vec::new();
+    for round in 0..rounds {
+        let url = pg::database();
+        let (a, b) = (free_port(), free_port());
+        let (da, db) = (dir.join(format!("{round}a")), dir.join(format!("{round}b")));
+        let mut leader = start(&da, a, &url, "5s");
+        if wait_for(a, "leader", Duration::from_secs(30)).is_none() {
+            end(&mut leader);
+            return row.not_run("the first server did not lead");
+        }
+        let mut follower = start(&db, b, &url, "5s");
+        if wait_for(b, "follower", Duration::from_secs(30)).is_none() {
+            end(&mut leader);
+            end(&mut follower);
+            return row.not_run("the second server did not follow");
+        }
+        // A little after a renewal, at a point of the lease nobody chose.
+        std::thread::sleep(Duration::from_millis(700 * (round as u64 + 1)));
+        let _ = leader.kill();
+        let _ = leader.wait();
+        let took = wait_for(b, "leader", lease + Duration::from_secs(30));
+        // SAFETY: kill(2) on the child this program started.
+        unsafe { libc::kill(follower.id() as i32, libc::SIGTERM) };
+        let _ = follower.wait();
+        match took {
+            Some(t) => times.push(t.as_secs_f64()),
+            None => return row.not_run("the follower never led"),
+        }
+    }
+    let worst = times.iter().cloned().fold(0.0, f64::max);
+    let shown: Vec<String> = times.iter().map(|t| format!("{t:.1} s")).collect();
+    row.measured(
+        format!("{} (worst {worst:.1} s)", shown.join(", ")),
+        worst <= (lease + Duration::from_secs(5)).as_secs_f64(),
+    )
+}
