@@ -69,6 +69,8 @@ fn client() -> &'static reqwest::Client {
         let _ = rustls::crypto::ring::default_provider().install_default();
         reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(2))
+            // A leader that stops answering midway (paused, cut off) holds nothing for ever.
+            .read_timeout(Duration::from_secs(30))
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .expect("an HTTP client without TLS")

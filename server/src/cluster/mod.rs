@@ -164,7 +164,14 @@ pub async fn run(
         Arc::new(tokio::task::spawn_blocking(move || DataDirLock::take(&dir)).await??)
     };
     let owner = owner(&config.data_dir)?;
-    let address = format!("http://{}", config.advertise.unwrap_or(config.addr));
+    let advertised = config.advertise.unwrap_or(config.addr);
+    if advertised.ip().is_unspecified() {
+        anyhow::bail!(
+            "--addr {} is every address: give --advertise host:port, where the other servers of the team reach this one",
+            config.addr
+        );
+    }
+    let address = format!("http://{advertised}");
     let lease = {
         let (url, owner, address, span) = (url.to_string(), owner.clone(), address, config.lease);
         Arc::new(
@@ -173,19 +180,24 @@ pub async fn run(
                 .map_err(|e| anyhow::anyhow!("the lease in PostgreSQL: {e}"))?,
         )
     };
-    let mut taken = None;
+    let mut held: Option<Holding> = None;
     // A part that fails once another was served (the database gone a while) is tried again,
     // with backoff; the first one failing is a startup error.
     let mut served = false;
     let mut backoff = Duration::from_millis(200);
     while !stop.is_cancelled() {
         let part = async {
-            let token = match taken.take() {
-                Some(t) => Some(t),
-                None => blocking(&lease, |l| l.take()).await?,
+            let holding = match held.take() {
+                Some(h) => Some(h),
+                None => {
+                    let asked = Instant::now();
+                    blocking(&lease, |l| l.take())
+                        .await?
+                        .map(|token| Holding::start(lease.clone(), token, asked))
+                }
             };
-            match token {
-                Some(fence) => lead(config, leptos.clone(), (&lease, &lock), fence, &stop)
+            match holding {
+                Some(h) => lead(config, leptos.clone(), (&lease, &lock), h, &stop)
                     .await
                     .map(|()| None),
                 None => follow(config, leptos.clone(), (&lease, &lock), &stop).await,
@@ -193,7 +205,7 @@ pub async fn run(
         };
         match part.await {
             Ok(next) => {
-                (taken, served, backoff) = (next, true, Duration::from_millis(200));
+                (held, served, backoff) = (next, true, Duration::from_millis(200));
             }
             Err(e) if served => {
                 tracing::error!(error = %e, retry_in = ?backoff, "this server could not go on (is the database there?); it tries again");
@@ -206,7 +218,68 @@ pub async fn run(
             Err(e) => return Err(e),
         }
     }
+    // Stopped just after taking it: let it go, as a leader does.
+    if let Some(h) = held {
+        let token = h.token;
+        let _ = blocking(&lease, move |l| l.release(token)).await;
+    }
     Ok(())
+}
+
+/// The lease, held: renewed every third of its span from the moment it was asked for, until
+/// dropped; `lost` when a renewal fails or cannot be known in time (a quarter of the span
+/// before it would lapse on the database's clock, the time counted from each request's
+/// sending: the stop takes place while the lease is still this server's).
+struct Holding {
+    token: i64,
+    lost: CancellationToken,
+    done: CancellationToken,
+}
+
+impl Holding {
+    fn start(lease: Arc<Lease>, token: i64, asked: Instant) -> Holding {
+        let (lost, done) = (CancellationToken::new(), CancellationToken::new());
+        let span = lease.span();
+        tokio::spawn({
+            let (lost, done) = (lost.clone(), done.clone());
+            async move {
+                let mut held_until = asked + span;
+                let mut next = asked + span / 3;
+                loop {
+                    let deadline = held_until - span / 4;
+                    tokio::select! {
+                        _ = done.cancelled() => return,
+                        _ = tokio::time::sleep_until(next.min(deadline).into()) => {}
+                    }
+                    if Instant::now() >= deadline {
+                        lost.cancel();
+                        return;
+                    }
+                    let sent = Instant::now();
+                    let left = deadline.saturating_duration_since(sent);
+                    let renewed =
+                        tokio::time::timeout(left, blocking(&lease, move |l| l.renew(token))).await;
+                    match renewed {
+                        Ok(Ok(true)) => held_until = sent + span,
+                        Ok(Ok(false)) => {
+                            lost.cancel();
+                            return;
+                        }
+                        Ok(Err(e)) => tracing::warn!(error = %e, "the lease could not be renewed"),
+                        Err(_) => tracing::warn!("renewing the lease takes too long"),
+                    }
+                    next = Instant::now() + span / 3;
+                }
+            }
+        });
+        Holding { token, lost, done }
+    }
+}
+
+impl Drop for Holding {
+    fn drop(&mut self) {
+        self.done.cancel();
+    }
 }
 
 /// Serves as the leader until `stop` or until the lease is lost.
@@ -214,9 +287,10 @@ async fn lead(
     config: &Config,
     leptos: LeptosOptions,
     (lease, lock): (&Arc<Lease>, &Arc<DataDirLock>),
-    fence: i64,
+    holding: Holding,
     stop: &CancellationToken,
 ) -> anyhow::Result<()> {
+    let fence = holding.token;
     tracing::info!(token = fence, "this server leads the team");
     let role = Role::replicated(true, None);
     let part = Part::Leader {
@@ -225,11 +299,10 @@ async fn lead(
         lock: lock.clone(),
     };
     let state = crate::boot_as(config, leptos, crate::clock::Clock::system(), part).await?;
-    let lost = CancellationToken::new();
-    keep(lease.clone(), fence, lost.clone(), state.shutdown.clone());
     let (stop, lease) = (stop.clone(), lease.clone());
+    let lost = holding.lost.clone();
     let ended = state.clone();
-    serve(config, state, async move {
+    let served = serve(config, state.clone(), async move {
         tokio::select! {
             _ = stop.cancelled() => {
                 crate::shut_down(&ended).await;
@@ -239,56 +312,34 @@ async fn lead(
             }
             _ = lost.cancelled() => {
                 tracing::error!("the lease was lost: the runtime stops; this server follows");
-                // Its appends are fenced off already: nothing more of this session is stored.
-                ended.runtime.stop_all("the lease was lost").await;
-                ended.shutdown.cancel();
-                ended.runtime.containment().close();
+                stop_runtime(&ended).await;
             }
         }
     })
-    .await
+    .await;
+    // However serving ended (an address that would not bind), nothing of the runtime is left.
+    if !state.shutdown.is_cancelled() {
+        stop_runtime(&state).await;
+    }
+    drop(holding);
+    served
 }
 
-/// Renews the lease every third of its span; when a renewal fails or comes too late to be
-/// sure, `lost` (before the lease lapses on the database's clock: the time counts from when
-/// the renewal was sent).
-fn keep(lease: Arc<Lease>, fence: i64, lost: CancellationToken, shutdown: CancellationToken) {
-    let span = lease.span();
-    tokio::spawn(async move {
-        let mut held_until = Instant::now() + span;
-        loop {
-            tokio::select! {
-                _ = shutdown.cancelled() => return,
-                _ = tokio::time::sleep(span / 3) => {}
-            }
-            let sent = Instant::now();
-            let renewed =
-                tokio::time::timeout(span / 3, blocking(&lease, move |l| l.renew(fence))).await;
-            match renewed {
-                Ok(Ok(true)) => held_until = sent + span,
-                Ok(Ok(false)) => {
-                    lost.cancel();
-                    return;
-                }
-                Ok(Err(e)) => tracing::warn!(error = %e, "the lease could not be renewed"),
-                Err(_) => tracing::warn!("renewing the lease takes too long"),
-            }
-            // A margin for the stop itself.
-            if Instant::now() + span / 4 >= held_until {
-                lost.cancel();
-                return;
-            }
-        }
-    });
+/// Stops the leader's runtime without recording anything more (its appends are fenced off
+/// already, or will be).
+async fn stop_runtime(state: &AppState) {
+    state.runtime.stop_all("this server no longer leads").await;
+    state.shutdown.cancel();
+    state.runtime.containment().close();
 }
 
-/// Serves as a follower until `stop`, or until it takes the lease: its token.
+/// Serves as a follower until `stop`, or until it takes the lease (held from then on).
 async fn follow(
     config: &Config,
     leptos: LeptosOptions,
     (lease, lock): (&Arc<Lease>, &Arc<DataDirLock>),
     stop: &CancellationToken,
-) -> anyhow::Result<Option<i64>> {
+) -> anyhow::Result<Option<Holding>> {
     let holder = blocking(lease, |l| l.holder()).await?;
     let role = Role::replicated(false, holder.filter(|h| h.live).map(|h| h.address));
     tracing::info!(leader = ?role.leader_address(), "this server follows the team");
@@ -314,9 +365,12 @@ async fn follow(
                     Ok(Some(h)) if h.live => role.set_leader_address(Some(h.address)),
                     Ok(_) => {
                         role.set_leader_address(None);
+                        let asked = Instant::now();
                         match blocking(&lease, |l| l.take()).await {
                             Ok(Some(token)) => {
-                                *taken.lock().unwrap_or_else(|p| p.into_inner()) = Some(token);
+                                // Renewed from now on, while this server stops following.
+                                let held = Holding::start(lease.clone(), token, asked);
+                                *taken.lock().unwrap_or_else(|p| p.into_inner()) = Some(held);
                                 done.cancel();
                                 return;
                             }
@@ -340,8 +394,8 @@ async fn follow(
     })
     .await?;
     done.cancel();
-    let token = *taken.lock().unwrap_or_else(|p| p.into_inner());
-    Ok(token)
+    let held = taken.lock().unwrap_or_else(|p| p.into_inner()).take();
+    Ok(held)
 }
 
 /// Serves `state` on the configured address until `until` ends (then gracefully).

@@ -42,9 +42,14 @@ impl Recorder {
                 .await
             {
                 Ok(_) => return Ok(()),
-                // Neither comes right by waiting: the store is shut down, or stopped on a disk
-                // that did not confirm a write.
-                Err(e @ (StoreError::Closed | StoreError::NotDurable)) => return Err(e),
+                // None comes right by waiting: the store is shut down, stopped on a disk that
+                // did not confirm a write, or another server leads now.
+                Err(
+                    e @ (StoreError::Closed
+                    | StoreError::NotDurable
+                    | StoreError::Fenced(_)
+                    | StoreError::Replica),
+                ) => return Err(e),
                 Err(e) if tokio::time::Instant::now() + backoff < deadline => {
                     tracing::warn!(error = %e, "recording runtime events failed; trying again");
                     tokio::time::sleep(backoff).await;

@@ -62,37 +62,57 @@ impl Lease {
         self.span.as_millis().min(i64::MAX as u128) as i64
     }
 
+    /// Runs `f` in a transaction that waits for no lock and no statement longer than a third
+    /// of the span: a lease call never hangs on a paused server's transaction.
+    fn bounded<T>(
+        &self,
+        f: impl FnOnce(&mut Db) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let mut db = self.db.lock().unwrap_or_else(|p| p.into_inner());
+        let limit = (self.ms() / 3).max(200);
+        db.in_transaction(|db| {
+            db.batch(&format!(
+                "SET LOCAL lock_timeout = {limit}; SET LOCAL statement_timeout = {limit}"
+            ))?;
+            f(db)
+        })
+    }
+
     /// Takes the lease if nobody holds it (never held, lapsed or let go), or if this owner
     /// does (a server restarted on its data directory, whose lock says the one before is
     /// gone): its new token.
     pub fn take(&self) -> Result<Option<i64>, StoreError> {
-        let mut db = self.db.lock().unwrap_or_else(|p| p.into_inner());
-        db.row(
-            "INSERT INTO soulgrid_lease AS l (id, owner, address, token, expires_at)
+        let (owner, address, ms) = (self.owner.as_str(), self.address.as_str(), self.ms());
+        self.bounded(|db| {
+            db.row(
+                "INSERT INTO soulgrid_lease AS l (id, owner, address, token, expires_at)
              VALUES (1, $1, $2, 1, clock_timestamp() + $3::bigint * interval '1 millisecond')
              ON CONFLICT (id) DO UPDATE SET owner = $1, address = $2, token = l.token + 1,
                  expires_at = EXCLUDED.expires_at
              WHERE l.expires_at < clock_timestamp() OR l.owner = $1
              RETURNING token",
-            vals![self.owner.as_str(), self.address.as_str(), self.ms()],
-        )?
-        .map(|r| r.int(0))
-        .transpose()
+                vals![owner, address, ms],
+            )?
+            .map(|r| r.int(0))
+            .transpose()
+        })
     }
 
     /// Renews the lease held with `token`; false when it is not this server's any more (or
     /// lapsed: a leader that could not renew in time has stopped).
     pub fn renew(&self, token: i64) -> Result<bool, StoreError> {
-        let mut db = self.db.lock().unwrap_or_else(|p| p.into_inner());
-        Ok(db
-            .row(
-                "UPDATE soulgrid_lease
+        let (owner, ms) = (self.owner.as_str(), self.ms());
+        self.bounded(|db| {
+            Ok(db
+                .row(
+                    "UPDATE soulgrid_lease
                  SET expires_at = clock_timestamp() + $3::bigint * interval '1 millisecond'
                  WHERE id = 1 AND owner = $1 AND token = $2 AND expires_at > clock_timestamp()
                  RETURNING token",
-                vals![self.owner.as_str(), token, self.ms()],
-            )?
-            .is_some())
+                    vals![owner, token, ms],
+                )?
+                .is_some())
+        })
     }
 
     /// Lets the lease held with `token` go now: another server may take it at once.
@@ -127,13 +147,20 @@ impl Lease {
     }
 }
 
+/// How long an append's transaction may sit idle (its server paused, its network cut) before
+/// the database ends it: the lease row it holds `FOR SHARE` is free again within it, and
+/// what it wrote is never committed after another server took the lease.
+const IDLE_IN_APPEND_MS: i64 = 1_000;
+
 /// In an append's transaction: the lease is still held with `token` and unexpired, and stays
-/// so until the transaction ends (`FOR SHARE`: a taking waits for it).
+/// so until the transaction ends (`FOR SHARE`: a taking waits for it; the transaction is ended
+/// by the database if it sits idle, `IDLE_IN_APPEND_MS`).
 pub(super) fn check(db: &mut Db, token: i64) -> Result<(), StoreError> {
     let held = db.row(
-        "SELECT token FROM soulgrid_lease
+        "SELECT token, set_config('idle_in_transaction_session_timeout', $2, true)
+         FROM soulgrid_lease
          WHERE id = 1 AND token = $1 AND expires_at > clock_timestamp() FOR SHARE",
-        vals![token],
+        vals![token, IDLE_IN_APPEND_MS.to_string()],
     )?;
     match held {
         Some(_) => Ok(()),

@@ -212,12 +212,22 @@ impl Store {
             }
             let mut reader = connect()?;
             // Read once: the writer keeps its own copy (cloning is cheaper than parsing again).
-            let docs = read::load_docs(&mut reader)?;
+            // In one snapshot: another server may be writing (a replica's leader).
+            let (docs, threads, last, timeline) = reader.in_transaction(|r| {
+                if r.kind() == db::Kind::Postgres {
+                    r.batch("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")?;
+                }
+                let docs = read::load_docs(r)?;
+                let threads = threads::Threads::load(r)?;
+                let last = read::last_event(r)?.map_or(0, |e| e.id);
+                let timeline = read::timeline(r, &docs)?;
+                Ok((docs, threads, last, timeline))
+            })?;
             let mut s = shared.write().unwrap_or_else(|p| p.into_inner());
             s.docs = docs.clone();
-            s.threads = threads::Threads::load(&mut reader)?;
-            s.last_event_id = read::last_event(&mut reader)?.map_or(0, |e| e.id);
-            s.timeline = read::timeline(&mut reader, &docs)?;
+            s.threads = threads;
+            s.last_event_id = last;
+            s.timeline = timeline;
             drop(s);
             Ok::<_, StoreError>((write_conn, reader, docs, connect()?))
         })?;

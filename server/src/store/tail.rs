@@ -69,7 +69,7 @@ impl Tail {
     fn run(mut self) {
         let mut backoff = Duration::from_millis(100);
         while !self.stop.load(Ordering::SeqCst) {
-            match self.follow() {
+            match self.follow(&mut backoff) {
                 Ok(()) => return,
                 Err(e) => {
                     tracing::warn!(error = %e, retry_in = ?backoff, "the replica lost the database; it connects again and catches up");
@@ -81,16 +81,22 @@ impl Tail {
     }
 
     /// Listens and catches up until stopped (`Ok`) or the connection fails.
-    fn follow(&mut self) -> Result<(), StoreError> {
+    fn follow(&mut self, backoff: &mut Duration) -> Result<(), StoreError> {
         let mut db = Db::connect_postgres(&self.url)?;
-        db.batch(&format!(
-            "SET application_name = 'soulgrid-tail'; LISTEN {CHANNEL}"
-        ))?;
+        let listen = format!("SET application_name = 'soulgrid-tail'; LISTEN {CHANNEL}");
+        db.batch(&listen)?;
+        *backoff = Duration::from_millis(100);
+        let mut listening = db.reconnects();
         // What was committed before the LISTEN took effect is in the table.
         self.catch_up(&mut db)?;
         while !self.stop.load(Ordering::SeqCst) {
             db.notified(POLL)?;
             self.catch_up(&mut db)?;
+            // Made again under the tail (between two calls): it listens again.
+            if db.reconnects() != listening {
+                db.batch(&listen)?;
+                listening = db.reconnects();
+            }
         }
         Ok(())
     }

@@ -43,6 +43,9 @@ pub struct Writer {
     transactions: u64,
     /// The leader's fencing token, checked in every transaction (`lease::check`).
     fence: Option<i64>,
+    /// The documents in memory may hold what a failed batch wrote (they could not be read
+    /// again after it): read before the next batch.
+    stale: bool,
 }
 
 impl Writer {
@@ -69,6 +72,7 @@ impl Writer {
             clock,
             transactions: 0,
             fence,
+            stale: false,
         })
     }
 
@@ -175,6 +179,14 @@ impl Writer {
     /// One transaction for the whole batch. On failure it is rolled back and the writer is as
     /// it was before (ids, time, documents).
     fn attempt(&mut self, batch: &[Request]) -> Result<Attempt, StoreError> {
+        if self.stale {
+            self.docs = read::load_docs(&mut self.conn)?;
+            if let Some(last) = read::last_event(&mut self.conn)? {
+                self.last_id = last.id;
+                self.last_ts = last.ts.max(self.last_ts);
+            }
+            self.stale = false;
+        }
         let (start_id, start_ts) = (self.last_id, self.last_ts);
         let mut done = Attempt::default();
         // The documents the batch changed, and the event that changed each last: each is
@@ -279,7 +291,10 @@ impl Writer {
             // The in-memory documents saw writes the database did not keep: reload them.
             match read::load_docs(&mut self.conn) {
                 Ok(docs) => self.docs = docs,
-                Err(e) => tracing::error!(error = %e, "reloading documents failed"),
+                Err(e) => {
+                    tracing::error!(error = %e, "reloading documents failed; read before the next batch");
+                    self.stale = true;
+                }
             }
             return Err(e);
         }

@@ -100,11 +100,12 @@ fn as_owner(program: &std::path::Path) -> Command {
 }
 
 fn start() -> Cluster {
-    let dir = tempfile::Builder::new()
+    // Removed here if the cluster does not start; by the keeper once it did.
+    let temp = tempfile::Builder::new()
         .prefix("soulgrid-pg-")
         .tempdir()
-        .unwrap()
-        .keep();
+        .unwrap();
+    let dir = temp.path().to_path_buf();
     if is_root() {
         let owned = Command::new("chown")
             .args(["-R", "postgres:postgres"])
@@ -175,6 +176,7 @@ fn start() -> Cluster {
         "started",
         "the test PostgreSQL did not start (its log was printed above)"
     );
+    let _ = temp.keep();
     Cluster {
         port,
         _keeper: Mutex::new(keeper),

@@ -228,7 +228,7 @@ async fn a_leader_whose_lease_lapsed_or_was_taken_is_fenced_and_stores_nothing()
     let On::Postgres(url) = on.clone() else {
         unreachable!()
     };
-    let a = lease(&url, "a", 400);
+    let a = lease(&url, "a", 2_000);
     let token = blocking({
         let a = a.clone();
         move || a.take().unwrap().unwrap()
