@@ -9,6 +9,11 @@
 //! is the listing of the folders, never the content. What the radar records and a merge checks
 //! always lists them all.
 //!
+//! A look first waits for the watcher to have told of every change made before it
+//! ([`Fresh::caught_up`]): on a loaded machine its thread may read the kernel's queue a while
+//! after a write, and a file written just before a diff was missing from it (a CI run beside
+//! two busy loops met it).
+//!
 //! Not covered: a file written into a folder made a moment before, in the instant before the
 //! watcher has added that folder (notify adds it after telling of it): the folder is taken in
 //! whole when its making is seen, so such a file is missed only if the folder was taken in
@@ -53,6 +58,43 @@ impl Fresh {
         if let Some((seen, _)) = self.changes.get() {
             seen.moved_past(after).await;
         }
+    }
+
+    /// Waits until the watcher has told of every change made before now: it makes a file of
+    /// its own at the root (outside every worktree: [`Fresh::to_bring`] and the radar pass it
+    /// by) and waits to hear of it, the kernel's queue being read in order. False without a
+    /// watcher, or when it did not hear of it within a second: then every folder is listed.
+    pub async fn caught_up(&self) -> bool {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let Some((seen, root)) = self.changes.get() else {
+            return false;
+        };
+        let Some(start) = seen.now() else {
+            return false;
+        };
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mark = root.join(format!(".soulgrid-look-{}-{n}", std::process::id()));
+        if std::fs::write(&mark, b"").is_err() {
+            return false;
+        }
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(1);
+        let heard = loop {
+            let Some(at) = seen.now() else { break false };
+            match seen.since(start) {
+                Some((_, paths)) if paths.contains(&mark) => break true,
+                // Too much since (a poll, a rescan): every folder is listed anyway.
+                None => break true,
+                Some(_) => {}
+            }
+            if tokio::time::timeout_at(deadline, seen.moved_past(at))
+                .await
+                .is_err()
+            {
+                break false;
+            }
+        };
+        let _ = std::fs::remove_file(&mark);
+        heard
     }
 
     /// What the index of `key` (its worktree at `tree`) must take in to hold the worktree's
@@ -227,5 +269,49 @@ mod tests {
         changes.saw(&[tree("a").join("during")]); // a write during `git add`
         fresh.brought_up(key("a"), count);
         assert_eq!(bring(&fresh, "a"), BringUp::Paths(vec!["during".into()]));
+    }
+
+    /// A file written just before a look, told of by the watcher only after the look began:
+    /// the look waits for it (its own mark comes after it in the kernel's queue) and takes it
+    /// in. Without the wait the index was brought up without it.
+    #[tokio::test]
+    async fn a_look_waits_until_the_watcher_told_of_what_came_before_it() {
+        let root = tempfile::tempdir().unwrap();
+        let (fresh, seen) = (Fresh::default(), Seen::default());
+        fresh.follow(seen.clone(), root.path().to_path_buf());
+        let tree = root.path().join("ada").join("p1");
+        let key = ("p1".to_string(), "ada".to_string());
+        fresh.brought_up(key.clone(), seen.now());
+        // The watcher, late: it tells of the file, then of the look's mark, once the mark is
+        // there.
+        let watcher = tokio::spawn({
+            let (seen, root, tree) = (seen.clone(), root.path().to_path_buf(), tree.clone());
+            async move {
+                let mark = loop {
+                    let found = std::fs::read_dir(&root).unwrap().flatten().find(|e| {
+                        e.file_name()
+                            .to_string_lossy()
+                            .starts_with(".soulgrid-look-")
+                    });
+                    match found {
+                        Some(e) => break e.path(),
+                        None => tokio::task::yield_now().await,
+                    }
+                };
+                seen.saw(&[tree.join("logo.png")]);
+                seen.saw(&[mark]);
+            }
+        });
+        assert!(fresh.caught_up().await);
+        let (how, _) = fresh.to_bring(&key, &tree);
+        assert_eq!(how, BringUp::Paths(vec!["logo.png".into()]));
+        watcher.await.unwrap();
+        let left: Vec<_> = std::fs::read_dir(root.path()).unwrap().flatten().collect();
+        assert!(left.is_empty(), "the mark is removed: {left:?}");
+    }
+
+    #[tokio::test]
+    async fn without_a_watcher_a_look_lists_every_folder() {
+        assert!(!Fresh::default().caught_up().await);
     }
 }

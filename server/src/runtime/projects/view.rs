@@ -249,12 +249,14 @@ impl Projects {
                 .await?;
             git.status(&["update-index", "-q", "--refresh"]).await?;
         }
-        // Its files as they are now: those the watcher saw change since they were listed.
-        let (how, count) = self.fresh.to_bring(&key, Path::new(&w.path));
+        // Its files as they are now: those the watcher saw change since they were listed,
+        // once it has told of every change made before this look.
         let how = match listing {
-            Listing::AsSeen => how,
-            Listing::Every => BringUp::All,
+            Listing::AsSeen if self.fresh.caught_up().await => None,
+            _ => Some(BringUp::All),
         };
+        let (seen, count) = self.fresh.to_bring(&key, Path::new(&w.path));
+        let how = how.unwrap_or(seen);
         let work = diff::work(&git, &project.base, &w.branch, &how).await;
         if work.is_ok() {
             self.fresh.brought_up(key, count);
