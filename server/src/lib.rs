@@ -11,6 +11,7 @@ pub mod mailbox;
 pub mod notify;
 pub mod portable;
 pub mod repo;
+pub mod role;
 pub mod runtime;
 pub mod secret;
 pub mod session;
@@ -44,7 +45,7 @@ pub async fn boot_with_clock(
     leptos_options: LeptosOptions,
     clock: Clock,
 ) -> anyhow::Result<AppState> {
-    boot_as(config, leptos_options, clock, cluster::Part::Single).await
+    boot_as(config, leptos_options, clock, role::Part::Single).await
 }
 
 /// As [`boot_with_clock`], as one `part` of a team served by several servers (`cluster`): the
@@ -54,7 +55,7 @@ pub async fn boot_as(
     config: &Config,
     leptos_options: LeptosOptions,
     clock: Clock,
-    part: cluster::Part,
+    part: role::Part,
 ) -> anyhow::Result<AppState> {
     let security = Security::new(config.addr, config.token.clone()).map_err(anyhow::Error::msg)?;
     let agents = &config.agents;
@@ -88,9 +89,9 @@ pub async fn boot_as(
         let (dir, clock) = (config.data_dir.clone(), clock.clone());
         let live_capacity = config.live_capacity;
         let (replica, fence) = match &part {
-            cluster::Part::Single => (false, None),
-            cluster::Part::Leader { fence, .. } => (false, Some(*fence)),
-            cluster::Part::Follower { .. } => (true, None),
+            role::Part::Single => (false, None),
+            role::Part::Leader { fence, .. } => (false, Some(*fence)),
+            role::Part::Follower { .. } => (true, None),
         };
         // Off the async threads: connecting and reading the documents block.
         tokio::task::spawn_blocking(move || {
@@ -112,7 +113,7 @@ pub async fn boot_as(
     let human = config.human_name();
     let role = part.role();
     let session = match part {
-        cluster::Part::Follower { .. } => session::Session::none(),
+        role::Part::Follower { .. } => session::Session::none(),
         _ => session::start(&store, &config.lead_name, &human).await?,
     };
     let shutdown = CancellationToken::new();
@@ -152,27 +153,36 @@ pub async fn boot_as(
         shutdown.clone(),
         clock.clone(),
     );
-    if role.is_follower() {
+    forget_idle_history(&store, &shutdown);
+    let state = AppState {
+        leptos_options,
+        store,
+        session,
+        runtime,
+        lead_name: config.lead_name.clone().into(),
+        human_name: human.into(),
+        security: Arc::new(security),
+        shutdown,
+        claude_label: label.into(),
+        idempotency: Default::default(),
+        sse: Default::default(),
+        spectators: Default::default(),
+        data_dir_lock,
+        team: config.team.clone().into(),
+        role,
+    };
+    if state.role.is_follower() {
         // Nothing runs here: the leader runs the team.
-        forget_idle_history(&store, &shutdown);
-        return Ok(AppState {
-            leptos_options,
-            store,
-            session,
-            runtime,
-            lead_name: config.lead_name.clone().into(),
-            human_name: human.into(),
-            security: Arc::new(security),
-            shutdown,
-            claude_label: label.into(),
-            idempotency: Default::default(),
-            sse: Default::default(),
-            spectators: Default::default(),
-            data_dir_lock,
-            team: config.team.clone().into(),
-            role,
-        });
+        return Ok(state);
     }
+    start_runtime(config, &state, clock).await;
+    Ok(state)
+}
+
+/// The leader's (or the only server's) runtime at work: mail, worktrees, the projections,
+/// the timers, notifications and backups.
+async fn start_runtime(config: &Config, state: &AppState, clock: Clock) {
+    let (runtime, store, shutdown) = (&state.runtime, &state.store, &state.shutdown);
     runtime.watch_mail().await;
     // Branches carried in by an import, into their projects before any agent starts.
     runtime.projects().bring_carried().await;
@@ -189,7 +199,6 @@ pub async fn boot_as(
         config.team.clone(),
         shutdown.clone(),
     );
-    forget_idle_history(&store, &shutdown);
     if let Some(every) = config.backup_every {
         portable::backup::keep_backing_up(
             config.data_dir.clone(),
@@ -200,23 +209,6 @@ pub async fn boot_as(
             shutdown.clone(),
         );
     }
-    Ok(AppState {
-        leptos_options,
-        store,
-        session,
-        runtime,
-        lead_name: config.lead_name.clone().into(),
-        human_name: human.into(),
-        security: Arc::new(security),
-        shutdown,
-        claude_label: label.into(),
-        idempotency: Default::default(),
-        sse: Default::default(),
-        spectators: Default::default(),
-        data_dir_lock,
-        team: config.team.clone().into(),
-        role,
-    })
 }
 
 /// Ends the current session: every agent process stops (its seat sleeps), then `session_end`.

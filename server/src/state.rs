@@ -40,7 +40,7 @@ pub struct AppState {
     /// Who watches through a watch link: last uses, and what ends their streams on revoke.
     pub spectators: Arc<crate::spectators::Spectators>,
     /// Whether this server leads the team or follows (`cluster`).
-    pub role: Arc<crate::cluster::Role>,
+    pub role: Arc<crate::role::Role>,
 }
 
 impl AppState {

@@ -4,6 +4,7 @@ mod api;
 mod api_errors;
 mod external;
 pub mod extract;
+pub mod forward;
 mod governance;
 mod hall;
 pub mod heavy;
@@ -130,7 +131,7 @@ pub fn router(state: AppState) -> Router {
         // A follower hands what it cannot answer to the leader (after the checks below).
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
-            crate::cluster::forward::guard,
+            forward::guard,
         ))
         .layer(axum::middleware::from_fn_with_state(
             heavy::HeavyReads::default(),

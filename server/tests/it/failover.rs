@@ -67,12 +67,13 @@ fn stream(port: u16, seen: Arc<Mutex<Vec<u64>>>, until: Arc<std::sync::atomic::A
     });
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_leader_killed_under_load_is_replaced_and_nothing_acknowledged_is_lost() {
-    const TOTAL: usize = 1_000;
-    const WORKERS: usize = 16;
-    let on = On::postgres();
-    let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+/// Two servers on `on`'s database, a 2 s lease: the first leads, the second follows it (its
+/// `/healthz` says so and names the leader).
+async fn two_servers(
+    on: &On,
+    a: &std::path::Path,
+    b: &std::path::Path,
+) -> (ServerProcess, ServerProcess) {
     let mut args = vec![
         "--claude-cmd".to_string(),
         "/nonexistent/claude".into(),
@@ -81,12 +82,22 @@ async fn the_leader_killed_under_load_is_replaced_and_nothing_acknowledged_is_lo
     ];
     args.extend(on.flags());
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let leader = ServerProcess::start_with(dir_a.path(), &args).await;
+    let leader = ServerProcess::start_with(a, &args).await;
     assert_eq!(role(leader.port).await.as_deref(), Some("leader"));
-    let follower = ServerProcess::start_with(dir_b.path(), &args).await;
+    let follower = ServerProcess::start_with(b, &args).await;
     let said = health(follower.port).await.unwrap();
     assert_eq!(said["role"], "follower", "{said}");
     assert_eq!(said["leader"], format!("http://127.0.0.1:{}", leader.port));
+    (leader, follower)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_leader_killed_under_load_is_replaced_and_nothing_acknowledged_is_lost() {
+    const TOTAL: usize = 1_000;
+    const WORKERS: usize = 16;
+    let on = On::postgres();
+    let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (leader, follower) = two_servers(&on, dir_a.path(), dir_b.path()).await;
     let (a, b) = (leader.port, follower.port);
 
     let seen = Arc::new(Mutex::new(Vec::new()));
@@ -220,18 +231,7 @@ async fn the_leader_killed_under_load_is_replaced_and_nothing_acknowledged_is_lo
 async fn a_paused_leader_is_replaced_and_follows_when_it_wakes() {
     let on = On::postgres();
     let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let mut args = vec![
-        "--claude-cmd".to_string(),
-        "/nonexistent/claude".into(),
-        "--lease".into(),
-        "2s".into(),
-    ];
-    args.extend(on.flags());
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let leader = ServerProcess::start_with(dir_a.path(), &args).await;
-    assert_eq!(role(leader.port).await.as_deref(), Some("leader"));
-    let follower = ServerProcess::start_with(dir_b.path(), &args).await;
-    assert_eq!(role(follower.port).await.as_deref(), Some("follower"));
+    let (leader, follower) = two_servers(&on, dir_a.path(), dir_b.path()).await;
     let (a, b) = (leader.port, follower.port);
     let send = |port: u16, text: &'static str| async move {
         let body = serde_json::json!({ "text": text }).to_string();

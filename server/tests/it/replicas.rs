@@ -7,21 +7,12 @@
 use std::time::Duration;
 
 use app::domain::docs::page::PAGE;
-use app::domain::events::EventKind;
 use soulgrid::store::lease::Lease;
 use soulgrid::store::{Options, Store, StoreError};
 
 use crate::common::On;
 
-fn said(seat: u8, i: usize) -> EventKind {
-    EventKind::UserMessage {
-        message_id: format!("m-{seat}-{i:05}"),
-        speaker_name: "Human".into(),
-        seat,
-        text: format!("line {i} to seat {seat}"),
-        target_agent: None,
-    }
-}
+use crate::store_contract::said;
 
 fn replica(on: &On, dir: &std::path::Path) -> Store {
     Store::open_with(
@@ -282,7 +273,7 @@ async fn a_leader_whose_lease_lapsed_or_was_taken_is_fenced_and_stores_nothing()
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_follower_without_a_leader_serves_reads_and_asks_writes_to_wait() {
     use crate::common::{call, get, post_json};
-    use soulgrid::cluster::{Part, Role};
+    use soulgrid::role::{Part, Role};
     let _serial = crate::SERIAL.lock().await;
     let on = On::postgres();
     let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());

@@ -21,7 +21,8 @@ crate::on_both!(
     arbitrary_batches_keep_the_contract,
 );
 
-fn said(seat: u8, i: usize) -> EventKind {
+/// A message from the human to `seat`, the `i`th.
+pub(crate) fn said(seat: u8, i: usize) -> EventKind {
     EventKind::UserMessage {
         message_id: format!("m-{seat}-{i:05}"),
         speaker_name: "Human".into(),

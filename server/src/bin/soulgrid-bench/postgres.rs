@@ -11,37 +11,7 @@ use std::time::{Duration, Instant};
 use soulgrid::store::{Database, Options, Store};
 
 use crate::pg;
-use crate::serve::message;
 use crate::table::{thousands, Row};
-
-/// `appenders` tasks each appending `per` events one at a time: events/s.
-async fn group_commit_rate(dir: &Path, url: &str, appenders: usize, per: usize) -> f64 {
-    let store = Store::open_with(
-        dir,
-        Options {
-            database: Database::Postgres(url.into()),
-            ..Default::default()
-        },
-    )
-    .unwrap();
-    let start = Instant::now();
-    let mut tasks = Vec::new();
-    for a in 0..appenders {
-        let store = store.clone();
-        tasks.push(tokio::spawn(async move {
-            for i in 0..per {
-                store
-                    .append("bench", message(format!("{a}-{i}")))
-                    .await
-                    .unwrap();
-            }
-        }));
-    }
-    for t in tasks {
-        t.await.unwrap();
-    }
-    (appenders * per) as f64 / start.elapsed().as_secs_f64()
-}
 
 /// P3pg, with P3's figure (`sqlite`, events/s) beside it when it was measured in this run.
 pub fn group_commit(
@@ -54,7 +24,15 @@ pub fn group_commit(
     pg::durable();
     let (appenders, per) = if quick { (64, 20) } else { (64, 200) };
     let url = pg::database();
-    let rate = rt.block_on(group_commit_rate(dir, &url, appenders, per));
+    let store = Store::open_with(
+        dir,
+        Options {
+            database: Database::Postgres(url),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let rate = rt.block_on(crate::store::group_commit_rate(store, appenders, per));
     let row = Row::new(
         "P3pg",
         "P3 on PostgreSQL 15 (a local cluster, fsync on): durable appends with group commit, 64 concurrent appenders",

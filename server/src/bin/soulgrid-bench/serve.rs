@@ -104,8 +104,8 @@ pub async fn serve_follower(data_dir: &Path, url: &str) -> (AppState, u16) {
     let config = <soulgrid::config::Config as clap::Parser>::try_parse_from(args).unwrap();
     std::fs::create_dir_all(data_dir).unwrap();
     let lock = std::sync::Arc::new(soulgrid::data_dir::DataDirLock::take(data_dir).unwrap());
-    let part = soulgrid::cluster::Part::Follower {
-        role: soulgrid::cluster::Role::follower(None),
+    let part = soulgrid::role::Part::Follower {
+        role: soulgrid::role::Role::follower(None),
         lock,
     };
     let state = soulgrid::boot_as(

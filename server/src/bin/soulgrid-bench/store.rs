@@ -74,10 +74,9 @@ fn raw_event_and_doc_rate(dir: &Path, rows: usize, batch: usize) -> f64 {
     rows as f64 / start.elapsed().as_secs_f64()
 }
 
-/// `appenders` tasks each appending `per` events one at a time, every caller answered after
-/// its batch is durable: events/s.
-async fn group_commit_rate(dir: &Path, appenders: usize, per: usize) -> f64 {
-    let store = Store::open(dir).unwrap();
+/// `appenders` tasks each appending `per` events one at a time to `store`, every caller
+/// answered after its batch is durable: events/s.
+pub async fn group_commit_rate(store: Store, appenders: usize, per: usize) -> f64 {
     let start = Instant::now();
     let mut tasks = Vec::new();
     for a in 0..appenders {
@@ -101,7 +100,8 @@ async fn group_commit_rate(dir: &Path, appenders: usize, per: usize) -> f64 {
 pub fn group_commit(rt: &tokio::runtime::Runtime, dir: &Path, quick: bool) -> (Row, f64) {
     eprintln!("P3: group commit against raw batched inserts…");
     let (appenders, per) = if quick { (64, 20) } else { (64, 400) };
-    let gc = rt.block_on(group_commit_rate(&dir.join("gc"), appenders, per));
+    let store = Store::open(&dir.join("gc")).unwrap();
+    let gc = rt.block_on(group_commit_rate(store, appenders, per));
     let raw = raw_sqlite_rate(&dir.join("raw"), appenders * per, appenders);
     let single = raw_sqlite_rate(&dir.join("raw"), if quick { 200 } else { 1000 }, 1);
     let pair = raw_event_and_doc_rate(&dir.join("raw"), appenders * per, appenders);
