@@ -193,6 +193,13 @@ async fn lead(
     stop: &CancellationToken,
 ) -> anyhow::Result<()> {
     let fence = holding.token;
+    if holding.lost.is_cancelled() {
+        tracing::warn!(
+            token = fence,
+            "the lease was lost before this server could lead"
+        );
+        return Ok(());
+    }
     tracing::info!(token = fence, "this server leads the team");
     let role = Role::replicated(true, None);
     let part = Part::Leader {
@@ -252,6 +259,8 @@ async fn follow(
     let state = crate::boot_as(config, leptos, crate::clock::Clock::system(), part).await?;
     let taken = Arc::new(std::sync::Mutex::new(None));
     let done = CancellationToken::new();
+    // However this ends (serving failed too), the watcher stops.
+    let _watching = done.clone().drop_guard();
     // Watches the lease: who leads, and whether it lapsed (then takes it).
     tokio::spawn({
         let (lease, taken, done, stop) = (lease.clone(), taken.clone(), done.clone(), stop.clone());
@@ -269,6 +278,11 @@ async fn follow(
                         role.set_leader_address(None);
                         let asked = Instant::now();
                         match blocking(&lease, |l| l.take()).await {
+                            // Taken as the server stops, or after it stopped following: let go.
+                            Ok(Some(token)) if stop.is_cancelled() || done.is_cancelled() => {
+                                let _ = blocking(&lease, move |l| l.release(token)).await;
+                                return;
+                            }
                             Ok(Some(token)) => {
                                 // Renewed from now on, while this server stops following.
                                 let held = Holding::start(lease.clone(), token, asked);

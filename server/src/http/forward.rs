@@ -69,8 +69,9 @@ fn client() -> &'static reqwest::Client {
         let _ = rustls::crypto::ring::default_provider().install_default();
         reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(2))
-            // A leader that stops answering midway (paused, cut off) holds nothing for ever.
-            .read_timeout(Duration::from_secs(30))
+            // A leader cut off midway is found out; one that works long (a merge's check, a
+            // checkout) is waited for.
+            .tcp_keepalive(Duration::from_secs(10))
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .expect("an HTTP client without TLS")

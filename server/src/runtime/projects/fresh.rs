@@ -27,6 +27,15 @@ use std::sync::{Mutex, OnceLock};
 use crate::repo::bring_up::BringUp;
 use crate::repo::watch::Seen;
 
+/// A look's mark at the root, removed when dropped.
+struct Mark<'a>(&'a Path);
+
+impl Drop for Mark<'_> {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(self.0);
+    }
+}
+
 /// (project, identity) of a worktree.
 type Key = (String, String);
 
@@ -74,9 +83,12 @@ impl Fresh {
         };
         let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let mark = root.join(format!(".soulgrid-look-{}-{n}", std::process::id()));
-        if std::fs::write(&mark, b"").is_err() {
+        if let Err(e) = std::fs::write(&mark, b"") {
+            tracing::debug!(error = %e, "no mark at the worktrees' root: every folder is listed");
             return false;
         }
+        // Removed however the look ends (a client gone midway drops it).
+        let _mark = Mark(&mark);
         let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(1);
         let heard = loop {
             let Some(at) = seen.now() else { break false };
@@ -93,7 +105,6 @@ impl Fresh {
                 break false;
             }
         };
-        let _ = std::fs::remove_file(&mark);
         heard
     }
 

@@ -39,8 +39,10 @@ impl Projects {
         let held = self.lock(id);
         let _held = held.lock().await;
         let mut branches = Vec::new();
+        // Once for every worktree of the view.
+        let listing = self.as_seen().await;
         for w in &trees {
-            let (work, problem) = match self.work(&project, w, Listing::AsSeen).await {
+            let (work, problem) = match self.work(&project, w, listing).await {
                 Ok(work) => (work, None),
                 Err(e) => (Work::default(), Some(e.to_string())),
             };
@@ -71,7 +73,8 @@ impl Projects {
         let w = at_work(&trees, agent)?;
         let held = self.lock(id);
         let _held = held.lock().await;
-        let mut work = self.work(&project, w, Listing::AsSeen).await?;
+        let listing = self.as_seen().await;
+        let mut work = self.work(&project, w, listing).await?;
         let pages = work.files.len().div_ceil(PAGE_FILES).max(1);
         if page >= pages {
             return Err(ProjectError::Bad(format!(
@@ -249,19 +252,29 @@ impl Projects {
                 .await?;
             git.status(&["update-index", "-q", "--refresh"]).await?;
         }
-        // Its files as they are now: those the watcher saw change since they were listed,
-        // once it has told of every change made before this look.
-        let how = match listing {
-            Listing::AsSeen if self.fresh.caught_up().await => None,
-            _ => Some(BringUp::All),
-        };
+        // Its files as they are now: those the watcher saw change since they were listed
+        // (it has told of every change made before this look: `as_seen`).
         let (seen, count) = self.fresh.to_bring(&key, Path::new(&w.path));
-        let how = how.unwrap_or(seen);
+        let how = match listing {
+            Listing::AsSeen => seen,
+            Listing::Every => BringUp::All,
+        };
         let work = diff::work(&git, &project.base, &w.branch, &how).await;
         if work.is_ok() {
             self.fresh.brought_up(key, count);
         }
         work
+    }
+}
+
+impl Projects {
+    /// How a page's look lists the files: as the watcher saw them once it has told of every
+    /// change made before now ([`super::fresh::Fresh::caught_up`]), else every folder.
+    async fn as_seen(&self) -> Listing {
+        match self.fresh.caught_up().await {
+            true => Listing::AsSeen,
+            false => Listing::Every,
+        }
     }
 }
 

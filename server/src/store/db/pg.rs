@@ -21,9 +21,10 @@ pub struct Pg {
     pub(super) reconnects: u64,
 }
 
-/// Connects with bounds of its own where the URL sets none: a connection attempt gives up
-/// after 10 s, and a peer that stops answering (a paused server, a cut network) is found out
-/// by the kernel (keepalives, unacknowledged data) within about 20 s instead of hours.
+/// Connects with bounds of its own: a connection attempt gives up after 10 s (unless the URL
+/// says otherwise), and a peer that stops answering (a cut network) is found out by the kernel
+/// (keepalives and unacknowledged data, set here whatever the URL says) within about 20 s
+/// instead of hours.
 pub(super) fn connect(url: &str) -> Result<postgres::Client, postgres::Error> {
     let mut config: postgres::Config = url.parse()?;
     if config.get_connect_timeout().is_none() {
