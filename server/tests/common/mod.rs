@@ -440,3 +440,48 @@ macro_rules! on_both {
         }
     )*};
 }
+
+/// The log's ids are 1, 2, … with no gap.
+pub fn assert_gap_free(events: &[app::domain::events::Event]) {
+    let ids: Vec<u64> = events.iter().map(|e| e.id).collect();
+    assert_eq!(
+        ids,
+        (1..=ids.len() as u64).collect::<Vec<_>>(),
+        "ids are 1.. with no gap"
+    );
+}
+
+/// Every send acknowledged as `(text, id)` is in the log once, under that id.
+pub fn assert_each_acknowledged_once(
+    events: &[app::domain::events::Event],
+    acknowledged: &[(String, u64)],
+) {
+    let mut by_text: std::collections::HashMap<&str, Vec<u64>> = Default::default();
+    for e in events {
+        if let app::domain::events::EventKind::UserMessage { text, .. } = &e.kind {
+            by_text.entry(text.as_str()).or_default().push(e.id);
+        }
+    }
+    for (text, id) in acknowledged {
+        assert_eq!(
+            by_text.get(text.as_str()),
+            Some(&vec![*id]),
+            "{text} acknowledged as {id}"
+        );
+    }
+}
+
+/// The log's `session_start` and `session_end`, in order.
+pub fn session_kinds(events: &[app::domain::events::Event]) -> Vec<&'static str> {
+    use app::domain::events::EventKind;
+    events
+        .iter()
+        .filter(|e| {
+            matches!(
+                e.kind,
+                EventKind::SessionStart { .. } | EventKind::SessionEnd { .. }
+            )
+        })
+        .map(|e| e.kind.type_name())
+        .collect()
+}

@@ -6,7 +6,6 @@
 //! surviving server (reconnecting with `Last-Event-ID`, as a browser does) sees each event
 //! once, in order.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -171,31 +170,10 @@ async fn the_leader_killed_under_load_is_replaced_and_nothing_acknowledged_is_lo
     let store = on.open(tempfile::tempdir().unwrap().path());
     let events = store.events_after(0, usize::MAX >> 1).await.unwrap();
     let ids: Vec<u64> = events.iter().map(|e| e.id).collect();
-    assert_eq!(ids, (1..=ids.len() as u64).collect::<Vec<_>>(), "no gap");
-    let mut by_text: HashMap<String, Vec<u64>> = HashMap::new();
-    for e in &events {
-        if let EventKind::UserMessage { text, .. } = &e.kind {
-            by_text.entry(text.clone()).or_default().push(e.id);
-        }
-    }
-    for (text, id) in &acknowledged {
-        assert_eq!(
-            by_text.get(text),
-            Some(&vec![*id]),
-            "{text} acknowledged as {id}"
-        );
-    }
+    crate::common::assert_gap_free(&events);
+    crate::common::assert_each_acknowledged_once(&events, &acknowledged);
     // The dead leader's session was ended by the new one, which began its own.
-    let sessions: Vec<_> = events
-        .iter()
-        .filter(|e| {
-            matches!(
-                e.kind,
-                EventKind::SessionStart { .. } | EventKind::SessionEnd { .. }
-            )
-        })
-        .map(|e| e.kind.type_name())
-        .collect();
+    let sessions = crate::common::session_kinds(&events);
     assert_eq!(sessions, ["session_start", "session_end", "session_start"]);
     let new_session = events
         .iter()

@@ -3,12 +3,11 @@
 
 use crate::common;
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use app::domain::events::{Event, EventKind};
-use common::{body_json, boot_with, raw_request, On, ServerProcess};
+use common::{assert_gap_free, body_json, boot_with, raw_request, On, ServerProcess};
 use soulgrid::store::Store;
 
 async fn all_events(store: &Store) -> Vec<Event> {
@@ -22,12 +21,6 @@ async fn all_events(store: &Store) -> Vec<Event> {
             return out;
         }
         out.extend(page);
-    }
-}
-
-fn assert_gap_free(events: &[Event]) {
-    for (i, e) in events.iter().enumerate() {
-        assert_eq!(e.id, i as u64 + 1, "ids are 1.. with no gap");
     }
 }
 
@@ -159,32 +152,10 @@ async fn sigkill_during_ten_thousand_sends_loses_nothing_acknowledged(on: On) {
     let store = on.open(dir.path());
     let events = all_events(&store).await;
     assert_gap_free(&events);
-    let mut by_text: HashMap<String, Vec<u64>> = HashMap::new();
-    for e in &events {
-        if let EventKind::UserMessage { text, .. } = &e.kind {
-            by_text.entry(text.clone()).or_default().push(e.id);
-        }
-    }
-    for (text, id) in &acknowledged {
-        assert_eq!(
-            by_text.get(text),
-            Some(&vec![*id]),
-            "{text} acknowledged as {id}"
-        );
-    }
+    common::assert_each_acknowledged_once(&events, &acknowledged);
     // Each send also tried to start the lead (and recorded that it could not): look at sessions.
-    let kinds: Vec<_> = events
-        .iter()
-        .filter(|e| {
-            matches!(
-                e.kind,
-                EventKind::SessionStart { .. } | EventKind::SessionEnd { .. }
-            )
-        })
-        .map(|e| e.kind.type_name())
-        .collect();
     assert_eq!(
-        kinds,
+        common::session_kinds(&events),
         [
             "session_start",
             "session_end",
