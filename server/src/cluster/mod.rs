@@ -5,10 +5,12 @@
 //! and forward what they cannot answer to the leader (`forward`), or answer 503 with
 //! `Retry-After` while there is none.
 //!
-//! [`run`] takes the part this server can have and serves it, then the next: a follower that
-//! takes a lapsed lease stops serving and starts again as the leader, as a restart does (the
-//! dead leader's session ended, its agents woken from soul and transcript); a leader that
-//! cannot renew its lease before it lapses stops its runtime first, then follows.
+//! [`run`] listens once, then takes the part this server can have and serves it, then the
+//! next: a follower that takes a lapsed lease stops following and starts again as the leader,
+//! as a restart does (the dead leader's session ended, its agents woken from soul and
+//! transcript); a leader that cannot renew its lease before it lapses stops its runtime first,
+//! then follows. Between parts, and while the database cannot be reached (tried again with
+//! backoff), the listener answers every request with a 503 that says so (`http::switch`).
 //!
 //! The part a server boots for and the role `/healthz` says are `crate::role`'s (the façade and
 //! the HTTP layer read them); what a follower answers itself and hands on is
@@ -22,6 +24,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::Config;
 use crate::data_dir::DataDirLock;
+use crate::http::switch::Switch;
 use crate::role::{Part, Role};
 use crate::state::AppState;
 use crate::store::lease::Lease;
@@ -74,6 +77,34 @@ pub async fn run(
         );
     }
     let address = format!("http://{advertised}");
+    // One listener for every part, answering 503 between them.
+    let listener = tokio::net::TcpListener::bind(config.addr)
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", config.addr))?;
+    tracing::info!("soulgrid listening on http://{}", config.addr);
+    let switch = Switch::new("this server is starting");
+    let closed = CancellationToken::new();
+    let serving = tokio::spawn(crate::http::serve::serve(
+        listener,
+        switch.router(),
+        config.http.clone(),
+        closed.clone().cancelled_owned(),
+    ));
+    let ran = parts(config, leptos, url, (owner, address, lock), &switch, &stop).await;
+    closed.cancel();
+    serving.await??;
+    ran
+}
+
+/// Plays one part after the other until `stop`.
+async fn parts(
+    config: &Config,
+    leptos: LeptosOptions,
+    url: &str,
+    (owner, address, lock): (String, String, Arc<DataDirLock>),
+    switch: &Switch,
+    stop: &CancellationToken,
+) -> anyhow::Result<()> {
     let lease = {
         let (url, owner, address, span) = (url.to_string(), owner.clone(), address, config.lease);
         Arc::new(
@@ -99,10 +130,10 @@ pub async fn run(
                 }
             };
             match holding {
-                Some(h) => lead(config, leptos.clone(), (&lease, &lock), h, &stop)
+                Some(h) => lead(config, leptos.clone(), (&lease, &lock), h, switch, stop)
                     .await
                     .map(|()| None),
-                None => follow(config, leptos.clone(), (&lease, &lock), &stop).await,
+                None => follow(config, leptos.clone(), (&lease, &lock), switch, stop).await,
             }
         };
         match part.await {
@@ -110,6 +141,7 @@ pub async fn run(
                 (held, served, backoff) = (next, true, Duration::from_millis(200));
             }
             Err(e) if served => {
+                switch.between("this server cannot reach the team's database now; it tries again");
                 tracing::error!(error = %e, retry_in = ?backoff, "this server could not go on (is the database there?); it tries again");
                 tokio::select! {
                     _ = stop.cancelled() => break,
@@ -190,6 +222,7 @@ async fn lead(
     leptos: LeptosOptions,
     (lease, lock): (&Arc<Lease>, &Arc<DataDirLock>),
     holding: Holding,
+    switch: &Switch,
     stop: &CancellationToken,
 ) -> anyhow::Result<()> {
     let fence = holding.token;
@@ -208,30 +241,24 @@ async fn lead(
         lock: lock.clone(),
     };
     let state = crate::boot_as(config, leptos, crate::clock::Clock::system(), part).await?;
-    let (stop, lease) = (stop.clone(), lease.clone());
-    let lost = holding.lost.clone();
-    let ended = state.clone();
-    let served = serve(config, state.clone(), async move {
-        tokio::select! {
-            _ = stop.cancelled() => {
-                crate::shut_down(&ended).await;
-                if let Err(e) = blocking(&lease, move |l| l.release(fence)).await {
-                    tracing::warn!(error = %e, "the lease could not be let go: another server takes it when it lapses");
-                }
-            }
-            _ = lost.cancelled() => {
-                tracing::error!("the lease was lost: the runtime stops; this server follows");
-                stop_runtime(&ended).await;
+    switch.set(crate::http::router(state.clone()));
+    tracing::info!(role = "leader", "serving");
+    tokio::select! {
+        _ = stop.cancelled() => {
+            crate::shut_down(&state).await;
+            switch.between("this server is stopping");
+            if let Err(e) = blocking(lease, move |l| l.release(fence)).await {
+                tracing::warn!(error = %e, "the lease could not be let go: another server takes it when it lapses");
             }
         }
-    })
-    .await;
-    // However serving ended (an address that would not bind), nothing of the runtime is left.
-    if !state.shutdown.is_cancelled() {
-        stop_runtime(&state).await;
+        _ = holding.lost.cancelled() => {
+            tracing::error!("the lease was lost: the runtime stops; this server follows");
+            switch.between("this server no longer leads the team; another takes over in moments");
+            stop_runtime(&state).await;
+        }
     }
     drop(holding);
-    served
+    Ok(())
 }
 
 /// Stops the leader's runtime without recording anything more (its appends are fenced off
@@ -247,6 +274,7 @@ async fn follow(
     config: &Config,
     leptos: LeptosOptions,
     (lease, lock): (&Arc<Lease>, &Arc<DataDirLock>),
+    switch: &Switch,
     stop: &CancellationToken,
 ) -> anyhow::Result<Option<Holding>> {
     let holder = blocking(lease, |l| l.holder()).await?;
@@ -257,6 +285,8 @@ async fn follow(
         lock: lock.clone(),
     };
     let state = crate::boot_as(config, leptos, crate::clock::Clock::system(), part).await?;
+    switch.set(crate::http::router(state.clone()));
+    tracing::info!(role = "follower", "serving");
     let taken = Arc::new(std::sync::Mutex::new(None));
     let done = CancellationToken::new();
     // However this ends (serving failed too), the watcher stops.
@@ -299,49 +329,15 @@ async fn follow(
             }
         }
     });
-    let (stop, ended) = (stop.clone(), state.clone());
-    let until = done.clone();
-    serve(config, state, async move {
-        tokio::select! {
-            _ = stop.cancelled() => {}
-            _ = until.cancelled() => tracing::info!("the lease lapsed and this server took it: it leads from now on"),
+    tokio::select! {
+        _ = stop.cancelled() => switch.between("this server is stopping"),
+        _ = done.cancelled() => {
+            tracing::info!("the lease lapsed and this server took it: it leads from now on");
+            switch.between("this server is taking the lead of the team");
         }
-        ended.shutdown.cancel();
-    })
-    .await?;
+    }
+    state.shutdown.cancel();
     done.cancel();
     let held = taken.lock().unwrap_or_else(|p| p.into_inner()).take();
     Ok(held)
-}
-
-/// Serves `state` on the configured address until `until` ends (then gracefully).
-async fn serve(
-    config: &Config,
-    state: AppState,
-    until: impl std::future::Future<Output = ()> + Send + 'static,
-) -> anyhow::Result<()> {
-    // The address a part before this one served on is let go as it ends: bind again, a while.
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let listener = loop {
-        match tokio::net::TcpListener::bind(config.addr).await {
-            Ok(l) => break l,
-            Err(e) if Instant::now() < deadline => {
-                tracing::debug!(error = %e, "the address is not free yet");
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-            Err(e) => anyhow::bail!("cannot listen on {}: {e}", config.addr),
-        }
-    };
-    tracing::info!(
-        role = if state.role.is_follower() {
-            "follower"
-        } else {
-            "leader"
-        },
-        "soulgrid listening on http://{}",
-        config.addr
-    );
-    let router = crate::http::router(state);
-    crate::http::serve::serve(listener, router, config.http.clone(), until).await?;
-    Ok(())
 }

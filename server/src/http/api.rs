@@ -26,11 +26,12 @@ pub async fn healthz(
     State(state): State<AppState>,
     anonymous: Option<axum::Extension<crate::http::security::Anonymous>>,
 ) -> (StatusCode, Json<Health>) {
-    // A store that stopped taking events (a write the disk did not confirm) is not healthy.
-    let problem = state
-        .store
-        .stopped()
-        .then(|| crate::store::StoreError::NotDurable.to_string());
+    // A store that stopped taking events (a write the disk did not confirm), or whose database
+    // does not answer, is not healthy.
+    let problem = match state.store.stopped() {
+        true => Some(crate::store::StoreError::NotDurable.to_string()),
+        false => state.store.reachable().await.err(),
+    };
     let status = match problem {
         Some(_) => StatusCode::SERVICE_UNAVAILABLE,
         None => StatusCode::OK,

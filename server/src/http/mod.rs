@@ -18,6 +18,7 @@ pub mod security;
 pub mod serve;
 pub mod site;
 pub mod sse;
+pub mod switch;
 pub mod watch;
 
 use std::sync::Arc;

@@ -9,6 +9,7 @@ mod follow;
 pub mod history;
 pub mod lease;
 mod options;
+mod probe;
 mod read;
 pub mod restore;
 mod schema;
@@ -85,6 +86,8 @@ pub struct Store {
     /// A replica's tail, stopped when the last handle goes.
     _tail: Option<Arc<tail::Guard>>,
     database: Arc<Database>,
+    /// Asks the database whether it answers (`/healthz`).
+    probe: Arc<probe::Probe>,
 }
 
 impl Store {
@@ -102,6 +105,7 @@ impl Store {
             sync,
             live_capacity,
             replica,
+            replica_poll,
             fence,
         } = options;
         if replica && database == Database::Sqlite {
@@ -158,7 +162,12 @@ impl Store {
                 drop(write_conn);
                 (
                     None,
-                    Some(Arc::new(tail::spawn(url.clone(), stage, shared.clone()))),
+                    Some(Arc::new(tail::spawn(
+                        url.clone(),
+                        replica_poll,
+                        stage,
+                        shared.clone(),
+                    ))),
                 )
             }
             _ => {
@@ -181,6 +190,10 @@ impl Store {
             history: Arc::new(history::History::new(HISTORY_SPACING)),
             stopped,
             _tail: tail,
+            probe: Arc::new(probe::Probe::new(match &database {
+                Database::Postgres(url) => Some(url.clone()),
+                Database::Sqlite => None,
+            })),
             database: Arc::new(database),
         })
     }
@@ -222,6 +235,18 @@ impl Store {
             Vec::new()
         });
         (with_messages(docs, last, all), last)
+    }
+
+    /// Whether the database answers now (`/healthz`); `Err` says why not. Always on SQLite.
+    pub async fn reachable(&self) -> Result<(), String> {
+        self.probe.check().await
+    }
+
+    /// A replica's `(reads, notifications)` so far: how many times it read the table for what
+    /// is new (the notifications that came at once are one read; and each poll), and how many
+    /// notifications it took. `(0, 0)` on a writer.
+    pub fn replica_counts(&self) -> (u64, u64) {
+        self._tail.as_ref().map_or((0, 0), |t| t.counts())
     }
 
     /// Where the log is kept.

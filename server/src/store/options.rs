@@ -43,6 +43,9 @@ pub struct Options {
     /// A replica: another server writes the log (PostgreSQL only); this store follows it
     /// (`tail`) and refuses appends.
     pub replica: bool,
+    /// How long a replica waits for a notification before it reads the table anyway (tests
+    /// lengthen it: notifications alone must carry a replica).
+    pub replica_poll: std::time::Duration,
     /// The leader's fencing token (`lease`): every append checks the lease is still held
     /// with it, in its own transaction (PostgreSQL only).
     pub fence: Option<i64>,
@@ -56,6 +59,7 @@ impl Default for Options {
             sync: fsync(),
             live_capacity: LIVE_CAPACITY,
             replica: false,
+            replica_poll: std::time::Duration::from_secs(1),
             fence: None,
         }
     }

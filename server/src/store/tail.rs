@@ -1,14 +1,15 @@
 //! A replica's store: the log is written by another server (the leader) into the same
 //! PostgreSQL database, and this one follows it. The leader's append transaction notifies
 //! `soulgrid_events` (PostgreSQL delivers it on commit, carrying the last id, never the event);
-//! on each notification (all that came at once are one wake-up), and every second without one,
+//! on each notification (all that came at once are one wake-up), and each second without one
+//! (`Options::replica_poll`),
 //! the tail reads what is new from the tables in one snapshot and publishes it as the writer's
 //! own batches are published (`sync::Stage`): the documents, the threads, the live stream. A
 //! dropped connection is made again with backoff and what was missed is read from the table,
 //! so every follower of this store sees every event once, in order.
 
 use std::collections::BTreeSet;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
@@ -24,43 +25,72 @@ use super::{Committed, Shared, StoreError};
 /// The channel the leader notifies on each commit.
 pub const CHANNEL: &str = "soulgrid_events";
 
-/// How long the tail waits for a notification before it looks at the table anyway.
-const POLL: Duration = Duration::from_secs(1);
-
 /// Events read at a time while catching up.
 const PAGE: usize = 5_000;
 
 /// Stops the tail when the last handle to the store is dropped.
-pub(super) struct Guard(Arc<AtomicBool>);
+pub(super) struct Guard {
+    stop: Arc<AtomicBool>,
+    counts: Arc<Counts>,
+}
 
-impl Drop for Guard {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::SeqCst);
+/// What a replica's tail has done, counted since the store was opened.
+#[derive(Debug, Default)]
+pub struct Counts {
+    /// Reads of the table for what is new (at a wake-up, whatever woke it).
+    pub reads: AtomicU64,
+    /// Notifications taken.
+    pub notifications: AtomicU64,
+}
+
+impl Guard {
+    pub(super) fn counts(&self) -> (u64, u64) {
+        (
+            self.counts.reads.load(Ordering::SeqCst),
+            self.counts.notifications.load(Ordering::SeqCst),
+        )
     }
 }
 
-/// Starts the tail on its own thread, with connections of its own to `url`.
-pub(super) fn spawn(url: String, stage: Stage, shared: Arc<RwLock<Shared>>) -> Guard {
+impl Drop for Guard {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+    }
+}
+
+/// Starts the tail on its own thread, with connections of its own to `url`; without a
+/// notification for `poll`, it reads the table anyway.
+pub(super) fn spawn(
+    url: String,
+    poll: Duration,
+    stage: Stage,
+    shared: Arc<RwLock<Shared>>,
+) -> Guard {
     let stop = Arc::new(AtomicBool::new(false));
+    let counts = Arc::new(Counts::default());
     let tail = Tail {
         url,
+        poll,
         stage,
         shared,
         stop: stop.clone(),
+        counts: counts.clone(),
         batches: 0,
     };
     std::thread::Builder::new()
         .name("store-tail".into())
         .spawn(move || tail.run())
         .expect("spawning the store's tail thread");
-    Guard(stop)
+    Guard { stop, counts }
 }
 
 struct Tail {
     url: String,
+    poll: Duration,
     stage: Stage,
     shared: Arc<RwLock<Shared>>,
     stop: Arc<AtomicBool>,
+    counts: Arc<Counts>,
     /// Batches published (a `Committed`'s transaction, counted here).
     batches: u64,
 }
@@ -90,7 +120,8 @@ impl Tail {
         // What was committed before the LISTEN took effect is in the table.
         self.catch_up(&mut db)?;
         while !self.stop.load(Ordering::SeqCst) {
-            db.notified(POLL)?;
+            let taken = db.notified(self.poll)?;
+            self.counts.notifications.fetch_add(taken, Ordering::SeqCst);
             self.catch_up(&mut db)?;
             // Made again under the tail (between two calls): it listens again.
             if db.reconnects() != listening {
@@ -103,6 +134,7 @@ impl Tail {
 
     /// Reads and publishes everything after the last event published, in one snapshot.
     fn catch_up(&mut self, db: &mut Db) -> Result<(), StoreError> {
+        self.counts.reads.fetch_add(1, Ordering::SeqCst);
         let last = self
             .shared
             .read()

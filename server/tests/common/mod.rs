@@ -6,6 +6,7 @@ pub mod fake_model;
 mod http;
 pub mod pg;
 mod processes;
+pub mod proxy;
 pub mod real_cli;
 pub mod recorded;
 

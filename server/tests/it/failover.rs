@@ -42,7 +42,8 @@ fn stream(port: u16, seen: Arc<Mutex<Vec<u64>>>, until: Arc<std::sync::atomic::A
                 .header("last-event-id", last.to_string())
                 .send()
                 .await;
-            let Ok(answer) = asked else {
+            // Refused, or a 503 between the follower's part and the leader's: a moment later.
+            let Some(answer) = asked.ok().filter(|a| a.status().is_success()) else {
                 tokio::time::sleep(Duration::from_millis(100)).await;
                 continue;
             };

@@ -27,6 +27,7 @@ mod backup;
 mod belief;
 mod budgets;
 mod channel;
+mod database_gone;
 mod external;
 mod failover;
 mod follow;

@@ -128,6 +128,115 @@ async fn a_replica_whose_connection_drops_catches_up_from_the_table() {
     assert_eq!(replica.snapshot().0, leader.snapshot().0);
 }
 
+/// A replica that would not look at the table on its own for an hour.
+fn notified_only(on: &On, dir: &std::path::Path) -> Store {
+    Store::open_with(
+        dir,
+        Options {
+            replica: true,
+            replica_poll: Duration::from_secs(3600),
+            ..on.options()
+        },
+    )
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn notifications_alone_carry_a_replica() {
+    let on = On::postgres();
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let leader = on.open(a.path());
+    let replica = notified_only(&on, b.path());
+    for i in 0..20u64 {
+        leader.append("s", said(1, i as usize)).await.unwrap();
+        assert_eq!(seen_until(&replica, i, i + 1).await, [i + 1]);
+    }
+}
+
+/// A storm of notifications (2,000 commits of their own, while the replica is held up reading)
+/// is a few reads of the table, not one each.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_notify_storm_is_coalesced() {
+    const STORM: usize = 2_000;
+    let on = On::postgres();
+    let On::Postgres(url) = on.clone() else {
+        unreachable!()
+    };
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let leader = on.open(a.path());
+    let replica = notified_only(&on, b.path());
+    leader.append("s", said(1, 0)).await.unwrap();
+    assert_eq!(seen_until(&replica, 0, 1).await, [1]);
+    let (before, _) = replica.replica_counts();
+    let notified = |replica: &Store| replica.replica_counts().1;
+    let heard = notified(&replica);
+    let (held, release) = (
+        std::sync::mpsc::channel::<()>(),
+        std::sync::mpsc::channel::<()>(),
+    );
+    let (held_tx, held_rx) = held;
+    let (release_tx, release_rx) = release;
+    // The replica's next read waits on this lock while the storm is sent.
+    let locker = std::thread::spawn({
+        let url = url.clone();
+        move || {
+            let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+            let mut tx = c.transaction().unwrap();
+            tx.batch_execute("LOCK TABLE events IN ACCESS EXCLUSIVE MODE")
+                .unwrap();
+            held_tx.send(()).unwrap();
+            release_rx.recv().unwrap();
+            tx.commit().unwrap();
+        }
+    });
+    held_rx.recv().unwrap();
+    let storm = std::thread::spawn(move || {
+        let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+        let mut waiting = false;
+        for i in 0..STORM {
+            c.execute("SELECT pg_notify('soulgrid_events', $1)", &[&i.to_string()])
+                .unwrap();
+            // The first woke the replica: its read waits on the lock before the rest is sent.
+            while !waiting {
+                waiting = c
+                    .query_one(
+                        "SELECT count(*) FROM pg_stat_activity WHERE application_name = \
+                         'soulgrid-tail' AND datname = current_database() AND wait_event_type = 'Lock'",
+                        &[],
+                    )
+                    .unwrap()
+                    .get::<_, i64>(0)
+                    == 1;
+            }
+        }
+    });
+    tokio::task::spawn_blocking(move || storm.join().unwrap())
+        .await
+        .unwrap();
+    release_tx.send(()).unwrap();
+    tokio::task::spawn_blocking(move || locker.join().unwrap())
+        .await
+        .unwrap();
+    // Every notification taken, the event's too.
+    leader.append("s", said(1, 1)).await.unwrap();
+    assert_eq!(seen_until(&replica, 1, 2).await, [2]);
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while notified(&replica) < heard + STORM as u64 + 1 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{} of {} notifications taken",
+            notified(&replica) - heard,
+            STORM + 1
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let reads = replica.replica_counts().0 - before;
+    assert!(
+        reads <= 20,
+        "{STORM} notifications and one event were {reads} reads of the table"
+    );
+}
+
 #[tokio::test]
 async fn a_replica_needs_postgres() {
     let dir = tempfile::tempdir().unwrap();

@@ -221,13 +221,13 @@ impl Db {
     }
 
     /// Waits up to `timeout` for a notification on a channel this connection listens to
-    /// (PostgreSQL's `LISTEN`); whether any came. All that came are taken: a storm of them is
+    /// (PostgreSQL's `LISTEN`); how many came. All that came are taken: a storm of them is
     /// one wake-up. SQLite has none: it waits the time out.
-    pub fn notified(&mut self, timeout: std::time::Duration) -> Result<bool, StoreError> {
+    pub fn notified(&mut self, timeout: std::time::Duration) -> Result<u64, StoreError> {
         match self {
             Db::Sqlite(_) => {
                 std::thread::sleep(timeout);
-                Ok(false)
+                Ok(0)
             }
             Db::Postgres(pg) => {
                 use postgres::fallible_iterator::FallibleIterator;
@@ -240,7 +240,7 @@ impl Db {
                 let mut n = pg.client().notifications();
                 let first = n.timeout_iter(timeout).next()?.is_some();
                 let more = n.iter().count()?;
-                Ok(first || more > 0)
+                Ok(u64::from(first) + more as u64)
             }
         }
     }
