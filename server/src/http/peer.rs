@@ -6,7 +6,14 @@
 //! lists what it does not catch (a process that left the tree, a socket handed to another
 //! process, a relay); a wall needs a secret the browser holds and agents cannot read.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
+
+/// The header a follower puts on each request it hands to the leader (`forward`): the two ends
+/// of the connection it carried the request on (`remote local`), so the leader can tell whether
+/// its first client is one of the leader's agents' processes (a relay through a follower). It
+/// can only make the leader refuse more, never less: the leader checks its own connection too,
+/// and a follower replaces whatever a client put there.
+pub const RELAYED: &str = "x-soulgrid-peer";
 
 /// The two ends of a connection (as the accepted socket sees them), put on each of its requests
 /// by the accept loop (`serve`).
@@ -16,14 +23,40 @@ pub struct Peer {
     pub local: SocketAddr,
 }
 
+impl Peer {
+    /// As [`RELAYED`] carries it.
+    pub fn header(&self) -> String {
+        format!("{} {}", self.remote, self.local)
+    }
+
+    pub fn from_header(value: &str) -> Option<Peer> {
+        let (remote, local) = value.split_once(' ')?;
+        Some(Peer {
+            remote: remote.parse().ok()?,
+            local: local.parse().ok()?,
+        })
+    }
+}
+
 /// The process of this server's tree (never the server itself) that holds the client's end of
 /// the connection. Only on Linux (`/proc`); elsewhere, none. Blocking: call it off the async runtime. The socket
 /// table is read once (in this sandbox a read of `/proc/net/tcp` took 3.4 ms), then the tree's
 /// descriptors until the holder is found.
 pub fn agent_process(peer: Peer) -> Option<u32> {
+    holder(peer, peer.local.ip())
+}
+
+/// As [`agent_process`], for the connection a follower says it carried the request on
+/// ([`RELAYED`]); `here`: this server's address on the connection from the follower (a client
+/// of this machine reached the follower from it, or from loopback).
+pub fn relayed_agent_process(relayed: Peer, here: IpAddr) -> Option<u32> {
+    holder(relayed, here)
+}
+
+fn holder(peer: Peer, this_machine: IpAddr) -> Option<u32> {
     let remote = peer.remote.ip().to_canonical();
     // From this machine: loopback, or the server's own address (a LAN bind).
-    if !(remote.is_loopback() || remote == peer.local.ip().to_canonical()) {
+    if !(remote.is_loopback() || remote == this_machine.to_canonical()) {
         return None;
     }
     #[cfg(target_os = "linux")]
@@ -192,5 +225,40 @@ mod linux {
             assert!(same(mapped, "127.0.0.1:80".parse().unwrap()));
             assert_eq!(address("zz:1"), None);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_relayed_connection_is_said_in_a_header_and_read_back() {
+        for (remote, local) in [
+            ("127.0.0.1:41234", "127.0.0.1:3000"),
+            ("[::1]:5000", "[::ffff:10.0.0.2]:3000"),
+        ] {
+            let peer = Peer {
+                remote: remote.parse().unwrap(),
+                local: local.parse().unwrap(),
+            };
+            assert_eq!(Peer::from_header(&peer.header()), Some(peer));
+        }
+        for bad in ["", "127.0.0.1:1", "a b", "127.0.0.1:1 127.0.0.1:x"] {
+            assert_eq!(Peer::from_header(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_client_of_another_machine_is_no_agent_process_here() {
+        let far = Peer {
+            remote: "192.0.2.7:41234".parse().unwrap(),
+            local: "198.51.100.1:3000".parse().unwrap(),
+        };
+        assert_eq!(agent_process(far), None);
+        assert_eq!(
+            relayed_agent_process(far, "203.0.113.9".parse().unwrap()),
+            None
+        );
     }
 }

@@ -53,6 +53,7 @@ mod projects;
 mod protocol;
 mod provenance;
 mod quests;
+mod relay;
 mod replicas;
 mod restart;
 mod rooms;
