@@ -12,6 +12,7 @@ mod options;
 mod probe;
 mod read;
 pub mod restore;
+mod rows;
 mod schema;
 mod sync;
 mod tail;

@@ -102,22 +102,26 @@ fn write<E: std::fmt::Display>(
     let mut events = events.peekable();
     while events.peek().is_some() {
         let mut batch = |tx: &mut Db| -> Result<(), StoreError> {
+            let mut read = Vec::new();
             for raw in events.by_ref().take(BATCH) {
                 let raw = raw.map_err(|e| StoreError::Import(e.to_string()))?;
                 let event: Event = serde_json::from_str(&raw)?;
-                super::writer::insert_raw(tx, &event, &raw)?;
                 let writes = apply(&docs, &event);
                 for w in &writes {
                     changed.insert(w.id.clone(), event.id);
                 }
                 commit(&mut docs, writes);
                 count += 1;
+                read.push((event, raw));
             }
-            for (id, event_id) in std::mem::take(&mut changed) {
-                if let Some(doc) = docs.get(&id) {
-                    super::writer::upsert_doc(tx, &id, doc, event_id)?;
-                }
-            }
+            let rows: Vec<(&Event, &str)> = read.iter().map(|(e, raw)| (e, raw.as_str())).collect();
+            super::rows::insert_events(tx, &rows)?;
+            let written: Vec<(&str, &app::domain::docs::Doc, u64)> = changed
+                .iter()
+                .filter_map(|(id, event_id)| Some((id.as_str(), docs.get(id)?, *event_id)))
+                .collect();
+            super::rows::upsert_docs(tx, &written)?;
+            changed.clear();
             Ok(())
         };
         match own_transactions {

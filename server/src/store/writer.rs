@@ -15,7 +15,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::db::{vals, Db};
 use super::sync::{Job, Stage};
-use super::{read, threads, Committed, StoreError};
+use super::{read, rows, threads, Committed, StoreError};
 
 /// Events to append, in order, all in the same server session.
 pub struct NewEvents {
@@ -222,7 +222,7 @@ impl Writer {
                     };
                     preload(tx, &event.kind, docs, &mut preloaded)?;
                     let writes = apply(docs, &event);
-                    let json = insert_event(tx, &event)?;
+                    let json = serde_json::to_string(&event)?;
                     for w in &writes {
                         changed.insert(w.id.clone(), event.id);
                     }
@@ -237,15 +237,32 @@ impl Writer {
                 }
                 done.results.push(appended);
             }
-            for (id, event_id) in &changed {
+            let events: Vec<(&Event, &str)> = done
+                .committed
+                .iter()
+                .map(|c| (&c.event, c.json.as_str()))
+                .collect();
+            rows::insert_events(tx, &events)?;
+            // A message stored already (written again by an event that repeats one) is a
+            // change to its thread, as one read in for its event is.
+            let maybe_stored: Vec<&str> = changed
+                .keys()
+                .filter(|id| !preloaded.contains_key(*id))
+                .filter(|id| docs.get(*id).is_some_and(|d| d.as_message().is_some()))
+                .map(String::as_str)
+                .collect();
+            let stored = rows::stored_owners(tx, &maybe_stored)?;
+            let written: Vec<(&str, &Doc, u64)> = changed
+                .iter()
+                .filter_map(|(id, event_id)| Some((id.as_str(), docs.get(id)?, *event_id)))
+                .collect();
+            rows::upsert_docs(tx, &written)?;
+            for id in changed.keys() {
                 if let Some(doc) = docs.get(id) {
-                    // A message stored already (written again by an event that repeats one)
-                    // is a change to its thread, as one read in for its event is.
-                    let was = match (doc.as_message(), preloaded.get(id)) {
-                        (Some(_), None) => stored_owner(tx, id)?,
-                        (_, was) => was.cloned(),
+                    let was = match preloaded.get(id) {
+                        Some(was) => Some(was.clone()),
+                        None => stored.get(id).cloned().flatten(),
                     };
-                    upsert_doc(tx, id, doc, *event_id)?;
                     match (doc.as_message(), was) {
                         (Some(m), None) => done.added.push(m.clone()),
                         (Some(m), Some(was)) => {
@@ -342,14 +359,6 @@ fn preload(
     Ok(())
 }
 
-/// Whose thread the stored message `id` is in, if it is stored.
-fn stored_owner(db: &mut Db, id: &str) -> Result<Option<String>, StoreError> {
-    match db.row("SELECT owner FROM docs WHERE id = $1", vals![id])? {
-        Some(r) => r.opt_text(0),
-        None => Ok(None),
-    }
-}
-
 /// Takes every message out of `docs`.
 pub(super) fn evict_messages(docs: &mut Docs) {
     let ids: Vec<String> = docs
@@ -368,71 +377,4 @@ const BUSY_DEADLINE: Duration = Duration::from_secs(30);
 fn is_busy(e: &StoreError) -> bool {
     matches!(e, StoreError::Sqlite(rusqlite::Error::SqliteFailure(f, _))
         if matches!(f.code, rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked))
-}
-
-/// Inserts the event; returns its JSON.
-fn insert_event(tx: &mut Db, e: &Event) -> Result<String, StoreError> {
-    let body = serde_json::to_string(e)?;
-    insert_raw(tx, e, &body)?;
-    Ok(body)
-}
-
-/// Inserts the event `e` whose stored JSON is `body` (as it was written: an import keeps it
-/// byte for byte).
-pub(super) fn insert_raw(tx: &mut Db, e: &Event, body: &str) -> Result<(), StoreError> {
-    tx.exec(
-        "INSERT INTO events (id, ts, session_id, type, seat, body) VALUES ($1, $2, $3, $4, $5, $6)",
-        vals![
-            e.id,
-            e.ts,
-            e.session_id.as_str(),
-            e.kind.type_name(),
-            e.kind.seat().map(i64::from),
-            body
-        ],
-    )?;
-    Ok(())
-}
-
-pub(super) fn upsert_doc(
-    tx: &mut Db,
-    id: &str,
-    doc: &app::domain::docs::Doc,
-    event_id: u64,
-) -> Result<(), StoreError> {
-    let value = doc.to_value();
-    let ty = value
-        .get("type")
-        .and_then(|v| v.as_str())
-        .map(str::to_owned);
-    let seat = value
-        .get("gridPosition")
-        .or_else(|| value.get("seat"))
-        .and_then(|v| v.as_i64());
-    // A message's thread and place in it (`schema::threads`).
-    let (owner, created_at, origin) = match doc.as_message() {
-        Some(m) => (
-            Some(app::domain::docs::page::owner(m)),
-            Some(m.created_at),
-            Some(m.event_id as i64),
-        ),
-        None => (None, None, None),
-    };
-    tx.exec(
-        "INSERT INTO docs (id, type, seat, event_id, body, owner, created_at, origin)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-         ON CONFLICT(id) DO UPDATE SET type = $2, seat = $3, event_id = $4, body = $5,
-             owner = $6, created_at = $7, origin = $8",
-        vals![
-            id,
-            ty,
-            seat,
-            event_id,
-            serde_json::to_string(&value)?,
-            owner,
-            created_at,
-            origin
-        ],
-    )?;
-    Ok(())
 }

@@ -35,7 +35,8 @@ pub(super) fn connect(url: &str) -> Result<postgres::Client, postgres::Error> {
         .keepalives_idle(std::time::Duration::from_secs(5))
         .keepalives_interval(std::time::Duration::from_secs(2))
         .keepalives_retries(5)
-        .tcp_user_timeout(std::time::Duration::from_secs(20));
+        .tcp_user_timeout(std::time::Duration::from_secs(20))
+        .options("-c plan_cache_mode=force_custom_plan");
     config.connect(postgres::NoTls)
 }
 
