@@ -1,7 +1,7 @@
 //! The store: the event log and the documents, in one SQLite database in the data directory
 //! (the default) or in PostgreSQL (`--database postgres://…`; `db`). All appends go through
 //! one writer thread that applies the shared reducer in the same transaction as the event
-//! (group commit, its sync pipelined: `sync`); reads run on their own connection and see the
+//! (group commit, its sync pipelined: `sync`); reads run on a pool of their own connections (`readers`) and see the
 //! log up to the last event published.
 
 pub mod db;
@@ -11,6 +11,7 @@ pub mod lease;
 mod options;
 mod probe;
 mod read;
+mod readers;
 pub mod restore;
 mod rows;
 mod schema;
@@ -77,7 +78,7 @@ pub struct Store {
     /// The writer's queue; `None` on a replica.
     tx: Option<mpsc::Sender<writer::Request>>,
     shared: Arc<RwLock<Shared>>,
-    reader: Arc<Mutex<Db>>,
+    readers: readers::Readers,
     live: broadcast::Sender<Arc<Committed>>,
     /// Time travel: its own connection (a long replay holds nothing else up) and checkpoints.
     past: Arc<Mutex<Db>>,
@@ -123,13 +124,20 @@ impl Store {
                 Database::Postgres(url) => Db::connect_postgres(url),
             }
         };
+        let readers = readers::pool(readers::Connector(Box::new({
+            let (database, path) = (database.clone(), path.clone());
+            move || match &database {
+                Database::Sqlite => Ok(Db::Sqlite(schema::open(&path)?)),
+                Database::Postgres(url) => Db::connect_postgres(url),
+            }
+        })));
         let shared = Arc::new(RwLock::new(Shared::default()));
-        let (write_conn, reader, docs, past) = db::off_runtime(|| {
+        let (write_conn, docs, past) = db::off_runtime(|| {
             let mut write_conn = connect()?;
             if let Database::Postgres(_) = database {
                 schema::migrate_postgres(&mut write_conn)?;
             }
-            let mut reader = connect()?;
+            let mut reader = readers::get(&readers)?;
             // Read once: the writer keeps its own copy (cloning is cheaper than parsing again).
             // In one snapshot: another server may be writing (a replica's leader).
             let (docs, threads, last, timeline) = reader.in_transaction(|r| {
@@ -148,7 +156,8 @@ impl Store {
             s.last_event_id = last;
             s.timeline = timeline;
             drop(s);
-            Ok::<_, StoreError>((write_conn, reader, docs, connect()?))
+            drop(reader);
+            Ok::<_, StoreError>((write_conn, docs, connect()?))
         })?;
         let (live, _) = broadcast::channel(live_capacity.max(1));
         let stopped = Arc::new(AtomicBool::new(false));
@@ -185,7 +194,7 @@ impl Store {
         Ok(Store {
             tx,
             shared,
-            reader: Arc::new(Mutex::new(reader)),
+            readers,
             live,
             past: Arc::new(Mutex::new(past)),
             history: Arc::new(history::History::new(HISTORY_SPACING)),
@@ -229,12 +238,12 @@ impl Store {
     /// thread (tests and tools; the server uses [`Store::docs_with_threads`]).
     pub fn snapshot(&self) -> (Docs, u64) {
         let (docs, last) = self.docs_now();
-        let mut conn = self.reader.lock().unwrap_or_else(|p| p.into_inner());
-        let conn: &mut Db = &mut conn;
-        let all = db::off_runtime(|| threads::messages(conn, None)).unwrap_or_else(|e| {
-            tracing::error!(error = %e, "reading the messages failed");
-            Vec::new()
-        });
+        let readers = &self.readers;
+        let all = db::off_runtime(|| threads::messages(&mut *readers::get(readers)?, None))
+            .unwrap_or_else(|e| {
+                tracing::error!(error = %e, "reading the messages failed");
+                Vec::new()
+            });
         (with_messages(docs, last, all), last)
     }
 
@@ -438,13 +447,10 @@ impl Store {
         &self,
         f: impl FnOnce(&mut Db) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, StoreError> {
-        let reader = self.reader.clone();
-        tokio::task::spawn_blocking(move || {
-            let mut conn = reader.lock().unwrap_or_else(|p| p.into_inner());
-            f(&mut conn)
-        })
-        .await
-        .map_err(|_| StoreError::Closed)?
+        let readers = self.readers.clone();
+        tokio::task::spawn_blocking(move || f(&mut *readers::get(&readers)?))
+            .await
+            .map_err(|_| StoreError::Closed)?
     }
 }
 

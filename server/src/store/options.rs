@@ -88,6 +88,8 @@ pub enum StoreError {
     NotDurable,
     #[error("the store is shut down")]
     Closed,
+    #[error("no connection to read with: {0}")]
+    NoReader(String),
     #[error("the lease this server held with token {0} is not its own any more: another server leads; nothing was stored")]
     Fenced(i64),
     #[error("this server is a replica: another server writes the log")]

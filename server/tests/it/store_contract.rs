@@ -315,3 +315,73 @@ async fn connections_the_database_ended_are_made_again() {
     );
     assert_eq!(store.docs_at(2).await.unwrap().0, fold(&events[..2]));
 }
+
+/// Reads do not wait on one another (a pool of read connections): one held up by a lock on the
+/// log leaves a thread's page to be read meanwhile.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_read_held_up_holds_up_no_other() {
+    let on = On::postgres();
+    let On::Postgres(url) = on.clone() else {
+        unreachable!()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let store = on.open(dir.path());
+    store.append("s", said(1, 0)).await.unwrap();
+    let (held_tx, held_rx) = std::sync::mpsc::channel::<()>();
+    let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+    let locker = std::thread::spawn({
+        let url = url.clone();
+        move || {
+            let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+            let mut tx = c.transaction().unwrap();
+            tx.batch_execute("LOCK TABLE events IN ACCESS EXCLUSIVE MODE")
+                .unwrap();
+            held_tx.send(()).unwrap();
+            release_rx.recv().unwrap();
+            tx.commit().unwrap();
+        }
+    });
+    held_rx.recv().unwrap();
+    let held_up = tokio::spawn({
+        let store = store.clone();
+        async move { store.events_after(0, 100).await }
+    });
+    // The read of the log waits on the lock.
+    let waiting = move || {
+        let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+        c.query_one(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() \
+             AND wait_event_type = 'Lock'",
+            &[],
+        )
+        .unwrap()
+        .get::<_, i64>(0)
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let w = waiting.clone();
+        if tokio::task::spawn_blocking(w).await.unwrap() == 1 {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the read never waited"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let page = tokio::time::timeout(
+        std::time::Duration::from_secs(10),
+        store.older(
+            app::domain::docs::page::seat_owner(1),
+            (i64::MAX, u64::MAX),
+            10,
+        ),
+    )
+    .await
+    .expect("a thread's page read while the log's read waits")
+    .unwrap();
+    assert_eq!(page.0.len(), 1);
+    release_tx.send(()).unwrap();
+    assert_eq!(held_up.await.unwrap().unwrap().len(), 1);
+    locker.join().unwrap();
+}

@@ -1,0 +1,66 @@
+//! The store's read connections, pooled (`r2d2`): reads (a thread's older page, a follower
+//! catching up from the log, time travel's first read) wait on one another only when more than
+//! [`READERS`] run at once. A connection is made when one is needed and none is free; a
+//! PostgreSQL one that the database ended is made again by the connection itself (`db::pg`).
+//! The pools of every store share one helper thread.
+
+use std::sync::{Arc, OnceLock};
+
+use super::db::Db;
+use super::StoreError;
+
+/// Read connections a store keeps at most.
+pub const READERS: u32 = 4;
+
+/// Makes a store's read connections.
+pub struct Connector(pub Box<dyn Fn() -> Result<Db, StoreError> + Send + Sync>);
+
+impl r2d2::ManageConnection for Connector {
+    type Connection = Db;
+    type Error = StoreError;
+
+    fn connect(&self) -> Result<Db, StoreError> {
+        (self.0)()
+    }
+
+    /// A connection lost is found, and made again, as it is used.
+    fn is_valid(&self, _: &mut Db) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    fn has_broken(&self, _: &mut Db) -> bool {
+        false
+    }
+}
+
+pub type Readers = r2d2::Pool<Connector>;
+
+/// A pool of read connections, made as they are needed.
+pub fn pool(connector: Connector) -> Readers {
+    static HELPER: OnceLock<Arc<scheduled_thread_pool::ScheduledThreadPool>> = OnceLock::new();
+    let helper = HELPER
+        .get_or_init(|| {
+            Arc::new(
+                scheduled_thread_pool::ScheduledThreadPool::builder()
+                    .num_threads(1)
+                    .thread_name_pattern("store-readers")
+                    .build(),
+            )
+        })
+        .clone();
+    r2d2::Pool::builder()
+        .max_size(READERS)
+        .min_idle(Some(0))
+        .test_on_check_out(false)
+        .thread_pool(helper)
+        // Waiting for a free connection longer than this is an error (the database is gone).
+        .connection_timeout(std::time::Duration::from_secs(30))
+        .build_unchecked(connector)
+}
+
+/// A read connection for the calling thread (which may block on it).
+pub fn get(readers: &Readers) -> Result<r2d2::PooledConnection<Connector>, StoreError> {
+    readers
+        .get()
+        .map_err(|e| StoreError::NoReader(e.to_string()))
+}
