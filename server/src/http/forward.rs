@@ -82,9 +82,8 @@ fn client() -> &'static reqwest::Client {
 
 async fn forward(leader: &str, req: Request) -> Result<Response, AppError> {
     let (parts, body) = req.into_parts();
-    let body = axum::body::to_bytes(body, crate::http::MAX_BUNDLE_BYTES)
-        .await
-        .map_err(|_| AppError::TooLarge)?;
+    // Streamed as it comes: the leader holds it to its own limits.
+    let body = reqwest::Body::wrap_stream(body.into_data_stream());
     let path = parts
         .uri
         .path_and_query()

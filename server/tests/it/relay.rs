@@ -141,6 +141,16 @@ async fn an_agents_command_relayed_through_a_follower_is_refused_by_the_leader()
         .await
         .unwrap();
     assert!(reply.contains(r#""perDayUsd":7.0"#), "{reply}");
+    // A body is handed on as it comes, and held to the leader's limits.
+    let big = serde_json::json!({ "text": "x".repeat(400 * 1024) }).to_string();
+    let reply = raw_request(follower.port, "POST", "/api/send", Some(&big))
+        .await
+        .unwrap();
+    assert!(
+        reply.starts_with("HTTP/1.1 413"),
+        "{}",
+        &reply[..reply.len().min(300)]
+    );
 
     stop.cancel();
     leader.await.unwrap().unwrap();
