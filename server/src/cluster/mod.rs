@@ -245,8 +245,9 @@ async fn lead(
     tracing::info!(role = "leader", "serving");
     tokio::select! {
         _ = stop.cancelled() => {
-            crate::shut_down(&state).await;
+            // Nothing new reaches the runtime after its session's end.
             switch.between("this server is stopping");
+            crate::shut_down(&state).await;
             if let Err(e) = blocking(lease, move |l| l.release(fence)).await {
                 tracing::warn!(error = %e, "the lease could not be let go: another server takes it when it lapses");
             }

@@ -191,27 +191,26 @@ pub async fn guard(State(sec): State<Arc<Security>>, mut req: Request, next: Nex
     let peer = acts
         .then(|| req.extensions().get::<super::peer::Peer>().copied())
         .flatten();
-    // Handed on by a follower: whose connection it carried is checked too.
+    // Handed on by a follower: whose connection it carried is checked too (after the host,
+    // token and origin: their refusal comes first).
     let relayed = match req.headers().get(super::peer::RELAYED) {
-        Some(v) if acts => match v.to_str().ok().and_then(super::peer::Peer::from_header) {
-            Some(relayed) => Ok(Some(relayed)),
-            None => Err(AppError::BadRequest(format!(
+        Some(v) if acts => v.to_str().ok().and_then(super::peer::Peer::from_header),
+        _ => None,
+    };
+    let checked = match checked {
+        Ok(_) if acts && relayed.is_none() && req.headers().contains_key(super::peer::RELAYED) => {
+            Err(AppError::BadRequest(format!(
                 "{} must be two socket addresses",
                 super::peer::RELAYED
-            ))),
-        },
-        _ => Ok(None),
-    };
-    let (checked, relayed) = match relayed {
-        Ok(relayed) => (checked, relayed),
-        Err(e) => (Err(e), None),
+            )))
+        }
+        checked => checked,
     };
     let checked = match (checked, peer) {
         (Ok(set_cookie), Some(peer)) => {
             let holder = move || {
-                super::peer::agent_process(peer).or_else(|| {
-                    relayed.and_then(|r| super::peer::relayed_agent_process(r, peer.local.ip()))
-                })
+                super::peer::agent_process(peer)
+                    .or_else(|| relayed.and_then(super::peer::relayed_agent_process))
             };
             match tokio::task::spawn_blocking(holder).await {
                 Ok(None) => Ok(set_cookie),

@@ -1,8 +1,8 @@
 //! The store: the event log and the documents, in one SQLite database in the data directory
 //! (the default) or in PostgreSQL (`--database postgres://…`; `db`). All appends go through
 //! one writer thread that applies the shared reducer in the same transaction as the event
-//! (group commit, its sync pipelined: `sync`); reads run on a pool of their own connections (`readers`) and see the
-//! log up to the last event published.
+//! (group commit, its sync pipelined: `sync`); reads run on a pool of their own connections
+//! (`readers`) and see the log up to the last event published.
 
 pub mod db;
 mod follow;
@@ -86,7 +86,7 @@ pub struct Store {
     /// A sync failed: the store takes no more events (`sync`).
     stopped: Arc<AtomicBool>,
     /// A replica's tail, stopped when the last handle goes.
-    _tail: Option<Arc<tail::Guard>>,
+    tail: Option<Arc<tail::Guard>>,
     database: Arc<Database>,
     /// Asks the database whether it answers (`/healthz`).
     probe: Arc<probe::Probe>,
@@ -118,25 +118,26 @@ impl Store {
             source,
         })?;
         let path = data_dir.join("soulgrid.db");
-        let connect = || -> Result<Db, StoreError> {
-            match &database {
-                Database::Sqlite => Ok(Db::Sqlite(schema::open(&path)?)),
-                Database::Postgres(url) => Db::connect_postgres(url),
-            }
-        };
-        let readers = readers::pool(readers::Connector(Box::new({
+        let connect = Arc::new({
             let (database, path) = (database.clone(), path.clone());
-            move || match &database {
-                Database::Sqlite => Ok(Db::Sqlite(schema::open(&path)?)),
-                Database::Postgres(url) => Db::connect_postgres(url),
+            move || -> Result<Db, StoreError> {
+                match &database {
+                    Database::Sqlite => Ok(Db::Sqlite(schema::open(&path)?)),
+                    Database::Postgres(url) => Db::connect_postgres(url),
+                }
             }
-        })));
+        });
         let shared = Arc::new(RwLock::new(Shared::default()));
-        let (write_conn, docs, past) = db::off_runtime(|| {
+        let (write_conn, readers, docs, past) = db::off_runtime(|| {
             let mut write_conn = connect()?;
             if let Database::Postgres(_) = database {
                 schema::migrate_postgres(&mut write_conn)?;
             }
+            // Once the database is known to be there.
+            let readers = readers::pool(readers::Connector(Box::new({
+                let connect = connect.clone();
+                move || connect()
+            })));
             let mut reader = readers::get(&readers)?;
             // Read once: the writer keeps its own copy (cloning is cheaper than parsing again).
             // In one snapshot: another server may be writing (a replica's leader).
@@ -157,7 +158,7 @@ impl Store {
             s.timeline = timeline;
             drop(s);
             drop(reader);
-            Ok::<_, StoreError>((write_conn, docs, connect()?))
+            Ok::<_, StoreError>((write_conn, readers, docs, connect()?))
         })?;
         let (live, _) = broadcast::channel(live_capacity.max(1));
         let stopped = Arc::new(AtomicBool::new(false));
@@ -199,7 +200,7 @@ impl Store {
             past: Arc::new(Mutex::new(past)),
             history: Arc::new(history::History::new(HISTORY_SPACING)),
             stopped,
-            _tail: tail,
+            tail,
             probe: Arc::new(probe::Probe::new(match &database {
                 Database::Postgres(url) => Some(url.clone()),
                 Database::Sqlite => None,
@@ -256,7 +257,7 @@ impl Store {
     /// is new (the notifications that came at once are one read; and each poll), and how many
     /// notifications it took. `(0, 0)` on a writer.
     pub fn replica_counts(&self) -> (u64, u64) {
-        self._tail.as_ref().map_or((0, 0), |t| t.counts())
+        self.tail.as_ref().map_or((0, 0), |t| t.counts())
     }
 
     /// Where the log is kept.

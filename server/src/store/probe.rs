@@ -1,7 +1,8 @@
 //! Whether the database answers now, for `/healthz`: PostgreSQL is asked `SELECT 1` on a
 //! connection of the probe's own (made again when it fails), within [`WITHIN`], at most once
-//! per [`FRESH`] (callers meanwhile get the last answer; a check still blocked on a database
-//! that stopped answering is not stacked on). SQLite lives in the data directory's file: there
+//! per [`FRESH`] (callers meanwhile get the last answer, or wait for the check under way, at
+//! most [`WITHIN`]; a check still blocked on a database that stopped answering is not stacked
+//! on). SQLite lives in the data directory's file: there
 //! is nothing to ask.
 
 use std::sync::{Arc, Mutex};

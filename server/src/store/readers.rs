@@ -1,16 +1,22 @@
 //! The store's read connections, pooled (`r2d2`): reads (a thread's older page, a follower
 //! catching up from the log, time travel's first read) wait on one another only when more than
-//! [`READERS`] run at once. A connection is made when one is needed and none is free; a
-//! PostgreSQL one that the database ended is made again by the connection itself (`db::pg`).
-//! The pools of every store share one helper thread.
+//! [`READERS`] run at once. A connection is made when one is needed and none is free (on the
+//! pool's one helper thread), and kept while the store is open (no idle or lifetime limit, so no
+//! timed job outlives the pool); a PostgreSQL one that the database ended is made again by the
+//! connection itself (`db::pg`). A read that finds no connection within [`WAIT`] fails (the
+//! database is gone: the caller says so).
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
+use std::time::Duration;
 
 use super::db::Db;
 use super::StoreError;
 
 /// Read connections a store keeps at most.
 pub const READERS: u32 = 4;
+
+/// How long a read waits for a connection.
+pub const WAIT: Duration = Duration::from_secs(5);
 
 /// Makes a store's read connections.
 pub struct Connector(pub Box<dyn Fn() -> Result<Db, StoreError> + Send + Sync>);
@@ -37,24 +43,20 @@ pub type Readers = r2d2::Pool<Connector>;
 
 /// A pool of read connections, made as they are needed.
 pub fn pool(connector: Connector) -> Readers {
-    static HELPER: OnceLock<Arc<scheduled_thread_pool::ScheduledThreadPool>> = OnceLock::new();
-    let helper = HELPER
-        .get_or_init(|| {
-            Arc::new(
-                scheduled_thread_pool::ScheduledThreadPool::builder()
-                    .num_threads(1)
-                    .thread_name_pattern("store-readers")
-                    .build(),
-            )
-        })
-        .clone();
+    let helper = scheduled_thread_pool::ScheduledThreadPool::builder()
+        .num_threads(1)
+        .thread_name_pattern("store-readers")
+        .build();
     r2d2::Pool::builder()
         .max_size(READERS)
         .min_idle(Some(0))
+        .idle_timeout(None)
+        .max_lifetime(None)
         .test_on_check_out(false)
-        .thread_pool(helper)
-        // Waiting for a free connection longer than this is an error (the database is gone).
-        .connection_timeout(std::time::Duration::from_secs(30))
+        .thread_pool(Arc::new(helper))
+        .connection_timeout(WAIT)
+        // A connection that cannot be made is the caller's error (`get`), not a log line per try.
+        .error_handler(Box::new(r2d2::NopErrorHandler))
         .build_unchecked(connector)
 }
 

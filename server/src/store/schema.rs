@@ -17,6 +17,8 @@ pub fn open(path: &Path) -> rusqlite::Result<Connection> {
     conn.pragma_update(None, "synchronous", "FULL")?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
     conn.busy_timeout(std::time::Duration::from_secs(5))?;
+    // The writer's statements come in several shapes (`rows`: three tables × four chunk sizes).
+    conn.set_prepared_statement_cache_capacity(64);
     conn.execute_batch(
         "CREATE TABLE IF NOT EXISTS events (
              id         INTEGER PRIMARY KEY,

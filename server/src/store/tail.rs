@@ -119,10 +119,16 @@ impl Tail {
         let mut listening = db.reconnects();
         // What was committed before the LISTEN took effect is in the table.
         self.catch_up(&mut db)?;
+        let mut read_at = std::time::Instant::now();
         while !self.stop.load(Ordering::SeqCst) {
-            let taken = db.notified(self.poll)?;
+            // Woken each second at least, to see whether the store was let go.
+            let taken = db.notified(self.poll.min(Duration::from_secs(1)))?;
             self.counts.notifications.fetch_add(taken, Ordering::SeqCst);
+            if taken == 0 && read_at.elapsed() < self.poll {
+                continue;
+            }
             self.catch_up(&mut db)?;
+            read_at = std::time::Instant::now();
             // Made again under the tail (between two calls): it listens again.
             if db.reconnects() != listening {
                 db.batch(&listen)?;

@@ -1,6 +1,7 @@
-//! A TCP proxy on 127.0.0.1 that a test can cut and mend: put between a server and its
-//! database, it takes the database away (every connection through it ended, each new one
-//! closed as soon as it is accepted) and brings it back, without touching the database.
+//! A TCP proxy on 127.0.0.1 that a test can cut, stall and mend: put between a server and its
+//! database, it takes the database away (cut: every connection through it ended, each new one
+//! closed as soon as it is accepted; stalled: every connection kept open and nothing carried,
+//! as a network that stopped answering) and brings it back, without touching the database.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -11,6 +12,8 @@ use tokio::sync::watch;
 pub struct Proxy {
     pub port: u16,
     down: Arc<AtomicBool>,
+    /// Nothing is carried while set.
+    stalled: Arc<AtomicBool>,
     /// Each cut bumps it: every connection through the proxy ends.
     cuts: watch::Sender<u64>,
     accepting: tokio::task::JoinHandle<()>,
@@ -22,23 +25,26 @@ impl Proxy {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let port = listener.local_addr().unwrap().port();
         let down = Arc::new(AtomicBool::new(false));
+        let stalled = Arc::new(AtomicBool::new(false));
         let (cuts, _) = watch::channel(0u64);
         let accepting = tokio::spawn({
-            let (down, cuts) = (down.clone(), cuts.clone());
+            let (down, stalled, cuts) = (down.clone(), stalled.clone(), cuts.clone());
             async move {
-                while let Ok((mut client, _)) = listener.accept().await {
+                while let Ok((client, _)) = listener.accept().await {
                     if down.load(Ordering::SeqCst) {
                         drop(client);
                         continue;
                     }
-                    let mut cut = cuts.subscribe();
+                    let (mut cut, stalled) = (cuts.subscribe(), stalled.clone());
                     tokio::spawn(async move {
-                        let Ok(mut server) = TcpStream::connect(("127.0.0.1", upstream)).await
-                        else {
+                        let Ok(server) = TcpStream::connect(("127.0.0.1", upstream)).await else {
                             return;
                         };
+                        let (from_client, to_client) = client.into_split();
+                        let (from_server, to_server) = server.into_split();
                         tokio::select! {
-                            _ = tokio::io::copy_bidirectional(&mut client, &mut server) => {}
+                            _ = carry(from_client, to_server, stalled.clone()) => {}
+                            _ = carry(from_server, to_client, stalled) => {}
                             _ = cut.changed() => {}
                         }
                     });
@@ -48,6 +54,7 @@ impl Proxy {
         Proxy {
             port,
             down,
+            stalled,
             cuts,
             accepting,
         }
@@ -66,9 +73,37 @@ impl Proxy {
         self.cuts.send_modify(|n| *n += 1);
     }
 
-    /// Forwards new connections again.
+    /// Keeps every connection open and carries nothing (what was sent waits), until mended.
+    pub fn stall(&self) {
+        self.stalled.store(true, Ordering::SeqCst);
+    }
+
+    /// Forwards new connections again, and carries what waited.
     pub fn mend(&self) {
+        self.stalled.store(false, Ordering::SeqCst);
         self.down.store(false, Ordering::SeqCst);
+    }
+}
+
+/// Copies `from` to `to`, holding each read while `stalled`.
+async fn carry(
+    mut from: tokio::net::tcp::OwnedReadHalf,
+    mut to: tokio::net::tcp::OwnedWriteHalf,
+    stalled: Arc<AtomicBool>,
+) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = match from.read(&mut buf).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => n,
+        };
+        while stalled.load(Ordering::SeqCst) {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        if to.write_all(&buf[..n]).await.is_err() {
+            return;
+        }
     }
 }
 

@@ -197,7 +197,12 @@ async fn a_notify_storm_is_coalesced() {
             c.execute("SELECT pg_notify('soulgrid_events', $1)", &[&i.to_string()])
                 .unwrap();
             // The first woke the replica: its read waits on the lock before the rest is sent.
+            let deadline = std::time::Instant::now() + Duration::from_secs(20);
             while !waiting {
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "the replica's read never waited on the lock"
+                );
                 waiting = c
                     .query_one(
                         "SELECT count(*) FROM pg_stat_activity WHERE application_name = \
@@ -207,6 +212,9 @@ async fn a_notify_storm_is_coalesced() {
                     .unwrap()
                     .get::<_, i64>(0)
                     == 1;
+                if !waiting {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
             }
         }
     });

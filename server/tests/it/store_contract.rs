@@ -19,6 +19,7 @@ crate::on_both!(
     concurrent_callers_get_gap_free_ids_and_the_documents_are_the_logs_fold,
     the_past_is_the_fold_of_the_log_up_to_it,
     arbitrary_batches_keep_the_contract,
+    large_batches_and_messages_written_again_keep_the_contract,
 );
 
 /// A message from the human to `seat`, the `i`th.
@@ -155,6 +156,37 @@ async fn the_past_is_the_fold_of_the_log_up_to_it(on: On) {
 }
 
 /// Batches of messages and other events, of any size, from several callers at once.
+/// A batch larger than a statement takes (64 rows), then messages written again by later events
+/// (stored already, and out of memory), some into another seat's thread: the documents are the
+/// log's fold, and the threads the same when read again from the database.
+async fn large_batches_and_messages_written_again_keep_the_contract(on: On) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = on.open(dir.path());
+    let first: Vec<EventKind> = (0..150).map(|i| said((i % 3) as u8 + 1, i)).collect();
+    store.append_all("s", first).await.unwrap();
+    let again: Vec<EventKind> = (0..70)
+        .map(|i| EventKind::UserMessage {
+            message_id: format!("m-{}-{i:05}", i % 3 + 1),
+            speaker_name: "Human".into(),
+            seat: if i % 2 == 0 { (i % 3) as u8 + 1 } else { 5 },
+            text: format!("again {i}"),
+            target_agent: None,
+        })
+        .collect();
+    store.append_all("s", again).await.unwrap();
+    assert_eq!(holds(&store).await.len(), 220);
+    let page = |s: &Store| s.page_snapshot(|_| None, app::domain::docs::page::PAGE);
+    let before = page(&store);
+    drop(store);
+    let reopened = on.open(dir.path());
+    assert_eq!(
+        page(&reopened),
+        before,
+        "the threads as the database holds them"
+    );
+    holds(&reopened).await;
+}
+
 fn batches() -> impl Strategy<Value = Vec<Vec<(bool, u8)>>> {
     prop::collection::vec(prop::collection::vec((any::<bool>(), 1u8..=8), 1..6), 1..24)
 }
