@@ -4,6 +4,7 @@
 mod external;
 pub mod fake_model;
 mod http;
+pub mod locks;
 pub mod pg;
 mod processes;
 pub mod proxy;
@@ -16,7 +17,7 @@ pub use external::{external_append, external_append_batch, external_append_text}
 #[allow(unused_imports)]
 pub use http::{call, get, get_with, import_soul, parse_sse, post_json, Reply, Sse};
 #[allow(unused_imports)]
-pub use processes::{alive, fake_cli, group_members, FAKE_TURN};
+pub use processes::{alive, fake_cli, from_a_child, group_members, FAKE_TURN};
 
 use std::path::Path;
 
@@ -120,6 +121,17 @@ pub fn free_port() -> u16 {
         .port()
 }
 
+/// The environment a test's `soulgrid` process runs with: its address, data directory, human.
+pub fn server_env(data_dir: &Path, port: u16) -> Vec<(&'static str, std::ffi::OsString)> {
+    vec![
+        ("SOULGRID_ADDR", format!("127.0.0.1:{port}").into()),
+        ("SOULGRID_DATA_DIR", data_dir.into()),
+        ("SOULGRID_HUMAN_NAME", "Marcus".into()),
+        ("LEPTOS_OUTPUT_NAME", "soulgrid".into()),
+        ("RUST_LOG", "warn".into()),
+    ]
+}
+
 impl ServerProcess {
     pub async fn start(data_dir: &Path) -> ServerProcess {
         Self::start_with(data_dir, &[]).await
@@ -129,11 +141,7 @@ impl ServerProcess {
         let port = free_port();
         let child = tokio::process::Command::new(env!("CARGO_BIN_EXE_soulgrid"))
             .args(args)
-            .env("SOULGRID_ADDR", format!("127.0.0.1:{port}"))
-            .env("SOULGRID_DATA_DIR", data_dir)
-            .env("SOULGRID_HUMAN_NAME", "Marcus")
-            .env("LEPTOS_OUTPUT_NAME", "soulgrid")
-            .env("RUST_LOG", "warn")
+            .envs(server_env(data_dir, port))
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::inherit())
             .kill_on_drop(true)

@@ -36,19 +36,25 @@ fn status(reply: &str) -> u16 {
         .unwrap_or(0)
 }
 
+/// A proxy to `url`'s database, and the URL through it.
+async fn proxied(url: &str) -> (Proxy, String) {
+    let port: u16 = url
+        .split_once("@127.0.0.1:")
+        .and_then(|(_, r)| r.split_once('/'))
+        .and_then(|(p, _)| p.parse().ok())
+        .unwrap();
+    let proxy = Proxy::start(port).await;
+    let through = proxy.url(url);
+    (proxy, through)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn both_servers_answer_503_while_the_database_is_gone_and_lead_again_when_it_is_back() {
     let on = On::postgres();
     let On::Postgres(url) = &on else {
         unreachable!()
     };
-    let pg_port: u16 = url
-        .split_once("@127.0.0.1:")
-        .and_then(|(_, r)| r.split_once('/'))
-        .and_then(|(p, _)| p.parse().ok())
-        .unwrap();
-    let proxy = Proxy::start(pg_port).await;
-    let through = proxy.url(url);
+    let (proxy, through) = proxied(url).await;
     let args = [
         "--claude-cmd",
         "/nonexistent/claude",
@@ -200,13 +206,7 @@ async fn a_database_that_stops_answering_is_a_503_within_moments() {
     let On::Postgres(url) = &on else {
         unreachable!()
     };
-    let pg_port: u16 = url
-        .split_once("@127.0.0.1:")
-        .and_then(|(_, r)| r.split_once('/'))
-        .and_then(|(p, _)| p.parse().ok())
-        .unwrap();
-    let proxy = Proxy::start(pg_port).await;
-    let through = proxy.url(url);
+    let (proxy, through) = proxied(url).await;
     let dir = tempfile::tempdir().unwrap();
     // A lease far longer than the test: only the probe can say the database is gone.
     let args = [

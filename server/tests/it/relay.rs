@@ -29,11 +29,7 @@ impl Outside {
             .arg(r#""$0" "$@" </dev/null >/dev/null 2>&1 & echo $!"#)
             .arg(env!("CARGO_BIN_EXE_soulgrid"))
             .args(args)
-            .env("SOULGRID_ADDR", format!("127.0.0.1:{port}"))
-            .env("SOULGRID_DATA_DIR", data_dir)
-            .env("SOULGRID_HUMAN_NAME", "Marcus")
-            .env("LEPTOS_OUTPUT_NAME", "soulgrid")
-            .env("RUST_LOG", "warn")
+            .envs(common::server_env(data_dir, port))
             .output()
             .unwrap();
         let pid = String::from_utf8_lossy(&out.stdout).trim().parse().unwrap();
@@ -46,28 +42,6 @@ impl Drop for Outside {
         // SAFETY: kill(2) on the process this test started.
         unsafe { libc::kill(self.pid, libc::SIGKILL) };
     }
-}
-
-/// What a child process gets for a POST of `body` to `url`: its status and body, as an agent's
-/// Bash would see them.
-async fn post_from_a_child(url: &str, body: &str) -> (u16, String) {
-    let script = "import sys, urllib.request, urllib.error\n\
-        r = urllib.request.Request(sys.argv[1], data=sys.argv[2].encode(), method='POST', headers={'content-type': 'application/json'})\n\
-        direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))\n\
-        try:\n    res = direct.open(r, timeout=60)\n    print(res.status, res.read().decode())\n\
-        except urllib.error.HTTPError as e:\n    print(e.code, e.read().decode())\n";
-    let out = tokio::process::Command::new("python3")
-        .args(["-c", script, url, body])
-        .output()
-        .await
-        .expect("python3 runs");
-    let text = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    let (code, body) = text.split_once(' ').unwrap_or((&text, ""));
-    (
-        code.parse()
-            .unwrap_or_else(|_| panic!("{text} {}", String::from_utf8_lossy(&out.stderr))),
-        body.to_string(),
-    )
 }
 
 async fn health(port: u16) -> Option<serde_json::Value> {
@@ -127,7 +101,7 @@ async fn an_agents_command_relayed_through_a_follower_is_refused_by_the_leader()
     }
 
     let budgets = format!("http://127.0.0.1:{}/api/budgets", follower.port);
-    let (status, body) = post_from_a_child(&budgets, r#"{"perDayUsd": 5}"#).await;
+    let (status, body) = common::from_a_child("POST", &budgets).await;
     assert_eq!(status, 403, "{body}");
     assert!(body.contains("agents' processes"), "{body}");
     // Anyone else's request through the follower is the leader's to serve (here: this

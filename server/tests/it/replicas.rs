@@ -170,59 +170,29 @@ async fn a_notify_storm_is_coalesced() {
     let (before, _) = replica.replica_counts();
     let notified = |replica: &Store| replica.replica_counts().1;
     let heard = notified(&replica);
-    let (held, release) = (
-        std::sync::mpsc::channel::<()>(),
-        std::sync::mpsc::channel::<()>(),
-    );
-    let (held_tx, held_rx) = held;
-    let (release_tx, release_rx) = release;
     // The replica's next read waits on this lock while the storm is sent.
-    let locker = std::thread::spawn({
-        let url = url.clone();
-        move || {
-            let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
-            let mut tx = c.transaction().unwrap();
-            tx.batch_execute("LOCK TABLE events IN ACCESS EXCLUSIVE MODE")
-                .unwrap();
-            held_tx.send(()).unwrap();
-            release_rx.recv().unwrap();
-            tx.commit().unwrap();
-        }
-    });
-    held_rx.recv().unwrap();
+    let locked = crate::common::locks::lock_table(&url, "events");
     let storm = std::thread::spawn(move || {
         let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
-        let mut waiting = false;
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
         for i in 0..STORM {
             c.execute("SELECT pg_notify('soulgrid_events', $1)", &[&i.to_string()])
                 .unwrap();
             // The first woke the replica: its read waits on the lock before the rest is sent.
-            let deadline = std::time::Instant::now() + Duration::from_secs(20);
-            while !waiting {
+            while i == 0 && crate::common::locks::waiting_on_locks(&url, Some("soulgrid-tail")) != 1
+            {
                 assert!(
                     std::time::Instant::now() < deadline,
                     "the replica's read never waited on the lock"
                 );
-                waiting = c
-                    .query_one(
-                        "SELECT count(*) FROM pg_stat_activity WHERE application_name = \
-                         'soulgrid-tail' AND datname = current_database() AND wait_event_type = 'Lock'",
-                        &[],
-                    )
-                    .unwrap()
-                    .get::<_, i64>(0)
-                    == 1;
-                if !waiting {
-                    std::thread::sleep(Duration::from_millis(5));
-                }
+                std::thread::sleep(Duration::from_millis(5));
             }
         }
     });
     tokio::task::spawn_blocking(move || storm.join().unwrap())
         .await
         .unwrap();
-    release_tx.send(()).unwrap();
-    tokio::task::spawn_blocking(move || locker.join().unwrap())
+    tokio::task::spawn_blocking(move || drop(locked))
         .await
         .unwrap();
     // Every notification taken, the event's too.

@@ -302,11 +302,8 @@ async fn a_database_that_is_not_there_is_a_clear_startup_error() {
     );
 }
 
-/// The database ends every connection of the store (a restart of PostgreSQL, a network cut):
-/// an append in flight fails and says so, the next ones connect again and are stored after the
-/// last id, and the reads come back.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn connections_the_database_ended_are_made_again() {
+/// A store on a new PostgreSQL database holding one message; the database's URL.
+async fn with_one_message() -> (String, tempfile::TempDir, Store) {
     let on = On::postgres();
     let On::Postgres(url) = on.clone() else {
         unreachable!()
@@ -314,6 +311,15 @@ async fn connections_the_database_ended_are_made_again() {
     let dir = tempfile::tempdir().unwrap();
     let store = on.open(dir.path());
     store.append("s", said(1, 0)).await.unwrap();
+    (url, dir, store)
+}
+
+/// The database ends every connection of the store (a restart of PostgreSQL, a network cut):
+/// an append in flight fails and says so, the next ones connect again and are stored after the
+/// last id, and the reads come back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_the_database_ended_are_made_again() {
+    let (url, _dir, store) = with_one_message().await;
     let ended = std::thread::spawn(move || {
         let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
         c.query(
@@ -352,49 +358,15 @@ async fn connections_the_database_ended_are_made_again() {
 /// log leaves a thread's page to be read meanwhile.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_read_held_up_holds_up_no_other() {
-    let on = On::postgres();
-    let On::Postgres(url) = on.clone() else {
-        unreachable!()
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let store = on.open(dir.path());
-    store.append("s", said(1, 0)).await.unwrap();
-    let (held_tx, held_rx) = std::sync::mpsc::channel::<()>();
-    let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
-    let locker = std::thread::spawn({
-        let url = url.clone();
-        move || {
-            let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
-            let mut tx = c.transaction().unwrap();
-            tx.batch_execute("LOCK TABLE events IN ACCESS EXCLUSIVE MODE")
-                .unwrap();
-            held_tx.send(()).unwrap();
-            release_rx.recv().unwrap();
-            tx.commit().unwrap();
-        }
-    });
-    held_rx.recv().unwrap();
+    let (url, _dir, store) = with_one_message().await;
+    let locked = common::locks::lock_table(&url, "events");
     let held_up = tokio::spawn({
         let store = store.clone();
         async move { store.events_after(0, 100).await }
     });
     // The read of the log waits on the lock.
-    let waiting = move || {
-        let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
-        c.query_one(
-            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() \
-             AND wait_event_type = 'Lock'",
-            &[],
-        )
-        .unwrap()
-        .get::<_, i64>(0)
-    };
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    loop {
-        let w = waiting.clone();
-        if tokio::task::spawn_blocking(w).await.unwrap() == 1 {
-            break;
-        }
+    while common::locks::waiting_on_locks(&url, None) != 1 {
         assert!(
             std::time::Instant::now() < deadline,
             "the read never waited"
@@ -413,7 +385,6 @@ async fn a_read_held_up_holds_up_no_other() {
     .expect("a thread's page read while the log's read waits")
     .unwrap();
     assert_eq!(page.0.len(), 1);
-    release_tx.send(()).unwrap();
+    drop(locked);
     assert_eq!(held_up.await.unwrap().unwrap().len(), 1);
-    locker.join().unwrap();
 }

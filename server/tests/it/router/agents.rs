@@ -11,30 +11,6 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use crate::common;
 use crate::SERIAL;
 
-/// What a child process gets for `method` on `url` (with a JSON body for a POST): its status
-/// and body, as an agent's Bash would see them.
-async fn from_a_child(method: &str, url: &str) -> (u16, String) {
-    let script = "import sys, urllib.request, urllib.error\n\
-        m, u = sys.argv[1], sys.argv[2]\n\
-        body = b'{\"perDayUsd\": 5}' if m == 'POST' else None\n\
-        r = urllib.request.Request(u, data=body, method=m, headers={'content-type': 'application/json'})\n\
-        direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))\n\
-        try:\n    res = direct.open(r, timeout=60)\n    print(res.status, res.read().decode())\n\
-        except urllib.error.HTTPError as e:\n    print(e.code, e.read().decode())\n";
-    let out = tokio::process::Command::new("python3")
-        .args(["-c", script, method, url])
-        .output()
-        .await
-        .expect("python3 runs");
-    let text = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    let (code, body) = text.split_once(' ').unwrap_or((&text, ""));
-    (
-        code.parse()
-            .unwrap_or_else(|_| panic!("{text} {}", String::from_utf8_lossy(&out.stderr))),
-        body.to_string(),
-    )
-}
-
 #[tokio::test]
 async fn a_process_the_server_started_cannot_drive_the_console() {
     let _serial = SERIAL.lock().await;
@@ -56,11 +32,11 @@ async fn a_process_the_server_started_cannot_drive_the_console() {
     ));
     let url = format!("http://{at}/api/budgets");
 
-    let (status, body) = from_a_child("POST", &url).await;
+    let (status, body) = common::from_a_child("POST", &url).await;
     assert_eq!(status, 403, "{body}");
     assert!(body.contains("agents' processes"), "{body}");
     // Nothing was set.
-    let (status, body) = from_a_child("GET", &url).await;
+    let (status, body) = common::from_a_child("GET", &url).await;
     assert_eq!(status, 200, "{body}");
     assert!(!body.contains("perDayUsd"), "{body}");
 
@@ -79,7 +55,7 @@ async fn a_process_the_server_started_cannot_drive_the_console() {
         .unwrap()
         .unwrap();
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
-    let (status, body) = from_a_child("GET", &url).await;
+    let (status, body) = common::from_a_child("GET", &url).await;
     assert_eq!(status, 200, "{body}");
     assert!(body.contains("perDayUsd"), "{body}");
 
