@@ -132,6 +132,39 @@ fn doc_row(id: &str, doc: &Doc, event_id: u64) -> Result<[Val; 8], StoreError> {
     ])
 }
 
+/// Whether the log passed 1,000 events, or ten times a number it passed before, between
+/// `before` and `after`: then PostgreSQL's statistics of the tables are brought up to date
+/// ([`analyze_later`]).
+pub(super) fn grown(before: u64, after: u64) -> bool {
+    let mut mark = Some(1_000u64);
+    while let Some(m) = mark.filter(|m| *m <= after) {
+        if before < m {
+            return true;
+        }
+        mark = m.checked_mul(10);
+    }
+    false
+}
+
+/// `ANALYZE` of the log's and the documents' tables, on a connection and a thread of its own.
+/// A statement prepared while a table was empty keeps the plan made then (a sequential scan)
+/// until the table's statistics change: PostgreSQL's autovacuum does that within a minute or
+/// so; a store that grows fast (a bench, an import) does it itself as it grows.
+pub(super) fn analyze_later(url: String) {
+    let spawned = std::thread::Builder::new()
+        .name("store-analyze".into())
+        .spawn(move || {
+            let analyzed =
+                Db::connect_postgres(&url).and_then(|mut db| db.batch("ANALYZE events, docs"));
+            if let Err(e) = analyzed {
+                tracing::warn!(error = %e, "ANALYZE of the store's tables failed");
+            }
+        });
+    if let Err(e) = spawned {
+        tracing::warn!(error = %e, "ANALYZE of the store's tables not started");
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -146,6 +179,18 @@ mod tests {
         let items: Vec<usize> = (0..150).collect();
         let again: Vec<usize> = chunked(&items).flatten().copied().collect();
         assert_eq!(again, items);
+    }
+
+    #[test]
+    fn the_tables_are_analyzed_at_a_thousand_events_and_each_tenfold() {
+        assert!(!grown(0, 999));
+        assert!(grown(0, 1_000));
+        assert!(grown(990, 1_010));
+        assert!(!grown(1_000, 9_999));
+        assert!(grown(9_990, 10_000));
+        assert!(grown(5, 20_000));
+        assert!(!grown(10_000, 99_999));
+        assert!(!grown(u64::MAX - 1, u64::MAX));
     }
 
     #[test]

@@ -113,6 +113,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "lease",
         include_str!("../../migrations/postgres/0002_lease.sql"),
     ),
+    (
+        3,
+        "docs by event",
+        include_str!("../../migrations/postgres/0003_docs_by_event.sql"),
+    ),
 ];
 
 /// The newest schema this build knows.

@@ -316,6 +316,11 @@ impl Writer {
             return Err(e);
         }
         self.transactions += 1;
+        if let Some(url) = self.conn.postgres_url() {
+            if rows::grown(start_id, self.last_id) {
+                rows::analyze_later(url.to_string());
+            }
+        }
         Ok(done)
     }
 }

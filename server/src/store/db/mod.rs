@@ -127,6 +127,14 @@ impl Db {
             .map_err(StoreError::from)
     }
 
+    /// Where a PostgreSQL connection connects (`None` for SQLite).
+    pub fn postgres_url(&self) -> Option<&str> {
+        match self {
+            Db::Sqlite(_) => None,
+            Db::Postgres(pg) => Some(pg.url()),
+        }
+    }
+
     /// How many times the connection was made again (`Pg::ready`): what a session set on it
     /// (a `LISTEN`, a setting) went with the old one.
     pub fn reconnects(&self) -> u64 {

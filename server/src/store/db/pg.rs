@@ -36,14 +36,6 @@ pub(super) fn connect(url: &str) -> Result<postgres::Client, postgres::Error> {
         .keepalives_interval(std::time::Duration::from_secs(2))
         .keepalives_retries(5)
         .tcp_user_timeout(std::time::Duration::from_secs(20));
-    // Each statement planned for its values (PostgreSQL 12 or later): a plan kept from when a
-    // table was empty (a sequential scan) would stay while it grows. After the URL's own.
-    let planned = "-c plan_cache_mode=force_custom_plan";
-    let options = match config.get_options() {
-        Some(own) if !own.trim().is_empty() => format!("{own} {planned}"),
-        _ => planned.to_string(),
-    };
-    config.options(&options);
     config.connect(postgres::NoTls)
 }
 
@@ -56,6 +48,10 @@ impl Pg {
             in_transaction: false,
             reconnects: 0,
         }
+    }
+
+    pub(super) fn url(&self) -> &str {
+        &self.url
     }
 
     pub(super) fn client(&mut self) -> &mut postgres::Client {
