@@ -388,3 +388,38 @@ async fn a_read_held_up_holds_up_no_other() {
     drop(locked);
     assert_eq!(held_up.await.unwrap().unwrap().len(), 1);
 }
+
+/// A log that passes 1,000 events has its tables' statistics brought up to date by the store
+/// itself (`ANALYZE`, which sets `last_analyze`; autovacuum would set `last_autoanalyze`), so
+/// no statement keeps a plan made while they were empty.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_growing_log_has_its_tables_analyzed() {
+    let (url, _dir, store) = with_one_message().await;
+    for b in 0..10 {
+        let kinds = (0..100).map(|i| said(2, b * 100 + i)).collect();
+        store.append_all("s", kinds).await.unwrap();
+    }
+    let analyzed = move || {
+        let url = url.clone();
+        std::thread::spawn(move || {
+            let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+            c.query_one(
+                "SELECT count(*) FROM pg_stat_user_tables \
+                 WHERE relname IN ('events', 'docs') AND last_analyze IS NOT NULL",
+                &[],
+            )
+            .unwrap()
+            .get::<_, i64>(0)
+        })
+        .join()
+        .unwrap()
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while analyzed() != 2 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the tables were not analyzed"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
