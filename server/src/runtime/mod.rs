@@ -84,6 +84,8 @@ struct Inner {
     externals: external::Externals,
     /// The projections' file work (the human's inbox, `_state.md`), at the lowest priority.
     background: background::Background,
+    /// Agents started again with a worktree they were just given (`on_code`), while under way.
+    restarts: tokio_util::task::TaskTracker,
 }
 
 impl Runtime {
@@ -137,6 +139,7 @@ impl Runtime {
                 permissions,
                 budgets,
                 background: background::Background::start(),
+                restarts: tokio_util::task::TaskTracker::new(),
             }
         });
         Runtime { inner }
@@ -215,9 +218,14 @@ impl Runtime {
         self.inner.processes.table().sleep(seat, reason).await
     }
 
-    /// Puts every agent to sleep, all at once (each distils in parallel).
+    /// Puts every agent to sleep, all at once (each distils in parallel); no restart under
+    /// way starts one again.
     pub async fn stop_all(&self, reason: &str) {
-        self.inner.processes.table().stop_all(reason).await
+        let table = self.inner.processes.table();
+        table.stop_all(reason).await;
+        // A restart past its process's stop may have started its agent meanwhile.
+        self.restarts_settled().await;
+        table.stop_all(reason).await
     }
 
     /// Asks the agent's process to stop its current turn; the process stays.

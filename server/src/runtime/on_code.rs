@@ -90,7 +90,8 @@ impl Runtime {
 
     /// Puts the identity `agent` to work on a project. An agent awake without the worktree is
     /// restarted with it once it is made (put to sleep after its turn, woken with its session;
-    /// the lead starts again with its next message).
+    /// the lead starts again with its next message), unless a sleep or a stop is asked of it
+    /// before it has stopped.
     pub async fn put_to_work(
         &self,
         project: &str,
@@ -118,16 +119,28 @@ impl Runtime {
                 .find(|i| i.status().is_visible() && i.stable_id() == agent)
                 .map(|i| i.grid_position)
         });
-        if let Some(seat) = seat.filter(|s| self.running().contains(s)) {
+        // Asked before this returns: a sleep or stop the caller asks next wins over the start.
+        let table = self.inner.processes.table();
+        if let Some((seat, restart)) =
+            seat.and_then(|s| Some((s, table.restart(s, "restarted with its worktree")?)))
+        {
             let rt = self.clone();
-            tokio::spawn(async move {
-                rt.sleep(seat, "restarted with its worktree").await;
+            self.inner.restarts.spawn(async move {
                 // The lead is started by its next message; an agent is woken now.
-                if seat != app::domain::LEAD_SEAT {
+                if restart.stopped().await && seat != app::domain::LEAD_SEAT {
                     rt.wake_only(Some(&[seat])).await;
                 }
             });
         }
         Ok(made)
+    }
+
+    /// Returns once every restart asked so far (an agent put to work while awake) has started
+    /// its agent again or was given up.
+    pub async fn restarts_settled(&self) {
+        let restarts = &self.inner.restarts;
+        restarts.close();
+        restarts.wait().await;
+        restarts.reopen();
     }
 }

@@ -138,6 +138,23 @@ struct Slot {
     done: watch::Receiver<bool>,
     /// `None` while the process starts (or between a failed resume and the fresh start).
     live: watch::Receiver<Option<Live>>,
+    /// Set by [`Table::restart`]; any other stop or sleep asked of this process clears it.
+    restart: Arc<AtomicBool>,
+}
+
+/// A process asked to sleep so that its agent starts again ([`Table::restart`]).
+pub struct Restart {
+    done: watch::Receiver<bool>,
+    wanted: Arc<AtomicBool>,
+}
+
+impl Restart {
+    /// Returns once the process has stopped: whether its agent is still to start again (no
+    /// one asked it to stop or sleep for another reason meanwhile).
+    pub async fn stopped(self) -> bool {
+        wait_done(self.done).await;
+        self.wanted.load(Ordering::SeqCst)
+    }
 }
 
 /// Who runs where: the process room's owner of the seats. Cheap to clone (one table).
@@ -241,6 +258,7 @@ impl Table {
     fn request_stop(&self, seat: Seat, reason: &str, sleep: bool) -> Option<watch::Receiver<bool>> {
         let slots = self.lock();
         let slot = slots.get(&seat)?;
+        slot.restart.store(false, Ordering::SeqCst);
         match sleep {
             true => slot.stop.request_sleep(reason),
             false => slot.stop.request(reason),
@@ -271,6 +289,7 @@ impl Table {
                 stop: stop.clone(),
                 done: done_rx,
                 live: live_rx,
+                restart: Default::default(),
             },
         );
         Ok(Reservation {
@@ -297,6 +316,22 @@ impl Table {
         if let Some(done) = self.request_stop(seat, reason, true) {
             wait_done(done).await;
         }
+    }
+
+    /// Asks the seat's running process to sleep so that its agent starts again (with what it
+    /// was just given): the start is for the caller to make once [`Restart::stopped`] says it
+    /// is still wanted. `None` if the seat has no running process.
+    pub fn restart(&self, seat: Seat, reason: &str) -> Option<Restart> {
+        let slots = self.lock();
+        let slot = slots.get(&seat).filter(|s| s.live.borrow().is_some())?;
+        // A process already stopping (or going to sleep) for another reason stays stopped.
+        let first = !slot.stop.is_requested();
+        slot.stop.request_sleep(reason);
+        slot.restart.store(first, Ordering::SeqCst);
+        Some(Restart {
+            done: slot.done.clone(),
+            wanted: slot.restart.clone(),
+        })
     }
 
     /// Puts every agent to sleep, all at once (each distils in parallel).

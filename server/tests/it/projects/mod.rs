@@ -6,6 +6,7 @@
 //! - `safety.rs`: nothing of the repository's configuration runs (hooks, filters, fsmonitor…).
 //! - `radar.rs`, `merge.rs`, `tools.rs`, `fork.rs`: the radar, review and merge, the agents'
 //!   tools, a fork's worktree.
+//! - `restart.rs`: an awake agent put to work started again, unless stopped meanwhile.
 
 mod bad_input;
 mod carry;
@@ -16,6 +17,7 @@ mod merge;
 mod merge_shapes;
 mod quest;
 mod radar;
+mod restart;
 mod safety;
 mod tools;
 
