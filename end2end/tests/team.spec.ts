@@ -96,5 +96,6 @@ test('a post in #team reaches whom it mentions; a letter shows in both threads',
   await expect(lit).toHaveCount(0, { timeout: 10_000 });
   // The writer's panel counts the pair over the last hour: two letters written, none heard.
   await page.locator(`.cell[data-seat="${team[0].gridPosition}"]`).click();
+  await page.locator('.agent-detail > summary').click();
   await expect(page.locator(`.talk-counts li[data-with="${team[1].name}"]`)).toContainText('wrote 2, heard 0');
 });

@@ -73,9 +73,25 @@ pub fn TeamSpend() -> impl IntoView {
     }
 }
 
-/// The budgets panel.
+/// The budgets panel; its body is fetched when first opened (`ui::lazy`).
 #[component]
 pub fn Budgets() -> impl IntoView {
+    let open = RwSignal::new(false);
+    view! {
+        <super::lazy::LazyDetails class="budgets" open=open load=move || body(open)>
+            "Budgets"
+        </super::lazy::LazyDetails>
+    }
+}
+
+#[cfg_attr(feature = "split", leptos::lazy)]
+async fn body(open: RwSignal<bool>) -> AnyView {
+    view! { <Body open=open/> }.into_any()
+}
+
+/// The panel's body, while `open` (`Budgets`).
+#[component]
+fn Body(open: RwSignal<bool>) -> impl IntoView {
     let live = crate::live::use_live();
     let budgets = views(crate::ui::when::minute());
     let action = super::action::Action::new();
@@ -122,7 +138,6 @@ pub fn Budgets() -> impl IntoView {
         );
     };
     // Drawn while the panel is open only: a turn's cost changes nothing on the page otherwise.
-    let open = RwSignal::new(false);
     let rows = move || {
         if !open.get() {
             return None;
@@ -155,34 +170,31 @@ pub fn Budgets() -> impl IntoView {
         Some(rows)
     };
     view! {
-        <details class="budgets" on:toggle=move |_| open.update(|o| *o = !*o)>
-            <summary>"Budgets"</summary>
-            <p class="hint">
-                "Spend from each turn's cost, per UTC day and month. At 80 % the seat says so; at "
-                "100 % the agent finishes its turn and gets no new one (its mail waits) until you "
-                "raise the limit or the period turns."
-            </p>
-            <div class="table-scroll">
-                <table class="budget-table">
-                    <thead><tr><th scope="col">"Whose"</th><th scope="col">"Today"</th>
-                        <th scope="col">"This month"</th><th scope="col"></th></tr></thead>
-                    <tbody>{rows}</tbody>
-                </table>
-            </div>
-            <form class="set-budget" on:submit=set>
-                <select aria-label="Whose budget" on:change=move |ev| who.set(event_target_value(&ev))>
-                    <option value="">"The team"</option>
-                    {move || named.get().into_iter().map(|(id, name)| view! {
-                        <option value=id>{name}</option>
-                    }).collect_view()}
-                </select>
-                <input type="number" min="0" step="any" aria-label="US dollars per day" placeholder="$ per day"
-                    prop:value=move || day.get() on:input=move |ev| day.set(event_target_value(&ev))/>
-                <input type="number" min="0" step="any" aria-label="US dollars per month" placeholder="$ per month"
-                    prop:value=move || month.get() on:input=move |ev| month.set(event_target_value(&ev))/>
-                <button type="submit" disabled=move || busy.get()>"Set"</button>
-            </form>
-            {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
-        </details>
+        <p class="hint">
+            "Spend from each turn's cost, per UTC day and month. At 80 % the seat says so; at "
+            "100 % the agent finishes its turn and gets no new one (its mail waits) until you "
+            "raise the limit or the period turns."
+        </p>
+        <div class="table-scroll">
+            <table class="budget-table">
+                <thead><tr><th scope="col">"Whose"</th><th scope="col">"Today"</th>
+                    <th scope="col">"This month"</th><th scope="col"></th></tr></thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </div>
+        <form class="set-budget" on:submit=set>
+            <select aria-label="Whose budget" on:change=move |ev| who.set(event_target_value(&ev))>
+                <option value="">"The team"</option>
+                {move || named.get().into_iter().map(|(id, name)| view! {
+                    <option value=id>{name}</option>
+                }).collect_view()}
+            </select>
+            <input type="number" min="0" step="any" aria-label="US dollars per day" placeholder="$ per day"
+                prop:value=move || day.get() on:input=move |ev| day.set(event_target_value(&ev))/>
+            <input type="number" min="0" step="any" aria-label="US dollars per month" placeholder="$ per month"
+                prop:value=move || month.get() on:input=move |ev| month.set(event_target_value(&ev))/>
+            <button type="submit" disabled=move || busy.get()>"Set"</button>
+        </form>
+        {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
     }
 }

@@ -56,6 +56,52 @@ pub fn AgentDetail(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
             })
         })
     });
+    // Open or closed as the human left it while the panel is drawn again.
+    let panel = move |open: RwSignal<bool>| {
+        move || {
+            shape.get().map(|d| {
+                let summary = format!("About {}", d.name.as_deref().unwrap_or("this seat"));
+                let seat = d.seat;
+                let load = move || detail_body(d.clone(), detail, fork, made_secret);
+                view! {
+                    <super::lazy::LazyDetails class="agent-detail" attr:data-detail-seat=seat open=open load=load>
+                        {summary}
+                    </super::lazy::LazyDetails>
+                }
+            })
+        }
+    };
+    // One panel per seat: another agent selected gets a panel of its own (nothing left open
+    // from the last one); the same agent's panel is updated in place as its document changes.
+    view! {
+        <For each=move || std::iter::once(seat.get()) key=|s| *s let:_seat>
+            {panel(RwSignal::new(false))}
+        </For>
+    }
+}
+
+/// The panel's body, in its own part of the wasm, fetched when a panel is first opened
+/// (`ui::lazy`).
+#[cfg_attr(feature = "split", leptos::lazy)]
+async fn detail_body(
+    d: Shape,
+    detail: Memo<Option<AgentIdentity>>,
+    fork: ForkState,
+    made_secret: crate::ui::external::NewSecret,
+) -> AnyView {
+    view! { <Body d=d detail=detail fork=fork made_secret=made_secret/> }.into_any()
+}
+
+/// What the panel shows of `d` (its buttons and soul versions) and of `detail` (its fields,
+/// followed in place).
+#[component]
+fn Body(
+    d: Shape,
+    detail: Memo<Option<AgentIdentity>>,
+    fork: ForkState,
+    made_secret: crate::ui::external::NewSecret,
+) -> impl IntoView {
+    let live = use_live();
     let lead_name = live.lead_name.get_value();
     let belief =
         Memo::new(move |_| detail.with(|d| d.as_ref().and_then(|d| d.belief_text(&lead_name))));
@@ -87,103 +133,89 @@ pub fn AgentDetail(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                 </dd>
             }
         };
-    let panel = move || {
-        shape.get().map(|d| {
-            let name = d.name.clone();
+    let name = d.name.clone();
+    view! {
+        {d.can_sleep.then(|| {
+            let label = format!("Put {} to sleep", name.clone().unwrap_or_default());
+            let call = Call::new::<e::Dismiss>(&d.seat, &e::Empty {});
+            view! { <PostButton label=label call=call/> }
+        })}
+        {d.can_wake.then(|| {
+            let label = format!("Wake {}", name.clone().unwrap_or_default());
+            let request = crate::contract::WakeRequest { seats: Some(vec![d.seat]) };
+            let call = Call::new::<e::Wake>(&(), &request);
+            view! { <PostButton label=label call=call/> }
+        })}
+        {d.external.then(|| {
+            let name = name.clone().unwrap_or_else(|| "This agent".into());
+            view! { <ExternalNote id=d.page.clone() name=name made=made_secret/> }
+        })}
+        {d.can_fork.then(|| {
+            view! { <ForkForm seat=d.seat name=name.clone().unwrap_or_default() state=fork/> }
+        })}
+        {d.can_retire.then(|| {
+            let name = name.clone().unwrap_or_else(|| "this agent".into());
+            let call = Call::new::<e::Kill>(&d.seat, &crate::contract::KillRequest::default());
             view! {
-                <details class="agent-detail" data-detail-seat=d.seat>
-                    <summary>"About " {name.clone().unwrap_or_else(|| "this seat".into())}</summary>
-                    {d.can_sleep.then(|| {
-                        let label = format!("Put {} to sleep", name.clone().unwrap_or_default());
-                        let call = Call::new::<e::Dismiss>(&d.seat, &e::Empty {});
-                        view! { <PostButton label=label call=call/> }
-                    })}
-                    {d.can_wake.then(|| {
-                        let label = format!("Wake {}", name.clone().unwrap_or_default());
-                        let request = crate::contract::WakeRequest { seats: Some(vec![d.seat]) };
-                        let call = Call::new::<e::Wake>(&(), &request);
-                        view! { <PostButton label=label call=call/> }
-                    })}
-                    {d.external.then(|| {
-                        let name = name.clone().unwrap_or_else(|| "This agent".into());
-                        view! { <ExternalNote id=d.page.clone() name=name made=made_secret/> }
-                    })}
-                    {d.can_fork.then(|| {
-                        view! { <ForkForm seat=d.seat name=name.clone().unwrap_or_default() state=fork/> }
-                    })}
-                    {d.can_retire.then(|| {
-                        let name = name.clone().unwrap_or_else(|| "this agent".into());
-                        let call = Call::new::<e::Kill>(&d.seat, &crate::contract::KillRequest::default());
-                        view! {
-                            <details class="retire">
-                                <summary>"Retire…"</summary>
-                                <p>
-                                    {format!(
-                                        "{name}'s process stops and {name} leaves this seat for the Hall, with \
-                                         every soul, message and memory. The seat becomes empty; {name} can be \
-                                         recalled into an empty seat later."
-                                    )}
-                                </p>
-                                <PostButton label=format!("Retire {name}") call=call/>
-                            </details>
-                        }
-                    })}
-                    {d.can_fork.then(|| view! { <crate::ui::projects::put::PutToWork identity=d.page.clone()/> })}
-                    <p><a class="agent-page-link" href=format!("/agents/{}", d.page)>
-                        {format!("{}'s page", name.clone().unwrap_or_else(|| "This agent".into()))}
-                    </a></p>
-                    <dl>
-                        {row("Status", |d| Some(crate::domain::words::status_word(d.status(), d.process_state, d.process_reason.as_deref()).to_string()))}
-                        {move || belief.get().map(|text| view! { <dt>"The lead's belief"</dt><dd class="belief">{text}</dd> })}
-                        {row("Colour", |d| d.color_name.clone().map(|c| format!("{c} ({})", d.color.clone().unwrap_or_default())))}
-                        {when_row("Created", |d| d.created_at)}
-                        {when_row("Last alive", |d| d.last_alive_at)}
-                        {row("Work cycle", |d| d.work_state.map(|w| w.as_str().to_string()))}
-                        {row("Context", |d| d.context_tokens.map(|t| format!("{t} tokens")))}
-                        {row("Cost", |d| d.cost_usd.map(|c| format!("${c:.4}")))}
-                        <crate::ui::talk::TalkCounts identity=d.page.clone()/>
-                        {row("Last problem", |d| d.last_problem.as_ref().map(|p| p.message.clone()))}
-                        {when_row("Last problem at", |d| d.last_problem.as_ref().map(|p| p.at))}
-                    </dl>
-                    // Ids and raw states, for whoever debugs: out of the way of the rest.
-                    <details class="technical">
-                        <summary>"Technical"</summary>
-                        <dl>
-                            {row("Server session", |d| d.last_session_id.clone())}
-                            {row("Claude session", |d| d.claude_session_id.clone())}
-                            {row("Process", |d| d.process_state.map(|p| match &d.process_reason {
-                                Some(r) => format!("{} ({r})", p.as_str()),
-                                None => p.as_str().to_string(),
-                            }))}
-                            {row("Problem detail", |d| d.last_problem.as_ref().and_then(|p| p.detail.clone()))}
-                        </dl>
-                    </details>
-                    <h3>"Soul" {(d.versions.len() > 1).then(|| format!(" ({} versions)", d.versions.len()))}</h3>
-                    {if d.versions.is_empty() {
-                        view! { <p class="muted">"No soul written yet."</p> }.into_any()
-                    } else {
-                        d.versions
-                            .into_iter()
-                            .rev()
-                            .map(|(v, at, text)| view! {
-                                <details class="soul" open=v == d.soul_version>
-                                    <summary>"Version " {v} " · " <When at=at/></summary>
-                                    <div class="soul-text">{text}</div>
-                                </details>
-                            })
-                            .collect_view()
-                            .into_any()
-                    }}
+                <details class="retire">
+                    <summary>"Retire…"</summary>
+                    <p>
+                        {format!(
+                            "{name}'s process stops and {name} leaves this seat for the Hall, with \
+                             every soul, message and memory. The seat becomes empty; {name} can be \
+                             recalled into an empty seat later."
+                        )}
+                    </p>
+                    <PostButton label=format!("Retire {name}") call=call/>
                 </details>
             }
-        })
-    };
-    // One panel per seat: another agent selected gets a panel of its own (nothing left open
-    // from the last one); the same agent's panel is updated in place as its document changes.
-    view! {
-        <For each=move || std::iter::once(seat.get()) key=|s| *s let:_seat>
-            {panel}
-        </For>
+        })}
+        {d.can_fork.then(|| view! { <crate::ui::projects::put::PutToWork identity=d.page.clone()/> })}
+        <p><a class="agent-page-link" href=format!("/agents/{}", d.page)>
+            {format!("{}'s page", name.clone().unwrap_or_else(|| "This agent".into()))}
+        </a></p>
+        <dl>
+            {row("Status", |d| Some(crate::domain::words::status_word(d.status(), d.process_state, d.process_reason.as_deref()).to_string()))}
+            {move || belief.get().map(|text| view! { <dt>"The lead's belief"</dt><dd class="belief">{text}</dd> })}
+            {row("Colour", |d| d.color_name.clone().map(|c| format!("{c} ({})", d.color.clone().unwrap_or_default())))}
+            {when_row("Created", |d| d.created_at)}
+            {when_row("Last alive", |d| d.last_alive_at)}
+            {row("Work cycle", |d| d.work_state.map(|w| w.as_str().to_string()))}
+            {row("Context", |d| d.context_tokens.map(|t| format!("{t} tokens")))}
+            {row("Cost", |d| d.cost_usd.map(|c| format!("${c:.4}")))}
+            <crate::ui::talk::TalkCounts identity=d.page.clone()/>
+            {row("Last problem", |d| d.last_problem.as_ref().map(|p| p.message.clone()))}
+            {when_row("Last problem at", |d| d.last_problem.as_ref().map(|p| p.at))}
+        </dl>
+        // Ids and raw states, for whoever debugs: out of the way of the rest.
+        <details class="technical">
+            <summary>"Technical"</summary>
+            <dl>
+                {row("Server session", |d| d.last_session_id.clone())}
+                {row("Claude session", |d| d.claude_session_id.clone())}
+                {row("Process", |d| d.process_state.map(|p| match &d.process_reason {
+                    Some(r) => format!("{} ({r})", p.as_str()),
+                    None => p.as_str().to_string(),
+                }))}
+                {row("Problem detail", |d| d.last_problem.as_ref().and_then(|p| p.detail.clone()))}
+            </dl>
+        </details>
+        <h3>"Soul" {(d.versions.len() > 1).then(|| format!(" ({} versions)", d.versions.len()))}</h3>
+        {if d.versions.is_empty() {
+            view! { <p class="muted">"No soul written yet."</p> }.into_any()
+        } else {
+            d.versions
+                .into_iter()
+                .rev()
+                .map(|(v, at, text)| view! {
+                    <details class="soul" open=v == d.soul_version>
+                        <summary>"Version " {v} " · " <When at=at/></summary>
+                        <div class="soul-text">{text}</div>
+                    </details>
+                })
+                .collect_view()
+                .into_any()
+        }}
     }
 }
 

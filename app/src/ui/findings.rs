@@ -274,6 +274,23 @@ fn excerpt(x: FileExcerpt) -> impl IntoView {
 #[component]
 pub fn Jobs() -> impl IntoView {
     let live = use_live();
+    let count = Memo::new(move |_| live.docs.with(|d| job_views(d).len()));
+    view! {
+        <super::lazy::LazyDetails class="jobs" load=jobs_body>
+            {move || format!("Jobs ({})", count.get())}
+        </super::lazy::LazyDetails>
+    }
+}
+
+#[cfg_attr(feature = "split", leptos::lazy)]
+async fn jobs_body() -> AnyView {
+    view! { <JobsBody/> }.into_any()
+}
+
+/// The job board's body (`Jobs`): the jobs so far, and a new one offered.
+#[component]
+fn JobsBody() -> impl IntoView {
+    let live = use_live();
     let jobs = Memo::new(move |_| live.docs.with(job_views));
     let (title, text) = (RwSignal::new(String::new()), RwSignal::new(String::new()));
     let error = RwSignal::new(None::<String>);
@@ -299,31 +316,28 @@ pub fn Jobs() -> impl IntoView {
         });
     };
     view! {
-        <details class="jobs">
-            <summary>{move || format!("Jobs ({})", jobs.with(Vec::len))}</summary>
-            <ul>
-                {move || jobs.get().into_iter().map(|j| {
-                    let state = match j.status {
-                        JobStatus::Open => "open".to_string(),
-                        JobStatus::Claimed => format!("taken by {}", j.claimed_by.clone().unwrap_or_default()),
-                        JobStatus::Done => format!("done by {}", j.claimed_by.clone().unwrap_or_default()),
-                    };
-                    view! {
-                        <li data-job=j.id.clone()>
-                            <strong>{j.title.clone()}</strong><span class="muted">{format!(" · {state}")}</span>
-                            {j.result.clone().map(|r| view! { <p class="muted">{r}</p> })}
-                        </li>
-                    }
-                }).collect_view()}
-            </ul>
-            <label for="job-title">"Title"</label>
-            <input id="job-title" type="text" prop:value=move || title.get() on:input=move |ev| title.set(event_target_value(&ev))/>
-            <label for="job-text">"What to do"</label>
-            <textarea id="job-text" rows="2" prop:value=move || text.get() on:input=move |ev| text.set(event_target_value(&ev))></textarea>
-            <p class="hint">"Each offer begins a turn: a job goes to a few awake agents at a time, the idle ones first, and to the next few while nobody claims it."</p>
-            <button type="button" class="agent-action" disabled=move || title.get().trim().is_empty() on:click=post>"Offer the job"</button>
-            {move || said.get().map(|s| view! { <p class="job-posted">{s}</p> })}
-            {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
-        </details>
+        <ul>
+            {move || jobs.get().into_iter().map(|j| {
+                let state = match j.status {
+                    JobStatus::Open => "open".to_string(),
+                    JobStatus::Claimed => format!("taken by {}", j.claimed_by.clone().unwrap_or_default()),
+                    JobStatus::Done => format!("done by {}", j.claimed_by.clone().unwrap_or_default()),
+                };
+                view! {
+                    <li data-job=j.id.clone()>
+                        <strong>{j.title.clone()}</strong><span class="muted">{format!(" · {state}")}</span>
+                        {j.result.clone().map(|r| view! { <p class="muted">{r}</p> })}
+                    </li>
+                }
+            }).collect_view()}
+        </ul>
+        <label for="job-title">"Title"</label>
+        <input id="job-title" type="text" prop:value=move || title.get() on:input=move |ev| title.set(event_target_value(&ev))/>
+        <label for="job-text">"What to do"</label>
+        <textarea id="job-text" rows="2" prop:value=move || text.get() on:input=move |ev| text.set(event_target_value(&ev))></textarea>
+        <p class="hint">"Each offer begins a turn: a job goes to a few awake agents at a time, the idle ones first, and to the next few while nobody claims it."</p>
+        <button type="button" class="agent-action" disabled=move || title.get().trim().is_empty() on:click=post>"Offer the job"</button>
+        {move || said.get().map(|s| view! { <p class="job-posted">{s}</p> })}
+        {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
     }
 }

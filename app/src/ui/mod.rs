@@ -14,6 +14,7 @@ pub mod face;
 pub mod findings;
 pub mod grid;
 pub mod hall;
+pub mod lazy;
 pub mod older;
 pub mod permission;
 pub mod presence;

@@ -153,8 +153,22 @@ fn Running(q: QuestDoc) -> impl IntoView {
     }
 }
 
+/// Quest setup: its form is fetched when first opened (`ui::lazy`).
 #[component]
 fn NewQuestForm() -> impl IntoView {
+    view! {
+        <super::lazy::LazyDetails class="new-quest" load=new_quest_body>"New quest"</super::lazy::LazyDetails>
+    }
+}
+
+#[cfg_attr(feature = "split", leptos::lazy)]
+async fn new_quest_body() -> AnyView {
+    view! { <NewQuestBody/> }.into_any()
+}
+
+/// The problem, a folder or a project, and the start.
+#[component]
+fn NewQuestBody() -> impl IntoView {
     let problem = RwSignal::new(String::new());
     let folder = RwSignal::new(String::new());
     let project = RwSignal::new(String::new());
@@ -192,29 +206,26 @@ fn NewQuestForm() -> impl IntoView {
         });
     };
     view! {
-        <details class="new-quest">
-            <summary>"New quest"</summary>
-            <label for="quest-problem">"The problem"</label>
-            <textarea id="quest-problem" rows="3" placeholder="What should the team work on?"
-                prop:value=move || problem.get() on:input=move |ev| problem.set(event_target_value(&ev))></textarea>
-            <label for="quest-folder">"A folder the agents may read (optional)"</label>
-            <input id="quest-folder" type="text" placeholder="/path/allowed/by/--allow-dir"
-                prop:value=move || folder.get() on:input=move |ev| folder.set(event_target_value(&ev))/>
-            {move || (!linked.with(Vec::is_empty)).then(|| view! {
-                <label for="quest-project">"Or a project (each agent reads it in its own worktree)"</label>
-                <select id="quest-project" on:change=move |ev| project.set(event_target_value(&ev))>
-                    <option value="" selected=move || project.get().is_empty()>"No project"</option>
-                    {linked.get().into_iter().map(|(id, name)| {
-                        let chosen = id.clone();
-                        view! { <option value=id selected=move || project.get() == chosen>{name}</option> }
-                    }).collect_view()}
-                </select>
-            })}
-            <button type="button" class="agent-action" disabled=move || busy.get() || problem.get().trim().is_empty()
-                on:click=start>"Start the quest"</button>
-            <p class="hint quest-sessions">{move || sessions.get().said()}</p>
-            {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
-        </details>
+        <label for="quest-problem">"The problem"</label>
+        <textarea id="quest-problem" rows="3" placeholder="What should the team work on?"
+            prop:value=move || problem.get() on:input=move |ev| problem.set(event_target_value(&ev))></textarea>
+        <label for="quest-folder">"A folder the agents may read (optional)"</label>
+        <input id="quest-folder" type="text" placeholder="/path/allowed/by/--allow-dir"
+            prop:value=move || folder.get() on:input=move |ev| folder.set(event_target_value(&ev))/>
+        {move || (!linked.with(Vec::is_empty)).then(|| view! {
+            <label for="quest-project">"Or a project (each agent reads it in its own worktree)"</label>
+            <select id="quest-project" on:change=move |ev| project.set(event_target_value(&ev))>
+                <option value="" selected=move || project.get().is_empty()>"No project"</option>
+                {linked.get().into_iter().map(|(id, name)| {
+                    let chosen = id.clone();
+                    view! { <option value=id selected=move || project.get() == chosen>{name}</option> }
+                }).collect_view()}
+            </select>
+        })}
+        <button type="button" class="agent-action" disabled=move || busy.get() || problem.get().trim().is_empty()
+            on:click=start>"Start the quest"</button>
+        <p class="hint quest-sessions">{move || sessions.get().said()}</p>
+        {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
     }
 }
 

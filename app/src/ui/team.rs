@@ -31,8 +31,29 @@ fn typing_mention(text: &str) -> Option<&str> {
     (!typed.contains('@')).then_some(typed)
 }
 
+/// The channel; its lines and composer are fetched when first opened (`ui::lazy`).
 #[component]
 pub fn TeamChannel(#[prop(optional)] read_only: bool) -> impl IntoView {
+    let live = use_live();
+    let owner = channel_owner(TEAM);
+    let count = Memo::new(move |_| {
+        live.docs.with(|d| channel(d, TEAM).len()) + live.older_of(std::slice::from_ref(&owner))
+    });
+    view! {
+        <super::lazy::LazyDetails class="team-channel" load=move || team_body(read_only)>
+            "#team " <span class="count">{move || count.get().to_string()}</span>
+        </super::lazy::LazyDetails>
+    }
+}
+
+#[cfg_attr(feature = "split", leptos::lazy)]
+async fn team_body(read_only: bool) -> AnyView {
+    view! { <Lines read_only=read_only/> }.into_any()
+}
+
+/// The channel's lines (older ones fetched on asking) and, unless `read_only`, its composer.
+#[component]
+fn Lines(read_only: bool) -> impl IntoView {
     let live = use_live();
     let lines = Memo::new(move |_| {
         live.docs.with(|d| {
@@ -53,35 +74,31 @@ pub fn TeamChannel(#[prop(optional)] read_only: bool) -> impl IntoView {
         let owner = owner.clone();
         Memo::new(move |_| live.older_of(std::slice::from_ref(&owner)))
     };
-    let count = Memo::new(move |_| lines.with(Vec::len) + older.get());
     let load = super::action::Action::new();
     let show_older = move |_| {
         super::older::load_older(live, vec![owner.clone()], load, || {});
     };
     view! {
-        <details class="team-channel">
-            <summary>"#team " <span class="count">{move || count.get().to_string()}</span></summary>
-            {move || (older.get() > 0).then(|| view! {
-                <button type="button" class="show-older" disabled=move || load.busy.get()
-                    on:click=show_older.clone()>
-                    {format!("Show older ({})", older.get())}
-                </button>
-            })}
-            <super::older::OlderFailed load/>
-            <ol class="team-lines" aria-live="polite">
-                <For each=move || lines.get() key=|l| l.id.clone() let:line>
-                    <li class="team-line" class:human=line.human data-message-id=line.id.clone()>
-                        <span class="who">{line.who.clone()}</span>
-                        " " <When at=line.at short=true/>
-                        {match line.human {
-                            true => view! { <p class="text">{line.text.clone()}</p> }.into_any(),
-                            false => view! { <div class="text md" inner_html=markdown::render(&line.text)></div> }.into_any(),
-                        }}
-                    </li>
-                </For>
-            </ol>
-            {(!read_only).then(|| view! { <TeamComposer/> })}
-        </details>
+        {move || (older.get() > 0).then(|| view! {
+            <button type="button" class="show-older" disabled=move || load.busy.get()
+                on:click=show_older.clone()>
+                {format!("Show older ({})", older.get())}
+            </button>
+        })}
+        <super::older::OlderFailed load/>
+        <ol class="team-lines" aria-live="polite">
+            <For each=move || lines.get() key=|l| l.id.clone() let:line>
+                <li class="team-line" class:human=line.human data-message-id=line.id.clone()>
+                    <span class="who">{line.who.clone()}</span>
+                    " " <When at=line.at short=true/>
+                    {match line.human {
+                        true => view! { <p class="text">{line.text.clone()}</p> }.into_any(),
+                        false => view! { <div class="text md" inner_html=markdown::render(&line.text)></div> }.into_any(),
+                    }}
+                </li>
+            </For>
+        </ol>
+        {(!read_only).then(|| view! { <TeamComposer/> })}
     }
 }
 

@@ -9,8 +9,25 @@ use crate::contract::endpoints as e;
 use crate::contract::{NewWatch, WatchView};
 use crate::ui::when::When;
 
+/// The panel; its body is fetched when first opened (`ui::lazy`).
 #[component]
 pub fn WatchLinks() -> impl IntoView {
+    let open = RwSignal::new(false);
+    view! {
+        <super::lazy::LazyDetails class="watch-links" open=open load=move || body(open)>
+            "Watch links"
+        </super::lazy::LazyDetails>
+    }
+}
+
+#[cfg_attr(feature = "split", leptos::lazy)]
+async fn body(open: RwSignal<bool>) -> AnyView {
+    view! { <Body open=open/> }.into_any()
+}
+
+/// The panel's body: the list read again each time the panel opens.
+#[component]
+fn Body(open: RwSignal<bool>) -> impl IntoView {
     let action = super::action::Action::new();
     let super::action::Action { busy, error } = action;
     let links = RwSignal::new(Vec::<WatchView>::new());
@@ -77,20 +94,22 @@ pub fn WatchLinks() -> impl IntoView {
             })
             .collect_view()
     };
+    Effect::new(move |_| {
+        if open.get() {
+            refresh()
+        }
+    });
     view! {
-        <details class="watch-links" on:toggle=move |_| refresh()>
-            <summary>"Watch links"</summary>
-            <p class="hint">"Someone with a watch link sees the team live and can change nothing."</p>
-            <form on:submit=make>
-                <input type="text" placeholder="Label (who it is for)" maxlength="80"
-                    prop:value=move || label.get() on:input=move |ev| label.set(event_target_value(&ev))/>
-                <button type="submit" disabled=move || busy.get()>"Make a watch link"</button>
-            </form>
-            {move || made.get().map(|url| view! {
-                <p class="made">"Shown once: " <code class="watch-url">{url}</code></p>
-            })}
-            <ul class="watch-list">{rows}</ul>
-            {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
-        </details>
+        <p class="hint">"Someone with a watch link sees the team live and can change nothing."</p>
+        <form on:submit=make>
+            <input type="text" placeholder="Label (who it is for)" maxlength="80"
+                prop:value=move || label.get() on:input=move |ev| label.set(event_target_value(&ev))/>
+            <button type="submit" disabled=move || busy.get()>"Make a watch link"</button>
+        </form>
+        {move || made.get().map(|url| view! {
+            <p class="made">"Shown once: " <code class="watch-url">{url}</code></p>
+        })}
+        <ul class="watch-list">{rows}</ul>
+        {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
     }
 }

@@ -43,9 +43,21 @@ pub fn Projects() -> impl IntoView {
 }
 
 /// **Link a project…**: a repository's path (inside `--allow-dir`), and optionally its name,
-/// base branch and check command.
+/// base branch and check command; the form is fetched when first opened (`ui::lazy`).
 #[component]
 fn LinkForm() -> impl IntoView {
+    view! {
+        <super::lazy::LazyDetails class="link-project" load=link_form>"Link a project…"</super::lazy::LazyDetails>
+    }
+}
+
+#[cfg_attr(feature = "split", leptos::lazy)]
+async fn link_form() -> AnyView {
+    view! { <LinkFormBody/> }.into_any()
+}
+
+#[component]
+fn LinkFormBody() -> impl IntoView {
     let (path, name, base, check) = (
         RwSignal::new(String::new()),
         RwSignal::new(String::new()),
@@ -88,17 +100,14 @@ fn LinkForm() -> impl IntoView {
         }
     };
     view! {
-        <details class="link-project">
-            <summary>"Link a project…"</summary>
-            <form on:submit=link>
-                {field("Repository", "link-path", path, "/home/me/code/web")}
-                {field("Name", "link-name", name, "its folder's name")}
-                {field("Base branch", "link-base", base, "the branch checked out")}
-                {field("Check before a merge", "link-check", check, "cargo test")}
-                <button type="submit" disabled=move || action.busy.get()>"Link"</button>
-                {move || action.error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
-            </form>
-        </details>
+        <form on:submit=link>
+            {field("Repository", "link-path", path, "/home/me/code/web")}
+            {field("Name", "link-name", name, "its folder's name")}
+            {field("Base branch", "link-base", base, "the branch checked out")}
+            {field("Check before a merge", "link-check", check, "cargo test")}
+            <button type="submit" disabled=move || action.busy.get()>"Link"</button>
+            {move || action.error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+        </form>
     }
 }
 

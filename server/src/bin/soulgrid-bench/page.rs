@@ -85,8 +85,8 @@ pub fn wasm_size(site_root: Option<&Path>, viewless: Option<&Path>) -> Row {
         return row.not_run("no site root (--site-root or LEPTOS_SITE_ROOT)");
     };
     // The page's own (`soulgrid.*.wasm`), and the parts split off (`split_*.wasm`, and
-    // `chunk_*.wasm` for code they share: the agent page's, an agent's diff), each fetched when
-    // it is first shown.
+    // `chunk_*.wasm` for code they share: the agent page's, an agent's diff, the bodies of the
+    // panels drawn closed), each fetched when it is first shown.
     let (mut page, mut parts) = (None, Vec::new());
     for path in std::fs::read_dir(root.join("pkg"))
         .into_iter()
@@ -117,7 +117,8 @@ pub fn wasm_size(site_root: Option<&Path>, viewless: Option<&Path>) -> Row {
     {
         Ok(s) if s.is_empty() => String::new(),
         Ok(s) => format!(
-            "; the parts split off (the agent page, an agent's diff), fetched when first shown: {} KB",
+            "; the {} parts split off (the agent page, an agent's diff, the panels drawn closed), each fetched when first shown: {} KB",
+            s.len(),
             s.iter().map(|(_, gz)| gz).sum::<u64>() / 1024
         ),
         Err(e) => format!("; the parts split off: not measured ({e})"),
