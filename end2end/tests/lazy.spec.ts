@@ -28,12 +28,12 @@ test('a closed panel is fetched when first opened, and an agent panel stays open
 
   await page.locator('.budgets > summary').click();
   await expect(page.locator('.budget-table')).toBeVisible();
-  expect(parts.filter((p) => p.startsWith('split_body_'))).toHaveLength(1);
+  expect(parts.filter((p) => p.startsWith('split_budgets_body_'))).toHaveLength(1);
   // Closed and opened again: drawn once, fetched once.
   await page.locator('.budgets > summary').click();
   await page.locator('.budgets > summary').click();
   await expect(page.locator('.budget-table')).toBeVisible();
-  expect(parts.filter((p) => p.startsWith('split_body_'))).toHaveLength(1);
+  expect(parts.filter((p) => p.startsWith('split_budgets_body_'))).toHaveLength(1);
 
   // The lead's details, open, while the lead wakes: drawn again (a new button), still open.
   await page.locator('.cell.lead').click();

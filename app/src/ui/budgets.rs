@@ -78,14 +78,14 @@ pub fn TeamSpend() -> impl IntoView {
 pub fn Budgets() -> impl IntoView {
     let open = RwSignal::new(false);
     view! {
-        <super::lazy::LazyDetails class="budgets" open=open load=move || body(open)>
+        <super::lazy::LazyDetails class="budgets" open=open load=move || budgets_body(open)>
             "Budgets"
         </super::lazy::LazyDetails>
     }
 }
 
 #[cfg_attr(feature = "split", leptos::lazy)]
-async fn body(open: RwSignal<bool>) -> AnyView {
+async fn budgets_body(open: RwSignal<bool>) -> AnyView {
     view! { <Body open=open/> }.into_any()
 }
 

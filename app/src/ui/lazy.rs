@@ -3,11 +3,11 @@
 //! what it shows closed (issue #36, docs/PERFORMANCE.md's P6b).
 //!
 //! The server and the hydrating browser draw it closed and empty; the body is built in the
-//! browser once opened, and kept (closing hides it, as for any `<details>`). A caller that
-//! owns `open` keeps a panel drawn again open. So it is never
-//! hydrated, and no asynchronous hydration is compiled in (vendor/README.md). What it costs:
-//! the body is not in the server's HTML (JavaScript off, it opens empty), and on a first
-//! opening it shows a loading line until its part has arrived.
+//! browser once opened, and kept (closing hides it, as for any `<details>`). So it is never
+//! hydrated, and no asynchronous hydration is compiled in (vendor/README.md). A caller that
+//! owns `open` keeps a panel it draws again open. What it costs: the body is not in the
+//! server's HTML (JavaScript off, it opens empty; opened before hydration, it is closed by
+//! it), and on a first opening it shows a loading line until its part has arrived.
 
 use std::future::Future;
 use std::sync::Arc;

@@ -14,14 +14,14 @@ use crate::ui::when::When;
 pub fn WatchLinks() -> impl IntoView {
     let open = RwSignal::new(false);
     view! {
-        <super::lazy::LazyDetails class="watch-links" open=open load=move || body(open)>
+        <super::lazy::LazyDetails class="watch-links" open=open load=move || watch_links_body(open)>
             "Watch links"
         </super::lazy::LazyDetails>
     }
 }
 
 #[cfg_attr(feature = "split", leptos::lazy)]
-async fn body(open: RwSignal<bool>) -> AnyView {
+async fn watch_links_body(open: RwSignal<bool>) -> AnyView {
     view! { <Body open=open/> }.into_any()
 }
 

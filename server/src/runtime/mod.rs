@@ -84,8 +84,6 @@ struct Inner {
     externals: external::Externals,
     /// The projections' file work (the human's inbox, `_state.md`), at the lowest priority.
     background: background::Background,
-    /// Agents started again with a worktree they were just given (`on_code`), while under way.
-    restarts: tokio_util::task::TaskTracker,
 }
 
 impl Runtime {
@@ -139,7 +137,6 @@ impl Runtime {
                 permissions,
                 budgets,
                 background: background::Background::start(),
-                restarts: tokio_util::task::TaskTracker::new(),
             }
         });
         Runtime { inner }
@@ -221,11 +218,7 @@ impl Runtime {
     /// Puts every agent to sleep, all at once (each distils in parallel); no restart under
     /// way starts one again.
     pub async fn stop_all(&self, reason: &str) {
-        let table = self.inner.processes.table();
-        table.stop_all(reason).await;
-        // A restart past its process's stop may have started its agent meanwhile.
-        self.restarts_settled().await;
-        table.stop_all(reason).await
+        self.inner.processes.table().stop_all(reason).await
     }
 
     /// Asks the agent's process to stop its current turn; the process stays.

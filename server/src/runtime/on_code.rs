@@ -125,7 +125,7 @@ impl Runtime {
             seat.and_then(|s| Some((s, table.restart(s, "restarted with its worktree")?)))
         {
             let rt = self.clone();
-            self.inner.restarts.spawn(async move {
+            table.restarts().spawn(async move {
                 // The lead is started by its next message; an agent is woken now.
                 if restart.stopped().await && seat != app::domain::LEAD_SEAT {
                     rt.wake_only(Some(&[seat])).await;
@@ -138,9 +138,6 @@ impl Runtime {
     /// Returns once every restart asked so far (an agent put to work while awake) has started
     /// its agent again or was given up.
     pub async fn restarts_settled(&self) {
-        let restarts = &self.inner.restarts;
-        restarts.close();
-        restarts.wait().await;
-        restarts.reopen();
+        self.inner.processes.table().restarts().settled().await
     }
 }

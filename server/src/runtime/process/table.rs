@@ -15,6 +15,7 @@ use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
 use crate::runtime::error::RuntimeError;
+pub use crate::runtime::process::restart::{Restart, Restarts};
 
 /// Asks a process to stop, once; the first reason given is the one recorded. A stop is a kill
 /// (at once) or a sleep (the agent first gets its distil turn); the first request decides.
@@ -142,21 +143,6 @@ struct Slot {
     restart: Arc<AtomicBool>,
 }
 
-/// A process asked to sleep so that its agent starts again ([`Table::restart`]).
-pub struct Restart {
-    done: watch::Receiver<bool>,
-    wanted: Arc<AtomicBool>,
-}
-
-impl Restart {
-    /// Returns once the process has stopped: whether its agent is still to start again (no
-    /// one asked it to stop or sleep for another reason meanwhile).
-    pub async fn stopped(self) -> bool {
-        wait_done(self.done).await;
-        self.wanted.load(Ordering::SeqCst)
-    }
-}
-
 /// Who runs where: the process room's owner of the seats. Cheap to clone (one table).
 #[derive(Clone, Default)]
 pub struct Table(Arc<Slots>);
@@ -165,6 +151,7 @@ pub struct Table(Arc<Slots>);
 struct Slots {
     slots: Mutex<std::collections::HashMap<Seat, Slot>>,
     generations: AtomicU64,
+    restarts: Restarts,
 }
 
 /// A seat held for one process (while it starts, runs and stops). Dropping it frees the seat
@@ -324,24 +311,39 @@ impl Table {
     pub fn restart(&self, seat: Seat, reason: &str) -> Option<Restart> {
         let slots = self.lock();
         let slot = slots.get(&seat).filter(|s| s.live.borrow().is_some())?;
-        // A process already stopping (or going to sleep) for another reason stays stopped.
-        let first = !slot.stop.is_requested();
+        // A process already stopping (or going to sleep) for another reason stays stopped; one
+        // already restarting is restarted (once: the second start finds the seat taken).
+        if !slot.stop.is_requested() {
+            slot.restart.store(true, Ordering::SeqCst);
+        }
         slot.stop.request_sleep(reason);
-        slot.restart.store(first, Ordering::SeqCst);
         Some(Restart {
             done: slot.done.clone(),
             wanted: slot.restart.clone(),
         })
     }
 
-    /// Puts every agent to sleep, all at once (each distils in parallel).
+    /// Puts every agent to sleep, all at once (each distils in parallel); no restart under
+    /// way starts one again after.
     pub async fn stop_all(&self, reason: &str) {
+        self.sleep_all(reason).await;
+        // A restart past its process's stop may have started its agent meanwhile.
+        self.0.restarts.settled().await;
+        self.sleep_all(reason).await;
+    }
+
+    async fn sleep_all(&self, reason: &str) {
         let waits: Vec<_> = self
             .all_seats()
             .into_iter()
             .filter_map(|seat| self.request_stop(seat, reason, true))
             .collect();
         futures::future::join_all(waits.into_iter().map(wait_done)).await;
+    }
+
+    /// The tasks that may start an agent again once its process has stopped.
+    pub fn restarts(&self) -> &Restarts {
+        &self.0.restarts
     }
 }
 

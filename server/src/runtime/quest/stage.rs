@@ -67,7 +67,8 @@ impl Quests {
         // restart.
         if self.owes_work(quest_id, seat) {
             let (me, quest_id, name) = (self.clone(), quest_id.to_string(), name.to_string());
-            tokio::spawn(async move {
+            // Kept with the restarts: a stop of every agent leaves it none to wake after.
+            self.processes.table().restarts().spawn(async move {
                 me.to_work_for(&quest_id, seat).await;
                 me.prompt_now(&quest_id, index, seat, &name).await;
             });
