@@ -1,7 +1,7 @@
 //! Restarts: an agent's process stopped so that its agent starts again with what it was just
 //! given (a worktree), and the tasks that may start an agent once its process has stopped.
 //!
-//! A restart is asked through [`Table::restart`](super::table::Table::restart): the sleep at
+//! A restart is asked through the process table's `restart`: the sleep at
 //! once, the start again only if nobody asked that process to stop or sleep for another reason
 //! meanwhile (the human's sleep is not undone). The tasks that start agents again are kept in
 //! [`Restarts`], so that a stop of every agent (the session's end, a leader stepping down) waits
@@ -22,8 +22,9 @@ pub struct Restart {
 impl Restart {
     /// Returns once the process has stopped: whether its agent is still to start again (no
     /// one asked it to stop or sleep for another reason meanwhile).
-    pub async fn stopped(self) -> bool {
-        super::table::wait_done(self.done).await;
+    pub async fn stopped(mut self) -> bool {
+        // The sender goes with the process's reservation: an error means it is gone, so done.
+        let _ = self.done.wait_for(|d| *d).await;
         self.wanted.load(Ordering::SeqCst)
     }
 }
