@@ -1,4 +1,5 @@
 import { defineConfig } from '@playwright/test';
+import { LOGGED_IN } from './support/server';
 
 // Debian's Chromium, never a downloaded browser. The flags keep it off the closed network.
 export default defineConfig({
@@ -10,6 +11,9 @@ export default defineConfig({
   reporter: [['list']],
   use: {
     baseURL: process.env.SOULGRID_URL,
+    // Every context (the page's, browser.newContext()'s, the request fixture's) starts logged in
+    // as the human; a test that needs a stranger's browser says so (LOGGED_OUT).
+    storageState: LOGGED_IN,
     trace: 'retain-on-failure',
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',

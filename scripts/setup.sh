@@ -83,6 +83,17 @@ postgresql() {
   fi
 }
 
+# The agents' sandbox (docs/SECURITY.md): Debian's `bubblewrap`. Without it agents run with the
+# server's reach (`--sandbox auto` says so at start and in the header).
+sandbox() {
+  if command -v bwrap >/dev/null; then
+    bwrap --version
+  else
+    as_root apt-get update
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y bubblewrap
+  fi
+}
+
 # The external agents' Python client is tested with `websockets` from PyPI, in a virtual
 # environment of its own (server/tests/it/external/python.rs makes the same one if missing).
 WEBSOCKETS_VERSION="17.4"
@@ -103,6 +114,7 @@ step "rust target wasm32-unknown-unknown" wasm_target
 step "cargo-leptos" cargo_leptos
 step "wasm-bindgen-cli" wasm_bindgen_cli
 step "npm packages (wasm-opt)" node_tools
+step "bubblewrap (Debian: the agents' sandbox)" sandbox
 if $want_test; then
   step "chromium (Debian)" chromium
   step "npm packages (end2end)" npm_ci "$ROOT/end2end"

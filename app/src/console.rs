@@ -97,12 +97,21 @@ pub(crate) fn Console(snapshot: Snapshot) -> impl IntoView {
                     {if live.simulated { "simulated team" } else { "Claude team" }}
                     <small>{live.team_label.get_value()}</small>
                 </span>
+                {live.unsandboxed.get_value().map(|why| {
+                    let title = why.clone();
+                    view! {
+                        <span class="unsandboxed" role="status" title=title>
+                            "agents unsandboxed"<small>{why}</small>
+                        </span>
+                    }
+                })}
                 {match watching {
                     false => view! {
                         <crate::ui::approvals::ApprovalCount/>
                         <crate::ui::budgets::TeamSpend/>
                         <crate::ui::time_travel::TimeSlider at=past/>
                         <EndSession/>
+                        <LogOut/>
                     }
                     .into_any(),
                     true => view! {
@@ -191,6 +200,30 @@ fn EndSession() -> impl IntoView {
                 </div>
             </details>
         })
+    }
+}
+
+/// **Log out**: this browser's login cookie is cleared and the login page shown. The login
+/// itself stays (`soulgrid token --rotate` ends every browser's session).
+#[component]
+fn LogOut() -> impl IntoView {
+    let press = move |_| {
+        leptos::task::spawn_local(async move {
+            let _ = crate::api::call::<crate::contract::endpoints::Logout>(
+                &(),
+                &crate::contract::endpoints::Empty {},
+            )
+            .await;
+            #[cfg(feature = "hydrate")]
+            if let Some(window) = web_sys::window() {
+                let _ = window.location().set_href("/");
+            }
+        });
+    };
+    view! {
+        <button type="button" class="log-out" title="Log this browser out of the console" on:click=press>
+            "Log out"
+        </button>
     }
 }
 

@@ -24,6 +24,8 @@ pub struct Live {
     pub human_name: StoredValue<String>,
     pub team_label: StoredValue<String>,
     pub simulated: bool,
+    /// Why agents run without a sandbox, if they do.
+    pub unsandboxed: StoredValue<Option<String>>,
     /// Time travel: the event these documents are after (they do not follow the stream).
     pub at: Option<u64>,
     /// The identity whose whole history the documents hold (its page), asked for again on a
@@ -53,6 +55,7 @@ impl Live {
             human_name: StoredValue::new(s.human_name),
             team_label: StoredValue::new(s.team_label),
             simulated: s.simulated,
+            unsandboxed: StoredValue::new(s.unsandboxed),
             at: s.at.map(|m| m.event_id),
             agent: StoredValue::new(s.agent),
             timeline: RwSignal::new(s.timeline),

@@ -1,7 +1,7 @@
 // A spec file's own server (for specs that change the team), and JSON posts to its API.
 import { test, expect, Page } from '@playwright/test';
 import { openHydrated } from './page';
-import { startServer, RunningServer } from './server';
+import { startServer, RunningServer, humanFetch } from './server';
 
 /// Starts a server before the file's tests and stops it after them; the accessor gives it.
 export function ownServer(opts: Parameters<typeof startServer>[0] = {}): () => RunningServer {
@@ -18,9 +18,9 @@ export function ownServer(opts: Parameters<typeof startServer>[0] = {}): () => R
   };
 }
 
-/// POSTs `body` as JSON to the server's `path`: the status and the JSON answer.
+/// POSTs `body` as JSON to the server's `path`, as the human: the status and the JSON answer.
 export async function postJson(server: RunningServer, path: string, body: unknown = {}) {
-  const r = await fetch(`${server.url}${path}`, {
+  const r = await humanFetch(`${server.url}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),

@@ -7,6 +7,45 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
+/// The human's login every server of the run is started with (`SOULGRID_TOKEN`). Every request
+/// needs it, loopback included, but /healthz, /pkg/, /ws/agent, a watch link's and the login
+/// form's.
+export const E2E_TOKEN = 'e2e-login-token';
+
+/// The login as the tests' own requests carry it (Node's fetch keeps no cookies).
+export function authHeaders(token = E2E_TOKEN): Record<string, string> {
+  return { authorization: `Bearer ${token}` };
+}
+
+/// Node's fetch as the human: `init`'s headers with the login added (one they set wins).
+export function humanFetch(url: string | URL, init: RequestInit = {}) {
+  const headers = new Headers(init.headers);
+  if (!headers.has('authorization')) headers.set('authorization', authHeaders().authorization);
+  return fetch(url, { ...init, headers });
+}
+
+/// The browser's login: the cookie the login page sets, as a storage state (playwright.config.ts
+/// gives it to every context). Cookies are per host, not per port, so this one covers every
+/// server the tests start on 127.0.0.1, all started with E2E_TOKEN.
+export const LOGGED_IN = {
+  cookies: [
+    {
+      name: 'soulgrid_token',
+      value: E2E_TOKEN,
+      domain: '127.0.0.1',
+      path: '/',
+      expires: -1,
+      httpOnly: true,
+      secure: false,
+      sameSite: 'Strict' as const,
+    },
+  ],
+  origins: [],
+};
+
+/// A browser that has never logged in (a spectator's, or one that meets the login page).
+export const LOGGED_OUT = { cookies: [], origins: [] };
+
 export interface RunningServer {
   url: string;
   port: number;
@@ -42,6 +81,7 @@ async function waitForHealth(url: string, child: ChildProcess, log: () => string
       throw new Error(`soulgrid exited with ${child.exitCode} before it was ready:\n${log()}`);
     }
     try {
+      // Whether it is up needs no login.
       const res = await fetch(`${url}/healthz`);
       if (res.ok) return;
     } catch {
@@ -75,6 +115,8 @@ export async function startServer(
       LEPTOS_SITE_PKG_DIR: 'pkg',
       LEPTOS_ENV: 'DEV',
       RUST_LOG: process.env.RUST_LOG ?? 'info',
+      // The browser's cookie and humanFetch carry this one; a test may give its own.
+      SOULGRID_TOKEN: E2E_TOKEN,
       ...opts.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -113,9 +155,10 @@ export async function startServer(
   };
 }
 
-/// A JSON POST to the running server (`{}` without a body), as the page's own origin would send.
+/// A JSON POST to the running server (`{}` without a body), as the page's own origin would send,
+/// with the human's login.
 export function postJson(server: RunningServer, path: string, body: unknown = {}) {
-  return fetch(`${server.url}${path}`, {
+  return humanFetch(`${server.url}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),

@@ -1,5 +1,5 @@
 import { test, expect, openHydrated } from '../support/page';
-import { startServer, RunningServer, postJson } from '../support/server';
+import { startServer, RunningServer, postJson, humanFetch } from '../support/server';
 
 // The one approval queue: three agents' requests in one panel, oldest first, answered from the
 // keyboard; and a rule on an agent's page that answers its calls before anyone is asked.
@@ -15,7 +15,7 @@ const post = (path: string, body: unknown = {}) => postJson(server, path, body);
 
 async function seated(): Promise<{ gridPosition: number; name: string; identityId: string }[]> {
   const list = async () => {
-    const docs = await (await fetch(`${server.url}/api/docs`)).json();
+    const docs = await (await humanFetch(`${server.url}/api/docs`)).json();
     return (Object.values(docs.docs) as any[])
       .filter((d) => d.type === 'agent-identity' && d.gridPosition !== 4 && d.status === 'alive' && d.name)
       .sort((a, b) => a.gridPosition - b.gridPosition);
@@ -24,7 +24,7 @@ async function seated(): Promise<{ gridPosition: number; name: string; identityI
   return list();
 }
 
-const waiting = async () => (await (await fetch(`${server.url}/api/permissions?state=waiting`)).json()) as any[];
+const waiting = async () => (await (await humanFetch(`${server.url}/api/permissions?state=waiting`)).json()) as any[];
 
 test('three agents ask; the queue answers them from the keyboard, the next focused each time', async ({ page }) => {
   expect((await post('/api/agents/summon')).status).toBe(202);
@@ -62,7 +62,7 @@ test('three agents ask; the queue answers them from the keyboard, the next focus
   await expect(items).toHaveCount(0);
   await expect(page.locator('.approvals-count')).toHaveAttribute('data-count', '0');
 
-  const all = (await (await fetch(`${server.url}/api/permissions`)).json()) as any[];
+  const all = (await (await humanFetch(`${server.url}/api/permissions`)).json()) as any[];
   const state = (id: string | null) => all.find((p) => p.requestId === id)?.state;
   expect([state(first), state(second), state(third)]).toEqual(['allowed', 'allowed', 'denied']);
   // Each agent got its answer.

@@ -1,5 +1,5 @@
 import { test, expect, openHydrated, recordNotifications } from '../support/page';
-import { startServer, RunningServer, postJson } from '../support/server';
+import { startServer, RunningServer, postJson, humanFetch } from '../support/server';
 
 // A budget stops an agent: set in the Budgets panel, reached by a turn's cost (the simulated CLI
 // costs $0.0012 a turn), the agent's mail waits until the human raises the limit there.
@@ -16,7 +16,7 @@ const post = (path: string, body: unknown = {}) => postJson(server, path, body);
 test('a budget reached stops the agent until it is raised', async ({ page }) => {
   expect((await post('/api/agents/summon')).status).toBe(202);
   const seated = async () => {
-    const docs = await (await fetch(`${server.url}/api/docs`)).json();
+    const docs = await (await humanFetch(`${server.url}/api/docs`)).json();
     return (Object.values(docs.docs) as any[]).find((d) => d.type === 'agent-identity' && d.gridPosition === 0 && d.status === 'alive' && d.name);
   };
   await expect.poll(seated, { timeout: 20_000 }).toBeTruthy();

@@ -2,6 +2,7 @@
 // and a retired agent leaves no ghost behind.
 import { test, expect, openHydrated } from '../support/page';
 import { ownServer, postJson } from '../support/own';
+import { humanFetch } from '../support/server';
 
 // Its own server: these tests summon and retire.
 const server = ownServer();
@@ -93,7 +94,7 @@ test('retiring the agent you talk to selects the lead and leaves no ghost or sta
 test('errors name agents, never seat numbers', async ({ page }) => {
   await team(page);
   // Seat 2 emptied: whatever is written to it is refused without a number.
-  const docs = async () => Object.values((await (await fetch(`${server().url}/api/docs`)).json()).docs) as any[];
+  const docs = async () => Object.values((await (await humanFetch(`${server().url}/api/docs`)).json()).docs) as any[];
   const seated = (await docs()).filter((d) => d.type === 'agent-identity' && d.status === 'alive' && d.gridPosition === 1);
   expect(seated).toHaveLength(1);
   const name: string = seated[0].name;

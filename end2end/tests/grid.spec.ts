@@ -1,6 +1,6 @@
 import { test, expect, openHydrated } from '../support/page';
 import { openTeam, postJson } from '../support/own';
-import { startServer } from '../support/server';
+import { startServer, humanFetch } from '../support/server';
 
 test('the grid hydrates with nine cells and the lead in the centre', async ({ page }) => {
   await openHydrated(page);
@@ -16,7 +16,7 @@ test('the grid hydrates with nine cells and the lead in the centre', async ({ pa
 });
 
 async function sendToLead(text: string) {
-  const res = await fetch(`${test.info().project.use.baseURL}/api/send`, {
+  const res = await humanFetch(`${test.info().project.use.baseURL}/api/send`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ text }),

@@ -1,5 +1,5 @@
 import { test, expect, openHydrated } from '../support/page';
-import { startServer, RunningServer } from '../support/server';
+import { startServer, RunningServer, humanFetch } from '../support/server';
 
 // Its own server: retiring and recalling change the team.
 let server: RunningServer;
@@ -81,7 +81,7 @@ test("an agent's own page: its soul and thread, linkable, and still there once i
   const url = page.url();
 
   // Retired, the same address still shows it, now in the Hall.
-  const seat1 = await (await fetch(`${server.url}/api/agents/1/kill`, {
+  const seat1 = await (await humanFetch(`${server.url}/api/agents/1/kill`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: '{}',
@@ -102,7 +102,7 @@ test('fork from the detail panel: the child hatches in an empty seat and its thr
   await expect(page.locator('.cell[data-seat="6"]')).toHaveAttribute('data-status', 'alive', { timeout: 20_000 });
   const lyra = (await page.locator('.cell[data-seat="0"] .name').textContent())!;
   // An empty seat for the child.
-  const r = await fetch(`${server.url}/api/agents/6/kill`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  const r = await humanFetch(`${server.url}/api/agents/6/kill`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
   expect(r.status).toBe(200);
   await expect(page.locator('.cell[data-seat="6"]')).toHaveAttribute('data-status', 'empty');
 

@@ -1,5 +1,6 @@
 import { test, expect, openHydrated } from '../support/page';
 import { ownServer, postJson } from '../support/own';
+import { humanFetch } from '../support/server';
 
 // Its own server: the team changes.
 const own = ownServer();
@@ -88,13 +89,13 @@ test('the vault never contradicts the agent: it says when it was last captured, 
 
   // Over HTTP: nobody is a 404; an agent that is not awake a 409 with a sentence, and the tab
   // says why it cannot capture.
-  const nobody = await fetch(`${own().url}/api/agents/nobody/knowledge/capture`, { method: 'POST' });
+  const nobody = await humanFetch(`${own().url}/api/agents/nobody/knowledge/capture`, { method: 'POST' });
   expect(nobody.status).toBe(404);
   expect((await nobody.json()).error).toBeTruthy();
   expect((await api('/api/agents/3/dismiss')).status).toBeLessThan(300);
   await expect(page.getByRole('button', { name: 'Capture now' })).toBeDisabled({ timeout: 20_000 });
   await expect(captured).toContainText('asleep');
-  const asleep = await fetch(`${own().url}/api${href}/knowledge/capture`, { method: 'POST' });
+  const asleep = await humanFetch(`${own().url}/api${href}/knowledge/capture`, { method: 'POST' });
   expect(asleep.status).toBe(409);
   expect((await asleep.json()).error).toContain('asleep');
   expect(errors).toEqual([]);

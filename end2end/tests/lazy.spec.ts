@@ -1,5 +1,5 @@
 import { test, expect, openHydrated } from '../support/page';
-import { startServer, RunningServer } from '../support/server';
+import { startServer, RunningServer, humanFetch } from '../support/server';
 
 // The panels drawn closed (Budgets, Jobs, Watch links, #team, Link a project…, New quest, an
 // agent's details) are parts of the wasm of their own: a first visit neither downloads nor
@@ -41,7 +41,7 @@ test('a closed panel is fetched when first opened, and an agent panel stays open
   const status = page.locator('.agent-detail dt', { hasText: 'Status' }).locator('+ dd');
   await expect(status).toBeVisible();
   expect(parts.filter((p) => p.startsWith('split_detail_body_'))).toHaveLength(1);
-  const sent = await fetch(`${server.url}/api/send`, {
+  const sent = await humanFetch(`${server.url}/api/send`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ text: 'wake up' }),

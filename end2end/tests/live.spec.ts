@@ -1,4 +1,5 @@
 import { test, expect, openHydrated } from '../support/page';
+import { humanFetch } from '../support/server';
 
 test('a message appended through the API shows up in two open tabs without reload', async ({ page, context, baseURL }) => {
   const second = await context.newPage();
@@ -13,7 +14,7 @@ test('a message appended through the API shows up in two open tabs without reloa
   }
 
   const text = `hello from the API ${Date.now()}`;
-  const res = await fetch(`${baseURL}/api/send`, {
+  const res = await humanFetch(`${baseURL}/api/send`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ text }),
@@ -34,7 +35,7 @@ test('a message appended through the API shows up in two open tabs without reloa
 
 test('a tab that reloads renders the same thread from the server', async ({ page, baseURL }) => {
   const text = `persisted ${Date.now()}`;
-  const res = await fetch(`${baseURL}/api/send`, {
+  const res = await humanFetch(`${baseURL}/api/send`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ text }),

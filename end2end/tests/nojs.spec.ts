@@ -1,11 +1,12 @@
 import { test, expect } from '../support/page';
+import { humanFetch } from '../support/server';
 
 // Server-rendered: with JavaScript off the grid and the conversation are still there to read.
 test.use({ javaScriptEnabled: false });
 
 test('the page is readable with JavaScript off', async ({ page, baseURL }) => {
   const text = `readable without scripts ${Date.now()}`;
-  const res = await fetch(`${baseURL}/api/send`, {
+  const res = await humanFetch(`${baseURL}/api/send`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ text }),

@@ -1,6 +1,6 @@
 import { test, expect } from '../support/page';
 import type { Browser, BrowserContext, Page } from '@playwright/test';
-import { startServer, RunningServer, postJson } from '../support/server';
+import { startServer, RunningServer, postJson, humanFetch } from '../support/server';
 import { pct, record } from '../support/perf';
 
 // Prints figures; asserts no timing (make bench reads them: P6d, P6e). What a person feels on a
@@ -16,7 +16,7 @@ test.beforeAll(async () => {
   server = await startServer();
   expect((await postJson(server, '/api/agents/summon')).status).toBe(202);
   const alive = async () => {
-    const docs = await (await fetch(`${server.url}/api/docs`)).json();
+    const docs = await (await humanFetch(`${server.url}/api/docs`)).json();
     return (Object.values(docs.docs) as any[]).filter((d) => d.type === 'agent-identity' && d.gridPosition !== 4 && d.status === 'alive' && d.name).length;
   };
   await expect.poll(alive, { timeout: 30_000 }).toBe(8);
@@ -25,7 +25,8 @@ test.afterAll(async () => {
   await server?.stop();
 });
 
-/// A fresh context: nothing cached, a phone's screen and touch.
+/// A fresh context: nothing cached, a phone's screen and touch; logged in (browser.newContext
+/// takes the config's `use`, its storageState with the login cookie too).
 async function phone(browser: Browser): Promise<BrowserContext> {
   return browser.newContext({ viewport: { width: 412, height: 915 }, hasTouch: true, isMobile: true, deviceScaleFactor: 2 });
 }

@@ -1,5 +1,5 @@
 import { test, expect, openHydrated } from '../support/page';
-import { startServer, RunningServer } from '../support/server';
+import { startServer, RunningServer, humanFetch } from '../support/server';
 import { pct, record } from '../support/perf';
 
 // Prints figures; asserts no timing (make bench reads them: G1). A hundred permission requests
@@ -20,14 +20,14 @@ const WAITING = 100;
 const SAMPLES = 50;
 
 test(`${WAITING} waiting requests: an answer → the next request focused`, async ({ page }) => {
-  const res = await fetch(`${server.url}/api/send`, {
+  const res = await humanFetch(`${server.url}/api/send`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ text: `SIM_TOOLS:${WAITING} now` }),
   });
   expect(res.status).toBe(202);
   await expect
-    .poll(async () => ((await (await fetch(`${server.url}/api/permissions?state=waiting`)).json()) as any[]).length, { timeout: 30_000 })
+    .poll(async () => ((await (await humanFetch(`${server.url}/api/permissions?state=waiting`)).json()) as any[]).length, { timeout: 30_000 })
     .toBe(WAITING);
   // Each key press, and the focus it moves: noted by the page itself.
   await page.addInitScript(() => {

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test, expect, openHydrated } from '../support/page';
-import { startServer, RunningServer, postJson } from '../support/server';
+import { startServer, RunningServer, postJson, humanFetch } from '../support/server';
 import { pct, record } from '../support/perf';
 
 test.use({ trace: 'off' });
@@ -32,7 +32,7 @@ test.beforeAll(async () => {
   server = await startServer({ env: { SOULGRID_ALLOW_DIR: root } });
   expect((await postJson(server, '/api/agents/summon')).status).toBe(202);
   const seat0 = async () => {
-    const docs = await (await fetch(`${server.url}/api/docs`)).json();
+    const docs = await (await humanFetch(`${server.url}/api/docs`)).json();
     const d = (Object.values(docs.docs) as any[]).find((d) => d.type === 'agent-identity' && d.gridPosition === 0 && d.status === 'alive' && d.name);
     return d ? (d.identityId ?? d.uuid) : undefined;
   };

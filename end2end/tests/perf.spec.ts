@@ -1,6 +1,6 @@
 import { test, expect, openHydrated } from '../support/page';
 import type { Page } from '@playwright/test';
-import { startServer, RunningServer } from '../support/server';
+import { startServer, RunningServer, humanFetch } from '../support/server';
 import * as fs from 'node:fs';
 import { pct, record } from '../support/perf';
 import * as path from 'node:path';
@@ -24,7 +24,7 @@ test.afterAll(async () => {
 const SAMPLES = 20;
 
 async function send(text: string) {
-  const res = await fetch(`${server.url}/api/send`, {
+  const res = await humanFetch(`${server.url}/api/send`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ text }),
@@ -87,7 +87,7 @@ test('status marker on the lead\'s stdout → the cell shows the belief: p50/p95
     await send('status:'); // nobody listed: the lead believes seat 0 asleep while it runs
     await expect(cell).toHaveAttribute('data-believed', 'asleep');
     await expect(cell).toHaveAttribute('data-status', 'alive');
-    const docs = await (await fetch(`${server.url}/api/docs`)).json();
+    const docs = await (await humanFetch(`${server.url}/api/docs`)).json();
     const ts: number = docs.docs['agent-identity:0'].leadBelief.at;
     const changes: { at: At; believed: string | null }[] = await page.evaluate(() => (window as any).beliefChanges);
     const shown = changes.find((c) => c.believed === 'asleep');

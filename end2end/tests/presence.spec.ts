@@ -1,11 +1,12 @@
 import { test, expect, openHydrated, recordNotifications } from '../support/page';
+import { humanFetch } from '../support/server';
 
 test('a reply that arrives while the tab is hidden becomes a notification; none while visible', async ({ page, baseURL }) => {
   await recordNotifications(page);
   await openHydrated(page);
 
   const send = async (text: string) => {
-    const res = await fetch(`${baseURL}/api/send`, {
+    const res = await humanFetch(`${baseURL}/api/send`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ text }),

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { openHydrated } from '../support/page';
-import { startServer, RunningServer } from '../support/server';
+import { startServer, RunningServer, humanFetch } from '../support/server';
 
 // While the server is down the browser logs its refused reconnects; those are expected.
 const expectedWhileDown = /ERR_CONNECTION_REFUSED|api\/events/;
@@ -20,7 +20,7 @@ base('a tab ahead of the store (another database behind the same address) gets a
     await openHydrated(page, server.url);
     // Many events in the first database, so the tab's position is far ahead of a new one.
     for (let i = 0; i < 5; i++) {
-      const res = await fetch(`${server.url}/api/send`, {
+      const res = await humanFetch(`${server.url}/api/send`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ text: `old database ${i}` }),
@@ -34,7 +34,7 @@ base('a tab ahead of the store (another database behind the same address) gets a
     await server.stop();
     const fresh = fs.mkdtempSync(path.join(os.tmpdir(), 'soulgrid-e2e-fresh-'));
     server = await startServer({ port, dataDir: fresh, removeOnStop: true });
-    const res = await fetch(`${server.url}/api/send`, {
+    const res = await humanFetch(`${server.url}/api/send`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ text: 'new database' }),

@@ -1,5 +1,5 @@
 import { test, expect, openHydrated } from '../support/page';
-import { startServer, RunningServer } from '../support/server';
+import { startServer, RunningServer, humanFetch } from '../support/server';
 import * as path from 'node:path';
 
 // Saves what a person sees, on a desktop and on a phone, to docs/screenshots/ (the README shows
@@ -36,7 +36,7 @@ test('desktop and phone screenshots of a summoned team', async ({ page }) => {
   // Lyra's own page: where she is, her lineage (a fork of her), her soul and how it changed,
   // her ledger, sessions and thread.
   const post = (p: string, body: unknown) =>
-    fetch(`${server.url}${p}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    humanFetch(`${server.url}${p}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   await post('/api/send', { text: 'SIM_SOUL: The window seat faces the sea now.', seat: 0 });
   await post('/api/agents/7/kill', {});
   await post('/api/agents/0/fork', { seat: 7 });
@@ -54,7 +54,7 @@ test('a screenshot of a finished quest: the findings board and the report', asyn
   await page.setViewportSize({ width: 1280, height: 1000 });
   await openHydrated(page, server.url);
   const post = (p: string, body: unknown) =>
-    fetch(`${server.url}${p}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    humanFetch(`${server.url}${p}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   if ((await page.locator('.cell:not(.lead)[data-status="alive"]').count()) === 0) {
     await post('/api/agents/summon', {});
   }

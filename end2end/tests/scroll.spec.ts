@@ -1,8 +1,8 @@
 import { test, expect, openHydrated } from '../support/page';
-import { startServer } from '../support/server';
+import { startServer, humanFetch } from '../support/server';
 
 async function send(baseURL: string, text: string) {
-  const res = await fetch(`${baseURL}/api/send`, {
+  const res = await humanFetch(`${baseURL}/api/send`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ text }),
@@ -14,7 +14,7 @@ async function send(baseURL: string, text: string) {
 async function fillLeadThread(baseURL: string, n: number, prefix: string) {
   for (let i = 0; i < n; i++) await send(baseURL, `${prefix} ${i}`);
   await expect
-    .poll(async () => (await (await fetch(`${baseURL}/api/docs`)).text()).includes(`“${prefix} ${n - 1}`))
+    .poll(async () => (await (await humanFetch(`${baseURL}/api/docs`)).text()).includes(`“${prefix} ${n - 1}`))
     .toBe(true);
 }
 
@@ -75,7 +75,7 @@ test('a long thread shows its newest hundred entries (a page loaded, its newest 
 
     // A page loaded now carries only the newest thirty (`FIRST`); older ones come from the
     // server a hundred at a time when asked for, and the reader still stays where they were.
-    const html = await (await fetch(own.url)).text();
+    const html = await (await humanFetch(own.url)).text();
     expect(html).toContain('long thread 69');
     expect(html.match(/data-message-id="/g)).toHaveLength(30);
     expect(html).not.toMatch(/long thread 0(?!\d)/);

@@ -1,5 +1,5 @@
 import { test, expect, openHydrated } from '../support/page';
-import { startServer, RunningServer } from '../support/server';
+import { startServer, RunningServer, humanFetch } from '../support/server';
 
 // Its own server, so SUMMON does not change what the other specs see. The simulated agents take
 // 1.5 s to answer, long enough to see the eggs.
@@ -18,13 +18,13 @@ const agentSeats = ['0', '1', '2', '3', '5', '6', '7', '8'];
 /// passes alone.
 async function ensureTeam() {
   const agents = async () => {
-    const docs = await (await fetch(`${server.url}/api/docs`)).json();
+    const docs = await (await humanFetch(`${server.url}/api/docs`)).json();
     return Object.values(docs.docs).filter(
       (d: any) => d.type === 'agent-identity' && d.gridPosition !== 4,
     ) as { status?: string; name?: string }[];
   };
   const post = (path: string) =>
-    fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    humanFetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
   const now = await agents();
   if (now.filter((a) => a.status !== 'expired').length < 8) await post('/api/agents/summon');
   else if (now.some((a) => a.status === 'sleeping')) await post('/api/agents/wake');
@@ -110,7 +110,7 @@ test('talk to an agent and to the lead from the composer; each reply lands in it
   await expect(page.locator('.thread-title')).toHaveText(wren);
 
   // A page loaded now carries the lead's thread only; Wren's comes when it is opened.
-  const html = await (await fetch(server.url)).text();
+  const html = await (await humanFetch(server.url)).text();
   expect(html).toContain('hello lead');
   expect(html).not.toContain('how is the window seat?');
   await openHydrated(page, server.url);
@@ -128,7 +128,7 @@ test('unread replies show as a badge and in the title; the detail panel shows th
   await expect(page).toHaveTitle('Soulgrid');
 
   // Wren answers while the lead's thread is open: one unread reply.
-  const res = await fetch(`${server.url}/api/send`, {
+  const res = await humanFetch(`${server.url}/api/send`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ text: 'a question for later', targetAgent: wren }),
@@ -153,7 +153,7 @@ test('unread replies show as a badge and in the title; the detail panel shows th
       for (const r of records) r.addedNodes.forEach((n) => (w.badges += (n as Element).classList?.contains('badge') ? 1 : 0));
     }).observe(document.querySelector('.cell[data-seat="2"]')!, { subtree: true, childList: true });
   });
-  const again = await fetch(`${server.url}/api/send`, {
+  const again = await humanFetch(`${server.url}/api/send`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ text: 'and one more', targetAgent: wren }),
@@ -217,7 +217,7 @@ test('a working agent can be interrupted from its thread', async ({ page }) => {
   // Another agent at work too: its thread's Interrupt stops its turn, not the one shown before.
   await expect(page.locator('.cell[data-seat="3"] .activity')).toHaveText('awake', { timeout: 20_000 });
   const other = (await page.locator('.cell[data-seat="3"] .name').textContent())!;
-  const hang = await fetch(`${server.url}/api/send`, {
+  const hang = await humanFetch(`${server.url}/api/send`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ text: 'SIM_HANG you too', targetAgent: other }),
@@ -243,10 +243,10 @@ test('a working agent can be interrupted from its thread', async ({ page }) => {
 test('badges count what the team says to the human: a newborn\'s first words, its note before sleep and its waking words are not unread', async ({ page }) => {
   const own = await startServer();
   try {
-    const docs = async () => Object.values((await (await fetch(`${own.url}/api/docs`)).json()).docs) as any[];
+    const docs = async () => Object.values((await (await humanFetch(`${own.url}/api/docs`)).json()).docs) as any[];
     const said = async (seat: number) => (await docs()).filter((d) => d.type === 'message' && d.seat === seat && d.speakerType === 'agent');
     const post = (path: string, body: unknown = {}) =>
-      fetch(`${own.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      humanFetch(`${own.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     await openHydrated(page, own.url);
     expect((await post('/api/agents/summon')).status).toBe(202);
     await expect(page.locator('.cell:not(.lead)[data-status="alive"]')).toHaveCount(8, { timeout: 20_000 });

@@ -1,5 +1,5 @@
 import { test, expect, openHydrated } from '../support/page';
-import { startServer, RunningServer, postJson } from '../support/server';
+import { startServer, RunningServer, postJson, humanFetch } from '../support/server';
 
 // #team: the human's post, with names completed after `@`, reaches the two agents it mentions
 // and is seen by everyone; one agent's letter to another shows in both threads and lights a line
@@ -17,7 +17,7 @@ const post = (path: string, body: unknown = {}) => postJson(server, path, body);
 /// The seated agents (not the lead), by seat, once all eight have names.
 async function agents(): Promise<{ gridPosition: number; name: string }[]> {
   const seated = async () => {
-    const docs = await (await fetch(`${server.url}/api/docs`)).json();
+    const docs = await (await humanFetch(`${server.url}/api/docs`)).json();
     return (Object.values(docs.docs) as any[])
       .filter((d) => d.type === 'agent-identity' && d.gridPosition !== 4 && d.status === 'alive' && d.name)
       .sort((a, b) => a.gridPosition - b.gridPosition);
@@ -66,7 +66,7 @@ test('a post in #team reaches whom it mentions; a letter shows in both threads',
   expect((await post('/api/send', { text: call, seat: team[0].gridPosition })).status).toBe(202);
   // Recorded, then read from a page loaded afterwards: each thread's own pages hold it.
   await expect
-    .poll(async () => (await (await fetch(`${server.url}/api/docs`)).text()).includes(letter), { timeout: 20_000 })
+    .poll(async () => (await (await humanFetch(`${server.url}/api/docs`)).text()).includes(letter), { timeout: 20_000 })
     .toBe(true);
   await openHydrated(page, server.url);
   for (const who of [team[0], team[1]]) {

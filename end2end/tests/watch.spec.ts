@@ -1,8 +1,12 @@
 import { test, expect, openHydrated } from '../support/page';
-import { startServer, RunningServer } from '../support/server';
+import { startServer, RunningServer, humanFetch, LOGGED_IN, LOGGED_OUT } from '../support/server';
 
 // A watch link: someone else's browser sees the team live and can change nothing; revoked, it
 // sees nothing more.
+// The test's page is that someone's: a browser without the human's login cookie (which would be
+// sent beside the watch link, so it could not show what the link alone allows).
+test.use({ storageState: LOGGED_OUT });
+
 let server: RunningServer;
 test.beforeAll(async () => {
   server = await startServer();
@@ -11,18 +15,21 @@ test.afterAll(async () => {
   await server?.stop();
 });
 
+/// The human's own request (with the login).
 async function api(path: string, body: unknown = {}) {
-  return fetch(`${server.url}${path}`, {
+  return humanFetch(`${server.url}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
 }
 
-test('a watch link shows the team live, read-only, and stops when revoked', async ({ page, context, problems }) => {
+test('a watch link shows the team live, read-only, and stops when revoked', async ({ page, browser, problems }) => {
   expect((await api('/api/agents/summon')).status).toBe(202);
-  // The human makes it beside the grid; its address is shown once.
-  const human = await context.newPage();
+  // The human makes it beside the grid, in a browser of their own (logged in); its address is
+  // shown once.
+  const humans = await browser.newContext({ storageState: LOGGED_IN });
+  const human = await humans.newPage();
   await openHydrated(human, server.url);
   await human.locator('.watch-links > summary').click();
   await human.getByPlaceholder('Label (who it is for)').fill('for Ada');
@@ -66,8 +73,10 @@ test('a watch link shows the team live, read-only, and stops when revoked', asyn
   await row.getByRole('button', { name: 'Revoke' }).click();
   await expect(row).toContainText('revoked');
   await expect(page.locator('.live-state')).toHaveAttribute('data-live', 'false', { timeout: 5_000 });
+  // Asked as the spectator would (no login beside it).
   const again = await fetch(url);
   expect(again.status).toBe(403);
+  await humans.close();
   // The refusals above are the browser's console errors this test expects, and only those.
   const unexpected = problems.filter((p) => !p.includes('status of 403'));
   problems.splice(0, problems.length, ...unexpected);

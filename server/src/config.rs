@@ -121,8 +121,10 @@ pub struct Config {
     #[command(flatten)]
     pub http: HttpLimits,
 
-    /// Required to bind anything but loopback; sent as `Authorization: Bearer …` or the
-    /// `soulgrid_token` cookie (opening `/?token=…` once sets it).
+    /// The human's login, needed by every request (`Authorization: Bearer …`, or the
+    /// `soulgrid_token` cookie that opening `/?token=…` once sets). Without it the server makes
+    /// one at its first start and keeps it in `{data-dir}/login-token` (`soulgrid token`).
+    /// Servers that share a team on PostgreSQL are all given the same one.
     #[arg(long, env = "SOULGRID_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
 
@@ -166,6 +168,24 @@ impl Default for HttpLimits {
 pub enum Command {
     /// Serve the console (what `soulgrid` alone does).
     Serve,
+    /// Inside an agent's sandbox (not for people): run PROGRAM, carrying connections to
+    /// `--listen` to the egress proxy's socket `--unix`.
+    #[command(hide = true)]
+    Relay {
+        #[arg(long)]
+        listen: std::net::SocketAddr,
+        #[arg(long)]
+        unix: PathBuf,
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+        program: Vec<std::ffi::OsString>,
+    },
+    /// Print the login link of the server on this data directory (`--data-dir`, `--addr`).
+    Token {
+        /// Make a new login first: every browser logged in with the old one is logged out,
+        /// also while the server runs.
+        #[arg(long)]
+        rotate: bool,
+    },
     /// Write the whole team (the event log and the agents' folders) to one file, also while
     /// the server runs.
     Export {

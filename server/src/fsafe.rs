@@ -182,6 +182,35 @@ fn plain_parts(rel: &Path) -> std::io::Result<(Vec<&std::ffi::OsStr>, &std::ffi:
     Ok((parts, name))
 }
 
+/// Replaces `folder/name` with `bytes` (file mode `mode`) in one rename: written to a fresh
+/// temp name created exclusively without following a link, so a link at `name` is replaced,
+/// never written through. `folder` itself is the caller's to have checked.
+pub fn replace(
+    folder: &Path,
+    name: &std::ffi::OsStr,
+    bytes: &[u8],
+    mode: u32,
+) -> std::io::Result<()> {
+    use std::io::Write;
+    let tmp = folder.join(format!(
+        ".{}.{}.tmp",
+        name.to_string_lossy(),
+        uuid::Uuid::new_v4().simple()
+    ));
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(mode)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&tmp)
+        .and_then(|mut f| f.write_all(bytes));
+    if let Err(e) = written.and_then(|()| std::fs::rename(&tmp, folder.join(name))) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
+    Ok(())
+}
+
 /// Removes the file `dir/rel` (`rel` of plain parts): each folder on the way is opened without
 /// following a link, and the file is unlinked relative to the last one, so a link anywhere in
 /// the path removes nothing outside `dir`. A missing file is no error.

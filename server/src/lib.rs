@@ -7,12 +7,14 @@ pub mod data_dir;
 pub mod error;
 pub mod fsafe;
 pub mod http;
+pub mod login;
 pub mod mailbox;
 pub mod notify;
 pub mod portable;
 pub mod repo;
 pub mod role;
 pub mod runtime;
+pub mod sandbox;
 pub mod secret;
 pub mod session;
 pub mod spectators;
@@ -57,7 +59,6 @@ pub async fn boot_as(
     clock: Clock,
     part: role::Part,
 ) -> anyhow::Result<AppState> {
-    let security = Security::new(config.addr, config.token.clone()).map_err(anyhow::Error::msg)?;
     let agents = &config.agents;
     if agents.approvals == runtime::ApprovalMode::LeadFirst
         && agents.lead_approval_timeout >= agents.permission_timeout
@@ -69,6 +70,9 @@ pub async fn boot_as(
             runtime::human_duration(agents.permission_timeout)
         );
     }
+    notify::not_ours(&config.notify_url, config.addr)
+        .await
+        .map_err(anyhow::Error::msg)?;
     // Before anything is read or written: a second server on this directory stops here.
     // Off the async threads: a gone holder's lock is waited for (moments, bounded).
     // A server of a cluster took it once for all its parts (`cluster::run`).
@@ -79,6 +83,12 @@ pub async fn boot_as(
             Arc::new(tokio::task::spawn_blocking(move || data_dir::DataDirLock::take(&dir)).await??)
         }
     };
+    // The human's login: given, or the data directory's (made at the first start).
+    let login = {
+        let (dir, given) = (config.data_dir.clone(), config.token.clone());
+        tokio::task::spawn_blocking(move || login::Login::open(&dir, given.as_deref())).await??
+    };
+    let security = Security::new(config.addr, login);
     let database = config.database.clone().unwrap_or_default();
     let shown = match database {
         store::Database::Sqlite => format!("in {}", config.data_dir.display()),
@@ -122,6 +132,7 @@ pub async fn boot_as(
         runtime::prompts::process_templates(&config.data_dir).map_err(anyhow::Error::msg)?;
     let (cmd, label, simulated) = RuntimeConfig::resolve_cmd(config.claude_cmd.as_deref());
     tracing::info!(cmd = %cmd.display(), simulated, "agents run with {label}");
+    let (sandbox, egress) = sandbox_of(config).await?;
     let mailboxes = Mailboxes::new(&config.data_dir, &config.team)
         .map_err(|e| anyhow::anyhow!("--team: {e}"))?
         .with_lock_timing(mailbox::lock::LockTiming {
@@ -146,6 +157,8 @@ pub async fn boot_as(
             },
             templates: Arc::new(templates),
             agents: config.agents.clone(),
+            sandbox,
+            egress,
         },
         mailboxes,
         store.clone(),
@@ -171,12 +184,40 @@ pub async fn boot_as(
         team: config.team.clone().into(),
         role,
     };
+    // On every server of a team: a revoked watch link's streams end wherever they are open.
+    state
+        .spectators
+        .end_revoked(&state.store, state.shutdown.clone());
     if state.role.is_follower() {
         // Nothing runs here: the leader runs the team.
         return Ok(state);
     }
     start_runtime(config, &state, clock).await;
     Ok(state)
+}
+
+/// Whether agents run in a sandbox here (`--sandbox`), said in the log, and where their
+/// sandboxes may connect: `Err` for `--sandbox on` where none can be made, or a bad
+/// `--agent-net-allow`.
+async fn sandbox_of(
+    config: &Config,
+) -> anyhow::Result<(Arc<sandbox::Sandbox>, Arc<sandbox::egress::Allow>)> {
+    let mode = config.agents.sandbox;
+    let sandbox = tokio::task::spawn_blocking(move || sandbox::Sandbox::detect(mode))
+        .await?
+        .map_err(anyhow::Error::msg)?;
+    match sandbox.is_on() {
+        true => tracing::info!("agents run in a sandbox: {}", sandbox.said()),
+        false => tracing::warn!(
+            "agents run WITHOUT a sandbox, with this server's reach: {}",
+            sandbox.said()
+        ),
+    }
+    let base = std::env::var("ANTHROPIC_BASE_URL").ok();
+    let allow =
+        sandbox::egress::Allow::new(base.as_deref(), &config.agents.agent_net_allow, config.addr)
+            .map_err(anyhow::Error::msg)?;
+    Ok((Arc::new(sandbox), Arc::new(allow)))
 }
 
 /// The leader's (or the only server's) runtime at work: mail, worktrees, the projections,

@@ -16,6 +16,25 @@ async fn main() -> anyhow::Result<()> {
     let config = Config::parse();
     match &config.command {
         None | Some(Command::Serve) => {}
+        // Inside an agent's sandbox.
+        Some(Command::Relay {
+            listen,
+            unix,
+            program,
+        }) => {
+            let code = soulgrid::sandbox::relay::run(*listen, unix.clone(), program.clone()).await;
+            std::process::exit(code);
+        }
+        Some(Command::Token { rotate }) => match soulgrid::login::cli(&config, *rotate) {
+            Ok(link) => {
+                println!("{link}");
+                return Ok(());
+            }
+            Err(e) => {
+                eprintln!("soulgrid: {e}");
+                std::process::exit(1);
+            }
+        },
         Some(other) => {
             // One line on failure, and a non-zero exit.
             // Blocking work (files, the database's blocking client): off the async threads.
@@ -54,6 +73,13 @@ async fn main() -> anyhow::Result<()> {
     let stop = shutdown_signal()?;
     // On PostgreSQL several servers may share the team: one leads, the others follow.
     if let Some(soulgrid::store::Database::Postgres(url)) = &config.database {
+        // A follower hands the human's requests to the leader, which checks the same login.
+        if config.token.as_deref().is_none_or(|t| t.trim().is_empty()) {
+            anyhow::bail!(
+                "on PostgreSQL every server of the team needs the same login: give each the same \
+                 --token (SOULGRID_TOKEN)"
+            );
+        }
         let stopping = tokio_util::sync::CancellationToken::new();
         tokio::spawn({
             let stopping = stopping.clone();
@@ -76,6 +102,11 @@ async fn main() -> anyhow::Result<()> {
         human = %state.human_name,
         "soulgrid listening on http://{}",
         config.addr
+    );
+    // Where a person sees it: the way in (`soulgrid token` prints it again).
+    println!(
+        "soulgrid: log in at {}",
+        soulgrid::login::link(config.addr, &state.security.login())
     );
     let shutdown_state = state.clone();
     let router = soulgrid::http::router(state);

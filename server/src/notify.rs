@@ -68,6 +68,9 @@ pub fn start(
     let _ = rustls::crypto::ring::default_provider().install_default();
     let client = match reqwest::Client::builder()
         .timeout(ATTEMPT)
+        // A receiver's answer never sends the server elsewhere (its own door, among others):
+        // a redirect is a failed delivery.
+        .redirect(reqwest::redirect::Policy::none())
         .user_agent(concat!("soulgrid/", env!("CARGO_PKG_VERSION")))
         .build()
     {
@@ -85,35 +88,50 @@ pub fn start(
             q
         })
         .collect();
-    tokio::spawn(async move {
-        let mut follow = store.follow(store.last_event_id());
-        loop {
-            let batch = tokio::select! {
-                _ = shutdown.cancelled() => return,
-                b = follow.next(256) => b,
-            };
-            match batch {
-                Some(Ok(batch)) => {
-                    let notes: Vec<Note> = store.with_docs(|d| {
-                        batch
-                            .events()
-                            .iter()
-                            .filter_map(|e| note(d, e, &base, &team))
-                            .collect()
-                    });
-                    for n in notes {
-                        for q in &queues {
-                            q.push(n.clone());
-                        }
-                    }
-                }
-                Some(Err(e)) => {
-                    tracing::warn!(error = %e, "the notification watch could not read the log")
-                }
-                None => return,
+    let watched = store.clone();
+    watched.on_each_batch(shutdown, "the notification watch", move |batch| {
+        let notes: Vec<Note> = store.with_docs(|d| {
+            batch
+                .events()
+                .iter()
+                .filter_map(|e| note(d, e, &base, &team))
+                .collect()
+        });
+        for n in notes {
+            for q in &queues {
+                q.push(n.clone());
             }
         }
     });
+}
+
+/// Refuses a URL that names this server itself (`addr`, or loopback on its port when it
+/// listens on loopback or on every address): a notification never knocks on the server's own
+/// door.
+pub async fn not_ours(urls: &[String], addr: std::net::SocketAddr) -> Result<(), String> {
+    for url in urls {
+        let Ok(parsed) = reqwest::Url::parse(url) else {
+            continue;
+        };
+        let (Some(host), Some(port)) = (parsed.host_str(), parsed.port_or_known_default()) else {
+            continue;
+        };
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        let found = tokio::net::lookup_host((host, port)).await;
+        let ours = found.into_iter().flatten().any(|a| {
+            a.port() == addr.port()
+                && (a.ip() == addr.ip()
+                    || ((addr.ip().is_unspecified() || addr.ip().is_loopback())
+                        && a.ip().is_loopback()))
+        });
+        if ours {
+            return Err(format!(
+                "--notify-url {url} is this server's own address: notifications go to another \
+                 program"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A bounded queue: pushing never waits; past [`QUEUE`], the oldest is dropped.
@@ -163,6 +181,10 @@ async fn send(url: String, q: Arc<Queue>, client: reqwest::Client, shutdown: Can
             let why = match sent {
                 Ok(r) if r.status().is_success() => {
                     tracing::debug!(url, what = n.what, "notified");
+                    break;
+                }
+                Ok(r) if r.status().is_redirection() => {
+                    tracing::error!(url, what = n.what, status = %r.status(), "a notification failed: the URL answered a redirect, which is never followed");
                     break;
                 }
                 Ok(r) => format!("answered {}", r.status()),

@@ -54,3 +54,23 @@ impl Spectators {
         m.entry(hash.to_string()).or_default().clone()
     }
 }
+
+impl Spectators {
+    /// Ends a revoked link's streams on this server from the log, whoever revoked it: this
+    /// server or another of the team (a follower reads the leader's `watch_revoked` from its
+    /// replica). Runs until `shutdown`.
+    pub fn end_revoked(
+        self: &std::sync::Arc<Self>,
+        store: &Store,
+        shutdown: tokio_util::sync::CancellationToken,
+    ) {
+        let me = self.clone();
+        store.on_each_batch(shutdown, "the watch links' revocations", move |batch| {
+            for e in batch.events() {
+                if let app::domain::events::EventKind::WatchRevoked { token_hash } = &e.kind {
+                    me.token(token_hash).cancel();
+                }
+            }
+        });
+    }
+}

@@ -69,6 +69,7 @@ impl AppState {
             human_name: self.human_name.to_string(),
             team_label: self.claude_label.to_string(),
             simulated: self.runtime.config().simulated,
+            unsandboxed: self.unsandboxed(),
             at: None,
             timeline,
             watch: None,
@@ -147,6 +148,12 @@ impl SnapshotSource for AppState {
 }
 
 impl AppState {
+    /// Why agents run without a sandbox here, if they do (the header says so).
+    fn unsandboxed(&self) -> Option<String> {
+        let sandbox = &self.runtime.config().sandbox;
+        (!sandbox.is_on()).then(|| sandbox.said().to_string())
+    }
+
     /// A snapshot's names and labels, without documents.
     fn snapshot_meta(&self) -> Snapshot {
         Snapshot {
@@ -154,6 +161,7 @@ impl AppState {
             human_name: self.human_name.to_string(),
             team_label: self.claude_label.to_string(),
             simulated: self.runtime.config().simulated,
+            unsandboxed: self.unsandboxed(),
             timeline: self.store.timeline(),
             ..Snapshot::default()
         }

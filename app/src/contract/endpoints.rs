@@ -256,6 +256,9 @@ endpoints! {
     /// Revokes a watch link (by its token or its id), `204`: its open streams close within a
     /// second.
     RevokeWatch: Post "/api/watch/{token}/revoke", String, Empty => Empty;
+    /// Logs this browser out: its login cookie is cleared (`204`). The login itself stays
+    /// (`soulgrid token --rotate` ends every session).
+    Logout: Post "/api/logout", (), Empty => Empty;
     /// Ends the session: every agent sleeps.
     EndSession: Post "/api/session/end", (), Empty => SessionEnded;
     /// Sets a budget, the team's or (`agent`) an identity's, per UTC day and month in US

@@ -156,8 +156,15 @@ pub fn team_spent(docs: &Docs, now: Millis) -> (u64, u64) {
 /// Every limit that counts for the identity `agent` at `now` (its own, and the team's), with
 /// what was spent against it: the one furthest along first.
 pub fn standings(docs: &Docs, agent: &str, now: Millis) -> Vec<Standing> {
-    let own = super::life::ledger_of(docs, agent).map_or((0, 0), |l| spent(l, now));
-    let mut v = against(docs, Some(agent), own);
+    // A fork without a budget of its own shares its forebear's: that limit counts the spend
+    // of the forebear and of every fork it governs, so forking never buys a new allowance.
+    let owner = governed_by(docs, agent);
+    let family = super::docs::identities_all(docs)
+        .map(|i| i.stable_id())
+        .filter(|id| id == &owner || governed_by(docs, id) == owner)
+        .filter_map(|id| super::life::ledger_of(docs, &id).map(|l| spent(l, now)))
+        .fold((0, 0), |(d, m), (a, b)| (d + a, m + b));
+    let mut v = against(docs, Some(&owner), family);
     v.extend(team_standings(docs, now));
     v.sort_by(|a, b| {
         let share = |s: &Standing| s.spent_micro_usd as f64 / s.limit_micro_usd.max(1) as f64;
@@ -190,6 +197,29 @@ fn against(docs: &Docs, who: Option<&str>, (day, month): (u64, u64)) -> Vec<Stan
         })
     })
     .collect()
+}
+
+/// Whose budget the identity `agent` counts against: its own if it has one, else its nearest
+/// forebear's that has one (a fork's parent, that one's, …), else its own (none set).
+pub fn governed_by(docs: &Docs, agent: &str) -> String {
+    let mut at = agent.to_string();
+    // Bounded: a lineage is never a circle, but a log is not trusted to say so.
+    for _ in 0..64 {
+        if budget(docs, Some(&at)).is_some() {
+            return at;
+        }
+        let parent = super::docs::identities_all(docs)
+            .find(|i| i.stable_id() == at)
+            .and_then(|i| i.parent_uuid.clone());
+        let Some(parent) = parent else { break };
+        let found = super::docs::identities_all(docs)
+            .find(|i| i.stable_id() == parent || i.uuid.as_deref() == Some(&parent));
+        match found {
+            Some(p) => at = p.stable_id(),
+            None => break,
+        }
+    }
+    agent.to_string()
 }
 
 /// The limit the identity `agent` has reached at `now`, if any: it is given no new turn.

@@ -23,6 +23,10 @@ pub struct Snapshot {
     pub team_label: String,
     /// The team is `soulgrid-sim`, not Claude: the UI says so.
     pub simulated: bool,
+    /// Why agents run without a sandbox, with the server's reach (`--sandbox`): the header says
+    /// so in warning colours. `None`: they run in one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unsandboxed: Option<String>,
     /// Time travel: the moment these documents are from (read-only, not live).
     #[serde(default)]
     pub at: Option<Moment>,

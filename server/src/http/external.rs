@@ -11,7 +11,7 @@ use app::contract::{Invite, NewInvite, NewSecret};
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use axum::Json;
 use futures::{SinkExt, StreamExt};
 use tokio::sync::mpsc;
@@ -93,7 +93,17 @@ pub async fn rotate_secret(
 }
 
 /// `GET /ws/agent`: an external agent's connection. Its first frame registers it.
-pub async fn agent_socket(State(state): State<AppState>, upgrade: WebSocketUpgrade) -> Response {
+pub async fn agent_socket(
+    State(state): State<AppState>,
+    headers: axum::http::HeaderMap,
+    upgrade: WebSocketUpgrade,
+) -> Response {
+    // A program sends no Origin; a browser always does, and only the console's own page may
+    // open this socket from one (a page on another site would act with the visitor's network).
+    if !super::security::same_origin(&headers) {
+        let refused = "a browser page of another origin may not open /ws/agent";
+        return crate::error::AppError::Forbidden(refused).into_response();
+    }
     let ping_timeout = state.runtime.config().agents.external_ping_timeout;
     upgrade
         .max_message_size(HARD_LIMIT_BYTES)
@@ -151,51 +161,56 @@ async fn read(
     // socket dropped with unread data resets, and the client would not read our close).
     let mut closing = false;
     let gone = loop {
-        match stream.next().await {
-            Some(Ok(Message::Text(_))) if closing => {}
-            Some(Ok(Message::Text(text))) => {
-                if second.elapsed() >= Duration::from_secs(1) {
-                    (second, frames) = (tokio::time::Instant::now(), 0);
-                }
-                frames += 1;
-                let refused = match (text.len() > MAX_FRAME_BYTES, frames > FLOOD_PER_SECOND) {
-                    (true, _) => Some((
-                        close::TOO_BIG,
-                        format!("a frame over {MAX_FRAME_BYTES} bytes"),
-                    )),
-                    (_, true) => Some((
-                        close::FLOOD,
-                        format!("more than {FLOOD_PER_SECOND} frames in a second"),
-                    )),
-                    _ => None,
-                };
-                match refused {
-                    Some((code, why)) => {
-                        closing = true;
-                        let _ = from.send(FromClient::Gone(format!("closed: {why}"))).await;
-                        let _ = to.send(ToClient::Close(code, why)).await;
-                    }
-                    None => {
-                        let _ = from.send(FromClient::Text(text.to_string())).await;
-                    }
-                }
-            }
-            Some(Ok(Message::Binary(_))) if closing => {}
-            Some(Ok(Message::Binary(_))) => {
-                let _ = from.send(FromClient::Binary).await;
-            }
-            Some(Ok(Message::Pong(_))) => {
-                last_pong.store(start.elapsed().as_millis() as u64, Ordering::Relaxed);
-            }
-            Some(Ok(Message::Ping(_))) => {}
-            Some(Ok(Message::Close(frame))) => {
+        let message = match stream.next().await {
+            Some(Ok(message)) => message,
+            Some(Err(e)) => break format!("connection lost: {e}"),
+            None => break "connection lost".to_string(),
+        };
+        match &message {
+            Message::Close(frame) => {
                 break match frame {
                     Some(f) if !f.reason.is_empty() => format!("disconnected: {}", f.reason),
                     _ => "disconnected".to_string(),
                 }
             }
-            Some(Err(e)) => break format!("connection lost: {e}"),
-            None => break "connection lost".to_string(),
+            Message::Pong(_) => {
+                last_pong.store(start.elapsed().as_millis() as u64, Ordering::Relaxed);
+            }
+            _ => {}
+        }
+        if closing {
+            continue;
+        }
+        // Every frame counts toward the flood, pings and pongs too (each is answered or read).
+        if second.elapsed() >= Duration::from_secs(1) {
+            (second, frames) = (tokio::time::Instant::now(), 0);
+        }
+        frames += 1;
+        let refused = match &message {
+            _ if frames > FLOOD_PER_SECOND => Some((
+                close::FLOOD,
+                format!("more than {FLOOD_PER_SECOND} frames in a second"),
+            )),
+            Message::Text(text) if text.len() > MAX_FRAME_BYTES => Some((
+                close::TOO_BIG,
+                format!("a frame over {MAX_FRAME_BYTES} bytes"),
+            )),
+            _ => None,
+        };
+        if let Some((code, why)) = refused {
+            closing = true;
+            let _ = from.send(FromClient::Gone(format!("closed: {why}"))).await;
+            let _ = to.send(ToClient::Close(code, why)).await;
+            continue;
+        }
+        match message {
+            Message::Text(text) => {
+                let _ = from.send(FromClient::Text(text.to_string())).await;
+            }
+            Message::Binary(_) => {
+                let _ = from.send(FromClient::Binary).await;
+            }
+            _ => {}
         }
     };
     if !closing {

@@ -10,6 +10,7 @@ mod hall;
 pub mod heavy;
 pub mod idempotency;
 mod knowledge;
+pub mod login;
 pub mod peer;
 mod portable;
 mod projects;
@@ -105,6 +106,9 @@ pub fn router(state: AppState) -> Router {
         .at::<e::MergeBranch, _, _>(projects::merge)
         .at::<e::PostJob, _, _>(quests::post_job)
         .at::<e::Jobs, _, _>(quests::jobs)
+        .at::<e::Logout, _, _>(login::logout)
+        // The login page's form: not JSON, so not in the contract.
+        .route(login::FORM, axum::routing::post(login::form))
         .at::<e::EndSession, _, _>(api::end_session)
         .at::<e::SetBudget, _, _>(governance::set_budget)
         .at::<e::Budgets, _, _>(governance::budgets)

@@ -7,7 +7,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::extract::{Request, State};
-use axum::http::{header, HeaderMap, HeaderValue, Method};
+use axum::http::{header, HeaderMap, Method};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
@@ -27,24 +27,17 @@ pub struct Anonymous;
 
 #[derive(Debug)]
 pub struct Security {
-    token: Option<String>,
+    /// The human's login (`crate::login`): needed by every request but the few with a
+    /// credential of their own.
+    login: crate::login::Login,
     /// Host headers a loopback server accepts; empty when bound to another address.
     loopback_hosts: Vec<String>,
 }
 
 impl Security {
-    /// Refuses a non-loopback bind without a token.
-    pub fn new(addr: SocketAddr, token: Option<String>) -> Result<Self, String> {
-        let token = token.filter(|t| !t.trim().is_empty());
-        let loopback = addr.ip().is_loopback();
-        if !loopback && token.is_none() {
-            return Err(format!(
-                "refusing to listen on {addr} without a token: anyone who can reach it could run \
-                 commands through the agents. Set --token (SOULGRID_TOKEN) or bind 127.0.0.1."
-            ));
-        }
+    pub fn new(addr: SocketAddr, login: crate::login::Login) -> Self {
         let port = addr.port();
-        let loopback_hosts = if loopback {
+        let loopback_hosts = if addr.ip().is_loopback() {
             // A browser leaves the port out of Host on the scheme's default port.
             ["127.0.0.1", "localhost", "[::1]"]
                 .into_iter()
@@ -53,10 +46,15 @@ impl Security {
         } else {
             Vec::new()
         };
-        Ok(Security {
-            token,
+        Security {
+            login,
             loopback_hosts,
-        })
+        }
+    }
+
+    /// The login of the moment (for the link printed at start).
+    pub fn login(&self) -> std::sync::Arc<str> {
+        self.login.current()
     }
 
     fn check_host(&self, headers: &HeaderMap) -> Result<(), AppError> {
@@ -90,19 +88,7 @@ impl Security {
                 "cross-site requests may not change anything",
             ));
         }
-        let Some(origin) = headers.get(header::ORIGIN) else {
-            // Not a browser (curl, scripts): nothing to forge.
-            return Ok(());
-        };
-        let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
-        let origin = origin.to_str().unwrap_or("null");
-        let same = host.is_some_and(|host| {
-            origin
-                .strip_prefix("http://")
-                .or_else(|| origin.strip_prefix("https://"))
-                .is_some_and(|o| o.eq_ignore_ascii_case(host))
-        });
-        if same {
+        if same_origin(headers) {
             Ok(())
         } else {
             Err(AppError::Forbidden(
@@ -113,10 +99,8 @@ impl Security {
 
     /// `Ok(true)` when the token came in the query string and should be kept as a cookie.
     fn check_token(&self, req: &Request) -> Result<bool, AppError> {
-        let Some(token) = &self.token else {
-            return Ok(false);
-        };
-        if self.presented(req) {
+        let token = self.login.current();
+        if self.presented_as(req, &token) {
             return Ok(false);
         }
         let query = req
@@ -125,18 +109,19 @@ impl Security {
             .into_iter()
             .flat_map(|q| q.split('&'))
             .filter_map(|kv| kv.strip_prefix("token="))
-            .any(|v| constant_time_eq(v, token));
+            .any(|v| constant_time_eq(v, &token));
         if query && req.method() == Method::GET {
             return Ok(true);
         }
         Err(AppError::Unauthorized)
     }
 
-    /// Whether the request carries the token (bearer or cookie), when one is configured.
+    /// Whether the request carries the login (bearer or cookie).
     fn presented(&self, req: &Request) -> bool {
-        let Some(token) = &self.token else {
-            return true;
-        };
+        self.presented_as(req, &self.login.current())
+    }
+
+    fn presented_as(&self, req: &Request, token: &str) -> bool {
         let headers = req.headers();
         let bearer = headers
             .get(header::AUTHORIZATION)
@@ -155,94 +140,154 @@ impl Security {
 
 use crate::secret::same as constant_time_eq;
 
+/// Whether a request carries no `Origin` (not a browser: nothing to forge) or this server's
+/// own (`http(s)://` and the request's `Host`).
+pub fn same_origin(headers: &HeaderMap) -> bool {
+    let Some(origin) = headers.get(header::ORIGIN) else {
+        return true;
+    };
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+    let origin = origin.to_str().unwrap_or("null");
+    host.is_some_and(|host| {
+        origin
+            .strip_prefix("http://")
+            .or_else(|| origin.strip_prefix("https://"))
+            .is_some_and(|o| o.eq_ignore_ascii_case(host))
+    })
+}
+
 /// The middleware: host, token, then origin.
 pub async fn guard(State(sec): State<Arc<Security>>, mut req: Request, next: Next) -> Response {
     // Anyone may ask whether the server is up; only with the token does it say more.
     if req.uri().path() == "/healthz" && sec.check_host(req.headers()).is_ok() {
-        if !sec.presented(&req) {
-            req.extensions_mut().insert(Anonymous);
+        match sec.presented(&req) {
+            true => proven(&req),
+            false => {
+                req.extensions_mut().insert(Anonymous);
+            }
         }
         return next.run(req).await;
     }
-    // An external agent's connection carries its own credential (an invite, or its identity's
-    // secret) in its first frame: it needs no access to the console.
-    // A spectator's request was checked by `watch::guard`: its watch link is its credential.
-    // The page's build files (`/pkg/`) are the same for everyone and carry nothing of the team:
-    // a spectator's page, which has no token, loads them too.
-    let public_file = req.method() == Method::GET && req.uri().path().starts_with("/pkg/");
-    let own_credential = public_file
-        || req.uri().path() == "/ws/agent"
-        || req
-            .extensions()
-            .get::<crate::spectators::Spectator>()
-            .is_some();
-    let checked = sec
-        .check_host(req.headers())
-        .and_then(|_| match own_credential {
-            true => Ok(false),
-            false => sec.check_token(&req),
-        })
-        .and_then(|set_cookie| {
-            sec.check_origin(req.method(), req.headers())?;
-            Ok(set_cookie)
-        });
-    // An agent's command (a process of this server's tree) may read, never act (`peer`).
-    let acts = !matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS);
-    let peer = acts
-        .then(|| req.extensions().get::<super::peer::Peer>().copied())
-        .flatten();
-    // Handed on by a follower: whose connection it carried is checked too (after the host,
-    // token and origin: their refusal comes first).
-    let relayed = match req.headers().get(super::peer::RELAYED) {
-        Some(v) if acts => v.to_str().ok().and_then(super::peer::Peer::from_header),
-        _ => None,
+    let path = req.uri().path();
+    let checked = match (req.method(), path) {
+        // The login page's form and logging out need no login (an old cookie is cleared).
+        (&Method::POST, super::login::FORM) | (&Method::POST, super::login::LOGOUT) => sec
+            .check_host(req.headers())
+            .and_then(|_| sec.check_origin(req.method(), req.headers()))
+            .map(|_| false),
+        _ => sec.checked(&req),
     };
+    // A credential shown (the login, a watch link): this connection is no anonymous one.
+    let public = path.starts_with("/pkg/") || path == "/ws/agent" || path == super::login::FORM;
+    if checked.is_ok() && !public && path != super::login::LOGOUT {
+        proven(&req);
+    }
     let checked = match checked {
-        Ok(_) if acts && relayed.is_none() && req.headers().contains_key(super::peer::RELAYED) => {
-            Err(AppError::BadRequest(format!(
-                "{} must be two socket addresses",
-                super::peer::RELAYED
-            )))
+        Ok(set_cookie) => match holder_check(&req) {
+            Err(e) => Err(e),
+            Ok(None) => Ok(set_cookie),
+            Ok(Some(check)) => refused_if_agent(check, set_cookie).await,
+        },
+        Err(AppError::Unauthorized) if !path.starts_with("/api/") && path != "/ws/agent" => {
+            return super::login::page(req.method());
         }
-        checked => checked,
-    };
-    let checked = match (checked, peer) {
-        (Ok(set_cookie), Some(peer)) => {
-            let holder = move || {
-                super::peer::agent_process(peer)
-                    .or_else(|| relayed.and_then(super::peer::relayed_agent_process))
-            };
-            match tokio::task::spawn_blocking(holder).await {
-                Ok(None) => Ok(set_cookie),
-                Ok(Some(pid)) => {
-                    tracing::warn!(
-                        pid,
-                        path = %req.uri().path(),
-                        "refused: a request from one of the agents' processes"
-                    );
-                    Err(AppError::Forbidden(AGENT_REFUSED))
-                }
-                // Not known whose: not served, and said so.
-                Err(e) => Err(AppError::Unavailable(format!(
-                    "who sent this request could not be told ({e}); try again"
-                ))),
-            }
-        }
-        (checked, _) => checked,
+        Err(e) => Err(e),
     };
     match checked {
         Err(e) => e.into_response(),
         Ok(set_cookie) => {
             let mut res = next.run(req).await;
-            if let (true, Some(token)) = (set_cookie, &sec.token) {
-                let cookie = format!("{TOKEN_COOKIE}={token}; Path=/; HttpOnly; SameSite=Strict");
-                if let Ok(v) = HeaderValue::from_str(&cookie) {
-                    res.headers_mut().append(header::SET_COOKIE, v);
-                }
+            if set_cookie {
+                let cookie = super::login::cookie(&sec.login.current());
+                res.headers_mut().append(header::SET_COOKIE, cookie);
             }
             res
         }
     }
+}
+
+impl Security {
+    /// Host, then the login (unless the request carries a credential of its own), then origin:
+    /// `Ok(true)` when the login came in the query string and is to be kept as a cookie.
+    fn checked(&self, req: &Request) -> Result<bool, AppError> {
+        // An external agent's connection carries its own credential (an invite, or its
+        // identity's secret) in its first frame: it needs no access to the console.
+        // A spectator's request was checked by `watch::guard`: its watch link is its credential.
+        // The page's build files (`/pkg/`) are the same for everyone and carry nothing of the
+        // team: a spectator's page, and the login page, load them too.
+        let path = req.uri().path();
+        let public_file = req.method() == Method::GET && path.starts_with("/pkg/");
+        let own_credential = public_file
+            || path == "/ws/agent"
+            || req
+                .extensions()
+                .get::<crate::spectators::Spectator>()
+                .is_some();
+        self.check_host(req.headers())?;
+        let set_cookie = match own_credential {
+            true => false,
+            false => self.check_token(req)?,
+        };
+        self.check_origin(req.method(), req.headers())?;
+        Ok(set_cookie)
+    }
+}
+
+/// The request's connection showed a credential (`serve::Unproven`).
+fn proven(req: &Request) {
+    if let Some(admission) = req.extensions().get::<super::serve::Admission>() {
+        admission.prove();
+    }
+}
+
+/// An agent's command (a process of this server's tree) may read, never act (`peer`); a
+/// request handed on by a follower has whose connection it carried checked too.
+async fn refused_if_agent(
+    (holder, path): (impl FnOnce() -> Option<u32> + Send + 'static, String),
+    set_cookie: bool,
+) -> Result<bool, AppError> {
+    match tokio::task::spawn_blocking(holder).await {
+        Ok(None) => Ok(set_cookie),
+        Ok(Some(pid)) => {
+            tracing::warn!(pid, %path, "refused: a request from one of the agents' processes");
+            Err(AppError::Forbidden(AGENT_REFUSED))
+        }
+        // Not known whose: not served, and said so.
+        Err(e) => Err(AppError::Unavailable(format!(
+            "who sent this request could not be told ({e}); try again"
+        ))),
+    }
+}
+
+/// What finds whether an agent's process holds the request's connection (none for a read, or
+/// a request made in this process), and its path; a malformed relayed header is a `400`.
+#[allow(clippy::type_complexity)]
+fn holder_check(
+    req: &Request,
+) -> Result<Option<(impl FnOnce() -> Option<u32> + Send + 'static, String)>, AppError> {
+    if matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS) {
+        return Ok(None);
+    }
+    let relayed = match req.headers().get(super::peer::RELAYED) {
+        None => None,
+        Some(v) => match v.to_str().ok().and_then(super::peer::Peer::from_header) {
+            Some(peer) => Some(peer),
+            None => {
+                return Err(AppError::BadRequest(format!(
+                    "{} must be two socket addresses",
+                    super::peer::RELAYED
+                )))
+            }
+        },
+    };
+    let Some(peer) = req.extensions().get::<super::peer::Peer>().copied() else {
+        return Ok(None);
+    };
+    let holder = move || {
+        super::peer::agent_process(peer)
+            .or_else(|| relayed.and_then(super::peer::relayed_agent_process))
+    };
+    Ok(Some((holder, req.uri().path().to_string())))
 }
 
 /// What any response may do in a browser, unless the page set its own policy: nothing framed,
@@ -288,6 +333,8 @@ pub async fn headers(req: Request, next: Next) -> Response {
         ));
     h.insert(X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
     h.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
-    h.insert(REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    // Unless the response chose its own (the login page's form must say where it posts from).
+    h.entry(REFERRER_POLICY)
+        .or_insert(HeaderValue::from_static("no-referrer"));
     res
 }

@@ -152,6 +152,5 @@ pub async fn revoke(
             .await
             .map_err(AppError::from)?;
     }
-    state.spectators.token(&link.token_hash).cancel();
     Ok(StatusCode::NO_CONTENT)
 }

@@ -21,7 +21,7 @@ pub fn run(command: &Command, config: &Config) -> Result<(), PortableError> {
         }
     };
     let result = match command {
-        Command::Serve => Ok(()),
+        Command::Serve | Command::Token { .. } | Command::Relay { .. } => Ok(()),
         Command::Export { out } => {
             let header = match out {
                 Some(path) => {

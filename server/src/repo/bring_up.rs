@@ -324,4 +324,51 @@ mod tests {
             "{files}"
         );
     }
+
+    /// A repository inside the worktree (an agent-committed gitlink) has a configuration of its
+    /// own: git asked about the outer worktree ran `git status` in it, which ran its `clean`
+    /// filter, a program the agent wrote, under the server. Neither the index brought up nor
+    /// the diff looks inside it now.
+    #[tokio::test]
+    async fn a_nested_repository_runs_nothing_of_its_own_when_the_work_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let (repo, ran) = (dir.path().join("repo"), dir.path().join("ran"));
+        plain(dir.path(), &["init", "-q", "-b", "main", "repo"]);
+        std::fs::write(repo.join("README.md"), "# r\n").unwrap();
+        let nested = repo.join("nested");
+        plain(&repo, &["init", "-q", "-b", "main", "nested"]);
+        std::fs::write(nested.join("f.txt"), "same\n").unwrap();
+        std::fs::write(nested.join(".gitattributes"), "f.txt filter=x\n").unwrap();
+        let clean = format!("sh -c 'echo ran >> {}; cat'", ran.display());
+        plain(&nested, &["config", "filter.x.clean", &clean]);
+        plain(&nested, &["add", "."]);
+        plain(&nested, &["commit", "-qm", "nested"]);
+        plain(&repo, &["add", "README.md", "nested"]);
+        plain(&repo, &["commit", "-qm", "one, with a gitlink"]);
+        let _ = std::fs::remove_file(&ran);
+        let shadow =
+            super::super::shadow::Shadow::at(&dir.path().join("shadow"), &repo.join(".git"));
+        shadow.make("main", false).unwrap();
+        let git = Git::new(&shadow.dir, std::time::Duration::from_secs(30));
+        let git = git.on(&repo, &shadow.index_for("agent"));
+        git.run(&["read-tree", "refs/heads/main"]).await.unwrap();
+        // The same bytes, another time: a `git status` in the nested repository must read the
+        // file again, through its filter.
+        for round in 0..3 {
+            let when =
+                std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000 + round);
+            let f = std::fs::File::options()
+                .write(true)
+                .open(nested.join("f.txt"))
+                .unwrap();
+            f.set_modified(when).unwrap();
+            drop(f);
+            let work = super::super::diff::work(&git, "main", "main", &BringUp::All).await;
+            assert!(work.is_ok(), "{work:?}");
+        }
+        assert!(
+            !ran.exists(),
+            "the nested repository's filter ran under the server"
+        );
+    }
 }

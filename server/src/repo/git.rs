@@ -59,7 +59,18 @@ const HARDENED: &[&str] = &[
     "submodule.recurse=false",
     "-c",
     "protocol.allow=never",
+    // A repository nested in a worktree (a submodule, a gitlink an agent committed) is never
+    // looked into: git would run `git status` in it, with its own configuration (these `-c`
+    // settings are handed down to that git, the rest of its configuration is the agent's).
+    "-c",
+    "diff.ignoreSubmodules=all",
 ];
+
+/// The empty tree of each object format: attributes are read from it (`attr.tree`), never from
+/// a worktree's `.gitattributes`, so no filter a worktree names runs, in it or in a repository
+/// nested in it (`git add` still asks a committed gitlink's repository for its status).
+const EMPTY_TREE_SHA1: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+const EMPTY_TREE_SHA256: &str = "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321";
 
 /// Characters of git's stderr kept (the start of it).
 pub const STDERR_KEPT: usize = 600;
@@ -71,17 +82,29 @@ pub struct Git {
     work_tree: Option<PathBuf>,
     index: Option<PathBuf>,
     limit: Duration,
+    /// `attr.tree`: the empty tree of the shadow's object format.
+    empty_tree: &'static str,
     /// Environment for the commits the server makes (`GIT_AUTHOR_*`, `GIT_COMMITTER_*`).
     env: Vec<(String, String)>,
 }
 
 impl Git {
     pub fn new(shadow: &Path, limit: Duration) -> Self {
+        // The shadow's own configuration (the server's) says its object format.
+        let sha256 = matches!(
+            crate::fsafe::read_bounded(&shadow.join("config"), 64 * 1024),
+            Ok(crate::fsafe::Found::Bytes(b)) if String::from_utf8_lossy(&b).contains("objectFormat = sha256")
+        );
         Git {
             shadow: shadow.to_path_buf(),
             work_tree: None,
             index: None,
             limit,
+            empty_tree: if sha256 {
+                EMPTY_TREE_SHA256
+            } else {
+                EMPTY_TREE_SHA1
+            },
             env: Vec::new(),
         }
     }
@@ -218,6 +241,8 @@ impl Git {
             .env("XDG_CONFIG_HOME", &home)
             .current_dir(self.work_tree.as_deref().unwrap_or(&self.shadow))
             .args(HARDENED)
+            .arg("-c")
+            .arg(format!("attr.tree={}", self.empty_tree))
             .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())

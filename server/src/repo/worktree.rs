@@ -178,34 +178,16 @@ fn write_meta(shadow: &Shadow, place: &Place) -> Result<(), RepoError> {
     std::fs::create_dir_all(&meta).map_err(io)?;
     std::fs::create_dir_all(&place.path).map_err(io)?;
     real_folders(&[&worktrees, &meta, parent, &place.path])?;
-    std::fs::write(
-        meta.join("HEAD"),
-        format!("ref: refs/heads/{}\n", place.branch),
-    )
-    .map_err(io)?;
-    std::fs::write(meta.join("commondir"), "../..\n").map_err(io)?;
-    std::fs::write(
-        meta.join("gitdir"),
-        format!("{}\n", place.path.join(".git").display()),
-    )
-    .map_err(io)?;
-    // The `.git` file is in the agent's folder: replaced, never written through a link.
-    let tmp = place
-        .path
-        .join(format!(".git.soulgrid-{}.tmp", std::process::id()));
-    let _ = std::fs::remove_file(&tmp);
-    {
-        use std::io::Write;
-        use std::os::unix::fs::OpenOptionsExt;
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(&tmp)
-            .map_err(io)?;
-        f.write_all(place.dot_git(shadow).as_bytes()).map_err(io)?;
-    }
-    std::fs::rename(&tmp, place.path.join(".git")).map_err(io)
+    // Each file replaced, never written through a link placed at its name.
+    let file = |dir: &std::path::Path, name: &str, text: String| {
+        crate::fsafe::replace(dir, std::ffi::OsStr::new(name), text.as_bytes(), 0o644)
+    };
+    file(&meta, "HEAD", format!("ref: refs/heads/{}\n", place.branch)).map_err(io)?;
+    file(&meta, "commondir", "../..\n".into()).map_err(io)?;
+    let gitdir = format!("{}\n", place.path.join(".git").display());
+    file(&meta, "gitdir", gitdir).map_err(io)?;
+    // The `.git` file is in the agent's folder.
+    file(&place.path, ".git", place.dot_git(shadow)).map_err(io)
 }
 
 /// The agent's index read from `commit`, and with `files` the files written too.
@@ -222,4 +204,60 @@ async fn checkout(
         false => on.run(&["read-tree", "--reset", commit]).await?,
     };
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn git_in(dir: &Path, args: &[&str]) {
+        let ok = std::process::Command::new("git")
+            .current_dir(dir)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .args([
+                "-c",
+                "user.name=T",
+                "-c",
+                "user.email=t@e",
+                "-c",
+                "init.defaultBranch=main",
+            ])
+            .args(args)
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "git {args:?}");
+    }
+
+    /// The agent's git writes in its worktree's folder under `.git/worktrees/`: a link it left
+    /// at `HEAD` there is replaced when the worktree is mended, never written through.
+    #[tokio::test]
+    async fn a_link_planted_in_the_worktrees_git_folder_is_replaced_not_written_through() {
+        let tmp = tempfile::tempdir().unwrap();
+        let repo = tmp.path().join("repo");
+        std::fs::create_dir(&repo).unwrap();
+        git_in(&repo, &["init", "-q"]);
+        std::fs::write(repo.join("a.txt"), "a\n").unwrap();
+        git_in(&repo, &["add", "a.txt"]);
+        git_in(&repo, &["commit", "-q", "-m", "first"]);
+        let shadow = Shadow::at(&tmp.path().join("shadow"), &repo.join(".git"));
+        shadow.make("main", false).unwrap();
+        let git = Git::new(&shadow.dir, std::time::Duration::from_secs(30));
+        let place = Place::new(&tmp.path().join("wt"), "lyra", "p", "soulgrid/lyra");
+        make(&git, &shadow, &place, "main").await.unwrap();
+        let victim = tmp.path().join("victim");
+        std::fs::write(&victim, "the user's file\n").unwrap();
+        let head = place.meta(&shadow).join("HEAD");
+        std::fs::remove_file(&head).unwrap();
+        std::os::unix::fs::symlink(&victim, &head).unwrap();
+        std::fs::remove_dir_all(&place.path).unwrap();
+        let mended = ensure(&git, &shadow, &place, "main").await.unwrap();
+        assert!(mended.is_some(), "made again");
+        assert_eq!(
+            std::fs::read_to_string(&victim).unwrap(),
+            "the user's file\n"
+        );
+        assert!(std::fs::symlink_metadata(&head).unwrap().is_file());
+    }
 }

@@ -20,6 +20,9 @@ pub struct RuntimeConfig {
     /// The process templates quests are planned from (read and checked at startup).
     pub templates: Arc<Vec<app::domain::quest::template::ProcessTemplate>>,
     pub agents: AgentSettings,
+    /// Whether agents run in a sandbox (detected at startup), and where they may connect.
+    pub sandbox: Arc<crate::sandbox::Sandbox>,
+    pub egress: Arc<crate::sandbox::egress::Allow>,
 }
 
 /// The runtime's settings, declared once: these are the server's flags (flattened into
@@ -83,6 +86,20 @@ pub struct AgentSettings {
     /// The model's context window in tokens: `_state.md` shows the context used against it.
     #[arg(long, env = "SOULGRID_CONTEXT_WINDOW", default_value_t = 200_000)]
     pub context_window: u64,
+
+    /// Agents run in a sandbox (bubblewrap): `auto`, where the kernel allows it, else off (said
+    /// at start and in the header); `on`, or no server starts; `off`, with the server's reach.
+    #[arg(long, env = "SOULGRID_SANDBOX", value_enum, default_value = "auto")]
+    pub sandbox: crate::sandbox::SandboxMode,
+
+    /// A host an agent's sandbox may connect to besides the model's API, `HOST[:PORT]` (443
+    /// when no port is given; repeatable). The console itself, never.
+    #[arg(
+        long = "agent-net-allow",
+        env = "SOULGRID_AGENT_NET_ALLOW",
+        value_delimiter = ','
+    )]
+    pub agent_net_allow: Vec<String>,
 
     /// A folder a quest may let its agents read (repeatable; none: quests take no folder).
     #[arg(long = "allow-dir", env = "SOULGRID_ALLOW_DIR", value_delimiter = ',')]

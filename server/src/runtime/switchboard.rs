@@ -122,6 +122,11 @@ fn fork_refusal(e: &ForkError) -> String {
         ForkError::External(name) => {
             format!("{name} is an external agent: there is no Claude session to fork")
         }
+        ForkError::OverBudget(name, words) => {
+            format!(
+                "{name} has reached {words}: a fork shares it, so none is made until it is raised"
+            )
+        }
         ForkError::Seat(e) => hall_refusal(e, "the fork"),
     }
 }

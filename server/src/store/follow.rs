@@ -59,6 +59,34 @@ impl Batch {
     }
 }
 
+impl Store {
+    /// Runs `each` on every batch of events committed from now on, in order, on a task of its
+    /// own, until `stop` (or the store closes); a batch that cannot be read is logged with
+    /// `what` and skipped. For the watchers that act on what the log says (notifications, a
+    /// watch link's revocation).
+    pub fn on_each_batch(
+        &self,
+        stop: tokio_util::sync::CancellationToken,
+        what: &'static str,
+        mut each: impl FnMut(&Batch) + Send + 'static,
+    ) {
+        let mut follow = self.follow(self.last_event_id());
+        tokio::spawn(async move {
+            loop {
+                let batch = tokio::select! {
+                    _ = stop.cancelled() => return,
+                    b = follow.next(256) => b,
+                };
+                match batch {
+                    Some(Ok(batch)) => each(&batch),
+                    Some(Err(e)) => tracing::warn!(error = %e, "{what} could not read the log"),
+                    None => return,
+                }
+            }
+        });
+    }
+}
+
 /// A follower's place in the log. Made by [`Store::follow`](super::Store::follow).
 pub struct Follow {
     store: Store,

@@ -20,7 +20,25 @@ impl Reply {
     }
 }
 
-pub async fn call(router: &Router, req: Request<Body>) -> Reply {
+/// `req` as the logged-in human sends it: with the login as a bearer unless it carries a
+/// credential of its own (a bearer, a cookie, a watch link). [`call_anonymous`] sends it
+/// without.
+pub async fn call(router: &Router, mut req: Request<Body>) -> Reply {
+    let uri = req.uri().to_string();
+    let h = req.headers();
+    let own = h.contains_key("authorization")
+        || h.contains_key("cookie")
+        || uri.contains("watch=")
+        || uri.starts_with("/watch/");
+    if !own {
+        let bearer = format!("Bearer {}", super::TOKEN);
+        req.headers_mut()
+            .insert("authorization", bearer.parse().unwrap());
+    }
+    send(router, req).await
+}
+
+async fn send(router: &Router, req: Request<Body>) -> Reply {
     let res = router.clone().oneshot(req).await.unwrap();
     let status = res.status();
     let headers = res.headers().clone();
@@ -32,21 +50,44 @@ pub async fn call(router: &Router, req: Request<Body>) -> Reply {
     }
 }
 
+/// `req` without the human's login that the requests made here carry (a stranger's).
+pub async fn call_anonymous(router: &Router, mut req: Request<Body>) -> Reply {
+    let ours = format!("Bearer {}", super::TOKEN);
+    if req
+        .headers()
+        .get("authorization")
+        .is_some_and(|v| v == ours.as_str())
+    {
+        req.headers_mut().remove("authorization");
+    }
+    send(router, req).await
+}
+
+/// The human's login, as every request made here carries it (as a logged-in browser its
+/// cookie); a header a test gives replaces it.
+fn logged_in(builder: axum::http::request::Builder) -> axum::http::request::Builder {
+    builder.header("authorization", format!("Bearer {}", super::TOKEN))
+}
+
 pub fn get(uri: &str) -> Request<Body> {
-    Request::get(uri).body(Body::empty()).unwrap()
+    logged_in(Request::get(uri)).body(Body::empty()).unwrap()
 }
 
 /// A GET with one extra header.
 pub fn get_with(uri: &str, header: &str, value: &str) -> Request<Body> {
-    Request::get(uri)
-        .header(header, value)
-        .body(Body::empty())
-        .unwrap()
+    let mut req = get(uri);
+    if !header.is_empty() {
+        req.headers_mut().insert(
+            axum::http::HeaderName::from_bytes(header.as_bytes()).unwrap(),
+            value.parse().unwrap(),
+        );
+    }
+    req
 }
 
 /// `POST /api/import/agent` with a `.soul` file's text.
 pub fn import_soul(soul: String) -> Request<Body> {
-    Request::builder()
+    logged_in(Request::builder())
         .method("POST")
         .uri("/api/import/agent")
         .header("content-type", "application/x-soulgrid-soul")
@@ -55,7 +96,7 @@ pub fn import_soul(soul: String) -> Request<Body> {
 }
 
 pub fn post_json(uri: &str, body: Value) -> Request<Body> {
-    Request::post(uri)
+    logged_in(Request::post(uri))
         .header("content-type", "application/json")
         .body(Body::from(body.to_string()))
         .unwrap()

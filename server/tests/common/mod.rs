@@ -19,7 +19,9 @@ pub mod recorded;
 #[allow(unused_imports)]
 pub use external::{external_append, external_append_batch, external_append_text};
 #[allow(unused_imports)]
-pub use http::{call, get, get_with, import_soul, parse_sse, post_json, Reply, Sse};
+pub use http::{
+    call, call_anonymous, get, get_with, import_soul, parse_sse, post_json, Reply, Sse,
+};
 #[allow(unused_imports)]
 pub use processes::{alive, fake_cli, from_a_child, group_members, FAKE_TURN};
 
@@ -51,12 +53,21 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
+/// The human's login every test server is given (`--token`, `SOULGRID_TOKEN`); the tests'
+/// requests carry it as a browser carries its cookie (`http::call`, `raw_request`).
+pub const TOKEN: &str = "test-login-token";
+/// [`TOKEN`] as an `Authorization` header's value.
+pub const BEARER: &str = "Bearer test-login-token";
+
 pub fn config(data_dir: &Path, extra: &[&str]) -> Config {
     let mut args = vec![
         "soulgrid".to_string(),
         "--data-dir".into(),
         data_dir.display().to_string(),
     ];
+    if !extra.iter().any(|a| a.starts_with("--token")) {
+        args.extend(["--token".into(), TOKEN.into()]);
+    }
     if !extra.contains(&"--human-name") {
         args.extend(["--human-name".into(), "Marcus".into()]);
     }
@@ -102,6 +113,46 @@ pub async fn boot_on(data_dir: &Path, extra: &[&str], clock: soulgrid::clock::Cl
     }
 }
 
+/// A server booted on `dir` and served on a free loopback port in this process, as `main`
+/// serves it (`http::serve`): stop it with [`Served::stop`].
+pub struct Served {
+    pub state: AppState,
+    pub at: String,
+    stop: tokio::sync::oneshot::Sender<()>,
+    serving: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl Served {
+    pub async fn start(dir: &Path) -> Served {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let at = listener.local_addr().unwrap().to_string();
+        let config = config(dir, &["--addr", &at]);
+        let state = boot_with(dir, &["--addr", &at]).await;
+        let router = soulgrid::http::router(state.clone());
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let serving = tokio::spawn(soulgrid::http::serve::serve(
+            listener,
+            router,
+            config.http.clone(),
+            async move {
+                let _ = stopped.await;
+            },
+        ));
+        Served {
+            state,
+            at,
+            stop,
+            serving,
+        }
+    }
+
+    pub async fn stop(self) {
+        let _ = self.stop.send(());
+        self.serving.await.unwrap().unwrap();
+        soulgrid::shut_down(&self.state).await;
+    }
+}
+
 /// Whether every one of the eight agent seats has `status`.
 pub fn all_agents(
     docs: &app::domain::docs::Docs,
@@ -131,6 +182,7 @@ pub fn server_env(data_dir: &Path, port: u16) -> Vec<(&'static str, std::ffi::Os
         ("SOULGRID_ADDR", format!("127.0.0.1:{port}").into()),
         ("SOULGRID_DATA_DIR", data_dir.into()),
         ("SOULGRID_HUMAN_NAME", "Marcus".into()),
+        ("SOULGRID_TOKEN", TOKEN.into()),
         ("LEPTOS_OUTPUT_NAME", "soulgrid".into()),
         ("RUST_LOG", "warn".into()),
     ]
@@ -206,7 +258,7 @@ pub async fn raw_request(
     let body = json.unwrap_or("");
     let req = format!(
         "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
-         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+         Authorization: Bearer {TOKEN}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );
     s.write_all(req.as_bytes()).await.ok()?;

@@ -39,18 +39,19 @@ pub fn alive(pid: u32) -> bool {
     proc_stat(pid).is_some_and(|(state, _, _)| state != 'Z')
 }
 
-/// What a child process gets for `method` on `url` (with a JSON body for a POST): its status
-/// and body, as an agent's Bash would see them.
+/// What a child process gets for `method` on `url` (with a JSON body for a POST) with the
+/// tests' login (as an agent that read it would send it): its status and body, as an agent's
+/// Bash would see them.
 pub async fn from_a_child(method: &str, url: &str) -> (u16, String) {
     let script = "import sys, urllib.request, urllib.error\n\
         m, u = sys.argv[1], sys.argv[2]\n\
         body = b'{\"perDayUsd\": 5}' if m == 'POST' else None\n\
-        r = urllib.request.Request(u, data=body, method=m, headers={'content-type': 'application/json'})\n\
+        r = urllib.request.Request(u, data=body, method=m, headers={'content-type': 'application/json', 'authorization': 'Bearer ' + sys.argv[3]})\n\
         direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))\n\
         try:\n    res = direct.open(r, timeout=60)\n    print(res.status, res.read().decode())\n\
         except urllib.error.HTTPError as e:\n    print(e.code, e.read().decode())\n";
     let out = tokio::process::Command::new("python3")
-        .args(["-c", script, method, url])
+        .args(["-c", script, method, url, super::TOKEN])
         .output()
         .await
         .expect("python3 runs");

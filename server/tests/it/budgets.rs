@@ -157,3 +157,34 @@ async fn a_budget_of_zero_negative_absurd_or_for_nobody_is_refused_in_words() {
     assert_eq!(r.json()[0]["perDayUsd"], 20.0);
     soulgrid::shut_down(&state).await;
 }
+
+/// A fork shares its parent's budget: an agent at its limit cannot fork (its fork had no budget
+/// at all, and went on spending).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_at_its_limit_cannot_fork() {
+    let (_dir, state, router) = common::team().await;
+    let id = state
+        .store
+        .with_all_docs(|d| identity(d, 0).unwrap().stable_id());
+    // A seat to fork into.
+    let r = call(&router, post_json("/api/agents/7/kill", json!({}))).await;
+    assert!(r.status.is_success(), "{}", r.body);
+    // Its birth cost $0.0012: $0.001 a day is reached.
+    let r = call(
+        &router,
+        post_json("/api/budgets", json!({"agent": id, "perDayUsd": 0.001})),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let r = call(&router, post_json("/api/agents/0/fork", json!({}))).await;
+    assert_eq!(r.status, StatusCode::CONFLICT, "{}", r.body);
+    assert!(
+        r.json()["error"]
+            .as_str()
+            .unwrap()
+            .contains("a fork would share it"),
+        "{}",
+        r.body
+    );
+    soulgrid::shut_down(&state).await;
+}

@@ -39,6 +39,7 @@ fn stream(port: u16, seen: Arc<Mutex<Vec<u64>>>, until: Arc<std::sync::atomic::A
             }
             let asked = client
                 .get(format!("http://127.0.0.1:{port}/api/events"))
+                .header("authorization", crate::common::BEARER)
                 .header("last-event-id", last.to_string())
                 .send()
                 .await;

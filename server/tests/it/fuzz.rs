@@ -102,6 +102,7 @@ fn the_router_answers_any_request_without_a_panic_a_5xx_or_a_write_outside_its_d
         .run(&request(), |(method, path, body)| {
             cases.fetch_add(1, Ordering::Relaxed);
             let req = Request::builder()
+                .header("authorization", crate::common::BEARER)
                 .method(method.as_str())
                 .uri(&path)
                 .header("content-type", "application/json")

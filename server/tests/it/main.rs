@@ -60,6 +60,7 @@ mod rooms;
 mod router;
 mod rules;
 mod runtime;
+mod sandbox;
 mod soul_bundle;
 mod sse;
 mod state_file;

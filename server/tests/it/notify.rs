@@ -179,3 +179,79 @@ fn a_notify_url_that_is_not_one_is_refused_at_start() {
         assert!(e.contains("URL") || e.contains("no host"), "{bad}: {e}");
     }
 }
+
+/// A receiver whose every answer is `307` to `to`; how many times it was asked.
+async fn redirecting(to: String) -> (String, Arc<Mutex<u32>>) {
+    let asked = Arc::new(Mutex::new(0u32));
+    let app = axum::Router::new().route(
+        "/hook",
+        post({
+            let asked = asked.clone();
+            move || {
+                *asked.lock().unwrap() += 1;
+                let to = to.clone();
+                async move { (StatusCode::TEMPORARY_REDIRECT, [("location", to)]) }
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/hook", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (url, asked)
+}
+
+/// A webhook's answer could make the server POST where it pointed (its own
+/// `/api/session/end` ended a session): a redirect is a failed delivery, never followed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_webhook_that_redirects_is_a_failed_delivery_and_is_never_followed() {
+    let (target, target_got) = receiver(false, false).await;
+    let (url, asked) = redirecting(target).await;
+    let args = ["--notify-url", url.as_str()];
+    let (_dir, state, router) = common::team_with(&args).await;
+    // Two crashes, two notifications: the second is sent only once the first's delivery ended
+    // (one URL's are sent in order), so when it is asked for, any redirect of the first was
+    // followed or not.
+    for seat in [1, 3] {
+        let r = call(
+            &router,
+            post_json("/api/send", json!({"text": "SIM_CRASH", "seat": seat})),
+        )
+        .await;
+        assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.body);
+    }
+    wait_until("both notifications were tried", || {
+        *asked.lock().unwrap() >= 2
+    })
+    .await;
+    assert!(
+        target_got.lock().unwrap().is_empty(),
+        "the redirect was followed: {:?}",
+        target_got.lock().unwrap()
+    );
+    soulgrid::shut_down(&state).await;
+}
+
+/// A URL that names this server itself is refused at start: no webhook knocks on its door.
+#[tokio::test]
+async fn a_notify_url_on_this_servers_own_address_is_refused_at_start() {
+    let port = common::free_port();
+    let addr = format!("127.0.0.1:{port}");
+    for own in [
+        format!("http://127.0.0.1:{port}/api/session/end"),
+        format!("http://localhost:{port}/api/session/end"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let config = common::config(dir.path(), &["--addr", &addr, "--notify-url", &own]);
+        let options = leptos::prelude::LeptosOptions::builder()
+            .output_name("soulgrid")
+            .build();
+        let e = soulgrid::boot(&config, options)
+            .await
+            .err()
+            .expect("refused");
+        assert!(
+            e.to_string().contains("this server's own address"),
+            "{own}: {e}"
+        );
+    }
+}

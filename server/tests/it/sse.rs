@@ -86,6 +86,7 @@ async fn after_n_replays_n_plus_one_onwards_then_live() {
     let state = boot(dir.path()).await; // event 1: session_start
     append(&state, 9).await; // 2..=10
     let req = Request::get("/api/events?after=4")
+        .header("authorization", crate::common::BEARER)
         .body(Body::empty())
         .unwrap();
     let live_state = state.clone();
@@ -107,6 +108,7 @@ async fn last_event_id_header_resumes_like_after() {
     let state = boot(dir.path()).await;
     append(&state, 5).await; // 2..=6
     let req = Request::get("/api/events?after=1")
+        .header("authorization", crate::common::BEARER)
         .header("last-event-id", "3")
         .body(Body::empty())
         .unwrap();
@@ -123,6 +125,7 @@ async fn a_slow_client_gets_every_event_even_past_the_live_buffer() {
     let dir = tempfile::tempdir().unwrap();
     let state = boot(dir.path()).await;
     let req = Request::get("/api/events?after=1")
+        .header("authorization", crate::common::BEARER)
         .body(Body::empty())
         .unwrap();
     // The client has what there is and is waiting; then it reads nothing while more than the
@@ -155,6 +158,7 @@ async fn a_client_ahead_of_the_store_gets_a_reset() {
     let dir = tempfile::tempdir().unwrap();
     let state = boot(dir.path()).await;
     let req = Request::get("/api/events?after=999")
+        .header("authorization", crate::common::BEARER)
         .body(Body::empty())
         .unwrap();
     let events = read_events(&state, req, 1).await;
@@ -170,6 +174,7 @@ async fn a_malformed_last_event_id_is_a_bad_request() {
     let state = boot(dir.path()).await;
     let router = soulgrid::http::router(state);
     let req = Request::get("/api/events")
+        .header("authorization", crate::common::BEARER)
         .header("last-event-id", "abc")
         .body(Body::empty())
         .unwrap();
@@ -189,6 +194,7 @@ async fn streams_end_on_shutdown() {
     let res = router
         .oneshot(
             Request::get("/api/events?after=1")
+                .header("authorization", crate::common::BEARER)
                 .body(Body::empty())
                 .unwrap(),
         )

@@ -1,6 +1,9 @@
 //! A process can always be stopped, whatever it writes or does: a bad output line is skipped
 //! and reading goes on; a stop is bounded (TERM, a grace, KILL) and takes the agent's whole
-//! process group with it (Bash tool calls, background jobs). Driven by tiny fake CLIs.
+//! process group with it (Bash tool calls, background jobs). Driven by tiny fake CLIs, without
+//! the sandbox (`--sandbox off`): these hold the containment that agents have when the kernel
+//! allows no sandbox, and read the processes' own pids (a sandbox's are its own);
+//! `sandbox.rs` holds the sandbox's.
 
 use crate::common;
 
@@ -42,6 +45,8 @@ async fn boot_fake_with(data: &Path, cli: &Path, extra: &[&str]) -> soulgrid::st
         "1s",
         "--distill-timeout",
         "1s",
+        "--sandbox",
+        "off",
     ];
     args.extend_from_slice(extra);
     boot_with(data, &args).await

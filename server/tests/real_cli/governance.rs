@@ -23,7 +23,8 @@ async fn the_real_cli_is_allowed_by_a_rule_without_asking_and_decided_by_the_lea
         return;
     };
     let data = cli.dir.path().join("data");
-    let out = cli.dir.path().join("out");
+    // In the agent's own folder: its sandbox writes nowhere else.
+    let out = data.join("agents/1/out");
     std::fs::create_dir_all(&out).unwrap();
     // The CLI's default permission mode: writing a file is asked for.
     let state = common::boot_with(

@@ -20,6 +20,7 @@ mod governance;
 mod knowledge;
 mod mcp;
 mod quest;
+mod sandbox;
 mod session;
 mod side_door;
 mod stop;

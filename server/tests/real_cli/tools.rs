@@ -53,7 +53,8 @@ async fn the_real_cli_asks_before_a_tool_call_and_stops_a_hung_turn() {
         return;
     };
     let data = cli.dir.path().join("data");
-    let out = cli.dir.path().join("out");
+    // In the lead's own folder: its sandbox writes nowhere else.
+    let out = data.join("agents/4/out");
     std::fs::create_dir_all(&out).unwrap();
     // The CLI's default permission mode: writing a file is asked for.
     let state = common::boot_with(

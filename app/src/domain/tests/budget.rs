@@ -201,3 +201,41 @@ fn a_near_level_never_hides_a_reached_one_that_holds() {
     );
     assert_eq!((last(&docs).event_id, last(&docs).reached), (23, false));
 }
+
+/// A fork without a budget of its own shares its parent's: its spend and its parent's count
+/// against the parent's limit, so forking never buys a new allowance (a fork had no budget at
+/// all before).
+#[test]
+fn a_fork_shares_its_parents_budget() {
+    let mut docs = team();
+    let fork = EventKind::AgentForked {
+        seat: 2,
+        uuid: "fork".into(),
+        parent_id: "lyra".into(),
+        fork_message_id: None,
+    };
+    run(
+        &mut docs,
+        &[
+            ev(8, NOV27, set(Some("lyra"), Some(1_000_000), None)),
+            ev(9, NOV27, fork),
+            ev(10, NOV27, register(2, "Fen", "soul")),
+            ev(11, NOV27, process(2, ProcessState::Starting)),
+            ev(12, NOV27, turn(2, 0.6)),
+            ev(13, NOV27, turn(0, 0.5)),
+        ],
+    );
+    let now = NOV27 + 100;
+    let hit = reached(&docs, "fork", now).expect("the fork reached the shared limit");
+    assert_eq!(hit.agent.as_deref(), Some("lyra"));
+    assert_eq!(hit.spent_micro_usd, 1_100_000);
+    assert!(reached(&docs, "lyra", now).is_some());
+    // Kael's own spend is his alone.
+    assert!(reached(&docs, "kael", now).is_none());
+    // A budget of the fork's own is its own again.
+    run(
+        &mut docs,
+        &[ev(14, NOV27, set(Some("fork"), Some(5_000_000), None))],
+    );
+    assert!(reached(&docs, "fork", now).is_none());
+}

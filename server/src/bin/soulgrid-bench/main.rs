@@ -25,6 +25,7 @@ mod pg;
 mod postgres;
 mod process;
 mod projects;
+mod sandbox;
 mod serve;
 mod store;
 mod table;
@@ -129,7 +130,7 @@ fn main() {
     }
     // P3's rate, for P3pg's comparison.
     let p3 = std::cell::Cell::new(None);
-    let figures: [(&str, &dyn Fn() -> table::Row); 16] = [
+    let figures: [(&str, &dyn Fn() -> table::Row); 17] = [
         ("P3", &|| {
             let (row, rate) = store::group_commit(&server, &dir("p3"), q);
             p3.set(Some(rate));
@@ -156,6 +157,7 @@ fn main() {
         ("H2", &|| history::export_memory(&dir("h2"), q)),
         ("T1", &|| tools::round_trip(q)),
         ("E1", &|| external::round_trip(q)),
+        ("B1", &|| sandbox::start_cost(&dir("b1"), q)),
     ];
     for (id, measure) in figures {
         if opts.wants(id) {

@@ -129,6 +129,7 @@ fn start(dir: &Path, port: u16, url: &str, lease: &str) -> Child {
         .args(["--claude-cmd", "/nonexistent/claude"])
         .env("SOULGRID_ADDR", format!("127.0.0.1:{port}"))
         .env("SOULGRID_DATA_DIR", dir)
+        .env("SOULGRID_TOKEN", super::serve::LOGIN)
         .env("LEPTOS_OUTPUT_NAME", "soulgrid")
         .env("RUST_LOG", "error")
         .stdout(Stdio::null())

@@ -30,6 +30,7 @@ fn spawn_server(dir: &Path, port: u16) -> std::io::Result<Child> {
         .arg("--claude-cmd")
         .arg(sim())
         .args(["--human-name", "Bench", "--distill-timeout", "0s"])
+        .args(["--token", super::serve::LOGIN])
         .env("RUST_LOG", "warn")
         .stdout(Stdio::null())
         .stderr(Stdio::null())

@@ -59,6 +59,9 @@ fn cpu_of(stat: &std::path::Path) -> f64 {
     ticks as f64 / 100.0 // USER_HZ on Linux
 }
 
+/// The human's login every server of the bench is given (`--token`); its requests carry it.
+pub const LOGIN: &str = "bench-login-token";
+
 /// A server on a free port in this process, on `data_dir`, with `extra` flags.
 pub async fn serve(data_dir: &Path, extra: &[&str]) -> (AppState, u16) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -72,6 +75,8 @@ pub async fn serve(data_dir: &Path, extra: &[&str]) -> (AppState, u16) {
         &dir,
         "--human-name",
         "Bench",
+        "--token",
+        LOGIN,
     ];
     args.extend_from_slice(extra);
     let config = <soulgrid::config::Config as clap::Parser>::try_parse_from(args).unwrap();
@@ -100,6 +105,8 @@ pub async fn serve_follower(data_dir: &Path, url: &str) -> (AppState, u16) {
         &dir,
         "--database",
         url,
+        "--token",
+        LOGIN,
     ];
     let config = <soulgrid::config::Config as clap::Parser>::try_parse_from(args).unwrap();
     std::fs::create_dir_all(data_dir).unwrap();
@@ -191,7 +198,7 @@ pub async fn sse_bytes_as(
     let watch = watch.map(|t| format!("&watch={t}")).unwrap_or_default();
     // HTTP/1.0: the body is not chunked, so it can be scanned as plain SSE text.
     let req =
-        format!("GET /api/events?after={after}{watch} HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\n\r\n");
+        format!("GET /api/events?after={after}{watch} HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {LOGIN}\r\n\r\n");
     s.write_all(req.as_bytes()).await.unwrap();
     // What has come and is not handed over yet (the part of a line after the last newline).
     let mut buf: Vec<u8> = Vec::with_capacity(64 * 1024);
@@ -227,7 +234,7 @@ pub async fn request(port: u16, method: &str, path: &str, body: Option<&str>) ->
     };
     let body = body.unwrap_or("");
     let req = format!(
-        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {LOGIN}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
         body.len()
     );
     let mut out = Vec::new();

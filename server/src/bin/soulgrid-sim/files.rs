@@ -54,6 +54,13 @@ pub(crate) fn git_commit(name: &str, message: &str) -> Result<(), String> {
 }
 
 /// A session id for a fork, distinct per process.
+/// This process's own mark, for the ids it makes (its request ids): its pid and start time. The
+/// pid alone is not one: in a sandbox every agent's is 2.
+pub(crate) fn instance() -> &'static str {
+    static MARK: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    MARK.get_or_init(|| uuid_like(std::process::id()))
+}
+
 pub(crate) fn uuid_like(n: u32) -> String {
     let t = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

@@ -10,7 +10,7 @@ impl Sim {
     /// Asks for `n` Bash calls at once and waits for every answer; how many were allowed.
     pub(super) fn ask_many(&mut self, n: usize) -> usize {
         let ids: Vec<String> = (0..n)
-            .map(|i| format!("sim-perm-{}-{}-{i}", std::process::id(), self.turns))
+            .map(|i| format!("sim-perm-{}-{}-{i}", crate::files::instance(), self.turns))
             .collect();
         for (i, id) in ids.iter().enumerate() {
             let input = json!({"command": format!("echo {i}"), "description": "One of many"});
@@ -52,7 +52,7 @@ impl Sim {
         let mut outcome = Ok("hi".to_string());
         let rule = format!("Bash({command})");
         if self.ask_permission && !self.allowed.contains(&rule) {
-            let id = format!("sim-perm-{}-{}", std::process::id(), self.turns);
+            let id = format!("sim-perm-{}-{}", crate::files::instance(), self.turns);
             self.emit(json!({"type": "control_request", "request_id": id, "request": {"subtype": "can_use_tool",
                 "tool_name": "Bash", "display_name": "Bash", "input": input, "description": "Say hi",
                 "permission_suggestions": [{"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "echo hi"}],

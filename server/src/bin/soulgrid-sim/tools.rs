@@ -27,7 +27,7 @@ impl Sim {
         self.calls += 1;
         let (session, n) = (self.session_id.clone(), self.calls);
         let tool_use = format!("toolu_sim_mcp_{n}");
-        let request = format!("sim-mcp-{}-{n}", std::process::id());
+        let request = format!("sim-mcp-{}-{n}", crate::files::instance());
         self.emit(json!({"type": "assistant", "message": {"id": format!("msg_sim_mcp_{n}"), "role": "assistant",
             "content": [{"type": "tool_use", "id": tool_use, "name": format!("mcp__soulgrid__{name}"), "input": args}]},
             "parent_tool_use_id": null, "session_id": session}));

@@ -51,23 +51,7 @@ pub fn write_file(dir: &Path, rel: &str, bytes: &[u8], mode: u32) -> std::io::Re
         .file_name()
         .ok_or_else(|| std::io::Error::other("no file name"))?;
     let folder = real_folder(dir, rel.parent().unwrap_or(Path::new("")))?;
-    let tmp = folder.join(format!(
-        ".{}.{}.tmp",
-        name.to_string_lossy(),
-        uuid::Uuid::new_v4().simple()
-    ));
-    let written = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(mode)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(&tmp)
-        .and_then(|mut f| f.write_all(bytes));
-    if let Err(e) = written.and_then(|()| std::fs::rename(&tmp, folder.join(name))) {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e);
-    }
-    Ok(())
+    crate::fsafe::replace(&folder, name, bytes, mode)
 }
 
 /// Appends `line` to `dir/name` (made if missing), never through a link, never waiting on a

@@ -72,47 +72,21 @@ pub const SOULGRID_TOOLS_ONLY: [&str; 6] = [
 ];
 
 /// The command line a process runs with: the protocol flags, its folder, process group and
-/// temp dirs (under the data dir, never the user's own).
+/// temp dirs (under the data dir, never the user's own), inside the sandbox when it is on.
 pub fn command(
     c: &crate::runtime::config::RuntimeConfig,
     spec: &Spec,
     claude_session: &str,
     ready: &crate::runtime::projects::Ready,
 ) -> Command {
-    let prompt = match &ready.prompt {
-        Some(work) => format!("{}\n\n{work}", spec.system_prompt),
-        None => spec.system_prompt.clone(),
-    };
-    let mut cmd = Command::new(&c.cmd);
-    cmd.args(STREAM_JSON);
-    cmd.args([
-        if spec.resume.is_some() {
-            "--resume"
-        } else {
-            "--session-id"
-        },
-        claude_session,
-        "--append-system-prompt",
-        &prompt,
-    ]);
-    // The agent's worktrees: it reads and edits there, and in no other part of a project.
-    for dir in &ready.dirs {
-        cmd.arg("--add-dir").arg(dir);
-    }
-    if spec.fork && spec.resume.is_some() {
-        cmd.arg("--fork-session");
-    }
-    if c.agents.permissions == crate::runtime::config::PermissionMode::Ui {
-        cmd.args(["--permission-prompt-tool", "stdio"]);
-    }
-    cmd.args(&c.extra_args);
-    cmd.args(SOULGRID_TOOLS_ONLY);
+    let args = arguments(c, spec, claude_session, ready);
     let work = agent_dir(&c.data_dir, spec.seat);
-    let tmp = c.data_dir.join("tmp").join(spec.seat.to_string());
-    let run = c.data_dir.join("run");
+    let (tmp, run) = own_folders(&c.data_dir, spec.seat);
     for dir in [&work, &tmp, &run] {
         let _ = std::fs::create_dir_all(dir);
     }
+    let places = places(c, spec.seat, ready);
+    let mut cmd = Command::from(c.sandbox.command(c.cmd.as_os_str(), &args, &places));
     cmd.current_dir(&work)
         .env_remove("CLAUDECODE")
         // The server's secrets are not the agent's (`--token`, `--notify-url`).
@@ -124,9 +98,128 @@ pub fn command(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
+    if places.egress.is_some() {
+        // Out of the sandbox only through the relay to the egress proxy, the model's API too
+        // (on loopback, which a proxy is otherwise skipped for).
+        let proxy = format!("http://127.0.0.1:{}", crate::sandbox::PROXY_PORT);
+        for var in ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"] {
+            cmd.env(var, &proxy);
+        }
+        for var in ["NO_PROXY", "no_proxy"] {
+            cmd.env(var, "");
+        }
+    }
     #[cfg(unix)]
     cmd.process_group(0);
     cmd
+}
+
+/// An agent's temp and runtime folders (its own, under the data directory).
+pub fn own_folders(
+    data_dir: &std::path::Path,
+    seat: Seat,
+) -> (std::path::PathBuf, std::path::PathBuf) {
+    let seat = seat.to_string();
+    (
+        data_dir.join("tmp").join(&seat),
+        data_dir.join("run").join(&seat),
+    )
+}
+
+/// The CLI's arguments: the protocol, the session, the prompt, the worktrees, the permission
+/// prompt, the user's `--claude-args`, then Soulgrid's tools and the side door closed.
+fn arguments(
+    c: &crate::runtime::config::RuntimeConfig,
+    spec: &Spec,
+    claude_session: &str,
+    ready: &crate::runtime::projects::Ready,
+) -> Vec<std::ffi::OsString> {
+    let prompt = match &ready.prompt {
+        Some(work) => format!("{}\n\n{work}", spec.system_prompt),
+        None => spec.system_prompt.clone(),
+    };
+    let session_flag = match spec.resume.is_some() {
+        true => "--resume",
+        false => "--session-id",
+    };
+    let mut args: Vec<std::ffi::OsString> = STREAM_JSON.iter().map(Into::into).collect();
+    args.extend(
+        [
+            session_flag,
+            claude_session,
+            "--append-system-prompt",
+            &prompt,
+        ]
+        .map(Into::into),
+    );
+    // The agent's worktrees: it reads and edits there, and in no other part of a project.
+    for dir in &ready.dirs {
+        args.extend(["--add-dir".into(), dir.clone().into_os_string()]);
+    }
+    if spec.fork && spec.resume.is_some() {
+        args.push("--fork-session".into());
+    }
+    if c.agents.permissions == crate::runtime::config::PermissionMode::Ui {
+        args.extend(["--permission-prompt-tool", "stdio"].map(Into::into));
+    }
+    args.extend(c.extra_args.iter().map(Into::into));
+    args.extend(SOULGRID_TOOLS_ONLY.map(Into::into));
+    args
+}
+
+/// What the agent in `seat` may reach in its sandbox: its folders, its worktrees and their
+/// repositories' git folders (their `config` and `hooks` read-only: the human's git runs
+/// them), the Claude CLI's own files (not the simulated CLI's: it has none), and the egress
+/// proxy (not the simulated CLI: it needs no network).
+pub fn places(
+    c: &crate::runtime::config::RuntimeConfig,
+    seat: Seat,
+    ready: &crate::runtime::projects::Ready,
+) -> crate::sandbox::Places {
+    let (tmp, run) = own_folders(&c.data_dir, seat);
+    let mut writable = vec![agent_dir(&c.data_dir, seat), tmp, run.clone()];
+    writable.extend(ready.dirs.iter().cloned());
+    writable.extend(ready.git_dirs.iter().cloned());
+    let read_only = ready
+        .git_dirs
+        .iter()
+        .flat_map(|g| [g.join("config"), g.join("hooks")])
+        .collect();
+    if !c.simulated {
+        writable.extend(cli_files());
+    }
+    let mut read_only: Vec<std::path::PathBuf> = read_only;
+    // The program itself, wherever it is (the sandbox's `/tmp` is its own): the file, and the
+    // file a link to it names.
+    if let Some(program) = crate::sandbox::program_path(&c.cmd) {
+        read_only.extend(std::fs::canonicalize(&program).ok());
+        read_only.push(program);
+    }
+    crate::sandbox::Places {
+        data_dir: c.data_dir.clone(),
+        writable,
+        read_only,
+        egress: (!c.simulated && c.sandbox.is_on()).then(|| run.join("egress.sock")),
+    }
+}
+
+/// The files the Claude CLI must write (its sessions, its settings): `CLAUDE_CONFIG_DIR`, or
+/// `~/.claude` and `~/.claude.json`, made if missing (a bound file must be there).
+fn cli_files() -> Vec<std::path::PathBuf> {
+    if let Some(dir) = std::env::var_os("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty()) {
+        let _ = std::fs::create_dir_all(&dir);
+        return vec![dir.into()];
+    }
+    let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) else {
+        return Vec::new();
+    };
+    let home = std::path::PathBuf::from(home);
+    let (dir, file) = (home.join(".claude"), home.join(".claude.json"));
+    let _ = std::fs::create_dir_all(&dir);
+    if std::fs::symlink_metadata(&file).is_err() {
+        let _ = std::fs::write(&file, "{}\n");
+    }
+    vec![dir, file]
 }
 
 /// A process that runs, and what it takes to supervise it.
@@ -176,28 +269,34 @@ impl Spawner {
             Some(claude_session.clone()),
         )])
         .await;
+        // In a sandbox the program is started by bubblewrap: one that is not there is said
+        // here, as a spawn of it would say it.
+        if rt.config().sandbox.is_on() && crate::sandbox::program_path(&rt.config().cmd).is_none() {
+            let source = std::io::Error::new(std::io::ErrorKind::NotFound, "no such program");
+            return Err(self.not_started(seat, source).await);
+        }
         let place = self.containment.place(seat);
         let ready = crate::runtime::projects::ready(rt, seat).await;
         let mut cmd = command(rt.config(), spec, &claude_session, &ready);
+        // Its way out of the sandbox, for as long as it runs.
+        let egress = match places(rt.config(), seat, &ready).egress {
+            Some(socket) => match crate::sandbox::egress::Egress::start(
+                &socket,
+                rt.config().egress.clone(),
+                seat,
+            ) {
+                Ok(e) => Some(e),
+                Err(e) => {
+                    tracing::warn!(seat, socket = %socket.display(), "the agent's way out of its sandbox could not be opened: {e}");
+                    None
+                }
+            },
+            None => None,
+        };
         place.prepare(&mut cmd);
         let child = match cmd.spawn() {
             Ok(child) => child,
-            Err(source) => {
-                let err = RuntimeError::Spawn {
-                    cmd: rt.config().cmd.display().to_string(),
-                    source,
-                };
-                let reason = err.to_string();
-                rt.record(vec![
-                    process_event(seat, ProcessState::Stopped, Some(reason.clone()), None),
-                    EventKind::RuntimeError {
-                        seat: Some(seat),
-                        message: reason,
-                    },
-                ])
-                .await;
-                return Err(err);
-            }
+            Err(source) => return Err(self.not_started(seat, source).await),
         };
         tracing::info!(seat, pid = child.id(), session = %claude_session, "agent process started");
         // Where the agent's rules read relative paths: where it runs, then its worktrees, as
@@ -230,9 +329,31 @@ impl Spawner {
         }
         Ok(Started {
             live,
-            run: Box::pin(supervisor.run()),
+            run: Box::pin(async move {
+                let _egress = egress;
+                supervisor.run().await
+            }),
             reports,
         })
+    }
+
+    /// A process that could not be started: recorded as stopped, with why.
+    async fn not_started(&self, seat: Seat, source: std::io::Error) -> RuntimeError {
+        let rt = &self.ctx;
+        let err = RuntimeError::Spawn {
+            cmd: rt.config().cmd.display().to_string(),
+            source,
+        };
+        let reason = err.to_string();
+        rt.record(vec![
+            process_event(seat, ProcessState::Stopped, Some(reason.clone()), None),
+            EventKind::RuntimeError {
+                seat: Some(seat),
+                message: reason,
+            },
+        ])
+        .await;
+        err
     }
 
     /// The tasks around a spawned child (stdin writer, stderr drain) and its supervisor.
@@ -363,6 +484,8 @@ mod tests {
             },
             templates: Default::default(),
             agents: Flags::parse_from(["soulgrid"]).agents,
+            sandbox: std::sync::Arc::new(crate::sandbox::Sandbox::off("a test")),
+            egress: Default::default(),
         };
         let spec = Spec {
             seat: 0,
@@ -376,6 +499,7 @@ mod tests {
         };
         let ready = crate::runtime::projects::Ready {
             dirs: vec!["/data/worktrees/lyra/web".into()],
+            git_dirs: Vec::new(),
             prompt: Some("You are at work on web.".into()),
         };
         let cmd = command(&c, &spec, "s-1", &ready);

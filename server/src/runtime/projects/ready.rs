@@ -21,6 +21,9 @@ use super::{shadow_of, GIT_LIMIT};
 pub struct Ready {
     /// Each worktree, for `--add-dir`.
     pub dirs: Vec<PathBuf>,
+    /// Each worktree's repository's git folder, which the agent's git writes (its objects,
+    /// refs, the worktree's own folder): writable in its sandbox but for `config` and `hooks`.
+    pub git_dirs: Vec<PathBuf>,
     /// Where it works, for its system prompt.
     pub prompt: Option<String>,
 }
@@ -106,6 +109,10 @@ pub async fn ready(ctx: &Context, seat: Seat) -> Ready {
             }
         }
         ready.dirs.push(PathBuf::from(&w.path));
+        let common = shadow_of(ctx, &w.project_id, &project.path).common;
+        if !ready.git_dirs.contains(&common) {
+            ready.git_dirs.push(common);
+        }
         fit.push(w);
     }
     ready.prompt = ctx

@@ -31,6 +31,8 @@ pub enum ForkError {
     NoSession(String),
     #[error("{0} is an external agent: its history is its program's, not a Claude session the console could fork")]
     External(String),
+    #[error("{0} has reached {1}: a fork would share it, so none is made until it is raised")]
+    OverBudget(String, String),
     #[error(transparent)]
     Seat(#[from] HallError),
 }
@@ -63,6 +65,15 @@ impl Team {
         }
         if session.is_none() {
             return Err(ForkError::NoSession(parent_name));
+        }
+        // A fork shares its parent's budget: one at its limit has nothing to share.
+        let now = self.ctx.clock().now_ms();
+        let over = self
+            .ctx
+            .store()
+            .with_docs(|d| app::domain::budget::reached(d, &parent_id, now).map(|hit| hit.words()));
+        if let Some(words) = over {
+            return Err(ForkError::OverBudget(parent_name, words));
         }
         let child = self.empty_seat(seat)?;
         let reservation = self

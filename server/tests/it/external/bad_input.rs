@@ -186,3 +186,42 @@ async fn a_name_it_cannot_have_is_refused_and_asked_again() {
     assert_eq!(result["text"], "You are Sable.");
     let _ = next(&mut ws).await;
 }
+
+/// Pings are frames too: a flood of them is closed as a flood of text is (they were not
+/// counted, and each was answered).
+#[tokio::test]
+async fn a_flood_of_pings_closes_the_connection_too() {
+    let c = console(&[]).await;
+    let (mut ws, _) = c.newcomer("Moth").await;
+    for _ in 0..400 {
+        if ws.send(Message::Ping(Vec::new().into())).await.is_err() {
+            break;
+        }
+    }
+    assert_eq!(closed(&mut ws).await.0, 4029);
+}
+
+/// A browser page of another site cannot open the socket (its `Origin` says so); a program
+/// (no `Origin`) and the console's own page can.
+#[tokio::test]
+async fn a_browser_page_of_another_origin_cannot_open_the_socket() {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let c = console(&[]).await;
+    let url = format!("ws://{}/ws/agent", c.addr);
+    let with_origin = |origin: &str| {
+        let mut req = url.clone().into_client_request().unwrap();
+        req.headers_mut().insert("origin", origin.parse().unwrap());
+        req
+    };
+    match tokio_tungstenite::connect_async(with_origin("http://evil.example")).await {
+        Err(tokio_tungstenite::tungstenite::Error::Http(res)) => {
+            assert_eq!(res.status(), 403)
+        }
+        other => panic!("opened from another origin: {:?}", other.map(|r| r.1)),
+    }
+    let own = format!("http://{}", c.addr);
+    assert!(tokio_tungstenite::connect_async(with_origin(&own))
+        .await
+        .is_ok());
+    assert!(tokio_tungstenite::connect_async(url).await.is_ok());
+}

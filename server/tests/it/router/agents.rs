@@ -15,21 +15,8 @@ use crate::SERIAL;
 async fn a_process_the_server_started_cannot_drive_the_console() {
     let _serial = SERIAL.lock().await;
     let dir = tempfile::tempdir().unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let at = addr.to_string();
-    let config = common::config(dir.path(), &["--addr", &at]);
-    let state = common::boot_with(dir.path(), &["--addr", &at]).await;
-    let router = soulgrid::http::router(state.clone());
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let serving = tokio::spawn(soulgrid::http::serve::serve(
-        listener,
-        router,
-        config.http.clone(),
-        async move {
-            let _ = stopped.await;
-        },
-    ));
+    let served = common::Served::start(dir.path()).await;
+    let at = served.at.clone();
     let url = format!("http://{at}/api/budgets");
 
     let (status, body) = common::from_a_child("POST", &url).await;
@@ -42,10 +29,11 @@ async fn a_process_the_server_started_cannot_drive_the_console() {
 
     // The server's own process (a tool of the human's, in the same process in this test).
     let body = r#"{"perDayUsd": 5}"#;
-    let mut conn = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let mut conn = tokio::net::TcpStream::connect(&at).await.unwrap();
     let request = format!(
         "POST /api/budgets HTTP/1.1\r\nHost: {at}\r\ncontent-type: application/json\r\n\
-         content-length: {}\r\nconnection: close\r\n\r\n{body}",
+         authorization: {}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        common::BEARER,
         body.len()
     );
     conn.write_all(request.as_bytes()).await.unwrap();
@@ -59,7 +47,5 @@ async fn a_process_the_server_started_cannot_drive_the_console() {
     assert_eq!(status, 200, "{body}");
     assert!(body.contains("perDayUsd"), "{body}");
 
-    let _ = stop.send(());
-    serving.await.unwrap().unwrap();
-    soulgrid::shut_down(&state).await;
+    served.stop().await;
 }

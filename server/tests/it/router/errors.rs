@@ -13,7 +13,10 @@ fn req(
     content_type: Option<&str>,
     body: impl Into<Body>,
 ) -> Request<Body> {
-    let mut b = Request::builder().method(method).uri(uri);
+    let mut b = Request::builder()
+        .method(method)
+        .uri(uri)
+        .header("authorization", crate::common::BEARER);
     if let Some(t) = content_type {
         b = b.header(header::CONTENT_TYPE, t);
     }

@@ -8,7 +8,7 @@ use crate::common::{boot, call};
 use crate::SERIAL;
 
 fn get_with(uri: &str, headers: &[(&str, &str)]) -> Request<axum::body::Body> {
-    let mut b = Request::get(uri);
+    let mut b = Request::get(uri).header("authorization", crate::common::BEARER);
     for (k, v) in headers {
         b = b.header(*k, *v);
     }

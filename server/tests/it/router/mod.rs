@@ -7,8 +7,10 @@ mod agents;
 mod errors;
 mod headers;
 mod heavy;
+mod login;
 mod send;
 mod serving;
+mod slots;
 mod startup;
 
 use crate::common::{boot, call, get};

@@ -1,0 +1,248 @@
+//! The agents' sandbox: every agent process (the Claude CLI, or `soulgrid-sim`, and all it
+//! starts) runs inside bubblewrap (`bwrap`, Debian's `bubblewrap`), which the server starts it
+//! with. Inside, the whole file system is read-only; the data directory is an empty folder but
+//! for what the agent may write (its own folder, its temp and runtime folders, its worktrees and
+//! their repositories' git folders, the CLI's own session files); `/tmp` is its own; it has no
+//! network but a relay to the server's egress proxy ([`egress`]), which reaches only the model's
+//! API and the hosts the human allowed (`--agent-net-allow`), never the console; its processes
+//! are in a PID namespace of their own, so none outlives it; it holds no capability and cannot
+//! make a user namespace to win one back.
+//!
+//! Why bubblewrap itself and not `@anthropic-ai/sandbox-runtime` (which wraps it): measured
+//! here, `bwrap` starts a process in ~5 ms where `srt` first starts Node and its proxies
+//! (docs/SECURITY.md, `make bench` B1), and the server has one egress proxy of its own for every
+//! agent instead of one Node process per agent.
+
+pub mod egress;
+pub mod relay;
+
+use std::ffi::{OsStr, OsString};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// `--sandbox`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum SandboxMode {
+    /// On where the kernel allows it, else off (said at start and in the header).
+    Auto,
+    /// On, or no agent starts.
+    On,
+    /// Off: agents run with the server's reach (said in the header, in warning colours).
+    Off,
+}
+
+/// The port the relay inside a sandbox listens on (its own network namespace: no clash).
+pub const PROXY_PORT: u16 = 3128;
+
+/// Whether agents run in a sandbox, and with what.
+#[derive(Clone, Debug)]
+pub struct Sandbox {
+    bwrap: Option<PathBuf>,
+    /// "on (bubblewrap 0.8.0)", or why it is off.
+    said: String,
+}
+
+/// What an agent may reach in its sandbox.
+#[derive(Clone, Debug, Default)]
+pub struct Places {
+    /// Hidden but for what is bound below (the store, the login, other agents' folders).
+    pub data_dir: PathBuf,
+    /// Bound read-write (each only if it exists).
+    pub writable: Vec<PathBuf>,
+    /// Bound read-only over what `writable` bound (a repository's `config` and `hooks`).
+    pub read_only: Vec<PathBuf>,
+    /// The egress proxy's socket for this agent, relayed to [`PROXY_PORT`] inside; none: no
+    /// network at all.
+    pub egress: Option<PathBuf>,
+}
+
+impl Sandbox {
+    /// Agents run with the server's reach.
+    pub fn off(why: &str) -> Sandbox {
+        Sandbox {
+            bwrap: None,
+            said: format!("off: {why}"),
+        }
+    }
+
+    /// What `mode` gives on this machine: `Err` only for `on` where no sandbox can be made.
+    pub fn detect(mode: SandboxMode) -> Result<Sandbox, String> {
+        if mode == SandboxMode::Off {
+            return Ok(Sandbox::off("--sandbox off"));
+        }
+        match probe() {
+            Ok((bwrap, version)) => Ok(Sandbox {
+                bwrap: Some(bwrap),
+                said: format!("on ({version})"),
+            }),
+            Err(why) if mode == SandboxMode::On => Err(format!(
+                "--sandbox on: agents cannot run in a sandbox here: {why}"
+            )),
+            Err(why) => Ok(Sandbox::off(&why)),
+        }
+    }
+
+    pub fn is_on(&self) -> bool {
+        self.bwrap.is_some()
+    }
+
+    /// "on (bubblewrap 0.8.0)", or "off: why".
+    pub fn said(&self) -> &str {
+        &self.said
+    }
+
+    /// The command that runs `program` with `args` for an agent whose places are `places`:
+    /// inside the sandbox when it is on, else as it is.
+    pub fn command(
+        &self,
+        program: &OsStr,
+        args: &[OsString],
+        places: &Places,
+    ) -> std::process::Command {
+        let Some(bwrap) = &self.bwrap else {
+            let mut c = std::process::Command::new(program);
+            c.args(args);
+            return c;
+        };
+        let mut c = std::process::Command::new(bwrap);
+        c.args(walls()).args(places.binds());
+        if let Some(socket) = &places.egress {
+            c.arg("--").arg(relay_program()).args(["relay", "--listen"]);
+            c.arg(format!("127.0.0.1:{PROXY_PORT}"))
+                .arg("--unix")
+                .arg(socket);
+        }
+        c.arg("--").arg(program).args(args);
+        c
+    }
+}
+
+/// What every sandbox is: no capability, no user namespace to win one, its own PID, IPC, UTS,
+/// network and cgroup namespaces, gone with the server; the file system read-only, with its own
+/// `/dev`, `/proc` and `/tmp`.
+fn walls() -> [&'static str; 20] {
+    [
+        "--die-with-parent",
+        "--unshare-user",
+        "--disable-userns",
+        "--cap-drop",
+        "ALL",
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-net",
+        "--unshare-cgroup-try",
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+        "--tmpfs",
+        "/tmp",
+        "--new-session",
+    ]
+}
+
+impl Places {
+    /// bubblewrap's arguments for these places, in order: the data directory emptied, then what
+    /// is writable, then what of that is read-only, then the emptied folder read-only.
+    fn binds(&self) -> Vec<OsString> {
+        let mut out: Vec<OsString> = vec!["--tmpfs".into(), self.data_dir.clone().into()];
+        let bind = |out: &mut Vec<OsString>, how: &str, p: &Path| {
+            if std::fs::symlink_metadata(p).is_ok() {
+                out.extend([how.into(), p.into(), p.into()]);
+            }
+        };
+        for p in &self.writable {
+            bind(&mut out, "--bind", p);
+        }
+        for p in &self.read_only {
+            bind(&mut out, "--ro-bind", p);
+        }
+        // What is left of the data directory is an empty, read-only folder.
+        out.extend(["--remount-ro".into(), self.data_dir.clone().into()]);
+        out
+    }
+}
+
+/// The program `cmd` names, as the sandbox starts it: a path, or found on the server's `PATH`;
+/// none when it is not there.
+pub fn program_path(cmd: &Path) -> Option<PathBuf> {
+    if cmd.components().count() > 1 {
+        return cmd
+            .is_file()
+            .then(|| std::path::absolute(cmd).unwrap_or(cmd.into()));
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .filter(|d| d.is_absolute())
+        .map(|d| d.join(cmd))
+        .find(|f| f.is_file())
+}
+
+/// The `soulgrid` binary, whose `relay` runs inside a sandbox: this program, or (a test's or
+/// the bench's program running a server) the one built beside it.
+fn relay_program() -> PathBuf {
+    let exe = std::env::current_exe().unwrap_or_else(|_| "soulgrid".into());
+    if exe.file_name().is_some_and(|n| n == "soulgrid") {
+        return exe;
+    }
+    let dir = exe.parent().map(Path::to_path_buf).unwrap_or_default();
+    [dir.join("soulgrid"), dir.join("../soulgrid")]
+        .into_iter()
+        .find(|p| p.is_file())
+        .unwrap_or(exe)
+}
+
+/// bubblewrap on the server's `PATH`, and a sandbox made with it once (it fails where the
+/// kernel allows no user namespace, or no mount in one).
+fn probe() -> Result<(PathBuf, String), String> {
+    let path = crate::repo::search_path();
+    let bwrap = std::env::split_paths(path)
+        .map(|d| d.join("bwrap"))
+        .find(|f| f.is_file())
+        .ok_or("bubblewrap (`bwrap`) is not installed: `apt-get install bubblewrap`")?;
+    let version = std::process::Command::new(&bwrap)
+        .arg("--version")
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| "bubblewrap".into());
+    let mut child = std::process::Command::new(&bwrap)
+        .args(walls())
+        .args(["--", "/bin/sh", "-c", "exit 0"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("{} cannot be run: {e}", bwrap.display()))?;
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(5))
+            }
+            _ => {
+                let _ = child.kill();
+                return Err("a sandbox took over 10 s to start".into());
+            }
+        }
+    };
+    if status.success() {
+        return Ok((bwrap, version));
+    }
+    let mut said = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        use std::io::Read;
+        let _ = (&mut e).take(2048).read_to_string(&mut said);
+    }
+    Err(format!(
+        "this kernel refuses a sandbox ({}): {}",
+        status,
+        said.trim()
+    ))
+}
