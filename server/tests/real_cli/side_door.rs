@@ -2,7 +2,7 @@
 //! session with the CLI's own `ListAgents`/`SendMessage` can reach any peer in the same runtime
 //! folder (measured: an open session takes such a message as a new turn and acts on it,
 //! `side-door-two-sessions-open.jsonl`). A Soulgrid agent refuses it: a plain session started
-//! beside the lead, in the team's runtime folder, sees the lead as a peer and sends to it; its
+//! beside the lead, in the lead's runtime folder, sees the lead as a peer and sends to it; its
 //! CLI is told the message was refused, and nothing of it reaches the lead.
 
 use std::process::Stdio;
@@ -88,7 +88,7 @@ async fn a_sessions_sendmessage_does_not_reach_an_agent() {
     })
     .await;
 
-    // A plain session (no flags of ours) in the team's runtime folder.
+    // A plain session (no flags of ours) in the lead's runtime folder (each agent has its own).
     let outside = cli.dir.path().join("outside");
     std::fs::create_dir_all(outside.join("tmp")).unwrap();
     let mut child = tokio::process::Command::new(&cli.claude)
@@ -101,7 +101,7 @@ async fn a_sessions_sendmessage_does_not_reach_an_agent() {
             "--verbose",
         ])
         .current_dir(&outside)
-        .env("XDG_RUNTIME_DIR", data.join("run"))
+        .env("XDG_RUNTIME_DIR", data.join("run").join(LEAD_SEAT.to_string()))
         .env("CLAUDE_CODE_TMPDIR", outside.join("tmp"))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
