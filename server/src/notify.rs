@@ -117,8 +117,11 @@ pub async fn not_ours(urls: &[String], addr: std::net::SocketAddr) -> Result<(),
             continue;
         };
         let host = host.trim_start_matches('[').trim_end_matches(']');
-        let found = tokio::net::lookup_host((host, port)).await;
-        let ours = found.into_iter().flatten().any(|a| {
+        // A name that does not resolve at once is no address of this server's: the start
+        // does not wait on a slow resolver.
+        let lookup = tokio::net::lookup_host((host, port));
+        let found = tokio::time::timeout(std::time::Duration::from_secs(2), lookup).await;
+        let ours = found.into_iter().flatten().flatten().any(|a| {
             a.port() == addr.port()
                 && (a.ip() == addr.ip()
                     || ((addr.ip().is_unspecified() || addr.ip().is_loopback())

@@ -233,10 +233,11 @@ impl Unproven {
             if !old(w) {
                 return true;
             }
-            let mine = per_ip.get_mut(&w.ip).expect("counted");
-            let go = *mine > PER_ADDRESS || over > 0;
+            let mut mine = per_ip.get(&w.ip).copied().unwrap_or(0);
+            let go = mine > PER_ADDRESS || over > 0;
             if go {
-                *mine -= 1;
+                mine -= 1;
+                per_ip.insert(w.ip, mine);
                 over = over.saturating_sub(1);
                 w.close.cancel();
                 closed += 1;
