@@ -132,7 +132,8 @@ pub async fn boot_as(
         runtime::prompts::process_templates(&config.data_dir).map_err(anyhow::Error::msg)?;
     let (cmd, label, simulated) = RuntimeConfig::resolve_cmd(config.claude_cmd.as_deref());
     tracing::info!(cmd = %cmd.display(), simulated, "agents run with {label}");
-    let (sandbox, egress) = sandbox_of(config).await?;
+    let follower = matches!(part, role::Part::Follower { .. });
+    let (sandbox, egress) = sandbox_of(config, follower).await?;
     let mailboxes = Mailboxes::new(&config.data_dir, &config.team)
         .map_err(|e| anyhow::anyhow!("--team: {e}"))?
         .with_lock_timing(mailbox::lock::LockTiming {
@@ -184,6 +185,8 @@ pub async fn boot_as(
         team: config.team.clone().into(),
         role,
     };
+    // A rotated login ends the streams opened with it, even with no request to notice it.
+    state.security.watch_rotation(state.shutdown.clone());
     // On every server of a team: a revoked watch link's streams end wherever they are open.
     state
         .spectators
@@ -201,8 +204,13 @@ pub async fn boot_as(
 /// `--agent-net-allow`.
 async fn sandbox_of(
     config: &Config,
+    follower: bool,
 ) -> anyhow::Result<(Arc<sandbox::Sandbox>, Arc<sandbox::egress::Allow>)> {
-    let mode = config.agents.sandbox;
+    // A follower runs no agent: `on` does not keep it from serving.
+    let mode = match (config.agents.sandbox, follower) {
+        (sandbox::SandboxMode::On, true) => sandbox::SandboxMode::Auto,
+        (mode, _) => mode,
+    };
     let sandbox = tokio::task::spawn_blocking(move || sandbox::Sandbox::detect(mode))
         .await?
         .map_err(anyhow::Error::msg)?;

@@ -33,16 +33,24 @@ pub enum LoginError {
 #[derive(Debug)]
 pub enum Login {
     /// `--token`: fixed for the server's life.
-    Given(Arc<str>),
+    Given(Arc<str>, CancellationToken),
     /// The data directory's file, read again whenever it was replaced.
-    File {
-        path: PathBuf,
-        seen: Mutex<(Stamp, Arc<str>)>,
-    },
+    File { path: PathBuf, seen: Mutex<Seen> },
 }
 
+/// The login file as last read: its stamp, its login, and what ends the sessions opened with
+/// it (cancelled once it is replaced).
+#[derive(Debug)]
+pub struct Seen {
+    stamp: Stamp,
+    token: Arc<str>,
+    ended: CancellationToken,
+}
+
+use tokio_util::sync::CancellationToken;
+
 /// What tells one version of the file from another without reading it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Stamp {
     ino: u64,
     mtime_ns: i128,
@@ -63,7 +71,7 @@ impl Login {
     /// `given` (non-blank) or the data directory's login, made now if there is none.
     pub fn open(data_dir: &Path, given: Option<&str>) -> Result<Login, LoginError> {
         if let Some(t) = given.map(str::trim).filter(|t| !t.is_empty()) {
-            return Ok(Login::Given(t.into()));
+            return Ok(Login::Given(t.into(), CancellationToken::new()));
         }
         let path = data_dir.join(TOKEN_FILE);
         let (stamp, token) = match read(&path) {
@@ -75,36 +83,61 @@ impl Login {
         };
         Ok(Login::File {
             path,
-            seen: Mutex::new((stamp, token)),
+            seen: Mutex::new(Seen {
+                stamp,
+                token,
+                ended: CancellationToken::new(),
+            }),
         })
     }
 
-    /// The login of the moment: a replaced file (rotated) is read again; one that cannot be
-    /// read keeps the last one read (said in the log).
+    /// The login of the moment: a replaced file (rotated) is read again, and the sessions
+    /// opened with the old one are ended; one that cannot be read keeps the last one read
+    /// (said in the log).
     pub fn current(&self) -> Arc<str> {
-        match self {
-            Login::Given(t) => t.clone(),
-            Login::File { path, seen } => {
-                let mut seen = seen.lock().unwrap_or_else(|e| e.into_inner());
-                match std::fs::metadata(path).map(|m| Stamp::of(&m)) {
-                    Ok(now) if now == seen.0 => {}
-                    Ok(_) => match read(path) {
-                        Ok(fresh) => {
-                            tracing::info!("the login was rotated: sessions with the old one end");
-                            *seen = fresh;
-                        }
-                        Err(e) => tracing::warn!("{e}; the login read before stays"),
-                    },
-                    Err(e) => tracing::warn!("the login in {}: {e}", path.display()),
-                }
-                seen.1.clone()
+        self.seen(|s| s.token.clone())
+    }
+
+    /// Cancelled once the login of the moment is replaced: a stream opened with it ends.
+    pub fn ended(&self) -> CancellationToken {
+        self.seen(|s| s.ended.clone())
+    }
+
+    fn seen<T>(&self, f: impl FnOnce(&Seen) -> T) -> T {
+        let (path, seen) = match self {
+            Login::Given(t, ended) => {
+                let given = Seen {
+                    stamp: Stamp::default(),
+                    token: t.clone(),
+                    ended: ended.clone(),
+                };
+                return f(&given);
             }
+            Login::File { path, seen } => (path, seen),
+        };
+        let mut seen = seen.lock().unwrap_or_else(|e| e.into_inner());
+        match std::fs::metadata(path).map(|m| Stamp::of(&m)) {
+            Ok(now) if now == seen.stamp => {}
+            Ok(_) => match read(path) {
+                Ok((stamp, token)) => {
+                    tracing::info!("the login was rotated: sessions with the old one end");
+                    seen.ended.cancel();
+                    *seen = Seen {
+                        stamp,
+                        token,
+                        ended: CancellationToken::new(),
+                    };
+                }
+                Err(e) => tracing::warn!("{e}; the login read before stays"),
+            },
+            Err(e) => tracing::warn!("the login in {}: {e}", path.display()),
         }
+        f(&seen)
     }
 
     /// Whether the login was given (`--token`) rather than kept in the data directory.
     pub fn given(&self) -> bool {
-        matches!(self, Login::Given(_))
+        matches!(self, Login::Given(..))
     }
 }
 
@@ -213,9 +246,16 @@ mod tests {
         assert_eq!(meta.permissions().mode() & 0o777, 0o600);
         // Opened again: the same login.
         assert_eq!(Login::open(dir.path(), None).unwrap().current(), first);
+        let ended = login.ended();
         let rotated = make(&dir.path().join(TOKEN_FILE), true).unwrap();
+        assert!(!ended.is_cancelled());
         assert_ne!(&*first, rotated.as_str());
         assert_eq!(&*login.current(), rotated.as_str());
+        assert!(
+            ended.is_cancelled(),
+            "the sessions opened with the old one end"
+        );
+        assert!(!login.ended().is_cancelled());
     }
 
     #[test]

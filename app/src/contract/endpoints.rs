@@ -256,7 +256,7 @@ endpoints! {
     /// Revokes a watch link (by its token or its id), `204`: its open streams close within a
     /// second.
     RevokeWatch: Post "/api/watch/{token}/revoke", String, Empty => Empty;
-    /// Logs this browser out: its login cookie is cleared (`204`). The login itself stays
+    /// Logs this browser out: its login cookie is cleared (`200 {}`). The login itself stays
     /// (`soulgrid token --rotate` ends every session).
     Logout: Post "/api/logout", (), Empty => Empty;
     /// Ends the session: every agent sleeps.

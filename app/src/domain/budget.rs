@@ -159,12 +159,10 @@ pub fn standings(docs: &Docs, agent: &str, now: Millis) -> Vec<Standing> {
     // A fork without a budget of its own shares its forebear's: that limit counts the spend
     // of the forebear and of every fork it governs, so forking never buys a new allowance.
     let owner = governed_by(docs, agent);
-    let family = super::docs::identities_all(docs)
-        .map(|i| i.stable_id())
-        .filter(|id| id == &owner || governed_by(docs, id) == owner)
-        .filter_map(|id| super::life::ledger_of(docs, &id).map(|l| spent(l, now)))
-        .fold((0, 0), |(d, m), (a, b)| (d + a, m + b));
-    let mut v = against(docs, Some(&owner), family);
+    let mut v = match limited(docs, &owner) {
+        true => against(docs, Some(&owner), family_spent(docs, &owner, now)),
+        false => Vec::new(),
+    };
     v.extend(team_standings(docs, now));
     v.sort_by(|a, b| {
         let share = |s: &Standing| s.spent_micro_usd as f64 / s.limit_micro_usd.max(1) as f64;
@@ -199,20 +197,36 @@ fn against(docs: &Docs, who: Option<&str>, (day, month): (u64, u64)) -> Vec<Stan
     .collect()
 }
 
+/// Whether `agent` has a budget with a limit (one whose limits were all removed is none).
+fn limited(docs: &Docs, agent: &str) -> bool {
+    budget(docs, Some(agent))
+        .is_some_and(|b| b.per_day_micro_usd.is_some() || b.per_month_micro_usd.is_some())
+}
+
+/// What `owner` and every identity whose budget is `owner`'s spent in the day and month of
+/// `now`.
+fn family_spent(docs: &Docs, owner: &str, now: Millis) -> (u64, u64) {
+    super::life::every_identity(docs)
+        .map(|i| i.stable_id())
+        .filter(|id| id == owner || governed_by(docs, id) == owner)
+        .filter_map(|id| super::life::ledger_of(docs, &id).map(|l| spent(l, now)))
+        .fold((0, 0), |(d, m), (a, b)| (d + a, m + b))
+}
+
 /// Whose budget the identity `agent` counts against: its own if it has one, else its nearest
 /// forebear's that has one (a fork's parent, that one's, …), else its own (none set).
 pub fn governed_by(docs: &Docs, agent: &str) -> String {
     let mut at = agent.to_string();
     // Bounded: a lineage is never a circle, but a log is not trusted to say so.
     for _ in 0..64 {
-        if budget(docs, Some(&at)).is_some() {
+        if limited(docs, &at) {
             return at;
         }
-        let parent = super::docs::identities_all(docs)
+        let parent = super::life::every_identity(docs)
             .find(|i| i.stable_id() == at)
             .and_then(|i| i.parent_uuid.clone());
         let Some(parent) = parent else { break };
-        let found = super::docs::identities_all(docs)
+        let found = super::life::every_identity(docs)
             .find(|i| i.stable_id() == parent || i.uuid.as_deref() == Some(&parent));
         match found {
             Some(p) => at = p.stable_id(),

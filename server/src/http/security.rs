@@ -57,6 +57,28 @@ impl Security {
         self.login.current()
     }
 
+    /// Cancelled when the login of the moment is replaced (`soulgrid token --rotate`).
+    pub fn login_ended(&self) -> tokio_util::sync::CancellationToken {
+        self.login.ended()
+    }
+
+    /// Looks at the login file every second until `stop`, so a rotation ends the open
+    /// streams even when no new request comes to notice it.
+    pub fn watch_rotation(self: &Arc<Self>, stop: tokio_util::sync::CancellationToken) {
+        let me = self.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    _ = stop.cancelled() => return,
+                    _ = tokio::time::sleep(std::time::Duration::from_secs(1)) => {
+                        let me = me.clone();
+                        let _ = tokio::task::spawn_blocking(move || me.login()).await;
+                    }
+                }
+            }
+        });
+    }
+
     fn check_host(&self, headers: &HeaderMap) -> Result<(), AppError> {
         if self.loopback_hosts.is_empty() {
             return Ok(());

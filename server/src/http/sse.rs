@@ -68,6 +68,8 @@ pub async fn events(
         shutdown: state.shutdown.clone(),
         pace: Pace::new(state.sse.clone()),
         stats: state.sse.clone(),
+        // The human's stream ends with the login it was opened with (rotated).
+        login_ended: spectator.is_none().then(|| state.security.login_ended()),
         spectator: spectator.map(|axum::Extension(s)| s),
     };
     Ok((
@@ -156,6 +158,8 @@ struct Feed {
     shutdown: CancellationToken,
     pace: Pace,
     stats: Arc<SseStats>,
+    /// Cancelled when the login the stream was opened with is rotated (the human's stream).
+    login_ended: Option<CancellationToken>,
     /// A watch link's stream: each event as a spectator sees it, ended when it is revoked.
     spectator: Option<crate::spectators::Spectator>,
 }
@@ -189,7 +193,10 @@ impl Feed {
         if !self.paced().await {
             return None;
         }
-        let revoked = self.spectator.as_ref().map(|s| s.revoked.clone());
+        let revoked = match &self.spectator {
+            Some(s) => Some(s.revoked.clone()),
+            None => self.login_ended.clone(),
+        };
         let next = tokio::select! {
             _ = self.shutdown.cancelled() => return None,
             _ = cancelled(revoked) => return None,

@@ -152,5 +152,7 @@ pub async fn revoke(
             .await
             .map_err(AppError::from)?;
     }
+    // At once here; on every other server of the team from the log (`Spectators::end_revoked`).
+    state.spectators.token(&link.token_hash).cancel();
     Ok(StatusCode::NO_CONTENT)
 }

@@ -1,6 +1,6 @@
 //! The project's check (`cargo test`), run before a merge in the agent's worktree: the human's
-//! own command, through `sh -c`, in its own process group, killed with everything it started
-//! at its time limit. Its output (stdout and stderr as they come, the last part kept) is handed
+//! own command, through `sh -c`, in its own process group (inside the agents' sandbox: it runs
+//! the agent's code), killed with everything it started at its time limit. Its output (stdout and stderr as they come, the last part kept) is handed
 //! out as it grows, so the console can show it streaming.
 
 use std::path::Path;
@@ -53,16 +53,25 @@ pub struct Checked {
 
 /// Runs `command` in `dir` for at most `limit`; `progress` is given the output so far about
 /// once a second while it grows.
+///
+/// The check runs the agent's code (its build scripts, its tests): inside `sandbox`, like the
+/// agent, with its worktree writable and nothing of `data_dir`, no network.
 pub async fn run(
     command: &str,
-    dir: &Path,
+    (dir, data_dir): (&Path, &Path),
+    sandbox: &crate::sandbox::Sandbox,
     limit: Duration,
     progress: impl Fn(String) + Send + 'static,
 ) -> Result<Checked, RepoError> {
-    let mut c = Command::new("sh");
-    c.arg("-c")
-        .arg(command)
-        .current_dir(dir)
+    use crate::sandbox::{Bind, Places};
+    let places = Places {
+        data_dir: data_dir.to_path_buf(),
+        binds: vec![Bind::Rw(dir.to_path_buf())],
+        egress: None,
+    };
+    let args = ["-c".into(), command.into()];
+    let mut c = Command::from(sandbox.command("sh".as_ref(), &args, &places));
+    c.current_dir(dir)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -170,9 +179,11 @@ mod tests {
     #[tokio::test]
     async fn a_quick_check_keeps_its_output_and_exit() {
         let dir = tempfile::tempdir().unwrap();
+        let off = crate::sandbox::Sandbox::off("a test");
         let c = run(
             "echo out; echo err >&2; exit 4",
-            dir.path(),
+            (dir.path(), dir.path()),
+            &off,
             Duration::from_secs(10),
             |_| {},
         )
@@ -183,6 +194,41 @@ mod tests {
             c.output.contains("out\n") && c.output.contains("err\n"),
             "{:?}",
             c.output
+        );
+    }
+
+    /// The check runs the agent's code: in the sandbox it writes its worktree and reads nothing
+    /// of the data directory (it read the store and the login before, as the server).
+    #[tokio::test]
+    async fn a_check_runs_in_the_agents_sandbox() {
+        let sandbox = crate::sandbox::Sandbox::detect(crate::sandbox::SandboxMode::Auto).unwrap();
+        if !sandbox.is_on() {
+            eprintln!("skipped: no sandbox here ({})", sandbox.said());
+            return;
+        }
+        let root = tempfile::tempdir().unwrap();
+        let data = root.path().join("data");
+        let tree = data.join("worktrees/lyra/web");
+        std::fs::create_dir_all(&tree).unwrap();
+        std::fs::write(data.join("login-token"), "sgl_secret").unwrap();
+        let c = run(
+            "cat ../../../login-token || echo hidden; echo built > made.txt",
+            (&tree, &data),
+            &sandbox,
+            Duration::from_secs(20),
+            |_| {},
+        )
+        .await
+        .unwrap();
+        assert!(c.passed, "{}", c.output);
+        assert!(
+            c.output.contains("hidden") && !c.output.contains("sgl_secret"),
+            "{}",
+            c.output
+        );
+        assert_eq!(
+            std::fs::read_to_string(tree.join("made.txt")).unwrap(),
+            "built\n"
         );
     }
 }

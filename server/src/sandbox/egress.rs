@@ -169,10 +169,12 @@ async fn serve(mut conn: UnixStream, allow: &Allow, seat: u8) {
             .write_all(b"HTTP/1.1 200 Connection Established\r\n\r\n")
             .await
             .and(Ok(())),
-        // Plain HTTP: the request as the server expects it, then what followed it.
+        // Plain HTTP: the request as the server expects it, then what followed it; one
+        // request a connection (`Connection: close`), so a client's next request, maybe for
+        // another host, comes on a new one and is judged again.
         Some(line) => {
-            let head = [line.as_bytes(), b"\r\n", ask.after_line.as_bytes()].concat();
-            upstream.write_all(&head).await
+            let head = format!("{line}\r\n{}", closing(&ask.after_line));
+            upstream.write_all(head.as_bytes()).await
         }
     };
     if sent.is_ok() && upstream.write_all(&rest).await.is_ok() {
@@ -219,6 +221,22 @@ impl Ask {
             after_line: after.to_string(),
         })
     }
+}
+
+/// A request's headers (after its first line, to its blank line) asking to close after it:
+/// `Connection` and `Proxy-Connection` dropped, `Connection: close` added.
+fn closing(headers: &str) -> String {
+    let kept: String = headers
+        .split("\r\n")
+        .filter(|h| !h.is_empty())
+        .filter(|h| {
+            let name = h.split(':').next().unwrap_or("").trim();
+            !name.eq_ignore_ascii_case("connection")
+                && !name.eq_ignore_ascii_case("proxy-connection")
+        })
+        .map(|h| format!("{h}\r\n"))
+        .collect();
+    format!("{kept}Connection: close\r\n\r\n")
 }
 
 /// The request head (to its blank line) and what came after it.
@@ -320,5 +338,17 @@ mod tests {
         );
         assert_eq!(h.after_line, "Host: 127.0.0.1:4000\r\n\r\n");
         assert!(Ask::parse("GET /relative HTTP/1.1\r\n\r\n").is_none());
+    }
+
+    /// A kept-alive proxy connection would carry a client's next request, maybe for another
+    /// host, to the first one's: each forwarded request closes its connection.
+    #[test]
+    fn a_forwarded_request_closes_its_connection() {
+        let head =
+            "Host: a\r\nConnection: keep-alive\r\nProxy-Connection: Keep-Alive\r\nX: 1\r\n\r\n";
+        assert_eq!(
+            closing(head),
+            "Host: a\r\nX: 1\r\nConnection: close\r\n\r\n"
+        );
     }
 }

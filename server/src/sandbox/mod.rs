@@ -42,15 +42,22 @@ pub struct Sandbox {
     said: String,
 }
 
+/// A path bound into a sandbox, in the order given: a later bind over an earlier one wins.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Bind {
+    /// Read and written through.
+    Rw(PathBuf),
+    /// Read only (also over part of a writable bind, or to show what is hidden).
+    Ro(PathBuf),
+}
+
 /// What an agent may reach in its sandbox.
 #[derive(Clone, Debug, Default)]
 pub struct Places {
     /// Hidden but for what is bound below (the store, the login, other agents' folders).
     pub data_dir: PathBuf,
-    /// Bound read-write (each only if it exists).
-    pub writable: Vec<PathBuf>,
-    /// Bound read-only over what `writable` bound (a repository's `config` and `hooks`).
-    pub read_only: Vec<PathBuf>,
+    /// Bound in this order (each only if it exists).
+    pub binds: Vec<Bind>,
     /// The egress proxy's socket for this agent, relayed to [`PROXY_PORT`] inside; none: no
     /// network at all.
     pub egress: Option<PathBuf>,
@@ -119,8 +126,9 @@ impl Sandbox {
 
 /// What every sandbox is: no capability, no user namespace to win one, its own PID, IPC, UTS,
 /// network and cgroup namespaces, gone with the server; the file system read-only, with its own
-/// `/dev`, `/proc` and `/tmp`.
-fn walls() -> [&'static str; 20] {
+/// `/dev`, `/proc`, `/tmp` and `/run` (no host socket there is reached: the session's D-Bus,
+/// an ssh agent, a database's, a container engine's).
+fn walls() -> [&'static str; 22] {
     [
         "--die-with-parent",
         "--unshare-user",
@@ -141,25 +149,25 @@ fn walls() -> [&'static str; 20] {
         "/proc",
         "--tmpfs",
         "/tmp",
+        "--tmpfs",
+        "/run",
         "--new-session",
     ]
 }
 
 impl Places {
-    /// bubblewrap's arguments for these places, in order: the data directory emptied, then what
-    /// is writable, then what of that is read-only, then the emptied folder read-only.
+    /// bubblewrap's arguments for these places, in order: the data directory emptied, then the
+    /// binds as given, then the emptied folder read-only.
     fn binds(&self) -> Vec<OsString> {
         let mut out: Vec<OsString> = vec!["--tmpfs".into(), self.data_dir.clone().into()];
-        let bind = |out: &mut Vec<OsString>, how: &str, p: &Path| {
+        for bind in &self.binds {
+            let (how, p) = match bind {
+                Bind::Rw(p) => ("--bind", p),
+                Bind::Ro(p) => ("--ro-bind", p),
+            };
             if std::fs::symlink_metadata(p).is_ok() {
                 out.extend([how.into(), p.into(), p.into()]);
             }
-        };
-        for p in &self.writable {
-            bind(&mut out, "--bind", p);
-        }
-        for p in &self.read_only {
-            bind(&mut out, "--ro-bind", p);
         }
         // What is left of the data directory is an empty, read-only folder.
         out.extend(["--remount-ro".into(), self.data_dir.clone().into()]);

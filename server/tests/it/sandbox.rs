@@ -166,3 +166,92 @@ while read -r line; do turn "more"; done"#
     assert_eq!(end, 0, "the end of the FIFO: no writer is left");
     soulgrid::shut_down(&state).await;
 }
+
+/// At work on a project, the agent's git commits on its branch, and nothing else of the
+/// repository's git folder is its to write: its `config`, `hooks` and `commondir` (which the
+/// human's own git reads and runs), another branch. The whole git folder was writable.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_at_work_commits_on_its_branch_and_writes_nothing_else_of_the_repository() {
+    if sandboxed().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let web = crate::projects::repo(dir.path(), "web");
+    let git_dir = web.join(".git");
+    let cli = fake_cli(
+        dir.path(),
+        "at-work",
+        &format!(
+            r#"{FAKE_TURN}
+read -r first
+wt=$(printf '%s\n' "$@" | grep -A1 -x -- --add-dir | tail -1)
+g={git}
+try() {{ if eval "$2" >/dev/null 2>&1; then echo -n "$1=yes "; else echo -n "$1=no "; fi; }}
+said=$(
+  try commit "git -C $wt -c user.name=A -c user.email=a@b commit -q --allow-empty -m mine"
+  try config "echo '[core]' >> $g/config"
+  try hooks "mkdir -p $g/hooks && echo x > $g/hooks/post-checkout"
+  try commondir "echo /tmp > $g/commondir"
+  try main "git -C $wt update-ref refs/heads/main HEAD"
+  try hostsock "python3 -c 'import socket; s=socket.socket(socket.AF_UNIX); s.connect(\"{sock}\")'"
+)
+turn "tried: $said"
+while read -r line; do turn "more"; done"#,
+            git = git_dir.display(),
+            sock = "/run/soulgrid-sandbox-test.sock",
+        ),
+    );
+    // A socket of the host's in /run (a session bus, an ssh agent, a database's stand here).
+    let sock = std::path::Path::new("/run/soulgrid-sandbox-test.sock");
+    let _ = std::fs::remove_file(sock);
+    let host_socket = std::os::unix::net::UnixListener::bind(sock).ok();
+    let allow = dir.path().display().to_string();
+    let state = boot_with(
+        &data,
+        &[
+            "--claude-cmd",
+            cli.to_str().unwrap(),
+            "--allow-dir",
+            &allow,
+            "--distill-timeout",
+            "0s",
+        ],
+    )
+    .await;
+    let router = soulgrid::http::router(state.clone());
+    let r = call(&router, post_json("/api/projects", json!({ "path": web }))).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    let project = r.json()["id"].as_str().unwrap().to_string();
+    let lead = state.store.with_all_docs(|d| {
+        app::domain::docs::identity(d, LEAD_SEAT)
+            .unwrap()
+            .stable_id()
+    });
+    crate::projects::put_to_work(&router, &project, &lead).await;
+    let main_before = common::git(&web, &["rev-parse", "refs/heads/main"]);
+    call(&router, post_json("/api/send", json!({"text": "try"}))).await;
+    wait_for(&state, "the lead tried", |d| lead_said(d, "tried:")).await;
+    let said = state.store.with_all_docs(|d| {
+        thread(d, LEAD_SEAT)
+            .iter()
+            .find(|m| m.text.contains("tried:"))
+            .map(|m| m.text.clone())
+            .unwrap()
+    });
+    assert!(said.contains("commit=yes"), "{said}");
+    for refused in ["config", "hooks", "commondir", "main"] {
+        assert!(said.contains(&format!("{refused}=no")), "{refused}: {said}");
+    }
+    if host_socket.is_some() {
+        assert!(said.contains("hostsock=no"), "{said}");
+    }
+    assert_eq!(
+        common::git(&web, &["rev-parse", "refs/heads/main"]),
+        main_before
+    );
+    assert!(!git_dir.join("hooks/post-checkout").exists());
+    drop(host_socket);
+    let _ = std::fs::remove_file(sock);
+    soulgrid::shut_down(&state).await;
+}

@@ -101,7 +101,10 @@ async fn a_sessions_sendmessage_does_not_reach_an_agent() {
             "--verbose",
         ])
         .current_dir(&outside)
-        .env("XDG_RUNTIME_DIR", data.join("run").join(LEAD_SEAT.to_string()))
+        .env(
+            "XDG_RUNTIME_DIR",
+            data.join("run").join(LEAD_SEAT.to_string()),
+        )
         .env("CLAUDE_CODE_TMPDIR", outside.join("tmp"))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

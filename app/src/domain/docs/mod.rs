@@ -237,14 +237,6 @@ pub fn thread_of<'a>(docs: &'a Docs, who: &AgentIdentity) -> Vec<&'a MessageDoc>
     })
 }
 
-/// Every identity there is: seated (visible), then in the Hall.
-pub fn identities_all(docs: &Docs) -> impl Iterator<Item = &AgentIdentity> {
-    identities(docs).filter(|d| d.status().is_visible()).chain(
-        docs.range(format!("{TYPE_HALL}:")..format!("{TYPE_HALL};"))
-            .filter_map(|(_, d)| d.as_hall()),
-    )
-}
-
 /// An identity by its stable id: seated, or in the Hall.
 pub fn identity_by_id<'a>(docs: &'a Docs, id: &str) -> Option<&'a AgentIdentity> {
     identities(docs)

@@ -238,4 +238,10 @@ fn a_fork_shares_its_parents_budget() {
         &[ev(14, NOV27, set(Some("fork"), Some(5_000_000), None))],
     );
     assert!(reached(&docs, "fork", now).is_none());
+    // Its limits removed again: it shares its parent's once more (an empty budget is none).
+    run(&mut docs, &[ev(15, NOV27, set(Some("fork"), None, None))]);
+    assert_eq!(
+        reached(&docs, "fork", now).and_then(|s| s.agent),
+        Some("lyra".to_string())
+    );
 }

@@ -9,7 +9,7 @@ use std::process::Stdio;
 use std::time::Instant;
 
 use soulgrid::runtime::protocol::user_message;
-use soulgrid::sandbox::{Places, Sandbox, SandboxMode};
+use soulgrid::sandbox::{Bind, Places, Sandbox, SandboxMode};
 
 use crate::serve::sim;
 use crate::table::{Row, Spread};
@@ -34,8 +34,7 @@ fn one_start(sandbox: &Sandbox, data: &Path, i: usize) -> Option<f64> {
     );
     let places = Places {
         data_dir: data.to_path_buf(),
-        writable: vec![work.clone()],
-        read_only: vec![sim()],
+        binds: vec![Bind::Rw(work.clone()), Bind::Ro(sim())],
         egress: None,
     };
     let start = Instant::now();

@@ -87,11 +87,21 @@ pub fn command(
     }
     let places = places(c, spec.seat, ready);
     let mut cmd = Command::from(c.sandbox.command(c.cmd.as_os_str(), &args, &places));
+    // The server's settings and secrets are not the agent's (`--token`, `--notify-url`, a
+    // database's URL: every `SOULGRID_*` but the simulated CLI's own), nor are the ways to the
+    // human's session bus and ssh agent.
+    for (k, _) in std::env::vars_os() {
+        let k = k.to_string_lossy();
+        if k.starts_with("SOULGRID_") && !k.starts_with("SOULGRID_SIM_") {
+            cmd.env_remove(&*k);
+        }
+    }
     cmd.current_dir(&work)
         .env_remove("CLAUDECODE")
-        // The server's secrets are not the agent's (`--token`, `--notify-url`).
         .env_remove("SOULGRID_TOKEN")
         .env_remove("SOULGRID_NOTIFY_URL")
+        .env_remove("DBUS_SESSION_BUS_ADDRESS")
+        .env_remove("SSH_AUTH_SOCK")
         .env("CLAUDE_CODE_TMPDIR", &tmp)
         .env("XDG_RUNTIME_DIR", &run)
         .stdin(Stdio::piped())
@@ -167,38 +177,39 @@ fn arguments(
     args
 }
 
-/// What the agent in `seat` may reach in its sandbox: its folders, its worktrees and their
-/// repositories' git folders (their `config` and `hooks` read-only: the human's git runs
-/// them), the Claude CLI's own files (not the simulated CLI's: it has none), and the egress
-/// proxy (not the simulated CLI: it needs no network).
+/// What the agent in `seat` may reach in its sandbox: its folders, its worktrees, what its git
+/// writes in their repositories (the rest of those git folders read-only: the human's git runs
+/// their `config`, `hooks` and `commondir`), the Claude CLI's own files (not the simulated
+/// CLI's: it has none), the program itself, and the egress proxy (not for the simulated CLI:
+/// it needs no network).
 pub fn places(
     c: &crate::runtime::config::RuntimeConfig,
     seat: Seat,
     ready: &crate::runtime::projects::Ready,
 ) -> crate::sandbox::Places {
+    use crate::sandbox::Bind;
     let (tmp, run) = own_folders(&c.data_dir, seat);
-    let mut writable = vec![agent_dir(&c.data_dir, seat), tmp, run.clone()];
-    writable.extend(ready.dirs.iter().cloned());
-    writable.extend(ready.git_dirs.iter().cloned());
-    let read_only = ready
-        .git_dirs
-        .iter()
-        .flat_map(|g| [g.join("config"), g.join("hooks")])
+    let mut binds: Vec<Bind> = [agent_dir(&c.data_dir, seat), tmp, run.clone()]
+        .into_iter()
+        .chain(ready.dirs.iter().cloned())
+        .map(Bind::Rw)
         .collect();
-    if !c.simulated {
-        writable.extend(cli_files());
+    for git in &ready.git {
+        binds.push(Bind::Ro(git.common.clone()));
+        binds.extend(git.writable.iter().cloned().map(Bind::Rw));
     }
-    let mut read_only: Vec<std::path::PathBuf> = read_only;
+    if !c.simulated {
+        binds.extend(cli_files().into_iter().map(Bind::Rw));
+    }
     // The program itself, wherever it is (the sandbox's `/tmp` is its own): the file, and the
     // file a link to it names.
     if let Some(program) = crate::sandbox::program_path(&c.cmd) {
-        read_only.extend(std::fs::canonicalize(&program).ok());
-        read_only.push(program);
+        binds.extend(std::fs::canonicalize(&program).ok().map(Bind::Ro));
+        binds.push(Bind::Ro(program));
     }
     crate::sandbox::Places {
         data_dir: c.data_dir.clone(),
-        writable,
-        read_only,
+        binds,
         egress: (!c.simulated && c.sandbox.is_on()).then(|| run.join("egress.sock")),
     }
 }
@@ -499,7 +510,7 @@ mod tests {
         };
         let ready = crate::runtime::projects::Ready {
             dirs: vec!["/data/worktrees/lyra/web".into()],
-            git_dirs: Vec::new(),
+            git: Vec::new(),
             prompt: Some("You are at work on web.".into()),
         };
         let cmd = command(&c, &spec, "s-1", &ready);

@@ -54,7 +54,9 @@ impl Projects {
         });
         let limit = self.ctx.config().agents.check_timeout;
         let last = tx.clone();
-        let checked = check::run(command, Path::new(&w.path), limit, move |out| {
+        let config = self.ctx.config();
+        let places = (Path::new(&w.path), config.data_dir.as_path());
+        let checked = check::run(command, places, &config.sandbox, limit, move |out| {
             drop(tx.send(out))
         })
         .await;

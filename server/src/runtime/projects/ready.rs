@@ -21,11 +21,36 @@ use super::{shadow_of, GIT_LIMIT};
 pub struct Ready {
     /// Each worktree, for `--add-dir`.
     pub dirs: Vec<PathBuf>,
-    /// Each worktree's repository's git folder, which the agent's git writes (its objects,
-    /// refs, the worktree's own folder): writable in its sandbox but for `config` and `hooks`.
-    pub git_dirs: Vec<PathBuf>,
+    /// What the agent's git writes in each worktree's repository (its sandbox shows the rest
+    /// of that git folder read-only: the human's git runs its `config` and `hooks`).
+    pub git: Vec<GitPlaces>,
     /// Where it works, for its system prompt.
     pub prompt: Option<String>,
+}
+
+/// Where an agent's git writes in a repository's git folder (`common`): the objects, its
+/// branches' refs and their logs (`refs/heads/soulgrid/…`), and its worktree's own folder.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GitPlaces {
+    pub common: PathBuf,
+    pub writable: Vec<PathBuf>,
+}
+
+impl GitPlaces {
+    /// `w`'s places in the repository whose git folder is `common` (the branches' folders
+    /// made if missing, so they can be bound).
+    fn of(common: PathBuf, w: &WorktreeDoc) -> GitPlaces {
+        let place = Place::new(Path::new(&w.path), &w.identity_id, &w.project_id, &w.branch);
+        let branches = Path::new(&w.branch).parent().unwrap_or(Path::new(""));
+        let mut writable = vec![common.join("objects")];
+        for refs in ["refs/heads", "logs/refs/heads"] {
+            let dir = common.join(refs).join(branches);
+            let _ = std::fs::create_dir_all(&dir);
+            writable.push(dir);
+        }
+        writable.push(common.join("worktrees").join(&place.name));
+        GitPlaces { common, writable }
+    }
 }
 
 /// A fork's worktrees: one of each project its parent works on, on a branch started from the
@@ -110,9 +135,7 @@ pub async fn ready(ctx: &Context, seat: Seat) -> Ready {
         }
         ready.dirs.push(PathBuf::from(&w.path));
         let common = shadow_of(ctx, &w.project_id, &project.path).common;
-        if !ready.git_dirs.contains(&common) {
-            ready.git_dirs.push(common);
-        }
+        ready.git.push(GitPlaces::of(common, &w));
         fit.push(w);
     }
     ready.prompt = ctx

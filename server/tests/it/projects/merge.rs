@@ -309,9 +309,16 @@ async fn a_failing_or_hanging_check_refuses_the_merge_with_its_output() {
     assert_eq!(body["files"], json!(["loose.txt"]));
 
     let pid_file = b._root.path().join("check.pid");
-    // The pid of what the check started (not the shell's, which its own kill would end).
+    // The pid of what the check started (not the shell's, which its own kill would end). Without
+    // the sandbox: in it the check's pids are its own and it writes only its worktree, and its
+    // PID namespace ends all it started (`repo::check`'s tests).
     let hang = format!("sleep 600 & echo $! > {}; wait", pid_file.display());
-    let c = bench(6, Some(&hang), &["--check-timeout", "1s"]).await;
+    let c = bench(
+        6,
+        Some(&hang),
+        &["--check-timeout", "1s", "--sandbox", "off"],
+    )
+    .await;
     c.agent_commits("agent.txt", "agent\n");
     c.approve().await;
     let body = c.refused("merge", "the check did not finish in time").await;

@@ -128,6 +128,18 @@ async fn a_rotated_login_ends_every_session_of_the_running_server() {
     let router = soulgrid::http::router(state);
     let with = |token: &str| get_with("/api/docs", "cookie", &format!("soulgrid_token={token}"));
     assert_eq!(call(&router, with(&old)).await.status, StatusCode::OK);
+    // A stream the browser keeps open with the old login.
+    let stream = tower::ServiceExt::oneshot(router.clone(), {
+        let mut r = get("/api/events");
+        r.headers_mut().remove("authorization");
+        r.headers_mut()
+            .insert("cookie", format!("soulgrid_token={old}").parse().unwrap());
+        r
+    })
+    .await
+    .unwrap();
+    assert_eq!(stream.status(), StatusCode::OK);
+    let mut stream = stream.into_body();
     // `soulgrid token --rotate` on the same data directory, while the server runs.
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_soulgrid"))
         .args(["token", "--rotate", "--data-dir"])
@@ -150,6 +162,13 @@ async fn a_rotated_login_ends_every_session_of_the_running_server() {
         StatusCode::UNAUTHORIZED
     );
     assert_eq!(call(&router, with(new)).await.status, StatusCode::OK);
+    // The open stream ends too (the server looks at the login every second).
+    let ended = tokio::time::timeout(std::time::Duration::from_secs(10), async {
+        use http_body_util::BodyExt;
+        while let Some(Ok(_)) = stream.frame().await {}
+    })
+    .await;
+    assert!(ended.is_ok(), "the old login's stream still runs");
     // `soulgrid token` prints the same link again.
     let again = std::process::Command::new(env!("CARGO_BIN_EXE_soulgrid"))
         .args(["token", "--data-dir"])
