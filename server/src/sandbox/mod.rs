@@ -49,6 +49,8 @@ pub enum Bind {
     Rw(PathBuf),
     /// Read only (also over part of a writable bind, or to show what is hidden).
     Ro(PathBuf),
+    /// The first, read only, shown at the second.
+    RoAt(PathBuf, PathBuf),
 }
 
 /// What an agent may reach in its sandbox.
@@ -161,12 +163,13 @@ impl Places {
     fn binds(&self) -> Vec<OsString> {
         let mut out: Vec<OsString> = vec!["--tmpfs".into(), self.data_dir.clone().into()];
         for bind in &self.binds {
-            let (how, p) = match bind {
-                Bind::Rw(p) => ("--bind", p),
-                Bind::Ro(p) => ("--ro-bind", p),
+            let (how, from, to) = match bind {
+                Bind::Rw(p) => ("--bind", p, p),
+                Bind::Ro(p) => ("--ro-bind", p, p),
+                Bind::RoAt(from, to) => ("--ro-bind", from, to),
             };
-            if std::fs::symlink_metadata(p).is_ok() {
-                out.extend([how.into(), p.into(), p.into()]);
+            if std::fs::symlink_metadata(from).is_ok() {
+                out.extend([how.into(), from.into(), to.into()]);
             }
         }
         // What is left of the data directory is an empty, read-only folder.

@@ -58,6 +58,8 @@ said=$(
   try console "exec 3<>/dev/tcp/127.0.0.1/{port}"
   try own "echo x > mine.txt"
   try tmp "echo x > /tmp/scratch"
+  try humanclaude "test -w $HOME/.claude"
+  try ownclaude "[ \"$CLAUDE_CONFIG_DIR\" = {data_s}/claude/4 ] && echo x > $CLAUDE_CONFIG_DIR/mine"
 )
 turn "tried: $said"
 while read -r line; do turn "more"; done"#
@@ -91,10 +93,18 @@ while read -r line; do turn "more"; done"#
             .map(|m| m.text.clone())
             .unwrap()
     });
-    for refused in ["store", "login", "other", "outside", "etc", "console"] {
+    for refused in [
+        "store",
+        "login",
+        "other",
+        "outside",
+        "etc",
+        "console",
+        "humanclaude",
+    ] {
         assert!(said.contains(&format!("{refused}=no")), "{refused}: {said}");
     }
-    for allowed in ["own", "tmp"] {
+    for allowed in ["own", "tmp", "ownclaude"] {
         assert!(
             said.contains(&format!("{allowed}=yes")),
             "{allowed}: {said}"

@@ -2,7 +2,7 @@
 //! session with the CLI's own `ListAgents`/`SendMessage` can reach any peer in the same runtime
 //! folder (measured: an open session takes such a message as a new turn and acts on it,
 //! `side-door-two-sessions-open.jsonl`). A Soulgrid agent refuses it: a plain session started
-//! beside the lead, in the lead's runtime folder, sees the lead as a peer and sends to it; its
+//! beside the lead, in the lead's own folders, sees the lead as a peer and sends to it; its
 //! CLI is told the message was refused, and nothing of it reaches the lead.
 
 use std::process::Stdio;
@@ -88,7 +88,8 @@ async fn a_sessions_sendmessage_does_not_reach_an_agent() {
     })
     .await;
 
-    // A plain session (no flags of ours) in the lead's runtime folder (each agent has its own).
+    // A plain session (no flags of ours) in the lead's runtime and Claude folders (each agent
+    // has its own of both: the CLI finds its peers there).
     let outside = cli.dir.path().join("outside");
     std::fs::create_dir_all(outside.join("tmp")).unwrap();
     let mut child = tokio::process::Command::new(&cli.claude)
@@ -104,6 +105,10 @@ async fn a_sessions_sendmessage_does_not_reach_an_agent() {
         .env(
             "XDG_RUNTIME_DIR",
             data.join("run").join(LEAD_SEAT.to_string()),
+        )
+        .env(
+            "CLAUDE_CONFIG_DIR",
+            data.join("claude").join(LEAD_SEAT.to_string()),
         )
         .env("CLAUDE_CODE_TMPDIR", outside.join("tmp"))
         .stdin(Stdio::piped())

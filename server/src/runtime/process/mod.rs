@@ -9,6 +9,7 @@
 
 pub mod answer;
 pub(in crate::runtime) mod capture;
+pub(in crate::runtime) mod cli_home;
 pub mod contain;
 pub(in crate::runtime) mod group;
 pub(in crate::runtime) mod in_flight;

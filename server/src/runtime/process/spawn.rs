@@ -108,6 +108,13 @@ pub fn command(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
+    // Its own Claude configuration folder (`cli_home`), not the human's.
+    if !c.simulated {
+        cmd.env(
+            "CLAUDE_CONFIG_DIR",
+            super::cli_home::dir(&c.data_dir, spec.seat),
+        );
+    }
     if places.egress.is_some() {
         // Out of the sandbox only through the relay to the egress proxy, the model's API too
         // (on loopback, which a proxy is otherwise skipped for).
@@ -179,9 +186,9 @@ fn arguments(
 
 /// What the agent in `seat` may reach in its sandbox: its folders, its worktrees, what its git
 /// writes in their repositories (the rest of those git folders read-only: the human's git runs
-/// their `config`, `hooks` and `commondir`), the Claude CLI's own files (not the simulated
-/// CLI's: it has none), the program itself, and the egress proxy (not for the simulated CLI:
-/// it needs no network).
+/// their `config`, `hooks` and `commondir`), its own Claude configuration folder with the
+/// human's login and settings read-only in it (not for the simulated CLI: it has none), the
+/// program itself, and the egress proxy (not for the simulated CLI: it needs no network).
 pub fn places(
     c: &crate::runtime::config::RuntimeConfig,
     seat: Seat,
@@ -199,7 +206,13 @@ pub fn places(
         binds.extend(git.writable.iter().cloned().map(Bind::Rw));
     }
     if !c.simulated {
-        binds.extend(cli_files().into_iter().map(Bind::Rw));
+        let own = super::cli_home::dir(&c.data_dir, seat);
+        binds.push(Bind::Rw(own.clone()));
+        if let Some(human) = super::cli_home::humans() {
+            for name in super::cli_home::SHARED {
+                binds.push(Bind::RoAt(human.join(name), own.join(name)));
+            }
+        }
     }
     // The program itself, wherever it is (the sandbox's `/tmp` is its own): the file, and the
     // file a link to it names.
@@ -212,25 +225,6 @@ pub fn places(
         binds,
         egress: (!c.simulated && c.sandbox.is_on()).then(|| run.join("egress.sock")),
     }
-}
-
-/// The files the Claude CLI must write (its sessions, its settings): `CLAUDE_CONFIG_DIR`, or
-/// `~/.claude` and `~/.claude.json`, made if missing (a bound file must be there).
-fn cli_files() -> Vec<std::path::PathBuf> {
-    if let Some(dir) = std::env::var_os("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty()) {
-        let _ = std::fs::create_dir_all(&dir);
-        return vec![dir.into()];
-    }
-    let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) else {
-        return Vec::new();
-    };
-    let home = std::path::PathBuf::from(home);
-    let (dir, file) = (home.join(".claude"), home.join(".claude.json"));
-    let _ = std::fs::create_dir_all(&dir);
-    if std::fs::symlink_metadata(&file).is_err() {
-        let _ = std::fs::write(&file, "{}\n");
-    }
-    vec![dir, file]
 }
 
 /// A process that runs, and what it takes to supervise it.
@@ -285,6 +279,15 @@ impl Spawner {
         if rt.config().sandbox.is_on() && crate::sandbox::program_path(&rt.config().cmd).is_none() {
             let source = std::io::Error::new(std::io::ErrorKind::NotFound, "no such program");
             return Err(self.not_started(seat, source).await);
+        }
+        if !rt.config().simulated {
+            // Its own Claude folder, with the session it resumes (or its parent's) in it.
+            let (data_dir, resume) = (rt.config().data_dir.clone(), spec.resume.clone());
+            let linked = !rt.config().sandbox.is_on();
+            let _ = tokio::task::spawn_blocking(move || {
+                super::cli_home::prepare(&data_dir, seat, resume.as_deref(), linked)
+            })
+            .await;
         }
         let place = self.containment.place(seat);
         let ready = crate::runtime::projects::ready(rt, seat).await;
