@@ -27,6 +27,18 @@ fn lead_said(d: &app::domain::docs::Docs, text: &str) -> bool {
     thread(d, LEAD_SEAT).iter().any(|m| m.text.contains(text))
 }
 
+/// The lead's turn that says what its shell tried (`try NAME …` gave `NAME=yes|no`).
+async fn what_it_tried(state: &soulgrid::state::AppState) -> String {
+    wait_for(state, "the lead tried", |d| lead_said(d, "tried:")).await;
+    state.store.with_all_docs(|d| {
+        thread(d, LEAD_SEAT)
+            .iter()
+            .find(|m| m.text.contains("tried:"))
+            .map(|m| m.text.clone())
+            .unwrap()
+    })
+}
+
 /// What an agent's shell tried, as a hostile one would: the store, the login, another agent's
 /// folder, a write outside its own, the console's port. Each was possible before.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -85,14 +97,7 @@ while read -r line; do turn "more"; done"#
         .insert("authorization", bearer.parse().unwrap());
     let r = call(&router, send).await;
     assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.body);
-    wait_for(&state, "the lead tried", |d| lead_said(d, "tried:")).await;
-    let said = state.store.with_all_docs(|d| {
-        thread(d, LEAD_SEAT)
-            .iter()
-            .find(|m| m.text.contains("tried:"))
-            .map(|m| m.text.clone())
-            .unwrap()
-    });
+    let said = what_it_tried(&state).await;
     for refused in [
         "store",
         "login",
@@ -241,14 +246,7 @@ while read -r line; do turn "more"; done"#,
     crate::projects::put_to_work(&router, &project, &lead).await;
     let main_before = common::git(&web, &["rev-parse", "refs/heads/main"]);
     call(&router, post_json("/api/send", json!({"text": "try"}))).await;
-    wait_for(&state, "the lead tried", |d| lead_said(d, "tried:")).await;
-    let said = state.store.with_all_docs(|d| {
-        thread(d, LEAD_SEAT)
-            .iter()
-            .find(|m| m.text.contains("tried:"))
-            .map(|m| m.text.clone())
-            .unwrap()
-    });
+    let said = what_it_tried(&state).await;
     assert!(said.contains("commit=yes"), "{said}");
     for refused in ["config", "hooks", "commondir", "main"] {
         assert!(said.contains(&format!("{refused}=no")), "{refused}: {said}");
