@@ -11,6 +11,7 @@ pub mod heavy;
 pub mod idempotency;
 mod knowledge;
 pub mod login;
+pub mod login_page;
 pub mod peer;
 mod portable;
 mod projects;
@@ -108,7 +109,7 @@ pub fn router(state: AppState) -> Router {
         .at::<e::Jobs, _, _>(quests::jobs)
         .at::<e::Logout, _, _>(login::logout)
         // The login page's form: not JSON, so not in the contract.
-        .route(login::FORM, axum::routing::post(login::form))
+        .route(login_page::FORM, axum::routing::post(login::form))
         .at::<e::EndSession, _, _>(api::end_session)
         .at::<e::SetBudget, _, _>(governance::set_budget)
         .at::<e::Budgets, _, _>(governance::budgets)

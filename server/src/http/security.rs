@@ -13,7 +13,7 @@ use axum::response::{IntoResponse, Response};
 
 use crate::error::AppError;
 
-pub const TOKEN_COOKIE: &str = "soulgrid_token";
+pub use super::login_page::TOKEN_COOKIE;
 
 /// Said to a mutating request from a process of this server's tree (`peer::agent_process`).
 pub const AGENT_REFUSED: &str = "this request comes from one of the agents' processes: an agent \
@@ -193,15 +193,17 @@ pub async fn guard(State(sec): State<Arc<Security>>, mut req: Request, next: Nex
     let path = req.uri().path();
     let checked = match (req.method(), path) {
         // The login page's form and logging out need no login (an old cookie is cleared).
-        (&Method::POST, super::login::FORM) | (&Method::POST, super::login::LOGOUT) => sec
-            .check_host(req.headers())
-            .and_then(|_| sec.check_origin(req.method(), req.headers()))
-            .map(|_| false),
+        (&Method::POST, super::login_page::FORM) | (&Method::POST, super::login_page::LOGOUT) => {
+            sec.check_host(req.headers())
+                .and_then(|_| sec.check_origin(req.method(), req.headers()))
+                .map(|_| false)
+        }
         _ => sec.checked(&req),
     };
     // A credential shown (the login, a watch link): this connection is no anonymous one.
-    let public = path.starts_with("/pkg/") || path == "/ws/agent" || path == super::login::FORM;
-    if checked.is_ok() && !public && path != super::login::LOGOUT {
+    let public =
+        path.starts_with("/pkg/") || path == "/ws/agent" || path == super::login_page::FORM;
+    if checked.is_ok() && !public && path != super::login_page::LOGOUT {
         proven(&req);
     }
     let checked = match checked {
@@ -211,7 +213,7 @@ pub async fn guard(State(sec): State<Arc<Security>>, mut req: Request, next: Nex
             Ok(Some(check)) => refused_if_agent(check, set_cookie).await,
         },
         Err(AppError::Unauthorized) if !path.starts_with("/api/") && path != "/ws/agent" => {
-            return super::login::page(req.method());
+            return super::login_page::page(req.method());
         }
         Err(e) => Err(e),
     };
@@ -220,7 +222,7 @@ pub async fn guard(State(sec): State<Arc<Security>>, mut req: Request, next: Nex
         Ok(set_cookie) => {
             let mut res = next.run(req).await;
             if set_cookie {
-                let cookie = super::login::cookie(&sec.login.current());
+                let cookie = super::login_page::cookie(&sec.login.current());
                 res.headers_mut().append(header::SET_COOKIE, cookie);
             }
             res

@@ -29,7 +29,6 @@ pub mod git;
 pub mod link;
 pub mod merge;
 mod program;
-pub use program::search_path;
 pub mod shadow;
 pub mod watch;
 pub mod worktree;

@@ -210,10 +210,7 @@ fn relay_program() -> PathBuf {
 /// bubblewrap on the server's `PATH`, and a sandbox made with it once (it fails where the
 /// kernel allows no user namespace, or no mount in one).
 fn probe() -> Result<(PathBuf, String), String> {
-    let path = crate::repo::search_path();
-    let bwrap = std::env::split_paths(path)
-        .map(|d| d.join("bwrap"))
-        .find(|f| f.is_file())
+    let bwrap = program_path(Path::new("bwrap"))
         .ok_or("bubblewrap (`bwrap`) is not installed: `apt-get install bubblewrap`")?;
     let version = std::process::Command::new(&bwrap)
         .arg("--version")
