@@ -66,7 +66,9 @@ test('the real CLI asks before writing a file; the human approves once and denie
   await openHydrated(page, server!.url);
   await expect(page.locator('.team')).toHaveAttribute('data-simulated', 'false');
 
-  const approved = path.join(dir, 'approved.txt');
+  // In the lead's own folder (seat 4): its sandbox writes nowhere else.
+  const lead = path.join(server!.dataDir, 'agents', '4');
+  const approved = path.join(lead, 'approved.txt');
   let card = await askToWrite(page, approved, 'approved in the browser');
   await card.getByRole('button', { name: 'Approve', exact: true }).click();
   await expect(page.locator('.thread .msg[data-speaker-type="lead"]', { hasText: 'Saw tool result (ok)' })).toHaveCount(1, {
@@ -74,7 +76,7 @@ test('the real CLI asks before writing a file; the human approves once and denie
   });
   expect(fs.readFileSync(approved, 'utf8')).toBe('approved in the browser');
 
-  const denied = path.join(dir, 'denied.txt');
+  const denied = path.join(lead, 'denied.txt');
   card = await askToWrite(page, denied, 'should never exist');
   await card.getByLabel('Reason for denying').fill('keep this folder clean');
   await card.getByRole('button', { name: 'Deny' }).click();
