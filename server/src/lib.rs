@@ -10,6 +10,7 @@ pub mod http;
 pub mod login;
 pub mod mailbox;
 pub mod notify;
+pub mod own_address;
 pub mod portable;
 pub mod repo;
 pub mod role;

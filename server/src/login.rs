@@ -134,11 +134,6 @@ impl Login {
         }
         f(&seen)
     }
-
-    /// Whether the login was given (`--token`) rather than kept in the data directory.
-    pub fn given(&self) -> bool {
-        matches!(self, Login::Given(..))
-    }
 }
 
 /// The login link for a server at `addr`.

@@ -121,12 +121,11 @@ pub async fn not_ours(urls: &[String], addr: std::net::SocketAddr) -> Result<(),
         // does not wait on a slow resolver.
         let lookup = tokio::net::lookup_host((host, port));
         let found = tokio::time::timeout(std::time::Duration::from_secs(2), lookup).await;
-        let ours = found.into_iter().flatten().flatten().any(|a| {
-            a.port() == addr.port()
-                && (a.ip() == addr.ip()
-                    || ((addr.ip().is_unspecified() || addr.ip().is_loopback())
-                        && a.ip().is_loopback()))
-        });
+        let ours = found
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|a| crate::own_address::is_own(&a, addr));
         if ours {
             return Err(format!(
                 "--notify-url {url} is this server's own address: notifications go to another \

@@ -62,16 +62,10 @@ impl Allow {
         self.hosts.iter().any(|(h, p)| *h == host && *p == port)
     }
 
-    /// Whether `addr` is the console (its address, or loopback on its port when it listens on
-    /// loopback or on every address).
+    /// Whether `addr` is the console.
     fn is_console(&self, addr: &SocketAddr) -> bool {
-        let Some(console) = self.console else {
-            return false;
-        };
-        addr.port() == console.port()
-            && (addr.ip() == console.ip()
-                || ((console.ip().is_loopback() || console.ip().is_unspecified())
-                    && addr.ip().is_loopback()))
+        self.console
+            .is_some_and(|console| crate::own_address::is_own(addr, console))
     }
 }
 

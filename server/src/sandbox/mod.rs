@@ -76,10 +76,15 @@ impl Sandbox {
 
     /// What `mode` gives on this machine: `Err` only for `on` where no sandbox can be made.
     pub fn detect(mode: SandboxMode) -> Result<Sandbox, String> {
+        Sandbox::detect_with(mode, program_path(Path::new("bwrap")))
+    }
+
+    /// As [`detect`](Sandbox::detect), with `bwrap` (none: not installed).
+    fn detect_with(mode: SandboxMode, bwrap: Option<PathBuf>) -> Result<Sandbox, String> {
         if mode == SandboxMode::Off {
             return Ok(Sandbox::off("--sandbox off"));
         }
-        match probe() {
+        match probe(bwrap) {
             Ok((bwrap, version)) => Ok(Sandbox {
                 bwrap: Some(bwrap),
                 said: format!("on ({version})"),
@@ -207,11 +212,11 @@ fn relay_program() -> PathBuf {
         .unwrap_or(exe)
 }
 
-/// bubblewrap on the server's `PATH`, and a sandbox made with it once (it fails where the
+/// bubblewrap, and a sandbox made with it once (it fails where the
 /// kernel allows no user namespace, or no mount in one).
-fn probe() -> Result<(PathBuf, String), String> {
-    let bwrap = program_path(Path::new("bwrap"))
-        .ok_or("bubblewrap (`bwrap`) is not installed: `apt-get install bubblewrap`")?;
+fn probe(bwrap: Option<PathBuf>) -> Result<(PathBuf, String), String> {
+    let bwrap =
+        bwrap.ok_or("bubblewrap (`bwrap`) is not installed: `apt-get install bubblewrap`")?;
     let version = std::process::Command::new(&bwrap)
         .arg("--version")
         .output()
@@ -253,4 +258,32 @@ fn probe() -> Result<(PathBuf, String), String> {
         status,
         said.trim()
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// No bubblewrap, or one the kernel refuses (here a program that fails): `auto` runs
+    /// agents without a sandbox and says why; `on` refuses, saying why.
+    #[test]
+    fn without_a_sandbox_auto_says_why_and_on_refuses() {
+        let missing = Sandbox::detect_with(SandboxMode::Auto, None).unwrap();
+        assert!(
+            !missing.is_on() && missing.said().contains("not installed"),
+            "{}",
+            missing.said()
+        );
+        let e = Sandbox::detect_with(SandboxMode::On, None).unwrap_err();
+        assert!(
+            e.starts_with("--sandbox on") && e.contains("not installed"),
+            "{e}"
+        );
+        let refused = Some(PathBuf::from("/bin/false"));
+        let off = Sandbox::detect_with(SandboxMode::Auto, refused.clone()).unwrap();
+        assert!(off.said().contains("refuses a sandbox"), "{}", off.said());
+        assert!(Sandbox::detect_with(SandboxMode::On, refused).is_err());
+        let chosen = Sandbox::detect_with(SandboxMode::Off, None).unwrap();
+        assert_eq!(chosen.said(), "off: --sandbox off");
+    }
 }

@@ -1,5 +1,5 @@
 //! The agents' processes: starting one (`spawn`), its stdin (`pipes`, `outgoing`, `in_flight`),
-//! its stdout turned into events (`supervisor`, `stdout`, `lines`, `protocol`, `turn`), the
+//! its command line (`command`), its stdout turned into events (`supervisor`, `stdout`, `lines`, `protocol`, `turn`), the
 //! distil turn that captures its knowledge before it stops (`capture`), the table of who runs
 //! where (`table`), an agent started again once its process stopped (`restart`), what keeps all it starts together (`group`, `contain`), and the answer a
 //! tool call waits for (`answer`).
@@ -10,6 +10,7 @@
 pub mod answer;
 pub(in crate::runtime) mod capture;
 pub(in crate::runtime) mod cli_home;
+pub(in crate::runtime) mod command;
 pub mod contain;
 pub(in crate::runtime) mod group;
 pub(in crate::runtime) mod in_flight;
@@ -25,4 +26,4 @@ pub(in crate::runtime) mod supervisor;
 pub(in crate::runtime) mod table;
 pub mod turn;
 
-pub use spawn::STREAM_JSON;
+pub use command::STREAM_JSON;
