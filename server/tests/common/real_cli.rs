@@ -47,3 +47,23 @@ pub async fn setup() -> Option<RealCli> {
         _one_at_a_time: one_at_a_time,
     })
 }
+
+/// Waits (at most 90 s) for the lead's first request to be asked, and approves it as the human.
+pub async fn approve_the_leads_request(state: &soulgrid::state::AppState, router: &axum::Router) {
+    use app::domain::docs::pending;
+    use app::domain::LEAD_SEAT;
+    super::wait_for_secs(state, 90, "the lead's request", |d| {
+        !pending(d, LEAD_SEAT).is_empty()
+    })
+    .await;
+    let id = state
+        .store
+        .with_all_docs(|d| pending(d, LEAD_SEAT)[0].request_id.clone());
+    let answer = serde_json::json!({"decision": "allow"});
+    let r = super::call(
+        router,
+        super::post_json(&format!("/api/permissions/{id}"), answer),
+    )
+    .await;
+    assert_eq!(r.status, axum::http::StatusCode::OK, "{}", r.body);
+}

@@ -31,6 +31,7 @@ mod database_gone;
 mod external;
 mod failover;
 mod follow;
+mod follower;
 mod fuzz;
 mod hall;
 mod inbox_files;

@@ -6,7 +6,7 @@
 
 use crate::common;
 
-use app::domain::docs::{pending, thread, Docs, SpeakerType};
+use app::domain::docs::{thread, Docs, SpeakerType};
 use app::domain::LEAD_SEAT;
 use axum::http::StatusCode;
 use common::{call, post_json, wait_for_secs};
@@ -59,22 +59,7 @@ async fn the_real_cli_answers_through_its_sandbox_and_its_bash_cannot_reach_the_
     .await;
     assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.body);
     // The CLI reached the model (through the proxy) and asks to run the command.
-    wait_for_secs(&state, 90, "the Bash request", |d| {
-        !pending(d, LEAD_SEAT).is_empty()
-    })
-    .await;
-    let id = state
-        .store
-        .with_all_docs(|d| pending(d, LEAD_SEAT)[0].request_id.clone());
-    let r = call(
-        &router,
-        post_json(
-            &format!("/api/permissions/{id}"),
-            json!({"decision": "allow"}),
-        ),
-    )
-    .await;
-    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    common::real_cli::approve_the_leads_request(&state, &router).await;
     wait_for_secs(&state, 90, "the command's result, told to the model", |d| {
         lead_said(d, "Saw tool result")
     })

@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use app::domain::docs::{pending, thread, SpeakerType};
+use app::domain::docs::{thread, SpeakerType};
 use app::domain::LEAD_SEAT;
 use axum::http::StatusCode;
 use common::{alive, call, post_json, wait_for_secs};
@@ -57,22 +57,7 @@ async fn what_the_real_clis_bash_tool_leaves_running_is_gone_after_a_dismiss() {
     )
     .await;
     assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.body);
-    wait_for_secs(&state, 60, "the Bash request", |d| {
-        !pending(d, LEAD_SEAT).is_empty()
-    })
-    .await;
-    let id = state
-        .store
-        .with_all_docs(|d| pending(d, LEAD_SEAT)[0].request_id.clone());
-    let r = call(
-        &router,
-        post_json(
-            &format!("/api/permissions/{id}"),
-            json!({"decision": "allow"}),
-        ),
-    )
-    .await;
-    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    common::real_cli::approve_the_leads_request(&state, &router).await;
     wait_for_secs(&state, 60, "the command ran", |d| {
         thread(d, LEAD_SEAT)
             .iter()
