@@ -7,7 +7,25 @@ use std::process::Stdio;
 use app::domain::Seat;
 use tokio::process::Command;
 
-use super::spawn::{agent_dir, Spec};
+use crate::runtime::folder::agent_fs::agent_dir;
+
+/// How a process is started.
+#[derive(Clone, Debug)]
+pub struct Spec {
+    pub seat: Seat,
+    /// The agent's name, if it has one (a newborn does not).
+    pub name: Option<String>,
+    /// A blank session given the summon letter.
+    pub summoning: bool,
+    pub system_prompt: String,
+    pub first_message: crate::runtime::process::outgoing::Outgoing,
+    /// What its first turn answers when the human did not start it (a birth, a waking).
+    pub aside: Option<app::domain::events::Aside>,
+    /// The Claude session to continue (`--resume`) instead of starting a new one.
+    pub resume: Option<String>,
+    /// With `resume`: a new session that starts as a copy of it (`--fork-session`): a fork.
+    pub fork: bool,
+}
 
 /// How every Claude process is started: one JSON line per message each way, and each user
 /// message echoed as the CLI takes it (mail is marked read only then).

@@ -21,26 +21,9 @@ use crate::runtime::process::turn::Translator;
 /// The longest stdout line we read (a tool result can be large); a longer one is skipped.
 pub const MAX_LINE: usize = 32 * 1024 * 1024;
 
-/// How a process is started.
-#[derive(Clone, Debug)]
-pub struct Spec {
-    pub seat: Seat,
-    /// The agent's name, if it has one (a newborn does not).
-    pub name: Option<String>,
-    /// A blank session given the summon letter.
-    pub summoning: bool,
-    pub system_prompt: String,
-    pub first_message: crate::runtime::process::outgoing::Outgoing,
-    /// What its first turn answers when the human did not start it (a birth, a waking).
-    pub aside: Option<app::domain::events::Aside>,
-    /// The Claude session to continue (`--resume`) instead of starting a new one.
-    pub resume: Option<String>,
-    /// With `resume`: a new session that starts as a copy of it (`--fork-session`): a fork.
-    pub fork: bool,
-}
-
 pub use crate::runtime::folder::agent_fs::agent_dir;
 
+pub use super::command::Spec;
 use super::command::{command, places};
 
 /// A process that runs, and what it takes to supervise it.
