@@ -51,10 +51,8 @@ pub fn served_here(method: &Method, path: &str) -> bool {
 
 /// Headers that are this hop's, not the request's: the leader's own are set by the client.
 /// `Origin` and `Sec-Fetch-Site` were checked here, against this server's address.
-/// A client's own `x-soulgrid-peer` is replaced by this server's.
-const HOP: [&str; 9] = [
+const HOP: [&str; 8] = [
     "host",
-    super::peer::RELAYED,
     "origin",
     "sec-fetch-site",
     "connection",
@@ -92,12 +90,6 @@ async fn forward(leader: &str, req: Request) -> Result<Response, AppError> {
     for (name, value) in &parts.headers {
         if !HOP.contains(&name.as_str()) {
             headers.append(name.clone(), value.clone());
-        }
-    }
-    // Whose connection this was: the leader refuses its own agents' requests relayed here.
-    if let Some(peer) = parts.extensions.get::<super::peer::Peer>() {
-        if let Ok(value) = header::HeaderValue::from_str(&peer.header()) {
-            headers.insert(super::peer::RELAYED, value);
         }
     }
     let answer = client()

@@ -12,7 +12,6 @@ pub mod idempotency;
 mod knowledge;
 pub mod login;
 pub mod login_page;
-pub mod peer;
 mod portable;
 mod projects;
 mod quests;

@@ -1,7 +1,9 @@
-//! Who may drive the agents. Agents can run commands, so a page on another site must never be
-//! able to make this server act: mutating requests must come from our own origin, a loopback
-//! server only answers to loopback host names (DNS rebinding), and a server reachable from the
-//! network requires a token.
+//! Who may drive the agents: the human, who holds the login (`crate::login`), from any address,
+//! loopback included. An agent never gets the login (not in its environment, files or prompts)
+//! and its sandbox reaches no console port; with `--sandbox off`, the login is the one wall
+//! (docs/SECURITY.md). A page on another site must never make this server act: mutating requests
+//! come from our own origin, and a loopback server answers only to loopback host names (DNS
+//! rebinding).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -14,11 +16,6 @@ use axum::response::{IntoResponse, Response};
 use crate::error::AppError;
 
 pub use super::login_page::TOKEN_COOKIE;
-
-/// Said to a mutating request from a process of this server's tree (`peer::agent_process`).
-pub const AGENT_REFUSED: &str = "this request comes from one of the agents' processes: an agent \
-     cannot drive the console (approvals, rules, budgets and messages are the human's; it \
-     writes with its own tools)";
 
 /// Set on a `/healthz` request when a token is configured and the request did not carry it:
 /// the answer then says only that the server is up.
@@ -207,11 +204,7 @@ pub async fn guard(State(sec): State<Arc<Security>>, mut req: Request, next: Nex
         proven(&req);
     }
     let checked = match checked {
-        Ok(set_cookie) => match holder_check(&req) {
-            Err(e) => Err(e),
-            Ok(None) => Ok(set_cookie),
-            Ok(Some(check)) => refused_if_agent(check, set_cookie).await,
-        },
+        Ok(set_cookie) => Ok(set_cookie),
         Err(AppError::Unauthorized) if !path.starts_with("/api/") && path != "/ws/agent" => {
             return super::login_page::page(req.method());
         }
@@ -262,56 +255,6 @@ fn proven(req: &Request) {
     if let Some(admission) = req.extensions().get::<super::serve::Admission>() {
         admission.prove();
     }
-}
-
-/// An agent's command (a process of this server's tree) may read, never act (`peer`); a
-/// request handed on by a follower has whose connection it carried checked too.
-async fn refused_if_agent(
-    (holder, path): (impl FnOnce() -> Option<u32> + Send + 'static, String),
-    set_cookie: bool,
-) -> Result<bool, AppError> {
-    match tokio::task::spawn_blocking(holder).await {
-        Ok(None) => Ok(set_cookie),
-        Ok(Some(pid)) => {
-            tracing::warn!(pid, %path, "refused: a request from one of the agents' processes");
-            Err(AppError::Forbidden(AGENT_REFUSED))
-        }
-        // Not known whose: not served, and said so.
-        Err(e) => Err(AppError::Unavailable(format!(
-            "who sent this request could not be told ({e}); try again"
-        ))),
-    }
-}
-
-/// What finds whether an agent's process holds the request's connection (none for a read, or
-/// a request made in this process), and its path; a malformed relayed header is a `400`.
-#[allow(clippy::type_complexity)]
-fn holder_check(
-    req: &Request,
-) -> Result<Option<(impl FnOnce() -> Option<u32> + Send + 'static, String)>, AppError> {
-    if matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS) {
-        return Ok(None);
-    }
-    let relayed = match req.headers().get(super::peer::RELAYED) {
-        None => None,
-        Some(v) => match v.to_str().ok().and_then(super::peer::Peer::from_header) {
-            Some(peer) => Some(peer),
-            None => {
-                return Err(AppError::BadRequest(format!(
-                    "{} must be two socket addresses",
-                    super::peer::RELAYED
-                )))
-            }
-        },
-    };
-    let Some(peer) = req.extensions().get::<super::peer::Peer>().copied() else {
-        return Ok(None);
-    };
-    let holder = move || {
-        super::peer::agent_process(peer)
-            .or_else(|| relayed.and_then(super::peer::relayed_agent_process))
-    };
-    Ok(Some((holder, req.uri().path().to_string())))
 }
 
 /// What any response may do in a browser, unless the page set its own policy: nothing framed,

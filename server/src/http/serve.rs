@@ -67,17 +67,11 @@ pub async fn serve(
                 }
             },
         };
-        // Each request knows both ends of its connection (`peer`: whose process is asking).
-        let Ok(local) = stream.local_addr() else {
-            continue;
-        };
-        let peer = super::peer::Peer { remote, local };
         let admission = unproven.admit(remote.ip());
         let close = admission.close.clone();
         let service = TowerToHyperService::new(tower::ServiceExt::map_request(
             app.clone(),
             move |mut req: axum::extract::Request<hyper::body::Incoming>| {
-                req.extensions_mut().insert(peer);
                 req.extensions_mut().insert(admission.clone());
                 req
             },

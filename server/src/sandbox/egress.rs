@@ -99,9 +99,23 @@ impl Drop for Egress {
     }
 }
 
+/// The longest path a Unix socket may have on Linux (`sun_path`, less its closing NUL).
+pub const MAX_SOCKET_PATH: usize = 107;
+
 impl Egress {
     /// Listens on `socket` (made anew) for the agent in `seat`.
     pub fn start(socket: &Path, allow: std::sync::Arc<Allow>, seat: u8) -> std::io::Result<Egress> {
+        let length = socket.as_os_str().len();
+        if length > MAX_SOCKET_PATH {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!(
+                    "{} is {length} bytes, a Unix socket's path at most {MAX_SOCKET_PATH}: \
+                     choose a shorter --data-dir",
+                    socket.display()
+                ),
+            ));
+        }
         let _ = std::fs::remove_file(socket);
         let listener = UnixListener::bind(socket)?;
         let stop = CancellationToken::new();
@@ -344,5 +358,78 @@ mod tests {
             closing(head),
             "Host: a\r\nX: 1\r\nConnection: close\r\n\r\n"
         );
+    }
+
+    async fn ask(socket: &Path, request: &str) -> String {
+        let mut conn = UnixStream::connect(socket).await.unwrap();
+        conn.write_all(request.as_bytes()).await.unwrap();
+        let mut answer = String::new();
+        tokio::time::timeout(Duration::from_secs(20), conn.read_to_string(&mut answer))
+            .await
+            .expect("the proxy answers")
+            .unwrap();
+        answer
+    }
+
+    /// Through the proxy's socket: an allowed host is reached (one request, then closed); a
+    /// host not allowed is a `403` naming the flag; an allowed host that does not answer is a
+    /// `502` saying why, and the agent's client sees it at once.
+    #[tokio::test]
+    async fn the_proxy_forwards_refuses_and_says_what_failed() {
+        let upstream = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let up = upstream.local_addr().unwrap();
+        let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let closed_port = closed.local_addr().unwrap().port();
+        drop(closed);
+        tokio::spawn(async move {
+            let (mut c, _) = upstream.accept().await.unwrap();
+            let mut seen = vec![0u8; 4096];
+            let n = c.read(&mut seen).await.unwrap();
+            let said = String::from_utf8_lossy(&seen[..n]).into_owned();
+            assert!(said.starts_with("GET /v1/x HTTP/1.1\r\n"), "{said}");
+            assert!(said.contains("Connection: close"), "{said}");
+            c.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+                .await
+                .unwrap();
+        });
+        let console: SocketAddr = "127.0.0.1:1".parse().unwrap();
+        let extra = [format!("127.0.0.1:{closed_port}")];
+        let base = format!("http://{up}");
+        let allow = std::sync::Arc::new(Allow::new(Some(&base), &extra, console).unwrap());
+        let dir = tempfile::tempdir().unwrap();
+        let socket = dir.path().join("egress.sock");
+        let _egress = Egress::start(&socket, allow, 4).unwrap();
+
+        let ok = ask(
+            &socket,
+            &format!("GET http://{up}/v1/x HTTP/1.1\r\nHost: {up}\r\n\r\n"),
+        )
+        .await;
+        assert!(ok.starts_with("HTTP/1.1 200") && ok.ends_with("ok"), "{ok}");
+        let refused = ask(&socket, "CONNECT example.com:443 HTTP/1.1\r\n\r\n").await;
+        assert!(refused.starts_with("HTTP/1.1 403"), "{refused}");
+        assert!(refused.contains("--agent-net-allow"), "{refused}");
+        let failed = ask(
+            &socket,
+            &format!("CONNECT 127.0.0.1:{closed_port} HTTP/1.1\r\n\r\n"),
+        )
+        .await;
+        assert!(failed.starts_with("HTTP/1.1 502 Bad Gateway"), "{failed}");
+        assert!(
+            failed.contains(&format!("127.0.0.1:{closed_port}")),
+            "{failed}"
+        );
+        let nonsense = ask(&socket, "HELLO\r\n\r\n").await;
+        assert!(nonsense.starts_with("HTTP/1.1 400"), "{nonsense}");
+    }
+
+    /// A socket path a Unix socket cannot have is said as such, with the way out.
+    #[tokio::test]
+    async fn a_socket_path_too_long_is_said() {
+        let long = PathBuf::from(format!("/tmp/{}/egress.sock", "d".repeat(110)));
+        let allow =
+            std::sync::Arc::new(Allow::new(None, &[], "127.0.0.1:1".parse().unwrap()).unwrap());
+        let e = Egress::start(&long, allow, 4).err().unwrap().to_string();
+        assert!(e.contains("107") && e.contains("--data-dir"), "{e}");
     }
 }

@@ -40,7 +40,34 @@ pub struct Sandbox {
     bwrap: Option<PathBuf>,
     /// "on (bubblewrap 0.8.0)", or why it is off.
     said: String,
+    /// The human's secrets, not there inside ([`SECRETS`] in the server's home folder).
+    hidden: Vec<PathBuf>,
 }
+
+/// What of the home folder a sandbox leaves out: keys, tokens and passwords of the usual tools,
+/// and the human's own Claude sessions (each agent has its own Claude folder).
+pub const SECRETS: [&str; 20] = [
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".azure",
+    ".kube",
+    ".docker",
+    ".config/gcloud",
+    ".config/gh",
+    ".config/hub",
+    ".password-store",
+    ".local/share/keyrings",
+    ".netrc",
+    ".git-credentials",
+    ".pgpass",
+    ".npmrc",
+    ".pypirc",
+    ".cargo/credentials.toml",
+    ".cargo/credentials",
+    ".claude",
+    ".claude.json",
+];
 
 /// A path bound into a sandbox, in the order given: a later bind over an earlier one wins.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -71,6 +98,7 @@ impl Sandbox {
         Sandbox {
             bwrap: None,
             said: format!("off: {why}"),
+            hidden: Vec::new(),
         }
     }
 
@@ -85,15 +113,28 @@ impl Sandbox {
             return Ok(Sandbox::off("--sandbox off"));
         }
         match probe(bwrap) {
-            Ok((bwrap, version)) => Ok(Sandbox {
-                bwrap: Some(bwrap),
-                said: format!("on ({version})"),
-            }),
+            Ok((bwrap, version)) => {
+                let on = Sandbox {
+                    bwrap: Some(bwrap),
+                    said: format!("on ({version})"),
+                    hidden: Vec::new(),
+                };
+                Ok(match std::env::var_os("HOME") {
+                    Some(home) if !home.is_empty() => on.hiding(Path::new(&home)),
+                    _ => on,
+                })
+            }
             Err(why) if mode == SandboxMode::On => Err(format!(
                 "--sandbox on: agents cannot run in a sandbox here: {why}"
             )),
             Err(why) => Ok(Sandbox::off(&why)),
         }
+    }
+
+    /// This sandbox, leaving out the [`SECRETS`] of `home`.
+    pub fn hiding(mut self, home: &Path) -> Sandbox {
+        self.hidden = SECRETS.iter().map(|s| home.join(s)).collect();
+        self
     }
 
     pub fn is_on(&self) -> bool {
@@ -119,7 +160,9 @@ impl Sandbox {
             return c;
         };
         let mut c = std::process::Command::new(bwrap);
-        c.args(walls()).args(places.binds());
+        c.args(walls())
+            .args(self.hiding_args())
+            .args(places.binds());
         if let Some(socket) = &places.egress {
             c.arg("--").arg(relay_program()).args(["relay", "--listen"]);
             c.arg(format!("127.0.0.1:{PROXY_PORT}"))
@@ -160,6 +203,27 @@ fn walls() -> [&'static str; 22] {
         "/run",
         "--new-session",
     ]
+}
+
+impl Sandbox {
+    /// A hidden folder is an empty read-only one, a hidden file an empty file (each only if it
+    /// exists).
+    fn hiding_args(&self) -> Vec<OsString> {
+        let mut out: Vec<OsString> = Vec::new();
+        for path in &self.hidden {
+            match std::fs::symlink_metadata(path) {
+                Ok(m) if m.is_dir() => out.extend([
+                    "--tmpfs".into(),
+                    path.into(),
+                    "--remount-ro".into(),
+                    path.into(),
+                ]),
+                Ok(_) => out.extend(["--ro-bind".into(), "/dev/null".into(), path.into()]),
+                Err(_) => {}
+            }
+        }
+        out
+    }
 }
 
 impl Places {
@@ -285,5 +349,56 @@ mod tests {
         assert!(Sandbox::detect_with(SandboxMode::On, refused).is_err());
         let chosen = Sandbox::detect_with(SandboxMode::Off, None).unwrap();
         assert_eq!(chosen.said(), "off: --sandbox off");
+    }
+}
+
+#[cfg(test)]
+mod hidden {
+    use super::*;
+
+    /// The human's secrets in their home folder (keys, tokens, the human's own Claude
+    /// sessions) are not there inside a sandbox; the rest of the home folder is, read only.
+    #[test]
+    fn the_humans_secrets_are_not_in_a_sandbox() {
+        let sandbox = match Sandbox::detect(SandboxMode::Auto) {
+            Ok(s) if s.is_on() => s,
+            _ => return eprintln!("skipped: no sandbox on this machine"),
+        };
+        // Not under `/tmp`, which is the sandbox's own.
+        let home = tempfile::tempdir_in("/var/tmp").unwrap();
+        let h = home.path();
+        for (file, text) in [
+            (".ssh/id_ed25519", "ssh-key"),
+            (".aws/credentials", "aws-key"),
+            (".claude/projects/x.jsonl", "human-session"),
+            (".netrc", "netrc-password"),
+            ("notes.txt", "plain-notes"),
+        ] {
+            std::fs::create_dir_all(h.join(file).parent().unwrap()).unwrap();
+            std::fs::write(h.join(file), text).unwrap();
+        }
+        let data = tempfile::tempdir().unwrap();
+        let places = Places {
+            data_dir: data.path().into(),
+            ..Places::default()
+        };
+        let script = "cat .ssh/id_ed25519 .aws/credentials .claude/projects/x.jsonl .netrc \
+                      notes.txt 2>/dev/null; ls -a .ssh; touch .ssh/planted && echo planted";
+        let out = sandbox
+            .hiding(h)
+            .command(
+                OsStr::new("/bin/sh"),
+                &["-c".into(), script.into()],
+                &places,
+            )
+            .current_dir(h)
+            .output()
+            .unwrap();
+        let seen = String::from_utf8_lossy(&out.stdout);
+        for secret in ["ssh-key", "aws-key", "human-session", "netrc-password"] {
+            assert!(!seen.contains(secret), "{secret} in {seen}");
+        }
+        assert!(seen.contains("plain-notes"), "{seen}");
+        assert!(!seen.contains("planted"), "{seen}");
     }
 }

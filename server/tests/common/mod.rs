@@ -26,7 +26,7 @@ pub use http::{
 #[allow(unused_imports)]
 pub use processes::{alive, fake_cli, from_a_child, group_members, FAKE_TURN};
 #[allow(unused_imports)]
-pub use servers::{free_port, raw_request, server_env, Served, ServerProcess};
+pub use servers::{free_port, raw_exchange, raw_request, server_env, Served, ServerProcess};
 
 use std::path::Path;
 

@@ -136,17 +136,22 @@ pub async fn raw_request(
     path: &str,
     json: Option<&str>,
 ) -> Option<String> {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut s = tokio::net::TcpStream::connect(("127.0.0.1", port))
-        .await
-        .ok()?;
     let body = json.unwrap_or("");
     let req = format!(
         "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
          Authorization: Bearer {TOKEN}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );
-    s.write_all(req.as_bytes()).await.ok()?;
+    raw_exchange(port, &req).await
+}
+
+/// `request` as it is written, on its own connection: the whole response as text.
+pub async fn raw_exchange(port: u16, request: &str) -> Option<String> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut s = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .ok()?;
+    s.write_all(request.as_bytes()).await.ok()?;
     let mut out = Vec::new();
     s.read_to_end(&mut out).await.ok()?;
     let text = String::from_utf8_lossy(&out).into_owned();

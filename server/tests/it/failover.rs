@@ -107,9 +107,22 @@ async fn the_leader_killed_under_load_is_replaced_and_nothing_acknowledged_is_lo
 
     let next = Arc::new(AtomicUsize::new(0));
     let acked = Arc::new(AtomicUsize::new(0));
+    // 0: both up; 1: the leader killed; 2: the new leader there. A send that fails while the
+    // leader is gone waits for the new one before the next is tried: the sends left are not
+    // all spent on the gap (how fast they are spent is the machine's, not the test's).
+    let (phase, _) = tokio::sync::watch::channel(0u8);
+    let phase = Arc::new(phase);
     let workers: Vec<_> = (0..WORKERS)
         .map(|w| {
-            let (next, acked) = (next.clone(), acked.clone());
+            let (next, acked, phase) = (next.clone(), acked.clone(), phase.clone());
+            let through_the_gap = move || {
+                let mut seen = phase.subscribe();
+                async move {
+                    if *seen.borrow() == 1 {
+                        let _ = seen.wait_for(|p| *p == 2).await;
+                    }
+                }
+            };
             tokio::spawn(async move {
                 let mut mine = Vec::new();
                 loop {
@@ -130,8 +143,18 @@ async fn the_leader_killed_under_load_is_replaced_and_nothing_acknowledged_is_lo
                         Some(r) if r.starts_with("HTTP/1.1 503") => {
                             assert!(r.to_ascii_lowercase().contains("retry-after:"), "{r}");
                             tokio::time::sleep(Duration::from_millis(50)).await;
+                            through_the_gap().await;
                         }
-                        _ => tokio::time::sleep(Duration::from_millis(20)).await,
+                        other => {
+                            if port == b {
+                                eprintln!(
+                                    "DEBUG b {i}: {:?}",
+                                    other.as_deref().map(|r| &r[..r.len().min(200)])
+                                );
+                            }
+                            tokio::time::sleep(Duration::from_millis(20)).await;
+                            through_the_gap().await;
+                        }
                     }
                 }
             })
@@ -145,6 +168,7 @@ async fn the_leader_killed_under_load_is_replaced_and_nothing_acknowledged_is_lo
         );
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
+    phase.send_replace(1);
     leader.kill().await;
     let killed = Instant::now();
     // The follower takes over.
@@ -159,6 +183,7 @@ async fn the_leader_killed_under_load_is_replaced_and_nothing_acknowledged_is_lo
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let takeover = killed.elapsed();
+    phase.send_replace(2);
     let mut acknowledged = Vec::new();
     for w in workers {
         acknowledged.extend(w.await.unwrap());

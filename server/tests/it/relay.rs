@@ -1,12 +1,9 @@
-//! An agent's command may not drive the console through a follower either (http/peer.rs): the
-//! leader runs the agents, so `curl -X POST follower:…/api/budgets` from one of them reaches a
-//! server whose tree it is not in, which hands the request to the leader from a process that is
-//! not the leader's. The follower says whose connection it carried (`x-soulgrid-peer`), and the
-//! leader refuses a request whose first client is one of its agents' processes, as it refuses
-//! one sent to it directly; a request of anyone else through the follower is served.
+//! A request through a follower (http/forward.rs): the follower checks the login as the leader
+//! does (one team, one login), then hands the request to the leader, body and all. Without the
+//! login it is a 401 at the follower and never reaches the leader; with it, the leader serves it
+//! and holds its body to the leader's limits.
 //!
-//! Here the leader is this test's process (its children are its agents' processes, as in
-//! `router::agents`), and the follower a process outside its tree.
+//! Here the leader is this test's process and the follower a process outside its tree.
 
 use std::time::{Duration, Instant};
 
@@ -55,7 +52,7 @@ async fn health(port: u16) -> Option<serde_json::Value> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_agents_command_relayed_through_a_follower_is_refused_by_the_leader() {
+async fn a_request_through_a_follower_needs_the_login_and_is_the_leaders_to_serve() {
     let on = On::postgres();
     let On::Postgres(url) = on.clone() else {
         unreachable!()
@@ -100,12 +97,17 @@ async fn an_agents_command_relayed_through_a_follower_is_refused_by_the_leader()
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 
-    let budgets = format!("http://127.0.0.1:{}/api/budgets", follower.port);
-    let (status, body) = common::from_a_child("POST", &budgets).await;
-    assert_eq!(status, 403, "{body}");
-    assert!(body.contains("agents' processes"), "{body}");
-    // Anyone else's request through the follower is the leader's to serve (here: this
-    // process, which is the leader itself, as a tool of the human's would be).
+    // Without the login: refused by the follower, nothing set on the leader.
+    let anonymous = format!(
+        "POST /api/budgets HTTP/1.1\r\nHost: 127.0.0.1:{}\r\ncontent-type: application/json\r\n\
+         content-length: 18\r\nconnection: close\r\n\r\n{{\"perDayUsd\": 99}}",
+        follower.port
+    );
+    let reply = common::raw_exchange(follower.port, &anonymous)
+        .await
+        .unwrap();
+    assert!(reply.starts_with("HTTP/1.1 401"), "{reply}");
+    // The human's request through the follower is the leader's to serve.
     let said = r#"{"perDayUsd": 7}"#;
     let reply = raw_request(follower.port, "POST", "/api/budgets", Some(said))
         .await
@@ -115,6 +117,7 @@ async fn an_agents_command_relayed_through_a_follower_is_refused_by_the_leader()
         .await
         .unwrap();
     assert!(reply.contains(r#""perDayUsd":7.0"#), "{reply}");
+    assert!(!reply.contains("99"), "{reply}");
     // A body is handed on as it comes, and held to the leader's limits.
     let big = serde_json::json!({ "text": "x".repeat(400 * 1024) }).to_string();
     let reply = raw_request(follower.port, "POST", "/api/send", Some(&big))
@@ -129,22 +132,4 @@ async fn an_agents_command_relayed_through_a_follower_is_refused_by_the_leader()
     stop.cancel();
     leader.await.unwrap().unwrap();
     drop(follower);
-}
-
-/// A relayed connection that is not two socket addresses is refused, whoever sends it.
-#[tokio::test]
-async fn a_malformed_relayed_peer_is_a_400() {
-    let _serial = crate::SERIAL.lock().await;
-    let dir = tempfile::tempdir().unwrap();
-    let state = common::boot(dir.path()).await;
-    let router = soulgrid::http::router(state.clone());
-    let req = axum::http::Request::post("/api/budgets")
-        .header("content-type", "application/json")
-        .header("x-soulgrid-peer", "nobody")
-        .body(axum::body::Body::from(r#"{"perDayUsd": 5}"#))
-        .unwrap();
-    let reply = common::call(&router, req).await;
-    assert_eq!(reply.status, 400, "{}", reply.body);
-    assert!(reply.body.contains("x-soulgrid-peer"), "{}", reply.body);
-    soulgrid::shut_down(&state).await;
 }

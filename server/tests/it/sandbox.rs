@@ -182,6 +182,82 @@ while read -r line; do turn "more"; done"#
     soulgrid::shut_down(&state).await;
 }
 
+/// A stop is graceful inside the sandbox too: the agent's program gets `SIGTERM` and its
+/// grace, as it does outside one (it was killed with the sandbox, mid-write).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sandboxed_agents_stop_lets_it_finish() {
+    if sandboxed().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let cli = fake_cli(
+        dir.path(),
+        "graceful",
+        &format!(
+            r#"{FAKE_TURN}
+trap 'echo "$$" > said-goodbye; exit 0' TERM
+read -r first
+turn "ready"
+while read -r line; do turn "more"; done"#
+        ),
+    );
+    let state = boot_with(
+        &data,
+        &[
+            "--claude-cmd",
+            cli.to_str().unwrap(),
+            "--distill-timeout",
+            "0s",
+            "--stop-grace",
+            "20s",
+        ],
+    )
+    .await;
+    let router = soulgrid::http::router(state.clone());
+    call(&router, post_json("/api/send", json!({"text": "hello"}))).await;
+    wait_for(&state, "the lead's turn", |d| lead_said(d, "ready")).await;
+    let r = call(&router, post_json("/api/agents/4/dismiss", json!({}))).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert!(
+        data.join("agents/4/said-goodbye").exists(),
+        "the program was told to stop, and finished"
+    );
+    soulgrid::shut_down(&state).await;
+}
+
+/// An agent whose way out of its sandbox cannot be opened (here its socket's path is longer
+/// than a Unix socket's 107 bytes) does not start, and the human is told why. It started
+/// without any network, and every turn of the real CLI then failed with no word of the cause.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_without_its_way_out_does_not_start_and_says_why() {
+    if sandboxed().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("d".repeat(100));
+    let cli = fake_cli(dir.path(), "quiet", FAKE_TURN);
+    let state = boot_with(&data, &["--claude-cmd", cli.to_str().unwrap()]).await;
+    let router = soulgrid::http::router(state.clone());
+    call(&router, post_json("/api/send", json!({"text": "hello"}))).await;
+    wait_for(&state, "the lead's start refused", |d| {
+        app::domain::docs::identity(d, LEAD_SEAT).is_some_and(|a| {
+            a.process_reason
+                .as_deref()
+                .is_some_and(|r| r.contains("way out of its sandbox"))
+        })
+    })
+    .await;
+    let errors = common::runtime_errors(&state, LEAD_SEAT).await;
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.contains("egress.sock") && e.contains("107")),
+        "{errors:?}"
+    );
+    soulgrid::shut_down(&state).await;
+}
+
 /// At work on a project, the agent's git commits on its branch, and nothing else of the
 /// repository's git folder is its to write: its `config`, `hooks` and `commondir` (which the
 /// human's own git reads and runs), another branch. The whole git folder was writable.

@@ -228,18 +228,25 @@ pub(in crate::runtime) async fn prepare_cli_home(
 }
 
 /// The agent's way out of its sandbox (the egress proxy on its socket), if `places` gives it
-/// one; one that cannot be opened is said in the log, and the agent has no network.
+/// one. One that cannot be opened is an error: the agent does not start without it (each of
+/// its turns would fail with no word of why).
 pub(in crate::runtime) fn open_egress(
     c: &crate::runtime::config::RuntimeConfig,
     seat: Seat,
     places: &crate::sandbox::Places,
-) -> Option<crate::sandbox::egress::Egress> {
-    let socket = places.egress.as_ref()?;
+) -> std::io::Result<Option<crate::sandbox::egress::Egress>> {
+    let Some(socket) = places.egress.as_ref() else {
+        return Ok(None);
+    };
     crate::sandbox::egress::Egress::start(socket, c.egress.clone(), seat)
-        .inspect_err(|e| {
-            tracing::warn!(seat, socket = %socket.display(), "the agent's way out of its sandbox could not be opened: {e}")
+        .map(Some)
+        .map_err(|e| {
+            tracing::warn!(seat, socket = %socket.display(), "the agent's way out of its sandbox could not be opened: {e}");
+            std::io::Error::new(
+                e.kind(),
+                format!("its way out of its sandbox could not be opened: {e}"),
+            )
         })
-        .ok()
 }
 
 #[cfg(test)]

@@ -248,6 +248,35 @@ pub fn proc_stat(pid: u32) -> Option<(char, u32, u32)> {
     Some((state, ppid, pgrp))
 }
 
+/// The live processes below `root`, from `from` generations down (`1`: its children and all
+/// below them): from every process's parent in `/proc`.
+pub fn descendants(root: u32, from: usize) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let parents: Vec<(u32, u32)> = entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter_map(|pid| proc_stat(pid).filter(|s| s.0 != 'Z').map(|s| (pid, s.1)))
+        .collect();
+    let mut found = Vec::new();
+    let mut generation = vec![root];
+    for depth in 1.. {
+        generation = parents
+            .iter()
+            .filter(|(_, parent)| generation.contains(parent))
+            .map(|(pid, _)| *pid)
+            .collect();
+        if generation.is_empty() {
+            break;
+        }
+        if depth >= from {
+            found.extend(&generation);
+        }
+    }
+    found
+}
+
 /// Live processes that carry `tag`, or descend from one that does: from `/proc`.
 fn scan(tag: &str) -> Vec<u32> {
     let me = std::process::id();

@@ -85,7 +85,10 @@ impl Spawner {
         let places = places(rt.config(), seat, &ready);
         let mut cmd = command(rt.config(), spec, &claude_session, &ready, &places);
         // Its way out of the sandbox, for as long as it runs.
-        let egress = super::command::open_egress(rt.config(), seat, &places);
+        let egress = match super::command::open_egress(rt.config(), seat, &places) {
+            Ok(egress) => egress,
+            Err(source) => return Err(self.not_started(seat, source).await),
+        };
         place.prepare(&mut cmd);
         let child = match cmd.spawn() {
             Ok(child) => child,
@@ -163,7 +166,7 @@ impl Spawner {
     ) -> (Live, Supervisor, mpsc::UnboundedReceiver<Report>) {
         let rt = &self.ctx;
         let seat = spec.seat;
-        let group = Group::of(&child);
+        let group = Group::of(&child, rt.config().sandbox.is_on());
         let stdin = child.stdin.take().expect("piped stdin");
         let stdout = child.stdout.take().expect("piped stdout");
         let stderr = child.stderr.take().expect("piped stderr");

@@ -3,7 +3,6 @@
 //! the settings the server refuses to start with.
 
 mod access;
-mod agents;
 mod errors;
 mod headers;
 mod heavy;
