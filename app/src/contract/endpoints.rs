@@ -224,7 +224,9 @@ endpoints! {
     /// Puts an agent (`{"agent": <identity id>}`) to work on the project, `201`: its worktree
     /// on its own branch `soulgrid/<inbox-slug>`.
     PutToWork: Post "/api/projects/{id}/agents", String, AgentToWork => WorktreeDoc;
-    /// One agent's work against the base, a page of files at a time, with its commits.
+    /// One agent's work: what its commits change (what an approval names and a merge
+    /// brings), a page of files at a time, its commits, and apart what its worktree has not
+    /// committed.
     ProjectDiff: Get "/api/projects/{id}/diff", DiffAt, Empty => DiffView;
     /// A file of the project around a line (a finding's): in the agent's worktree as it is
     /// now, or at the base's head without `agent`; `changed` says whether its branch changes it.
@@ -234,11 +236,12 @@ endpoints! {
     /// Sends the agent every open comment in one message (each with its file, line and the
     /// code around it), `204`.
     RequestChanges: Post "/api/projects/{id}/branches/{identity}/request-changes", (String, String), Empty => Empty;
-    /// Approves the branch at `head` (the one the human looked at; its head now if none):
-    /// ready to merge. A branch moved since is `409`.
+    /// Approves the branch at `head` (the one the human looked at; its head now if none), one
+    /// commit: ready to merge. A branch moved since is `409`; files not committed are named
+    /// and the agent asked to commit them.
     ApproveBranch: Post "/api/projects/{id}/branches/{identity}/approve", (String, String), ApproveRequest => Approved;
-    /// Merges the approved branch into the base after the project's check passed in the
-    /// worktree (one merge of a project at a time); refused: `409` with `files` or `output`.
+    /// Merges exactly the approved commit into the base after the project's check passed in
+    /// the worktree (one merge of a project at a time); refused: `409` with `files` or `output`.
     MergeBranch: Post "/api/projects/{id}/branches/{identity}/merge", (String, String), MergeRequest => MergeDone;
     /// Unlinks the project, `204`; its branches and worktrees stay.
     UnlinkProject: Post "/api/projects/{id}/unlink", String, Empty => Empty;

@@ -157,9 +157,10 @@ pub struct DiffFile {
     pub cut: bool,
 }
 
-/// `GET /api/projects/{id}/diff?agent=…&page=N`: an agent's work against the base (the
-/// worktree as it is, committed or not, against where its branch and the base meet), a page
-/// of files at a time; the commits on the first page.
+/// `GET /api/projects/{id}/diff?agent=…&page=N`: an agent's work against the base: what its
+/// commits change since its branch and the base met (what an approval names and a merge
+/// brings), a page of files at a time; the commits, and apart from them what its worktree has
+/// not committed yet (not reviewable until it is), on the first page.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DiffView {
@@ -171,7 +172,14 @@ pub struct DiffView {
     pub merge_base: String,
     pub commits: Vec<BranchCommit>,
     pub files: Vec<DiffFile>,
-    /// Every changed file's path, in order (so a page can be chosen by file).
+    /// The worktree's changes not committed (against `head`), at most a page of them: no
+    /// approval takes them in.
+    #[serde(default)]
+    pub uncommitted: Vec<DiffFile>,
+    /// How many files the worktree has not committed (`uncommitted` holds the first page).
+    #[serde(default)]
+    pub total_uncommitted: usize,
+    /// How many files the commits change (so a page can be chosen by file).
     pub total_files: usize,
     pub page: usize,
     pub pages: usize,
@@ -238,11 +246,14 @@ pub struct ApproveRequest {
     pub head: Option<String>,
 }
 
-/// The answer to `…/approve`: the head approved.
+/// The answer to `…/approve`: the head approved, and the worktree's files not committed,
+/// which it does not take in (the agent is asked to commit them).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Approved {
     pub head: String,
+    #[serde(default)]
+    pub uncommitted: Vec<String>,
 }
 
 /// `POST …/merge {"strategy"?}`: `ff`, `merge` (the default: a fast-forward when it can) or
@@ -254,11 +265,14 @@ pub struct MergeRequest {
     pub strategy: Option<String>,
 }
 
-/// A merge done: the base's new head.
+/// A merge done: the base's new head, and the worktree's files not committed, which it did
+/// not bring (exactly the approved commit was merged).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MergeDone {
     pub commit: String,
+    #[serde(default)]
+    pub uncommitted: Vec<String>,
 }
 
 /// A merge refused (`409`): why, the files that conflict (or are not committed), the check's

@@ -144,12 +144,11 @@ pub async fn approve(
     AppPath((id, identity)): AppPath<(String, String)>,
     AppJson(a): AppJson<ApproveRequest>,
 ) -> Result<Json<Approved>, AppError> {
-    let head = state
+    let (head, uncommitted) = state
         .runtime
-        .projects()
-        .approve(&id, &identity, a.head.as_deref())
+        .approve_branch(&id, &identity, a.head.as_deref())
         .await?;
-    Ok(Json(Approved { head }))
+    Ok(Json(Approved { head, uncommitted }))
 }
 
 /// `POST …/merge {"strategy"?}` → the base's new head, or `409` with why, the files or the
@@ -162,7 +161,11 @@ pub async fn merge(
     let strategy = Strategy::parse(m.strategy.as_deref()).map_err(AppError::BadRequest)?;
     Ok(
         match state.runtime.merge_branch(&id, &identity, strategy).await? {
-            Ok(commit) => Json(MergeDone { commit }).into_response(),
+            Ok((commit, uncommitted)) => Json(MergeDone {
+                commit,
+                uncommitted,
+            })
+            .into_response(),
             Err(r) => (
                 StatusCode::CONFLICT,
                 Json(MergeRefusal {

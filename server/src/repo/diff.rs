@@ -28,15 +28,13 @@ pub struct Work {
     pub files: Vec<DiffFile>,
     /// The commits on the branch the base does not have, newest first.
     pub commits: Vec<BranchCommit>,
+    /// What the worktree has not committed: its files against the branch's head.
+    pub loose: Vec<DiffFile>,
 }
 
 impl Work {
     pub fn uncommitted(&self) -> Vec<String> {
-        self.files
-            .iter()
-            .filter(|f| f.uncommitted)
-            .map(|f| f.path.clone())
-            .collect()
+        self.loose.iter().map(|f| f.path.clone()).collect()
     }
 }
 
@@ -82,26 +80,23 @@ pub async fn work(
     let merge_base = met.unwrap_or(base_head);
     let flags = ["--no-ext-diff", "--no-textconv", "--no-renames", "-z"];
     let against_base = [&["diff", "--raw"][..], &flags, &[&merge_base]].concat();
-    let against_head = [&["diff", "--name-only"][..], &flags, &[&head]].concat();
+    let against_head = [&["diff", "--raw"][..], &flags, &[&head]].concat();
     let (listed, since_head, commits) = tokio::join!(
         git.run(&against_base),
         git.run(&against_head),
         commits(git, &merge_base, &head)
     );
-    let uncommitted: BTreeSet<String> = split_z(&since_head?).map(|p| p.into_owned()).collect();
+    let mut loose = parse_raw(&since_head?, &BTreeSet::new());
+    loose.iter_mut().for_each(|f| f.uncommitted = true);
+    let uncommitted: BTreeSet<String> = loose.iter().map(|f| f.path.clone()).collect();
     let mut files = parse_raw(&listed?, &uncommitted);
-    // A file too large to read is named as binary, never read (git would read a 1 GB file
-    // whole to count its lines: 9 s here). The others are counted a page at a time.
-    if let Some(tree) = git.work_tree() {
-        for f in files.iter_mut() {
-            f.binary = std::fs::symlink_metadata(tree.join(&f.path))
-                .is_ok_and(|m| m.is_file() && m.len() > BIG_FILE);
-        }
-    }
+    mark_big(git, &mut files);
+    mark_big(git, &mut loose);
     Ok(Work {
         head,
         merge_base,
         files,
+        loose,
         // The commits are shown beside the files: a log that fails lists none, said in the log.
         commits: commits.unwrap_or_else(|e| {
             tracing::warn!(error = %e, branch, "the branch's commits could not be listed");
@@ -112,6 +107,39 @@ pub async fn work(
 
 /// A file larger than this (in the worktree) is named as binary, never read to be counted.
 const BIG_FILE: u64 = 1024 * 1024;
+
+/// A file too large to read is named as binary, never read (git would read a 1 GB file whole
+/// to count its lines: 9 s here). The others are counted a page at a time.
+fn mark_big(git: &Git, files: &mut [DiffFile]) {
+    if let Some(tree) = git.work_tree() {
+        for f in files.iter_mut() {
+            f.binary = std::fs::symlink_metadata(tree.join(&f.path))
+                .is_ok_and(|m| m.is_file() && m.len() > BIG_FILE);
+        }
+    }
+}
+
+/// What the branch's commits change (`merge_base` to `head`, the worktree aside): what a review
+/// approves and a merge brings. No worktree is read: two trees compared.
+pub async fn committed(
+    git: &Git,
+    merge_base: &str,
+    head: &str,
+) -> Result<Vec<DiffFile>, RepoError> {
+    let args = [
+        "diff",
+        "--raw",
+        "--no-ext-diff",
+        "--no-textconv",
+        "--no-renames",
+        "-z",
+        merge_base,
+        head,
+    ];
+    let mut files = parse_raw(&git.run(&args).await?, &BTreeSet::new());
+    mark_big(git, &mut files);
+    Ok(files)
+}
 
 /// The counts of `diff --numstat -z` (`added\tremoved\tpath\0`; `-` for a binary file) put on
 /// `files`.
@@ -171,12 +199,14 @@ fn split_z(bytes: &[u8]) -> impl Iterator<Item = std::borrow::Cow<'_, str>> {
 }
 
 /// The counts and hunks of `files` (one page), filled in place: one git call (the patch), and
-/// a second only for files whose hunks were cut (their counts from `--numstat`).
+/// a second only for files whose hunks were cut (their counts from `--numstat`). From `from`
+/// to `to` (a commit), or to the worktree.
 pub async fn fill_hunks(
     git: &Git,
-    merge_base: &str,
+    (from, to): (&str, Option<&str>),
     files: &mut [DiffFile],
 ) -> Result<(), RepoError> {
+    let ends: Vec<&str> = std::iter::once(from).chain(to).collect();
     let shown: Vec<String> = files
         .iter()
         .filter(|f| !f.binary)
@@ -185,7 +215,7 @@ pub async fn fill_hunks(
     if shown.is_empty() {
         return Ok(());
     }
-    let mut patch = [&DIFF_FLAGS[..], &["-U3", merge_base, "--"]].concat();
+    let mut patch = [&DIFF_FLAGS[..], &["-U3"], &ends, &["--"]].concat();
     patch.extend(shown.iter().map(String::as_str));
     let out = git.run(&patch).await?;
     let text = String::from_utf8_lossy(&out);
@@ -230,7 +260,7 @@ pub async fn fill_hunks(
     // A file cut short is counted whole by git.
     by_git.extend(files.iter().filter(|f| f.cut).map(|f| f.path.clone()));
     if !by_git.is_empty() {
-        let mut numstat = [&DIFF_FLAGS[..], &["--numstat", "-z", merge_base, "--"]].concat();
+        let mut numstat = [&DIFF_FLAGS[..], &["--numstat", "-z"], &ends, &["--"]].concat();
         numstat.extend(by_git.iter().map(String::as_str));
         let counts = git.run(&numstat).await?;
         count(files, &counts);

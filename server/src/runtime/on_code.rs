@@ -71,13 +71,31 @@ impl Runtime {
         Ok(())
     }
 
-    /// Merges the approved branch; the agent is told how it ended, in one message.
+    /// Approves the branch at its head (`seen`: the head the human looked at): that commit,
+    /// and nothing its worktree has not committed, which the agent is asked to commit. The head
+    /// approved, and those files.
+    pub async fn approve_branch(
+        &self,
+        project: &str,
+        identity: &str,
+        seen: Option<&str>,
+    ) -> Result<(String, Vec<String>), projects::ProjectError> {
+        let approval = self.inner.projects.approve(project, identity, seen).await?;
+        if let Some(text) = &approval.notice {
+            self.tell_identity(identity, text, false).await;
+        }
+        Ok((approval.head, approval.uncommitted))
+    }
+
+    /// Merges the approved branch (exactly the approved commit); the agent is told how it
+    /// ended, in one message. The base's new head and the worktree's files left out, or why not.
+    #[allow(clippy::type_complexity)]
     pub async fn merge_branch(
         &self,
         project: &str,
         identity: &str,
         strategy: crate::repo::merge::Strategy,
-    ) -> Result<Result<String, projects::Refused>, projects::ProjectError> {
+    ) -> Result<Result<(String, Vec<String>), projects::Refused>, projects::ProjectError> {
         let merged = self
             .inner
             .projects

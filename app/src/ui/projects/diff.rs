@@ -49,9 +49,13 @@ pub fn Diff(project: String, identity: String) -> impl IntoView {
                 Some(Err(e)) => view! { <p class="error" role="alert">{e}</p> }.into_any(),
                 Some(Ok(d)) => {
                     let pages = d.pages;
+                    let head = d.head.get(..8).unwrap_or(&d.head).to_string();
+                    let loose = d.uncommitted;
+                    let loose_total = d.total_uncommitted;
+                    let loose_key = key.clone();
                     view! {
                         <p class="muted">
-                            {format!("{} file(s) differ from {} · {} commit(s)", d.total_files, d.base, d.commits.len())}
+                            {format!("{} file(s) differ from {} in {} commit(s), up to {head}: what an approval names and a merge brings", d.total_files, d.base, d.commits.len())}
                         </p>
                         <ul class="commits">
                             {d.commits.iter().map(|c| view! {
@@ -65,6 +69,15 @@ pub fn Diff(project: String, identity: String) -> impl IntoView {
                                 {move || format!(" page {} of {pages} ", page.get() + 1)}
                                 <button type="button" disabled=move || page.get() + 1 >= pages on:click=move |_| page.update(|p| *p += 1)>"Later files →"</button>
                             </p>
+                        })}
+                        {(!loose.is_empty()).then(|| view! {
+                            <section class="not-committed" aria-label="Not committed">
+                                <h4>"Not committed yet"</h4>
+                                <p class="muted">
+                                    {format!("{loose_total} file(s) changed in the worktree since {head}: not part of a review until the agent commits them (an approval asks it to).")}
+                                </p>
+                                {loose.into_iter().map(|f| view! { <FileDiff file=f comments=comments key=loose_key.clone()/> }).collect_view()}
+                            </section>
                         })}
                     }
                     .into_any()

@@ -261,8 +261,11 @@ fn BranchRow(project: String, identity: String) -> impl IntoView {
                     {(open_comments > 0).then(|| view! {
                         <PostButton label=format!("Request changes ({open_comments})") call=changes.clone()/>
                     })}
-                    {(review != Review::Approved && review != Review::Merged).then(|| view! {
-                        <PostButton label="Approve".to_string() call=approve.clone()/>
+                    {(review != Review::Approved && review != Review::Merged).then(|| {
+                        // The approval names one commit: the one the human can see here.
+                        let at = w.head.as_deref().map(|h| h.get(..8).unwrap_or(h).to_string());
+                        let label = at.map_or("Approve".to_string(), |h| format!("Approve {h}"));
+                        view! { <PostButton label=label call=approve.clone()/> }
                     })}
                     {(review == Review::Approved).then(|| view! {
                         <span class="merge-form">

@@ -24,9 +24,10 @@ pub struct Refused {
     pub exit: Option<i32>,
 }
 
-/// What a merge came to, and what the agent is told.
+/// What a merge came to (the base's new head and the worktree's files it left out, not
+/// committed), and what the agent is told.
 pub struct Merged {
-    pub result: Result<String, Refused>,
+    pub result: Result<(String, Vec<String>), Refused>,
     pub notice: Notice,
 }
 
@@ -78,17 +79,13 @@ impl Projects {
                 ..Default::default()
             }),
         };
+        // Exactly the approved commit was merged: what the worktree has not committed stayed.
+        let left_out = match &result {
+            Ok(_) => self.loose(&p, &w).await.unwrap_or_default(),
+            Err(_) => Vec::new(),
+        };
         let (state, text) = match &result {
-            Ok(commit) => (
-                MergeState::Merged,
-                format!(
-                    "Your branch {} was merged into {} of {} ({}).",
-                    w.branch,
-                    p.base,
-                    p.name,
-                    short(commit)
-                ),
-            ),
+            Ok(commit) => (MergeState::Merged, merged_text(&p, &w, commit, &left_out)),
             Err(r) => (MergeState::Refused, refusal_text(&p, &w, r)),
         };
         let r = result.clone();
@@ -130,7 +127,7 @@ impl Projects {
             }
         }
         Ok(Merged {
-            result,
+            result: result.map(|commit| (commit, left_out)),
             notice: Notice {
                 identity: identity.into(),
                 text,
@@ -317,6 +314,24 @@ impl Projects {
         }
         Ok(Ok(new))
     }
+}
+
+/// What the agent is told of its merge.
+fn merged_text(p: &ProjectDoc, w: &WorktreeDoc, commit: &str, left_out: &[String]) -> String {
+    let mut text = format!(
+        "Your branch {} was merged into {} of {} ({}).",
+        w.branch,
+        p.base,
+        p.name,
+        short(commit)
+    );
+    if !left_out.is_empty() {
+        text.push_str(&format!(
+            " Not part of it, because not committed in your worktree: {}.",
+            super::review::listed(left_out)
+        ));
+    }
+    text
 }
 
 /// What the agent is told of a refused merge, in one message.

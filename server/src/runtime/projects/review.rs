@@ -115,13 +115,14 @@ impl Projects {
     }
 
     /// Approves the branch at `seen` (the head the human looked at), or at its head now when
-    /// none is given, and the base as it is now.
+    /// none is given, and the base as it is now. What the worktree has not committed is not
+    /// part of it: named, with what the agent is to be told.
     pub async fn approve(
         &self,
         project: &str,
         identity: &str,
         seen: Option<&str>,
-    ) -> Result<String, ProjectError> {
+    ) -> Result<Approval, ProjectError> {
         let (p, w) = self.branch(project, identity)?;
         if !p.is_linked() {
             return Err(ProjectError::Conflict(format!("{} is unlinked", p.name)));
@@ -152,8 +153,44 @@ impl Projects {
                 base_head: Some(base_head),
             }])
             .await?;
-        Ok(head)
+        let uncommitted = self.loose(&p, &w).await?;
+        let notice = (!uncommitted.is_empty()).then(|| {
+            format!(
+                "Your branch {} of {} was approved at {}. Not part of it, because not committed in \
+                 your worktree: {}. Commit them and ask for a review if they belong to the work.",
+                w.branch,
+                p.name,
+                short(&head),
+                listed(&uncommitted)
+            )
+        });
+        Ok(Approval {
+            head,
+            uncommitted,
+            notice,
+        })
     }
+}
+
+/// An approval: the head approved, the worktree's files left out, what the agent is told.
+pub struct Approval {
+    pub head: String,
+    pub uncommitted: Vec<String>,
+    pub notice: Option<String>,
+}
+
+/// Files named in a message: the first twenty, and how many more.
+pub(super) fn listed(files: &[String]) -> String {
+    let mut text = files
+        .iter()
+        .take(20)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if files.len() > 20 {
+        text.push_str(&format!(" and {} more", files.len() - 20));
+    }
+    text
 }
 
 pub(super) async fn rev(git: &crate::repo::git::Git, branch: &str) -> Result<String, ProjectError> {

@@ -67,7 +67,9 @@ impl Projects {
         })
     }
 
-    /// One agent's work against the base: page `page` of its files, and its commits.
+    /// One agent's work against the base: page `page` of what its commits change, and its
+    /// commits; beside them (on the first page), what its worktree has not committed, which no
+    /// review takes in.
     pub async fn diff(&self, id: &str, agent: &str, page: usize) -> Result<DiffView, ProjectError> {
         let (project, trees) = self.of(id)?;
         let w = at_work(&trees, agent)?;
@@ -75,31 +77,41 @@ impl Projects {
         let _held = held.lock().await;
         let listing = self.as_seen().await;
         let mut work = self.work(&project, w, listing).await?;
-        let pages = work.files.len().div_ceil(PAGE_FILES).max(1);
+        let git = self.git_on(&project, w);
+        let committed = diff::committed(&git, &work.merge_base, &work.head).await?;
+        let pages = committed.len().div_ceil(PAGE_FILES).max(1);
         if page >= pages {
             return Err(ProjectError::Bad(format!(
                 "page {page} is past the last page ({})",
                 pages - 1
             )));
         }
-        let total_files = work.files.len();
-        let mut files: Vec<_> = work
-            .files
-            .drain(..)
+        let total_files = committed.len();
+        let mut files: Vec<_> = committed
+            .into_iter()
             .skip(page * PAGE_FILES)
             .take(PAGE_FILES)
             .collect();
-        let git = self.git_on(&project, w);
-        diff::fill_hunks(&git, &work.merge_base, &mut files).await?;
-        let commits = std::mem::take(&mut work.commits);
+        diff::fill_hunks(&git, (&work.merge_base, Some(&work.head)), &mut files).await?;
+        let total_uncommitted = work.loose.len();
+        let mut uncommitted: Vec<_> = match page {
+            0 => std::mem::take(&mut work.loose)
+                .into_iter()
+                .take(PAGE_FILES)
+                .collect(),
+            _ => Vec::new(),
+        };
+        diff::fill_hunks(&git, (&work.head, None), &mut uncommitted).await?;
         Ok(DiffView {
             agent: w.agent.clone(),
             branch: w.branch.clone(),
             base: project.base.clone(),
             head: work.head,
             merge_base: work.merge_base,
-            commits,
+            commits: std::mem::take(&mut work.commits),
             files,
+            uncommitted,
+            total_uncommitted,
             total_files,
             page,
             pages,

@@ -10,16 +10,23 @@ async fn a_file_that_became_a_link_does_not_shift_the_next_files_hunks() {
     std::fs::remove_file(tree.join("README.md")).unwrap();
     std::os::unix::fs::symlink("src/lib.rs", tree.join("README.md")).unwrap();
     std::fs::write(tree.join("src/lib.rs"), "pub fn one() -> u32 {\n    2\n}\n").unwrap();
-    let page = diff(router, project, lyra, 0).await;
-    let files = page["files"].as_array().unwrap();
-    let lib = files.iter().find(|f| f["path"] == "src/lib.rs").unwrap();
-    let added: Vec<&str> = lib["hunks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|h| h["lines"].as_array().unwrap())
-        .filter(|l| l["kind"] == "added")
-        .map(|l| l["text"].as_str().unwrap())
-        .collect();
-    assert_eq!(added, ["    2"], "{lib}");
+    // Not committed yet (the worktree against the head), then committed (two commits).
+    for (list, commit) in [("uncommitted", false), ("files", true)] {
+        if commit {
+            git(tree, &["add", "-A"]);
+            git(tree, &["commit", "-q", "-m", "a link"]);
+        }
+        let page = diff(router, project, lyra, 0).await;
+        let files = page[list].as_array().unwrap();
+        let lib = files.iter().find(|f| f["path"] == "src/lib.rs").unwrap();
+        let added: Vec<&str> = lib["hunks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|h| h["lines"].as_array().unwrap())
+            .filter(|l| l["kind"] == "added")
+            .map(|l| l["text"].as_str().unwrap())
+            .collect();
+        assert_eq!(added, ["    2"], "{list}: {lib}");
+    }
 }

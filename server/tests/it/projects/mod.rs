@@ -185,29 +185,34 @@ async fn an_agent_put_to_work_gets_its_worktree_and_its_work_shows_as_a_diff() {
     assert_eq!(d["pages"], 1);
     assert_eq!(d["commits"].as_array().unwrap().len(), 1);
     assert_eq!(d["commits"][0]["subject"], "two, not one");
-    let files: Vec<(String, String, bool, bool)> = d["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            (
-                f["path"].as_str().unwrap().to_string(),
-                f["change"].as_str().unwrap().to_string(),
-                f["uncommitted"].as_bool().unwrap(),
-                f["binary"].as_bool().unwrap(),
-            )
-        })
-        .collect();
+    let listed = |list: &Value| -> Vec<(String, String, bool, bool)> {
+        list.as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                (
+                    f["path"].as_str().unwrap().to_string(),
+                    f["change"].as_str().unwrap().to_string(),
+                    f["uncommitted"].as_bool().unwrap(),
+                    f["binary"].as_bool().unwrap(),
+                )
+            })
+            .collect()
+    };
+    // What the commits change; apart, what the worktree has not committed.
     assert_eq!(
-        files,
+        listed(&d["files"]),
+        vec![("src/lib.rs".into(), "modified".into(), false, false)]
+    );
+    assert_eq!(
+        listed(&d["uncommitted"]),
         vec![
             ("README.md".into(), "modified".into(), true, false),
             ("logo.png".into(), "added".into(), true, true),
             ("notes.txt".into(), "added".into(), true, false),
-            ("src/lib.rs".into(), "modified".into(), false, false),
         ]
     );
-    let lib = &d["files"][3];
+    let lib = &d["files"][0];
     assert_eq!(
         (lib["added"].as_u64(), lib["removed"].as_u64()),
         (Some(1), Some(1))
@@ -222,7 +227,7 @@ async fn an_agent_put_to_work_gets_its_worktree_and_its_work_shows_as_a_diff() {
         "{lines}"
     );
     assert!(
-        d["files"][1]["hunks"].as_array().unwrap().is_empty(),
+        d["uncommitted"][1]["hunks"].as_array().unwrap().is_empty(),
         "a binary file is named, not shown"
     );
     // Nothing was written into the user's repository but the branch and the worktree.
@@ -265,6 +270,8 @@ async fn a_diff_is_paged_and_a_large_file_is_named_not_read() {
         std::fs::write(tree.join(format!("f{i:03}.txt")), format!("{i}\n")).unwrap();
     }
     std::fs::write(tree.join("big.txt"), "line\n".repeat(500_000)).unwrap();
+    git(tree, &["add", "-A"]);
+    git(tree, &["commit", "-q", "-m", "many"]);
     let first = diff(router, project, lyra, 0).await;
     assert_eq!(
         (first["totalFiles"].as_u64(), first["pages"].as_u64()),

@@ -90,8 +90,9 @@ async fn the_radar_follows_the_worktrees_live_and_tells_both_agents_once() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_file_made_or_removed_after_a_diff_is_in_the_next_one() {
     let w = at_work(5).await;
+    // The worktree's changes, not committed: the diff's part apart from the commits'.
     let files = |d: &Value| -> Vec<(String, String)> {
-        d["files"]
+        d["uncommitted"]
             .as_array()
             .unwrap()
             .iter()
