@@ -122,12 +122,14 @@ pub(crate) fn Console(snapshot: Snapshot) -> impl IntoView {
                 <span
                     class="live-state"
                     data-live=move || live.connected.get().to_string()
+                    data-closing=move || live.closing.get().to_string()
                     title="Whether this tab is receiving live events"
                 >
-                    {move || match (past.is_some(), live.connected.get()) {
-                        (true, _) => "the past",
-                        (false, true) => "live",
-                        (false, false) => "connecting…",
+                    {move || match (past.is_some(), live.closing.get(), live.connected.get()) {
+                        (true, _, _) => "the past",
+                        (false, true, _) => "shutting down",
+                        (false, false, true) => "live",
+                        (false, false, false) => "connecting…",
                     }}
                 </span>
             </header>

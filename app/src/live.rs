@@ -20,6 +20,8 @@ pub struct Live {
     pub last_event_id: RwSignal<u64>,
     /// Whether the event stream is open right now.
     pub connected: RwSignal<bool>,
+    /// The server said it is shutting down (`event: closing`): it takes nothing new.
+    pub closing: RwSignal<bool>,
     pub lead_name: StoredValue<String>,
     pub human_name: StoredValue<String>,
     pub team_label: StoredValue<String>,
@@ -51,6 +53,7 @@ impl Live {
             older: RwSignal::new(s.older),
             last_event_id: RwSignal::new(s.last_event_id),
             connected: RwSignal::new(false),
+            closing: RwSignal::new(false),
             lead_name: StoredValue::new(s.lead_name),
             human_name: StoredValue::new(s.human_name),
             team_label: StoredValue::new(s.team_label),
@@ -229,7 +232,7 @@ mod browser {
         // Every kind of event the stream sends, as one stream of (type, event). `open` and
         // `error` are subscribed to by name, so each one arrives, also while the browser is
         // reconnecting by itself.
-        let subscriptions: Result<Vec<_>, _> = ["message", "reset", "open", "error"]
+        let subscriptions: Result<Vec<_>, _> = ["message", "reset", "open", "error", "closing"]
             .into_iter()
             .map(|kind| source.subscribe(kind))
             .collect();
@@ -275,7 +278,13 @@ mod browser {
                         close();
                         return reload(live);
                     }
-                    "open" => live.connected.set(true),
+                    "open" => {
+                        live.connected.set(true);
+                        // A stream that opens is a server that takes work (a new one, after a
+                        // restart).
+                        live.closing.set(false);
+                    }
+                    "closing" => live.closing.set(true),
                     _ => {
                         live.connected.set(false);
                         // The browser retries by itself (sending Last-Event-ID) unless the

@@ -272,6 +272,7 @@ pub async fn end_session(
 
 /// Ends the session, then the open streams (which see the `session_end` first).
 pub async fn shut_down(state: &AppState) {
+    state.runtime.close();
     match end_session(state, "server shutdown").await {
         Ok(e) => tracing::info!(event = e.id, "session ended"),
         Err(e) => tracing::error!(error = %e, "could not record the end of the session"),

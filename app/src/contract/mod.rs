@@ -162,6 +162,9 @@ pub struct Health {
     /// Where the leader answers, on a follower that knows of one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub leader: Option<String>,
+    /// The server is shutting down: new work is refused.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub closing: bool,
     #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
     pub server: Option<HealthDetail>,
 }
@@ -173,6 +176,7 @@ impl Health {
             ok: true,
             role: None,
             leader: None,
+            closing: false,
             server: None,
         }
     }

@@ -61,6 +61,8 @@ pub enum Decider {
     Rule,
     /// The lead (`--approvals lead-first`, its `decide_permission`).
     Lead,
+    /// The server was shutting down: nobody would answer.
+    Shutdown,
 }
 
 /// Who a waiting request is with.
@@ -156,6 +158,9 @@ impl PermissionDoc {
                 Some(m) => format!("denied by the lead: {m}"),
                 None => "denied by the lead".into(),
             },
+            (PermissionState::Denied, Some(Decider::Shutdown)) => {
+                "denied: the server was shutting down".into()
+            }
             (PermissionState::Denied, Some(Decider::Timeout)) => {
                 format!(
                     "denied automatically: {}",

@@ -42,6 +42,7 @@ pub async fn healthz(
     if anonymous.is_some() {
         let mut health = Health::default_ok();
         health.ok = problem.is_none();
+        health.closing = state.runtime.is_closing();
         (health.role, health.leader) = (role, leader);
         return (status, Json(health));
     }
@@ -49,6 +50,7 @@ pub async fn healthz(
         ok: problem.is_none(),
         role,
         leader,
+        closing: state.runtime.is_closing(),
         server: Some(HealthDetail {
             claude: state.claude_label.to_string(),
             simulated: state.runtime.config().simulated,

@@ -2,6 +2,7 @@
 
 mod api;
 mod api_errors;
+mod closing;
 mod external;
 pub mod extract;
 pub mod forward;
@@ -133,6 +134,11 @@ pub fn router(state: AppState) -> Router {
         .layer(RequestBodyLimitLayer::new(MAX_BODY_BYTES));
     bundles
         .merge(rest)
+        // Shutting down, nothing new is taken.
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            closing::guard,
+        ))
         // A follower hands what it cannot answer to the leader (after the checks below).
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),

@@ -66,6 +66,7 @@ pub async fn events(
         started: false,
         counted: 0,
         shutdown: state.shutdown.clone(),
+        closing: Some(state.runtime.closing_token()),
         pace: Pace::new(state.sse.clone()),
         stats: state.sse.clone(),
         // The human's stream ends with the login it was opened with (rotated).
@@ -156,6 +157,9 @@ struct Feed {
     /// The follower's catch-ups already counted in `stats`.
     counted: u64,
     shutdown: CancellationToken,
+    /// Until the server begins to shut down: then `event: closing` is sent, once, and the page
+    /// says so.
+    closing: Option<CancellationToken>,
     pace: Pace,
     stats: Arc<SseStats>,
     /// Cancelled when the login the stream was opened with is rotated (the human's stream).
@@ -197,9 +201,14 @@ impl Feed {
             Some(s) => Some(s.revoked.clone()),
             None => self.login_ended.clone(),
         };
+        let closing = self.closing.clone();
         let next = tokio::select! {
             _ = self.shutdown.cancelled() => return None,
             _ = cancelled(revoked) => return None,
+            _ = cancelled(closing) => {
+                self.closing = None;
+                return Some((Bytes::from_static(b"event: closing\ndata: {}\n\n"), true));
+            }
             next = self.follow.next(1) => next,
             _ = tokio::time::sleep(HEARTBEAT) => {
                 return Some((Bytes::from_static(b":\n\n"), true));

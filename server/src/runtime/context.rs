@@ -27,6 +27,9 @@ struct Shared {
     recorder: Recorder,
     mailboxes: Mailboxes,
     shutdown: CancellationToken,
+    /// Cancelled when the server begins to shut down (before the agents are put to sleep):
+    /// new work is refused, waiting approvals denied, distil turns cut to one stop's grace.
+    closing: CancellationToken,
 }
 
 impl Context {
@@ -51,6 +54,7 @@ impl Context {
             recorder,
             mailboxes,
             shutdown,
+            closing: CancellationToken::new(),
         }))
     }
 
@@ -81,6 +85,11 @@ impl Context {
 
     pub fn shutdown_token(&self) -> CancellationToken {
         self.0.shutdown.clone()
+    }
+
+    /// Cancelled when the server begins to shut down ([`Shared::closing`]).
+    pub fn closing_token(&self) -> CancellationToken {
+        self.0.closing.clone()
     }
 
     /// The server's one clock: ages (eggs, stalled stages, stale jobs) are read on it.

@@ -164,6 +164,25 @@ impl Runtime {
         self.inner.ctx.shutdown_token()
     }
 
+    /// The server begins to shut down: from now on new work is refused (`http`), waiting
+    /// approvals are denied saying why, and each agent's distil turn has one `--stop-grace`.
+    pub fn close(&self) {
+        if !self.inner.ctx.closing_token().is_cancelled() {
+            tracing::info!("closing: new work is refused, waiting approvals denied");
+        }
+        self.inner.ctx.closing_token().cancel();
+    }
+
+    /// Cancelled when the server begins to shut down ([`Runtime::close`]).
+    pub fn closing_token(&self) -> CancellationToken {
+        self.inner.ctx.closing_token()
+    }
+
+    /// Whether the server is shutting down ([`Runtime::close`]).
+    pub fn is_closing(&self) -> bool {
+        self.inner.ctx.closing_token().is_cancelled()
+    }
+
     /// The server's one clock: ages (eggs, stalled stages, stale jobs) are read on it.
     pub fn clock(&self) -> &Clock {
         self.inner.ctx.clock()

@@ -116,6 +116,24 @@ impl ServerProcess {
         assert!(status.success(), "clean exit, got {status}");
     }
 
+    /// SIGTERM, without waiting.
+    pub fn terminate(&mut self) {
+        let pid = self.child.id().expect("running") as i32;
+        // SAFETY: plain kill(2) on the PID of the child this test started.
+        unsafe { libc_kill(pid, 15) };
+    }
+
+    /// Its exit status, if it exits within `limit`.
+    pub async fn wait_exit(
+        &mut self,
+        limit: std::time::Duration,
+    ) -> Option<std::process::ExitStatus> {
+        tokio::time::timeout(limit, self.child.wait())
+            .await
+            .ok()
+            .map(|s| s.expect("waiting for soulgrid"))
+    }
+
     /// SIGKILL: a crash.
     pub async fn kill(mut self) {
         self.child.start_kill().unwrap();

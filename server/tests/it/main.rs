@@ -62,6 +62,7 @@ mod router;
 mod rules;
 mod runtime;
 mod sandbox;
+mod shutdown;
 mod soul_bundle;
 mod sse;
 mod state_file;

@@ -39,7 +39,11 @@ impl Supervisor {
     /// to `logout`). It ends at the turn's `result`, at `logout`, when the process goes, or at
     /// `--distill-timeout`, whichever comes first. A newborn has nothing to distil.
     pub(in crate::runtime) async fn distil(&mut self, reason: &str, p: &mut Progress) {
-        let limit = self.timing.distill_timeout;
+        // Shutting down, the server waits one stop's grace for it, not a whole distil.
+        let limit = match self.closing.is_cancelled() {
+            true => self.timing.distill_timeout.min(self.timing.stop_grace),
+            false => self.timing.distill_timeout,
+        };
         if limit.is_zero() || self.translator.is_summoning() || self.translator.name().is_none() {
             return;
         }

@@ -189,6 +189,7 @@ impl Spawner {
             live: live.clone(),
             stop,
             shutdown: rt.shutdown_token(),
+            closing: rt.closing_token(),
             translator: {
                 let mut t = Translator::new(seat, spec.name.clone(), spec.summoning)
                     .with_team_names(&rt.names().lead, &rt.names().human)

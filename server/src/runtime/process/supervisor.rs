@@ -68,6 +68,8 @@ pub struct Supervisor {
     pub live: Live,
     pub stop: StopSignal,
     pub shutdown: CancellationToken,
+    /// The server is shutting down: the distil turn has one stop's grace.
+    pub closing: CancellationToken,
     pub translator: Translator,
     pub recorder: Recorder,
     pub reports: mpsc::UnboundedSender<Report>,

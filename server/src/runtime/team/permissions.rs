@@ -51,6 +51,8 @@ pub struct Permissions {
     /// A request the lead does not answer goes to the human after this long.
     pub(in crate::runtime) lead_timeout: Duration,
     pub(in crate::runtime) shutdown: CancellationToken,
+    /// Cancelled when the server begins to shut down: every waiting request is denied.
+    pub(in crate::runtime) closing: CancellationToken,
     /// Requests an answer was claimed for: the first claim answers.
     pub(in crate::runtime) answered: Arc<Mutex<HashSet<String>>>,
     /// Rules change one at a time (each takes the next number).
@@ -66,6 +68,7 @@ impl Permissions {
             timeout: ctx.config().agents.permission_timeout,
             lead_timeout: ctx.config().agents.lead_approval_timeout,
             shutdown: ctx.shutdown_token(),
+            closing: ctx.closing_token(),
             answered: Default::default(),
             rule_changes: Default::default(),
         }
@@ -228,28 +231,30 @@ impl Permissions {
         });
     }
 
-    /// Denies `request_id` if nobody has answered it when the timeout runs out.
+    /// Denies `request_id` if nobody has answered it when the timeout runs out, or at once
+    /// when the server begins to shut down (nobody will answer it, and the agent's distil turn
+    /// would wait for it).
     pub(in crate::runtime) fn deny_when_unanswered(&self, request_id: String) {
         let rt = self.clone();
         let timeout = self.timeout;
-        let shutdown = self.shutdown.clone();
+        let (shutdown, closing) = (self.shutdown.clone(), self.closing.clone());
         tokio::spawn(async move {
-            tokio::select! {
-                _ = tokio::time::sleep(timeout) => {}
-                _ = shutdown.cancelled() => return,
-            }
-            let message = format!(
-                "Nobody answered within {}; denied automatically.",
-                human_duration(timeout)
-            );
-            match rt
-                .decide(
-                    &request_id,
-                    Decision::Deny,
-                    Some(message),
+            let (message, by) = tokio::select! {
+                _ = tokio::time::sleep(timeout) => (
+                    format!(
+                        "Nobody answered within {}; denied automatically.",
+                        human_duration(timeout)
+                    ),
                     Decider::Timeout,
-                    None,
-                )
+                ),
+                _ = closing.cancelled() => (
+                    "The server is shutting down; denied.".to_string(),
+                    Decider::Shutdown,
+                ),
+                _ = shutdown.cancelled() => return,
+            };
+            match rt
+                .decide(&request_id, Decision::Deny, Some(message), by, None)
                 .await
             {
                 Ok(_) => tracing::warn!(request_id, "permission request timed out: denied"),
