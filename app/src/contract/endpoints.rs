@@ -236,6 +236,9 @@ endpoints! {
     /// Sends the agent every open comment in one message (each with its file, line and the
     /// code around it), `204`.
     RequestChanges: Post "/api/projects/{id}/branches/{identity}/request-changes", (String, String), Empty => Empty;
+    /// Asks the agent to rebase its branch onto the base's head (a refused merge's next step):
+    /// one message with the base's head and the conflicting files, `204`.
+    AskRebase: Post "/api/projects/{id}/branches/{identity}/ask-rebase", (String, String), Empty => Empty;
     /// Approves the branch at `head` (the one the human looked at; its head now if none), one
     /// commit: ready to merge. A branch moved since is `409`; files not committed are named
     /// and the agent asked to commit them.

@@ -103,6 +103,7 @@ pub fn router(state: AppState) -> Router {
         .at::<e::UnlinkProject, _, _>(projects::unlink)
         .at::<e::CommentLine, _, _>(projects::comment)
         .at::<e::RequestChanges, _, _>(projects::request_changes)
+        .at::<e::AskRebase, _, _>(projects::ask_rebase)
         .at::<e::ApproveBranch, _, _>(projects::approve)
         .at::<e::MergeBranch, _, _>(projects::merge)
         .at::<e::PostJob, _, _>(quests::post_job)

@@ -138,6 +138,15 @@ pub async fn request_changes(
     Ok(StatusCode::NO_CONTENT)
 }
 
+/// `POST …/ask-rebase` → `204`: the agent is asked to rebase onto the base's head.
+pub async fn ask_rebase(
+    State(state): State<AppState>,
+    AppPath((id, identity)): AppPath<(String, String)>,
+) -> Result<StatusCode, AppError> {
+    state.runtime.ask_rebase(&id, &identity).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
 /// `POST …/approve` → the head approved.
 pub async fn approve(
     State(state): State<AppState>,

@@ -25,6 +25,8 @@ const MAX_COMMITS: usize = 200;
 pub struct Work {
     pub head: String,
     pub merge_base: String,
+    /// The base's head, as read with the branch's.
+    pub base_head: String,
     pub files: Vec<DiffFile>,
     /// The commits on the branch the base does not have, newest first.
     pub commits: Vec<BranchCommit>,
@@ -77,7 +79,7 @@ pub async fn work(
     };
     let listed = indexed?;
     tracing::trace!(?listed, "the worktree's files brought up");
-    let merge_base = met.unwrap_or(base_head);
+    let merge_base = met.unwrap_or_else(|_| base_head.clone());
     let flags = ["--no-ext-diff", "--no-textconv", "--no-renames", "-z"];
     let against_base = [&["diff", "--raw"][..], &flags, &[&merge_base]].concat();
     let against_head = [&["diff", "--raw"][..], &flags, &[&head]].concat();
@@ -95,6 +97,7 @@ pub async fn work(
     Ok(Work {
         head,
         merge_base,
+        base_head,
         files,
         loose,
         // The commits are shown beside the files: a log that fails lists none, said in the log.
@@ -117,6 +120,31 @@ fn mark_big(git: &Git, files: &mut [DiffFile]) {
                 .is_ok_and(|m| m.is_file() && m.len() > BIG_FILE);
         }
     }
+}
+
+/// The files the base changed since it and the branch met (`merge_base` to `base_head`: two
+/// trees compared); none when it has not moved.
+pub async fn base_changed(
+    git: &Git,
+    merge_base: &str,
+    base_head: &str,
+) -> Result<BTreeSet<String>, RepoError> {
+    if merge_base == base_head {
+        return Ok(BTreeSet::new());
+    }
+    let args = [
+        "diff",
+        "--name-only",
+        "--no-ext-diff",
+        "--no-textconv",
+        "--no-renames",
+        "-z",
+        merge_base,
+        base_head,
+    ];
+    Ok(split_z(&git.run(&args).await?)
+        .map(|p| p.into_owned())
+        .collect())
 }
 
 /// What the branch's commits change (`merge_base` to `head`, the worktree aside): what a review

@@ -71,6 +71,21 @@ impl Runtime {
         Ok(())
     }
 
+    /// Asks the agent to rebase its branch onto the base's head, naming the conflicting files.
+    pub async fn ask_rebase(
+        &self,
+        project: &str,
+        identity: &str,
+    ) -> Result<(), projects::ProjectError> {
+        let text = self
+            .inner
+            .projects
+            .rebase_request(project, identity)
+            .await?;
+        self.tell_identity(identity, &text, true).await;
+        Ok(())
+    }
+
     /// Approves the branch at its head (`seen`: the head the human looked at): that commit,
     /// and nothing its worktree has not committed, which the agent is asked to commit. The head
     /// approved, and those files.

@@ -114,6 +114,10 @@ pub struct WorktreeDoc {
     pub changed_files: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub uncommitted: Vec<String>,
+    /// Files the base changed since the branch began that the branch changes too (at most
+    /// [`MAX_LISTED`]): where its merge may conflict, whichever branch merged first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub base_overlaps: Vec<String>,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub changed_count: u32,
     #[serde(default, skip_serializing_if = "is_zero")]

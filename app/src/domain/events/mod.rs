@@ -428,6 +428,10 @@ pub enum EventKind {
         uncommitted: Vec<String>,
         changed_count: u32,
         ahead: u32,
+        /// Files the base changed since the branch began that the branch changes too: where a
+        /// merge may conflict.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        base_overlaps: Vec<String>,
     },
     /// The human comments on a line of an agent's diff.
     ReviewCommented {

@@ -72,6 +72,7 @@ pub(super) fn apply(w: &mut Writes, event: &Event) {
                     head: Some(started_from.clone()),
                     changed_files: Vec::new(),
                     uncommitted: Vec::new(),
+                    base_overlaps: Vec::new(),
                     changed_count: 0,
                     commits_ahead: 0,
                     changed_at: None,

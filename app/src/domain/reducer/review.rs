@@ -33,8 +33,10 @@ pub(super) fn apply(w: &mut Writes, event: &Event) {
             uncommitted,
             changed_count,
             ahead,
+            base_overlaps,
         } => update(w, project_id, identity_id, |t| {
             t.head = Some(head.clone());
+            t.base_overlaps = base_overlaps.iter().take(MAX_LISTED).cloned().collect();
             t.changed_files = changed.iter().take(MAX_LISTED).cloned().collect();
             t.uncommitted = uncommitted.iter().take(MAX_LISTED).cloned().collect();
             t.changed_count = *changed_count;

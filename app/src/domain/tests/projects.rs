@@ -154,6 +154,7 @@ fn changed(head: &str, files: &[&str]) -> EventKind {
         uncommitted: Vec::new(),
         changed_count: files.len() as u32,
         ahead: 1,
+        base_overlaps: Vec::new(),
     }
 }
 
@@ -275,6 +276,7 @@ fn overlaps_and_claims_name_the_other_agents() {
         uncommitted: vec!["README.md".into()],
         changed_count: 2,
         ahead: 0,
+        base_overlaps: Vec::new(),
     };
     run(
         &mut docs,

@@ -204,6 +204,7 @@ fn BranchRow(project: String, identity: String) -> impl IntoView {
     let merge = Action::new();
     let key = (project.clone(), identity.clone());
     let changes = Call::new::<ep::RequestChanges>(&key, &ep::Empty {});
+    let rebase = Call::new::<ep::AskRebase>(&key, &ep::Empty {});
     let do_merge = {
         let key = key.clone();
         move |_| {
@@ -255,6 +256,11 @@ fn BranchRow(project: String, identity: String) -> impl IntoView {
                         <p class="muted claim">"Means to change " {c.paths.join(", ")} " — " {c.why}</p>
                     })}
                     <p class="muted">{summary}</p>
+                    {(!w.base_overlaps.is_empty()).then(|| view! {
+                        <p class="base-overlap">
+                            "May conflict: the base changed " {w.base_overlaps.join(", ")} " too"
+                        </p>
+                    })}
                     <button type="button" class="agent-action show-diff" on:click=move |_| open.update(|o| *o = !*o)>
                         {move || if open.get() { "Hide the diff" } else { "Diff" }}
                     </button>
@@ -279,10 +285,21 @@ fn BranchRow(project: String, identity: String) -> impl IntoView {
                     })}
                     {merge_note.map(|m| view! {
                         <div class="merge-note" data-merge=format!("{:?}", m.state).to_lowercase()>
-                            <span>{merge_word(m.state)}</span>
+                            // Merged: the review's word says it; the note says where.
+                            <span>{match (m.state, &m.commit) {
+                                (MergeState::Merged, Some(c)) => format!("as {}", c.get(..8).unwrap_or(c)),
+                                (state, _) => merge_word(state).to_string(),
+                            }}</span>
                             {m.why.clone().map(|why| view! { <p class="error">{why}</p> })}
                             {(!m.files.is_empty()).then(|| view! { <p class="muted">"Files: " {m.files.join(", ")}</p> })}
                             {(!m.output.is_empty()).then(|| view! { <pre class="check-output">{m.output.clone()}</pre> })}
+                            // A refusal's next step, when the branch must move onto the base
+                            // (a conflict, or a fast-forward the base's new commits forbid).
+                            {(m.state == MergeState::Refused
+                                && m.why.as_deref().is_some_and(|w| w.contains(" conflicts with ") || w.contains("fast-forward")))
+                            .then(|| view! {
+                                <PostButton label=format!("Ask {} to rebase", w.agent) call=rebase.clone()/>
+                            })}
                         </div>
                     })}
                 </li>

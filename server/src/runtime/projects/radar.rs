@@ -166,6 +166,25 @@ impl Projects {
         let ahead = work.commits.len() as u32;
         let changed: Vec<String> = work.files.iter().map(|f| f.path.clone()).collect();
         let uncommitted = work.uncommitted();
+        // Where a merge may conflict: what the base changed meanwhile that the branch changes.
+        let git = self.git_on(&p, &w);
+        let base_overlaps: Vec<String> = match crate::repo::diff::base_changed(
+            &git,
+            &work.merge_base,
+            &work.base_head,
+        )
+        .await
+        {
+            Ok(moved) => changed
+                .iter()
+                .filter(|f| moved.contains(*f))
+                .cloned()
+                .collect(),
+            Err(e) => {
+                tracing::debug!(%project, identity, error = %e, "the base's changes could not be read");
+                Vec::new()
+            }
+        };
         let same = w.head.as_deref() == Some(work.head.as_str())
             && w.changed_files
                 == changed
@@ -175,6 +194,12 @@ impl Projects {
                     .collect::<Vec<_>>()
             && w.uncommitted
                 == uncommitted
+                    .iter()
+                    .take(app::domain::docs::MAX_LISTED)
+                    .cloned()
+                    .collect::<Vec<_>>()
+            && w.base_overlaps
+                == base_overlaps
                     .iter()
                     .take(app::domain::docs::MAX_LISTED)
                     .cloned()
@@ -195,6 +220,7 @@ impl Projects {
                 changed,
                 uncommitted,
                 ahead,
+                base_overlaps,
             }])
             .await?;
         drop(guard);

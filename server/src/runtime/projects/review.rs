@@ -95,6 +95,46 @@ impl Projects {
         Ok(text)
     }
 
+    /// What the agent is asked when its branch is to be rebased onto the base as it is now:
+    /// the base's head and the files that conflict (the refused merge's, else those the base
+    /// changed too). `409` when the branch already starts from the base's head.
+    pub async fn rebase_request(
+        &self,
+        project: &str,
+        identity: &str,
+    ) -> Result<String, ProjectError> {
+        let (p, w) = self.branch(project, identity)?;
+        if !p.is_linked() {
+            return Err(ProjectError::Conflict(format!("{} is unlinked", p.name)));
+        }
+        super::shadow_of(&self.ctx, &p.project_id, &p.path).ensure(&p.base)?;
+        let git = self.git(&p);
+        let (head, base_head) = (rev(&git, &w.branch).await?, rev(&git, &p.base).await?);
+        if git.text(&["merge-base", &base_head, &head]).await? == base_head {
+            return Err(ProjectError::Conflict(format!(
+                "{} already starts from the head of {}: there is nothing to rebase onto",
+                w.branch, p.base
+            )));
+        }
+        let files = match w.merge.as_ref().filter(|m| !m.files.is_empty()) {
+            Some(refused) => refused.files.clone(),
+            None => w.base_overlaps.clone(),
+        };
+        let mut text = format!(
+            "The human asks you to rebase your branch {} onto {} of {} (now at {}): in your \
+             worktree, `git rebase {}`, resolve what conflicts, commit, and ask for a review again.",
+            w.branch,
+            p.base,
+            p.name,
+            short(&base_head),
+            p.base
+        );
+        if !files.is_empty() {
+            text.push_str(&format!("\nConflicting files: {}.", listed(&files)));
+        }
+        Ok(text)
+    }
+
     /// The agent (or the human) asks for a review.
     pub async fn request_review(
         &self,

@@ -233,7 +233,7 @@ impl Projects {
     }
 
     /// git on the worktree, with the server's own index of it.
-    fn git_on(&self, project: &ProjectDoc, w: &WorktreeDoc) -> Git {
+    pub(super) fn git_on(&self, project: &ProjectDoc, w: &WorktreeDoc) -> Git {
         let shadow = shadow_of(&self.ctx, &project.project_id, &project.path);
         self.git(project)
             .on(Path::new(&w.path), &shadow.index_for(&w.identity_id))

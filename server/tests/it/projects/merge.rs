@@ -112,6 +112,11 @@ impl Bench {
 
     /// What Soulgrid filed in the agent's inbox.
     pub(super) fn told(&self, seat: u8) -> Vec<String> {
+        self.inbox(seat, "Soulgrid")
+    }
+
+    /// What `from` filed in the agent's inbox.
+    pub(super) fn inbox(&self, seat: u8, from: &str) -> Vec<String> {
         let inbox = self
             .state
             .store
@@ -122,7 +127,7 @@ impl Bench {
             .all(&inbox)
             .unwrap_or_default()
             .into_iter()
-            .filter(|m| m.from == "Soulgrid")
+            .filter(|m| m.from == from)
             .map(|m| m.text)
             .collect()
     }
@@ -486,4 +491,47 @@ async fn one_merge_asked_twice_at_once_runs_once() {
     })
     .await;
     assert_eq!(merged, 1);
+}
+
+/// A refused merge has a next step: **Ask to rebase** sends the agent the conflicting files
+/// and the base's head in one message (it was a dead end: "merge refused … Files: README.md"
+/// and nothing to do). And the radar keeps the conflict with the base: a file the base
+/// changed since the branch began, which the branch changes too, is named on the branch (the
+/// overlap disappeared once the other branch merged, although this one still conflicted).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_merge_can_ask_for_a_rebase_and_the_radar_keeps_the_base_conflict() {
+    let b = bench(1, None, &[]).await;
+    b.agent_commits("README.md", "# web\n\nThe agent's.\n");
+    b.user_commits("README.md", "# web\n\nThe user's.\n");
+    let base = git(&b.web, &["rev-parse", "main"]);
+    // The radar, looking again, names the file the base changed too.
+    b.state
+        .runtime
+        .projects()
+        .refresh(&b.project, &b.who)
+        .await
+        .unwrap();
+    let r = call(&b.router, get("/api/docs")).await;
+    let id = format!("worktree:{}:{}", b.project, b.who);
+    assert_eq!(
+        r.json()["docs"][&id]["baseOverlaps"],
+        json!(["README.md"]),
+        "{}",
+        r.json()["docs"][&id]
+    );
+    b.approve().await;
+    let refused = b.refused("merge", "conflicts with main").await;
+    assert_eq!(refused["files"], json!(["README.md"]));
+
+    let r = b.post("ask-rebase", json!({})).await;
+    assert_eq!(r.status, 204, "{}", r.body);
+    wait_until("the agent asked to rebase, by the human", || {
+        b.inbox(1, "Marcus").iter().any(|t| {
+            t.contains("rebase")
+                && t.contains("README.md")
+                && t.contains(&base[..8])
+                && t.contains("soulgrid/")
+        })
+    })
+    .await;
 }

@@ -246,6 +246,7 @@ fn project_kind() -> impl Strategy<Value = EventKind> {
                 uncommitted: Vec::new(),
                 changed_count: 1,
                 ahead: 1,
+                base_overlaps: Vec::new(),
             }),
         (
             project.clone(),
