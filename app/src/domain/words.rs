@@ -27,6 +27,39 @@ pub fn status_word(
     }
 }
 
+/// An agent's state as its face, its thread, its panel and its page all say it: what its
+/// process does ([`activity`]), or **over budget** while the limit its budget reached gives it
+/// no turn (its process may still be up: "awake" said it could work). `None` for an empty seat.
+pub fn state_of(doc: &super::docs::AgentIdentity) -> Option<String> {
+    let over_budget = doc.last_problem.as_ref().is_some_and(|p| {
+        p.message
+            .starts_with(&format!("{}reached", super::budget::BUDGET_PROBLEM))
+    });
+    let working = doc.process_state == Some(ProcessState::Running);
+    match activity(
+        doc.status(),
+        doc.process_state,
+        doc.process_reason.as_deref(),
+    ) {
+        Some(_) if over_budget && !working => Some("over budget".into()),
+        other => other,
+    }
+}
+
+/// The one word of [`state_of`] (its first: "working", "awake", "over budget", "asleep").
+pub fn state_word(doc: &super::docs::AgentIdentity) -> String {
+    let over_budget = state_of(doc).is_some_and(|s| s == "over budget");
+    match over_budget {
+        true => "over budget".into(),
+        false => status_word(
+            doc.status(),
+            doc.process_state,
+            doc.process_reason.as_deref(),
+        )
+        .into(),
+    }
+}
+
 /// Whether a process's stop reason is a crash (not a sleep, a dismissal or a session's end).
 pub fn crashed(reason: &str) -> bool {
     reason.starts_with("crashed") || reason.starts_with("could not start")

@@ -34,11 +34,7 @@ pub struct CellView {
 
 /// What a seat's agent is doing, in the console's words (`domain::words`).
 pub fn activity(doc: &AgentIdentity) -> Option<String> {
-    crate::domain::words::activity(
-        doc.status(),
-        doc.process_state,
-        doc.process_reason.as_deref(),
-    )
+    crate::domain::words::state_of(doc)
 }
 
 impl CellView {

@@ -175,7 +175,7 @@ fn Body(
             {format!("{}'s page", name.clone().unwrap_or_else(|| "This agent".into()))}
         </a></p>
         <dl>
-            {row("Status", |d| Some(crate::domain::words::status_word(d.status(), d.process_state, d.process_reason.as_deref()).to_string()))}
+            {row("Status", |d| Some(crate::domain::words::state_word(d)))}
             {move || belief.get().map(|text| view! { <dt>"The lead's belief"</dt><dd class="belief">{text}</dd> })}
             {row("Colour", |d| d.color_name.clone().map(|c| format!("{c} ({})", d.color.clone().unwrap_or_default())))}
             {when_row("Created", |d| d.created_at)}

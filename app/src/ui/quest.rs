@@ -31,13 +31,21 @@ pub fn shown_quest(docs: &crate::domain::docs::Docs, chosen: Option<&str>) -> Op
         .cloned()
 }
 
-/// Where a quest is, in words for the bar.
-fn where_it_is(q: &QuestDoc) -> String {
+/// Where a quest is, in words for the bar, with who holds it up and why.
+fn where_it_is(q: &QuestDoc, holding: &[String]) -> String {
+    let place = place(q);
+    match holding {
+        [] => place,
+        held => format!("{place} · waiting for {}", held.join(", ")),
+    }
+}
+
+fn place(q: &QuestDoc) -> String {
     match (q.status, q.current()) {
         (QuestStatus::Analysing, _) => "The lead is planning it…".into(),
         (QuestStatus::Stage, Some(s)) => {
             let ended = if s.ended_at.is_some() {
-                " — ended, the lead is reviewing it"
+                " — ended, the lead has the next move"
             } else {
                 ""
             };
@@ -115,6 +123,21 @@ fn Ended(id: String, status: QuestStatus) -> impl IntoView {
 
 #[component]
 fn Running(q: QuestDoc) -> impl IntoView {
+    let live = use_live();
+    let quest_id = q.quest_id.clone();
+    // The quest as it is now, and who holds it up (each agent's state moves on its own).
+    let q_now = {
+        let (fallback, id) = (q.clone(), quest_id.clone());
+        Memo::new(move |_| {
+            live.docs
+                .with(|d| crate::domain::quest::quest(d, &id).cloned())
+                .unwrap_or_else(|| fallback.clone())
+        })
+    };
+    let holding = Memo::new(move |_| {
+        live.docs
+            .with(|d| q_now.with(|q| crate::domain::quest::holding(d, q)))
+    });
     let action = Action::new();
     let Action { busy, error } = action;
     let abandon = Call::new::<e::AbandonQuest>(&q.quest_id, &e::Empty {});
@@ -139,7 +162,7 @@ fn Running(q: QuestDoc) -> impl IntoView {
         <section class="quest-bar" aria-label="The quest" data-quest=q.quest_id.clone()
             data-quest-status=status_text(&q)>
             <p class="quest-problem">{problem}</p>
-            <p class="quest-where" role="status">{where_it_is(&q)}</p>
+            <p class="quest-where" role="status">{move || where_it_is(&q_now.get(), &holding.get())}</p>
             {agents.map(|a| view! { <ul class="quest-agents">{a}</ul> })}
             // Asked first: abandoning ends every stage where it is.
             <details class="abandon">

@@ -46,6 +46,17 @@ async fn a_budget_reached_holds_the_agents_mail_until_the_human_raises_it() {
             })
     })
     .await;
+    // Its face says so, in the page as the server draws it (it said "awake").
+    let page = call(&router, get("/")).await;
+    let name = state
+        .store
+        .with_all_docs(|d| identity(d, 0).unwrap().name.clone().unwrap());
+    assert!(
+        page.body
+            .contains(&format!("aria-label=\"{name}: over budget\"")),
+        "{}",
+        &page.body[page.body.find("data-seat=\"0\"").unwrap_or(0)..][..600]
+    );
     let before = state.store.with_all_docs(replies);
 
     // The next message waits: not handed to its process.

@@ -379,3 +379,35 @@ fn offered(data: &std::path::Path) -> usize {
         })
         .count()
 }
+
+/// A stage that waits says for whom and why: an agent of the running stage put to sleep is
+/// named on the quest's bar with its state (the bar said "Stage 1 of 3: diverge" for good).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stalled_stage_names_who_it_waits_for_and_why() {
+    let (_dir, state, router) = common::team().await;
+    let id = start(&router, "Think quietly. SIM_SILENT").await;
+    wait_for(&state, "the first stage under way", |d| {
+        app::domain::quest::quest(d, &id)
+            .and_then(|q| q.current())
+            .is_some_and(|s| s.is_running() && !s.agents.is_empty())
+    })
+    .await;
+    let name = view(&state, &id).stages[0].agents[0].clone();
+    let seat = state.store.with_all_docs(|d| {
+        app::domain::docs::identities(d)
+            .find(|i| i.name.as_deref() == Some(name.as_str()))
+            .map(|i| i.grid_position)
+            .unwrap()
+    });
+    let r = call(
+        &router,
+        post_json(&format!("/api/agents/{seat}/dismiss"), json!({})),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let page = call(&router, get("/")).await;
+    let bar = &page.body[page.body.find("quest-bar").expect("the quest's bar")..];
+    let bar = &bar[..bar.len().min(2000)];
+    assert!(bar.contains(&format!("{name} (asleep)")), "{bar}");
+    soulgrid::shut_down(&state).await;
+}

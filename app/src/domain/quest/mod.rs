@@ -97,6 +97,62 @@ pub fn running_quest(docs: &Docs) -> Option<&QuestDoc> {
     quests(docs).into_iter().find(|q| !q.status.is_over())
 }
 
+/// What holds the quest `q` up now, in words for its bar: each agent of its running stage not
+/// done yet that cannot go on, with why ("Lyra (asleep)", "Kael (over budget)", "Mira (waiting
+/// for your approval of Bash)"); and when the lead has the next move (planning, between stages,
+/// reporting), the lead if an approval or its budget holds it. Empty when nobody is held.
+pub fn holding(docs: &Docs, q: &QuestDoc) -> Vec<String> {
+    use super::docs::{identities, identity};
+    let held = |who: &super::docs::AgentIdentity| -> Option<String> {
+        let name = who.name.clone().unwrap_or_else(|| "the lead".into());
+        let asked = super::docs::pending(docs, who.grid_position);
+        if let Some(p) = asked.first() {
+            let whose = match p.with {
+                Some(super::permissions::Approver::Lead) => "the lead's",
+                _ => "your",
+            };
+            return Some(format!(
+                "{name} (waiting for {whose} approval of {})",
+                p.tool_name
+            ));
+        }
+        let state = super::words::state_of(who)?;
+        let working = who.process_state.is_some_and(|p| p.is_live()) && state != "over budget";
+        (!working).then(|| format!("{name} ({state})"))
+    };
+    let stage = q
+        .current()
+        .filter(|s| s.started_at.is_some() && s.is_running());
+    match (q.status, stage) {
+        (QuestStatus::Stage, Some(s)) => s
+            .agents
+            .iter()
+            .filter(|a| !s.done.iter().any(|d| d.eq_ignore_ascii_case(&a.name)))
+            .filter_map(|a| {
+                let who = identities(docs).find(|i| {
+                    i.status().is_visible()
+                        && i.name
+                            .as_deref()
+                            .is_some_and(|n| n.eq_ignore_ascii_case(&a.name))
+                });
+                match who {
+                    Some(who) => held(who),
+                    None => Some(format!("{} (not at the table)", a.name)),
+                }
+            })
+            .collect(),
+        (QuestStatus::Done | QuestStatus::Abandoned, _) => Vec::new(),
+        _ => identity(docs, super::LEAD_SEAT)
+            .and_then(|lead| {
+                let blocked = !super::docs::pending(docs, lead.grid_position).is_empty()
+                    || super::words::state_of(lead).as_deref() == Some("over budget");
+                blocked.then(|| held(lead)).flatten()
+            })
+            .into_iter()
+            .collect(),
+    }
+}
+
 /// The findings of a quest, by stage, then in the order they were posted.
 pub fn findings_of<'a>(docs: &'a Docs, quest: &str) -> Vec<&'a FindingDoc> {
     let from = format!("{TYPE_FINDING}:{quest}:");

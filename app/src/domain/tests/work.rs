@@ -137,3 +137,29 @@ fn an_interrupted_agent_is_awake_and_says_why() {
         Some("awake (interrupted)")
     );
 }
+
+/// At its budget's limit an agent is given no turn: its face, panel and page say "over budget",
+/// not "awake"; a turn already running still says what it does.
+#[test]
+fn an_agent_at_its_budgets_limit_is_over_budget_everywhere() {
+    use crate::domain::docs::{AgentIdentity, Problem};
+    use crate::domain::process::ProcessState::*;
+    use crate::domain::status::AgentStatus::Alive;
+    use crate::domain::words::{state_of, state_word};
+    let mut lyra = AgentIdentity::new(0, Alive);
+    lyra.process_state = Some(Idle);
+    assert_eq!(state_of(&lyra).as_deref(), Some("awake"));
+    lyra.last_problem = Some(Problem {
+        message: "budget reached: its daily budget: $0.0024 of $0.0020 today".into(),
+        at: 1,
+        detail: None,
+    });
+    assert_eq!(state_of(&lyra).as_deref(), Some("over budget"));
+    assert_eq!(state_word(&lyra), "over budget");
+    lyra.process_state = Some(Running);
+    assert_eq!(state_of(&lyra).as_deref(), Some("thinking…"));
+    assert_eq!(state_word(&lyra), "working");
+    lyra.last_problem.as_mut().unwrap().message = "budget near: 80 % of its daily budget".into();
+    lyra.process_state = Some(Idle);
+    assert_eq!(state_of(&lyra).as_deref(), Some("awake"));
+}

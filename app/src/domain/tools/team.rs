@@ -2,7 +2,7 @@
 //! console's seats are 0-8).
 
 use crate::domain::docs::{hall, identities, identity, Docs};
-use crate::domain::words::status_word;
+use crate::domain::words::state_word;
 use crate::domain::{Seat, LEAD_SEAT, SEATS};
 
 /// A seat as an agent numbers it (1-9).
@@ -33,7 +33,7 @@ pub fn team(docs: &Docs) -> String {
                 true => ", the lead",
                 false => "",
             };
-            let word = status_word(i.status(), i.process_state, i.process_reason.as_deref());
+            let word = state_word(i);
             let state = i
                 .work_state
                 .map(|w| format!(", work state {}", w.as_str()))

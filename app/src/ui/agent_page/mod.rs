@@ -119,7 +119,12 @@ fn place(who: &AgentIdentity) -> AnyView {
             let why = who.retired_reason.as_ref().map(|r| format!(" ({r})"));
             view! { "In the Hall since " <When at=at/> {why} }.into_any()
         }
-        None => format!("Seat {} · {}", who.grid_position + 1, who.status().as_str()).into_any(),
+        None => format!(
+            "Seat {} · {}",
+            who.grid_position + 1,
+            crate::domain::words::state_word(who)
+        )
+        .into_any(),
     }
 }
 
