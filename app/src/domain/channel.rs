@@ -197,3 +197,88 @@ pub fn completions(docs: &Docs, typed: &str, lead: &str) -> Vec<String> {
     names.retain(|n| fold(n).starts_with(&typed));
     names
 }
+
+/// #team is a conversation: an agent a post mentions answers in #team. The words of its turn
+/// that answers the post (its own words until that turn ends) are the channel's too, as its
+/// post, filed for nobody: an answer wakes no one, so two agents cannot keep each other
+/// talking. One that answers with `send_message {to: "team"}` itself owes nothing more.
+/// The server follows the log with it (`runtime::mail::team_answers`); it decides, the server
+/// records.
+#[derive(Clone, Debug, Default)]
+pub struct Answers {
+    /// The seats a post mentioned that have not answered yet, and whether the turn that
+    /// answers has begun to speak.
+    owed: std::collections::BTreeMap<Seat, bool>,
+}
+
+/// The end of an answer's message id (its words' id, then this).
+const ANSWER: &str = ":team";
+
+/// An answer to post in #team: who, and what it said (`message_id` is its words' own).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Answer {
+    pub seat: Seat,
+    pub speaker_name: String,
+    pub text: String,
+    pub message_id: String,
+}
+
+impl Answers {
+    /// What `kind` changes; the answer it makes, if it is one.
+    pub fn see(&mut self, kind: &super::events::EventKind) -> Option<Answer> {
+        use super::events::EventKind as K;
+        let (seat, message_id, speaker_name, text) = match kind {
+            // An answer made here is no post of the agent's own.
+            K::TeamMessage { message_id, .. } if message_id.ends_with(ANSWER) => return None,
+            K::TeamMessage {
+                seat, mentioned, ..
+            } => {
+                // Its own post answers what it owed.
+                if let Some(from) = seat {
+                    self.owed.remove(from);
+                }
+                for m in mentioned {
+                    self.owed.entry(*m).or_insert(false);
+                }
+                return None;
+            }
+            // Its turn ended: once it has spoken, it has answered.
+            K::AgentProcess {
+                seat,
+                usage: Some(_),
+                ..
+            } => {
+                if self.owed.get(seat) == Some(&true) {
+                    self.owed.remove(seat);
+                }
+                return None;
+            }
+            K::AgentMessage {
+                seat,
+                message_id,
+                speaker_name,
+                text,
+                target_agent: None,
+                aside: None,
+            } => (*seat, message_id, speaker_name, text),
+            K::LeadText {
+                message_id,
+                speaker_name,
+                text,
+                aside: None,
+            } => (LEAD_SEAT, message_id, speaker_name, text),
+            _ => return None,
+        };
+        if text.trim().is_empty() {
+            return None;
+        }
+        let spoken = self.owed.get_mut(&seat)?;
+        *spoken = true;
+        Some(Answer {
+            seat,
+            speaker_name: speaker_name.clone(),
+            text: text.clone(),
+            message_id: format!("{message_id}{ANSWER}"),
+        })
+    }
+}

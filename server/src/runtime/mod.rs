@@ -268,9 +268,11 @@ impl Runtime {
         self.inner.postman.watch_mail().await
     }
 
-    /// Starts the task that files agents' words in the human's inbox; it ends with the server.
+    /// Starts the tasks that file agents' words in the human's inbox and post in #team the
+    /// answers of those a #team post mentioned; they end with the server.
     pub fn file_replies(&self) {
         mail::replies::Replies::new(&self.inner.ctx, self.inner.background.clone()).start();
+        mail::team_answers::TeamAnswers::new(&self.inner.ctx).start();
     }
 
     // Folders (`folder/`).

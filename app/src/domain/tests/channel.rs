@@ -242,3 +242,53 @@ fn one_agents_letter_to_another_is_in_both_threads() {
     }
     assert!(thread(&docs, 3).is_empty());
 }
+
+/// Who answers #team: a mentioned agent's words until its turn ends (not before it spoke),
+/// never its own post's (it answered itself), never an answer's own post (no loop), never
+/// an agent nobody mentioned.
+#[test]
+fn a_mentioned_agent_answers_in_team_until_its_turn_ends() {
+    use crate::domain::channel::Answers;
+    use crate::domain::events::EventKind as K;
+    use crate::domain::process::ProcessState;
+    let post = |seat: Option<u8>, id: &str, mentioned: Vec<u8>| K::TeamMessage {
+        message_id: id.into(),
+        seat,
+        speaker_name: "x".into(),
+        text: "t".into(),
+        mentioned,
+    };
+    let said = |seat: u8, id: &str| K::AgentMessage {
+        message_id: id.into(),
+        seat,
+        speaker_name: format!("agent{seat}"),
+        text: format!("words {id}"),
+        target_agent: None,
+        aside: None,
+    };
+    let turn_end = |seat: u8| K::AgentProcess {
+        seat,
+        state: ProcessState::Idle,
+        reason: None,
+        claude_session_id: None,
+        context_tokens: None,
+        cost_usd: None,
+        tool: None,
+        usage: Some(Default::default()),
+    };
+    let mut a = Answers::default();
+    assert!(a.see(&post(None, "p1", vec![0, 1])).is_none());
+    // A turn that ends before it spoke (the one before it read the post) answers nothing.
+    assert!(a.see(&turn_end(0)).is_none());
+    let answer = a.see(&said(0, "m1")).unwrap();
+    assert_eq!((answer.seat, answer.message_id.as_str()), (0, "m1:team"));
+    assert!(a.see(&said(0, "m2")).is_some(), "the same turn");
+    // The answer's own post changes nothing; the turn's end closes it.
+    assert!(a.see(&post(Some(0), "m1:team", vec![])).is_none());
+    assert!(a.see(&turn_end(0)).is_none());
+    assert!(a.see(&said(0, "m3")).is_none(), "answered");
+    // Seat 1 answered with its own post: nothing more owed.
+    assert!(a.see(&post(Some(1), "p2", vec![])).is_none());
+    assert!(a.see(&said(1, "m4")).is_none());
+    assert!(a.see(&said(2, "m5")).is_none(), "never mentioned");
+}

@@ -10,4 +10,5 @@ pub(in crate::runtime) mod inbox_watch;
 pub(in crate::runtime) mod postman;
 pub(in crate::runtime) mod pull;
 pub(in crate::runtime) mod replies;
+pub(in crate::runtime) mod team_answers;
 pub(in crate::runtime) mod tell;
