@@ -30,6 +30,8 @@ pub struct Live {
     pub unsandboxed: StoredValue<Option<String>>,
     /// Time travel: the event these documents are after (they do not follow the stream).
     pub at: Option<u64>,
+    /// Time travel: when that was. What ran then is counted to this moment, never to now.
+    pub at_ts: Option<crate::domain::Millis>,
     /// The identity whose whole history the documents hold (its page), asked for again on a
     /// reload.
     pub agent: StoredValue<Option<String>>,
@@ -59,7 +61,8 @@ impl Live {
             team_label: StoredValue::new(s.team_label),
             simulated: s.simulated,
             unsandboxed: StoredValue::new(s.unsandboxed),
-            at: s.at.map(|m| m.event_id),
+            at: s.at.as_ref().map(|m| m.event_id),
+            at_ts: s.at.as_ref().map(|m| m.ts),
             agent: StoredValue::new(s.agent),
             timeline: RwSignal::new(s.timeline),
             watch: StoredValue::new(s.watch),

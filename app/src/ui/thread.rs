@@ -206,7 +206,7 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
         live.docs
             .with(|d| identity(d, s).and_then(|i| i.busy_since))
     });
-    let elapsed = super::when::elapsed(since);
+    let elapsed = super::when::elapsed(since, live.at_ts);
     let panel = NodeRef::<Section>::new();
     let stick = RwSignal::new(true);
     // Where the view last put the reader (the bottom, then). Its scroll event comes a frame
@@ -276,8 +276,9 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                 <h2 class="thread-title">{title}</h2>
                 <span class="thread-activity">{move || working.get().map(|(a, _)| a)}</span>
                 {move || elapsed.get().map(|s| view! { <span class="elapsed" title="How long this turn has run">{s}</span> })}
+                // The past is read-only: nothing there can be interrupted.
                 {move || {
-                    running.get().map(|s| {
+                    running.get().filter(|_| live.at.is_none()).map(|s| {
                         let call = Call::new::<e::Interrupt>(&s, &e::Empty {});
                         view! { <PostButton label="Interrupt".to_string() call=call/> }
                     })

@@ -52,12 +52,13 @@ pub fn When(#[prop(into)] at: Signal<Millis>, #[prop(optional)] short: bool) -> 
 }
 
 /// How long since `since` (a turn's start), as "12 s" or "3 min 05 s", counted each second while
-/// there is one; `None` without one (and on the server, which does not count).
-pub fn elapsed(since: Memo<Option<Millis>>) -> Signal<Option<String>> {
-    let now = RwSignal::new(None::<Millis>);
+/// there is one; `None` without one (and on the server, which does not count). A page of the
+/// past (`still`: its moment) counts to that moment and stays still.
+pub fn elapsed(since: Memo<Option<Millis>>, still: Option<Millis>) -> Signal<Option<String>> {
+    let now = RwSignal::new(still);
     #[cfg(feature = "hydrate")]
     Effect::new(move |_| {
-        if since.get().is_none() {
+        if since.get().is_none() || still.is_some() {
             return;
         }
         let tick = move || now.set(Some(js_sys::Date::now() as Millis));

@@ -192,3 +192,53 @@ async fn checkpoints_are_made_by_a_look_back_and_let_go_when_nobody_looks() {
     assert_eq!(store.history_checkpoints().0, 0);
     assert_eq!(store.docs_at(7_777).await.unwrap().0, middle);
 }
+
+/// The past is still: a turn running at the moment shown says how long it had run then, as
+/// the server draws the page (and the browser keeps it: it counted on to now, "thinking… 11 min
+/// 41 s" at a moment two minutes into the session).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_turn_running_in_the_past_says_how_long_it_had_run_then() {
+    use app::domain::events::EventKind;
+    use app::domain::process::ProcessState;
+    use app::domain::LEAD_SEAT;
+    let (_dir, state, router) =
+        common::team_with(&["--claude-args", "--sim-latency-ms 1500"]).await;
+    let after = state.store.last_event_id();
+    call(
+        &router,
+        post_json("/api/send", json!({"text": "take your time"})),
+    )
+    .await;
+    let lead_state = |e: &app::domain::events::Event| match &e.kind {
+        EventKind::AgentProcess { seat, state, .. } if *seat == LEAD_SEAT => Some(*state),
+        _ => None,
+    };
+    let (running, before_idle) = loop {
+        let events = state.store.events_after(after, 1_000_000).await.unwrap();
+        let running = events
+            .iter()
+            .position(|e| lead_state(e) == Some(ProcessState::Running));
+        let idle = running.and_then(|r| {
+            events[r..]
+                .iter()
+                .position(|e| lead_state(e) == Some(ProcessState::Idle))
+                .map(|i| r + i)
+        });
+        if let (Some(r), Some(i)) = (running, idle) {
+            break (events[r].clone(), events[i - 1].clone());
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    let secs = (before_idle.ts - running.ts) / 1000;
+    let _serial = crate::SERIAL.lock().await;
+    let page = call(&router, get(&format!("/?at={}", before_idle.id))).await;
+    assert_eq!(page.status, StatusCode::OK);
+    let want = format!("class=\"elapsed\">{secs} s");
+    assert!(
+        page.body.contains(&want),
+        "{want} in {}",
+        &page.body[page.body.find("class=\"thread").unwrap_or(0)..][..1200.min(page.body.len())]
+    );
+    assert!(!page.body.contains(">Interrupt<"), "the past is read-only");
+    soulgrid::shut_down(&state).await;
+}
