@@ -49,6 +49,11 @@ pub struct Live {
 const MAX_LIT: usize = 32;
 
 impl Live {
+    /// A spectator's page (a watch link's): it shows the team and offers nothing to do.
+    pub fn spectating(&self) -> bool {
+        self.watch.with_value(Option::is_some)
+    }
+
     fn new(s: Snapshot) -> Self {
         Live {
             docs: RwSignal::new(s.docs),

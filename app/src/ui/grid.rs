@@ -90,6 +90,7 @@ pub fn Grid(
 ) -> impl IntoView {
     let in_flight = RwSignal::new(false);
     let error = RwSignal::new(None::<String>);
+    let spectating = crate::live::use_live().spectating();
     // One memo per seat: an event recomputes each cell's view, but a cell changes only when
     // its own view does.
     let cell = move |seat: Seat| {
@@ -169,7 +170,9 @@ pub fn Grid(
                     }
                 />
             </div>
+            // A spectator's grid offers nothing.
             {move || match button.get() {
+                _ if spectating => None,
                 GridButton::None => None,
                 b => Some(view! {
                     <button

@@ -76,11 +76,13 @@ pub fn QuestBar() -> impl IntoView {
                 .map(|q| (q.quest_id.clone(), q.status))
         })
     });
+    // A spectator is shown the quest, never a way to start or end one.
+    let spectating = live.spectating();
     move || match running.get() {
         Some(q) => view! { <Running q=q/> }.into_any(),
         None => view! {
             {move || ended.get().map(|(id, status)| view! { <Ended id=id status=status/> })}
-            <NewQuestForm/>
+            {(!spectating).then(|| view! { <NewQuestForm/> })}
         }
         .into_any(),
     }
@@ -164,13 +166,15 @@ fn Running(q: QuestDoc) -> impl IntoView {
             <p class="quest-problem">{problem}</p>
             <p class="quest-where" role="status">{move || where_it_is(&q_now.get(), &holding.get())}</p>
             {agents.map(|a| view! { <ul class="quest-agents">{a}</ul> })}
-            // Asked first: abandoning ends every stage where it is.
-            <details class="abandon">
-                <summary>"Abandon the quest…"</summary>
-                <p>"The quest ends where it is: no more stages, no report. Its findings stay on the board."</p>
-                <button type="button" class="agent-action" disabled=move || busy.get()
-                    on:click=move |_| action.send(abandon.clone())>"Abandon it"</button>
-            </details>
+            // Asked first: abandoning ends every stage where it is. Not a spectator's to do.
+            {(!live.spectating()).then(|| view! {
+                <details class="abandon">
+                    <summary>"Abandon the quest…"</summary>
+                    <p>"The quest ends where it is: no more stages, no report. Its findings stay on the board."</p>
+                    <button type="button" class="agent-action" disabled=move || busy.get()
+                        on:click=move |_| action.send(abandon.clone())>"Abandon it"</button>
+                </details>
+            })}
             {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
         </section>
     }

@@ -23,6 +23,37 @@ pub fn page(method: &Method) -> Response {
     page_saying(method, None)
 }
 
+/// The style every plain page of the server's has (the login page, a revoked watch link's):
+/// the console's dark colours, no script, nothing loaded.
+const STYLE: &str = "body{font-family:system-ui,sans-serif;background:#14161b;color:#e6e6e6;\
+display:flex;justify-content:center;padding:10vh 1rem;margin:0}main{max-width:34rem}\
+h1{font-size:1.4rem}";
+
+/// A plain page of the server's: `title` and `body` (HTML the server wrote), in the console's
+/// colours, running no script and loading nothing.
+pub fn plain(status: StatusCode, title: &str, body: &str) -> Response {
+    let html = format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <title>{title} · Soulgrid</title><style>{STYLE}</style></head>\
+         <body><main><h1>{title}</h1>{body}</main></body></html>\n"
+    );
+    (
+        status,
+        [
+            (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+            (header::CACHE_CONTROL, "no-store"),
+            (
+                header::CONTENT_SECURITY_POLICY,
+                "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; \
+                 base-uri 'none'",
+            ),
+        ],
+        html,
+    )
+        .into_response()
+}
+
 pub(super) fn page_saying(method: &Method, wrong: Option<&str>) -> Response {
     let said = wrong
         .map(|w| format!(r#"<p class="wrong" role="alert">{w}</p>"#))

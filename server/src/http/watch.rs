@@ -65,6 +65,15 @@ pub async fn guard(State(state): State<AppState>, mut req: Request, next: Next) 
     };
     let hash = digest(&token);
     if !crate::spectators::valid(&state.store, &token) {
+        // A page asked for is a page that says so; the API answers in JSON.
+        if !req.uri().path().starts_with("/api/") && req.method() == Method::GET {
+            return super::login_page::plain(
+                axum::http::StatusCode::FORBIDDEN,
+                "This watch link no longer works",
+                "<p>Whoever gave it to you has revoked it (or it was never made): nothing of the \
+                 team is shown through it any more. Ask them for a new one.</p>",
+            );
+        }
         return AppError::Forbidden("this watch link is not valid (revoked, or never made)")
             .into_response();
     }

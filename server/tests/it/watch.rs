@@ -203,3 +203,63 @@ async fn a_spectators_stream_hides_what_is_not_theirs_and_ends_within_a_second_o
     let listed = call(&router, get("/api/watch")).await.json();
     assert!(listed[0]["revokedAt"].is_i64(), "{listed}");
 }
+
+/// A spectator's page offers nothing to do: no control's words (the page said "Abandon the
+/// quest…" and "Wakes 5 agents…"). A revoked link opened again is a page that says so, in
+/// words and in the page's colours (it was raw JSON).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_spectators_page_offers_nothing_and_a_revoked_link_says_so() {
+    let (_dir, state, router) = crate::common::team().await;
+    let r = call(
+        &router,
+        post_json(
+            "/api/quests",
+            json!({"problem": "Name the ship. SIM_SILENT"}),
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 202, "{}", r.body);
+    crate::common::wait_for(&state, "the quest's first stage", |d| {
+        app::domain::quest::running_quest(d).is_some_and(|q| q.current().is_some())
+    })
+    .await;
+    // Asleep, so that the grid's button would offer to wake them.
+    call(&router, post_json("/api/session/end", json!({}))).await;
+    let token = watch_link(&router, "for Ada").await;
+    let page = {
+        let _serial = crate::SERIAL.lock().await;
+        call(&router, get(&format!("/watch/{token}"))).await
+    };
+    assert_eq!(page.status, 200);
+    for control in [
+        "Abandon",
+        "Wakes ",
+        "Begins ",
+        "New quest",
+        "SUMMON",
+        ">WAKE<",
+    ] {
+        assert!(
+            !page.body.contains(control),
+            "{control} on a spectator's page"
+        );
+    }
+    let revoked = call(
+        &router,
+        post_json(&format!("/api/watch/{token}/revoke"), json!({})),
+    )
+    .await;
+    assert!(revoked.status.is_success(), "{}", revoked.body);
+    let again = call(&router, get(&format!("/watch/{token}"))).await;
+    assert_eq!(again.status, 403);
+    assert!(
+        again.body.starts_with("<!DOCTYPE html>") && again.body.contains("no longer works"),
+        "{}",
+        again.body
+    );
+    // Its API is still answered in JSON.
+    let api = call(&router, with("GET", "/api/docs", &token)).await;
+    assert_eq!(api.status, 403);
+    assert!(api.body.starts_with('{'), "{}", api.body);
+    soulgrid::shut_down(&state).await;
+}
