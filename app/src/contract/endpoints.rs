@@ -218,6 +218,9 @@ endpoints! {
     LinkProject: Post "/api/projects", (), NewProject => ProjectSummary;
     /// Every project, linked ones first.
     Projects: Get "/api/projects", (), Empty => Vec<ProjectSummary>;
+    /// The folders a project may be linked from (`--allow-dir`), as the server's file system
+    /// names them.
+    ProjectFolders: Get "/api/projects/folders", (), Empty => Vec<String>;
     /// One project: each agent's branch (commits ahead, changed and uncommitted files, review)
     /// and the files two or more agents changed (`overlaps`).
     Project: Get "/api/projects/{id}", String, Empty => ProjectView;

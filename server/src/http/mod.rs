@@ -96,6 +96,7 @@ pub fn router(state: AppState) -> Router {
         .at::<e::Artifact, _, _>(quests::artifact)
         .at::<e::LinkProject, _, _>(projects::link)
         .at::<e::Projects, _, _>(projects::list)
+        .at::<e::ProjectFolders, _, _>(projects::folders)
         .at::<e::Project, _, _>(projects::one)
         .at::<e::PutToWork, _, _>(projects::put_to_work)
         .at::<e::ProjectDiff, _, _>(projects::diff)

@@ -58,6 +58,12 @@ pub async fn list(State(state): State<AppState>) -> Json<Vec<ProjectSummary>> {
     }))
 }
 
+/// `GET /api/projects/folders`: where a project may be linked from (`--allow-dir`).
+pub async fn folders(State(state): State<AppState>) -> Json<Vec<String>> {
+    let allow = state.runtime.config().agents.allow_dir.clone();
+    Json(crate::repo::link::folders(&allow))
+}
+
 /// `GET /api/projects/{id}`.
 pub async fn one(
     State(state): State<AppState>,

@@ -65,6 +65,15 @@ fn LinkFormBody() -> impl IntoView {
         RwSignal::new(String::new()),
     );
     let action = Action::new();
+    // Where a project may come from (`--allow-dir`), said beside the path.
+    let folders = RwSignal::new(None::<Vec<String>>);
+    Effect::new(move |_| {
+        leptos::task::spawn_local(async move {
+            if let Ok(f) = crate::api::call::<ep::ProjectFolders>(&(), &ep::Empty {}).await {
+                folders.set(Some(f));
+            }
+        });
+    });
     let opt = |s: RwSignal<String>| Some(s.get_untracked()).filter(|v| !v.trim().is_empty());
     let link = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
@@ -101,7 +110,12 @@ fn LinkFormBody() -> impl IntoView {
     };
     view! {
         <form on:submit=link>
-            {field("Repository", "link-path", path, "/home/me/code/web")}
+            {field("Repository", "link-path", path, "~/code/web")}
+            <p class="muted link-folders">{move || match folders.get() {
+                None => String::new(),
+                Some(f) if f.is_empty() => "No folder is allowed: start the server with --allow-dir FOLDER.".into(),
+                Some(f) => format!("A work tree inside {} (--allow-dir); ~ is the server's home folder.", f.join(", ")),
+            }}</p>
             {field("Name", "link-name", name, "its folder's name")}
             {field("Base branch", "link-base", base, "the branch checked out")}
             {field("Check before a merge", "link-check", check, "cargo test")}

@@ -68,14 +68,6 @@ async fn linking_refuses_what_is_not_a_work_tree_inside_the_allowed_folders() {
     refused(
         &router,
         at,
-        json!({"path": elsewhere}),
-        400,
-        "(--allow-dir)",
-    )
-    .await;
-    refused(
-        &router,
-        at,
         json!({"path": root.path().join("nothing")}),
         400,
         "is not a folder this server can see",
@@ -137,6 +129,43 @@ async fn linking_refuses_what_is_not_a_work_tree_inside_the_allowed_folders() {
         "sneaky",
     )
     .await;
+    // An empty path is asked for, not echoed as nothing; a long one is cut; the folders this
+    // server allows are named; `~` is the server's home folder.
+    refused(&router, at, json!({"path": "  "}), 400, "give the path of").await;
+    let long = format!("/{}", "x".repeat(5000));
+    let r = call(&router, post_json(at, json!({ "path": long }))).await;
+    assert_eq!(r.status, 400, "{}", r.body);
+    let said = r.json()["error"].as_str().unwrap().to_string();
+    assert!(said.len() < 400 && said.contains('…'), "{said}");
+    let allowed = std::fs::canonicalize(root.path()).unwrap();
+    refused(
+        &router,
+        at,
+        json!({"path": elsewhere}),
+        400,
+        &format!("(--allow-dir: {})", allowed.display()),
+    )
+    .await;
+    let r = call(&router, get("/api/projects/folders")).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json(), json!([allowed.display().to_string()]));
+    let home = std::path::PathBuf::from(std::env::var("HOME").unwrap());
+    let up = "../".repeat(home.components().count() - 1);
+    let tilde = format!(
+        "~/{up}{}",
+        web.display().to_string().trim_start_matches('/')
+    );
+    let r = call(&router, post_json(at, json!({ "path": tilde }))).await;
+    assert_eq!(r.status, 201, "{tilde}: {}", r.body);
+    let r = call(
+        &router,
+        post_json(
+            &format!("/api/projects/{}/unlink", r.json()["id"].as_str().unwrap()),
+            json!({}),
+        ),
+    )
+    .await;
+    assert!(r.status.is_success(), "{}", r.body);
     let id = link(&router, &web).await;
     refused(
         &router,
