@@ -7,10 +7,9 @@ step "setup" "$ROOT/scripts/setup.sh"
 # with the flags cargo-leptos builds the server with (other flags build every dependency a
 # second time).
 step "build soulgrid-sim (release)" bash -c 'source scripts/lib.sh && leptos_env && cargo build --release -p soulgrid --bin soulgrid-sim'
-# The simulated agents work on a linked project by themselves (a mark in its README, committed;
-# the changes asked in a review): the whole loop shows without Claude. SOULGRID_ALLOW_DIR says
-# which folders may be linked (e.g. SOULGRID_ALLOW_DIR=~/code make run).
-export SOULGRID_SIM_WORK="${SOULGRID_SIM_WORK:-1}"
+# The simulated agents at work on a linked project do what a message asks (a line in its README,
+# committed; the changes asked in a review): the whole loop shows without Claude.
+# SOULGRID_ALLOW_DIR says which folders may be linked (e.g. SOULGRID_ALLOW_DIR=~/code make run).
 # The page's files named by their content's hash (kept a year by the browser) and beside their
 # brotli and gzip twins, which the server sends to a browser that accepts them (docs/DESIGN.md §7).
 # `--split`: the agent page's code in its own part of the wasm, fetched when first shown.

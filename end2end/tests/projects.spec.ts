@@ -5,8 +5,8 @@ import * as path from 'node:path';
 import { test, expect, openHydrated, recordNotifications } from '../support/page';
 import { startServer, RunningServer } from '../support/server';
 
-// Its own server, allowed to use a folder with one git repository, its simulated agents
-// working on it by themselves (a mark in the README, committed; changes made when asked).
+// Its own server, allowed to use a folder with one git repository, its simulated agents doing
+// what they are asked there (a line in the README, committed; changes made when asked).
 let server: RunningServer;
 let root: string;
 let repo: string;
@@ -28,7 +28,7 @@ test.beforeAll(async () => {
   fs.writeFileSync(path.join(repo, 'README.md'), '# web\n');
   git(repo, 'add', '-A');
   git(repo, 'commit', '-q', '-m', 'first');
-  server = await startServer({ env: { SOULGRID_ALLOW_DIR: root, SOULGRID_SIM_WORK: '1' } });
+  server = await startServer({ env: { SOULGRID_ALLOW_DIR: root } });
 });
 test.afterAll(async () => {
   await server?.stop();
@@ -61,7 +61,13 @@ test('link a project, two agents at work, both diffs live, a comment reaches the
   }
   const [lyra, kael] = names;
   const row = (name: string) => card.locator('.branch', { hasText: name });
-  // Each restarts with its worktree and leaves its mark in the README, committed: seen live.
+  // Each is asked for a line in the README, and makes it in its worktree, committed: seen live.
+  const box = page.getByLabel('Message');
+  for (const seat of [0, 1]) {
+    await page.locator(`.cell[data-seat="${seat}"]`).click();
+    await box.fill('Say who you are in the README');
+    await box.press('Enter');
+  }
   for (const name of names) {
     await expect(row(name)).toContainText('1 commit ahead', { timeout: 30_000 });
   }
@@ -72,7 +78,7 @@ test('link a project, two agents at work, both diffs live, a comment reaches the
 
   // Lyra's diff: her line, commented; the comment goes to her in one message.
   await row(lyra).getByRole('button', { name: 'Diff' }).click();
-  const mark = page.locator('.diff-view .file-diff[data-file="README.md"] tr.line.added', { hasText: `${lyra} was here.` });
+  const mark = page.locator('.diff-view .file-diff[data-file="README.md"] tr.line.added', { hasText: `${lyra}: Say who you are in the README` });
   await expect(mark).toHaveCount(1);
   await mark.click();
   await page.locator('.line-comment textarea').fill('Say why, too.');
@@ -96,7 +102,7 @@ test('link a project, two agents at work, both diffs live, a comment reaches the
   await row(lyra).getByRole('button', { name: 'Merge' }).click();
   await expect(row(lyra).locator('.merge-note')).toHaveAttribute('data-merge', 'merged', { timeout: 30_000 });
   expect(git(repo, 'log', '-1', '--format=%s', 'main')).toBe('As asked in review');
-  expect(fs.readFileSync(path.join(repo, 'README.md'), 'utf8')).toContain(`${lyra} was here.`);
+  expect(fs.readFileSync(path.join(repo, 'README.md'), 'utf8')).toContain(`${lyra}: Say who you are in the README`);
 
   // Kael's branch now conflicts with the base: refused, the base unchanged, the file named.
   const main = git(repo, 'rev-parse', 'main');
@@ -106,6 +112,13 @@ test('link a project, two agents at work, both diffs live, a comment reaches the
   await expect(refused).toContainText('conflicts with main', { timeout: 30_000 });
   await expect(refused).toContainText('README.md');
   expect(git(repo, 'rev-parse', 'main')).toBe(main);
+  // One word for it (the review says merged; the note says where), and a next step for Kael:
+  // the radar keeps the base's conflict, and he can be asked to rebase.
+  await expect(row(lyra).locator('.merge-note')).toContainText(/^as [0-9a-f]{8}/);
+  await expect(row(kael).locator('.base-overlap')).toContainText('README.md');
+  await row(kael).getByRole('button', { name: `Ask ${kael} to rebase` }).click();
+  await page.locator(`.cell[data-seat="1"]`).click();
+  await expect(page.locator('.thread')).toContainText('rebase your branch', { timeout: 20_000 });
   // What it looks like (the README shows it).
   await page.setViewportSize({ width: 1280, height: 1000 });
   await row(kael).getByRole('button', { name: 'Diff' }).click();

@@ -61,8 +61,11 @@ impl Sim {
             } else {
                 String::new()
             };
-            let marks = self.leave_marks().unwrap_or_default();
-            return format!("Hello. I am {name}. I remember writing: \"{first}\"{mail}{marks}");
+            // What was asked meanwhile, done now that it is at work again.
+            let waited = between(input, "<mail-while-you-slept>\n", "</mail-while-you-slept>")
+                .and_then(|m| self.work_waiting_mail(m))
+                .unwrap_or_default();
+            return format!("Hello. I am {name}. I remember writing: \"{first}\"{mail}{waited}");
         }
         // A scripted tool call (`SIM_CALL: <tool> <json>` on a line of its own): its answer,
         // said.

@@ -1,10 +1,12 @@
-//! The simulated agent at work on the user's code, deterministic. With `SOULGRID_SIM_WORK=1`
-//! (`make run` sets it; tests that drive the work themselves do not): waking with a worktree
-//! (`--add-dir`), it leaves its mark once in each worktree's `README.md` and commits it (so two
-//! agents put to work on one project overlap there, and the second merge conflicts); asked for
-//! changes, it appends a line per comment to the file commented on, commits, and asks for a
-//! review again. `SIM_EDIT: <path> <text>` writes a file in its (first) worktree (`\n` in
-//! the text is a new line); `SIM_WORK_COMMIT: <message>` commits everything there.
+//! The simulated agent at work on the user's code, deterministic, with no setting to turn it
+//! on: at work (a worktree, `--add-dir`), a message from a person (the human's, the lead's,
+//! another agent's; never Soulgrid's notices) is a change to make: its first line is added to
+//! the worktree's `README.md` as `Name: what was asked`, and committed with that line as its
+//! subject (so two agents asked for something on one project overlap there, and the second
+//! merge conflicts). Asked for changes in review, it appends a line per comment to the file
+//! commented on, commits, and asks for a review again. `SIM_EDIT: <path> <text>` writes a file
+//! in its (first) worktree (`\n` in the text is a new line), uncommitted;
+//! `SIM_WORK_COMMIT: <message>` commits everything there.
 
 use std::path::Path;
 
@@ -28,37 +30,21 @@ fn append(path: &Path, line: &str) -> std::io::Result<()> {
     writeln!(f, "{line}")
 }
 
-/// Whether it works on its own (`SOULGRID_SIM_WORK=1`).
-fn works_by_itself() -> bool {
-    std::env::var("SOULGRID_SIM_WORK").is_ok_and(|v| v == "1")
+/// What a person asked in `input` (its first line after a person's header, not Soulgrid's),
+/// as one line of at most 100 characters.
+fn asked(input: &str) -> Option<String> {
+    let mut lines = input.lines();
+    lines.find(|l| {
+        l.strip_prefix(app::domain::provenance::MAIL_HEADER)
+            .and_then(|r| r.strip_suffix(']'))
+            .is_some_and(|from| from != "Soulgrid")
+    })?;
+    let first = lines.map(str::trim).find(|l| !l.is_empty())?;
+    let first = first.strip_prefix("(in #team) ").unwrap_or(first);
+    Some(first.chars().take(100).collect())
 }
 
 impl Sim {
-    /// Waking with worktrees: its mark in each one's README, once, committed. What it says.
-    pub(crate) fn leave_marks(&self) -> Option<String> {
-        if !works_by_itself() {
-            return None;
-        }
-        let name = self.name.clone()?;
-        let mark = format!("{name} was here.");
-        let mut left = 0;
-        for dir in &self.worktrees {
-            let readme = dir.join("README.md");
-            let had = std::fs::read_to_string(&readme).unwrap_or_default();
-            if had.contains(&mark) {
-                continue;
-            }
-            if append(&readme, &format!("\n{mark}")).is_ok()
-                && commit_all(dir, &name, &format!("README: {mark}")).is_ok()
-            {
-                left += 1;
-            }
-        }
-        (left > 0).then(|| {
-            format!(" I left my mark in the README of {left} worktree(s) and committed it.")
-        })
-    }
-
     /// Work asked for in a message, if any: its answer.
     pub(crate) fn work_reply(&mut self, input: &str) -> Option<String> {
         let name = self.name.clone().unwrap_or_else(|| "someone".into());
@@ -87,7 +73,7 @@ impl Sim {
                 Err(e) => format!("My commit failed: {e}"),
             });
         }
-        if works_by_itself() && input.contains("asks for changes") {
+        if input.contains("asks for changes") {
             let asked: Vec<(String, String)> = input
                 .lines()
                 .filter_map(|l| {
@@ -110,6 +96,39 @@ impl Sim {
                 Err(e) => format!("I tried to make the changes, but my commit failed: {e}"),
             });
         }
-        None
+        // A person asked for something: done in the README, committed.
+        let request = asked(input)?;
+        Some(self.make_change(&request))
+    }
+
+    /// Mail that waited while it slept (`[time] Name: text` lines of its wake prompt): what a
+    /// person asked there is done as it would have been awake. What it says of it.
+    pub(crate) fn work_waiting_mail(&self, mail: &str) -> Option<String> {
+        self.worktrees.first()?;
+        let done: Vec<String> = mail
+            .lines()
+            .filter_map(|l| l.trim().split_once("] ").map(|(_, rest)| rest))
+            .filter_map(|l| l.split_once(": "))
+            .filter(|(from, _)| *from != "Soulgrid")
+            .map(|(_, text)| text.strip_prefix("(in #team) ").unwrap_or(text))
+            .map(|text| self.make_change(&text.chars().take(100).collect::<String>()))
+            .collect();
+        (!done.is_empty()).then(|| format!(" {}", done.join(" ")))
+    }
+
+    /// `request` done in its (first) worktree: a line in the README, committed.
+    fn make_change(&self, request: &str) -> String {
+        let name = self.name.clone().unwrap_or_else(|| "someone".into());
+        let Some(dir) = self.worktrees.first() else {
+            return "I have no worktree to do it in.".into();
+        };
+        let line = format!("{name}: {request}");
+        let done = append(&dir.join("README.md"), &format!("\n{line}"))
+            .map_err(|e| e.to_string())
+            .and_then(|()| commit_all(dir, &name, &line));
+        match done {
+            Ok(()) => format!("Done in my worktree and committed: README.md now says \"{line}\"."),
+            Err(e) => format!("I tried to do it in my worktree, but it failed: {e}"),
+        }
     }
 }

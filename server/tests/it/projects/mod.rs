@@ -372,3 +372,35 @@ async fn a_worktree_removed_by_hand_is_made_again_at_the_next_wake_and_said_on_t
     );
     let _ = project;
 }
+
+/// The demo works when asked, with no setting: a simulated agent at work does what a message
+/// asks (a line in the README, committed, its subject the line). It changed code only with
+/// `SIM_EDIT:` knobs or with `SOULGRID_SIM_WORK=1`, which nothing documented.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_simulated_agent_at_work_does_what_a_message_asks() {
+    let a = at_work(0).await;
+    let name = a
+        .state
+        .store
+        .with_docs(|d| identity(d, 0).unwrap().name.clone().unwrap());
+    let r = call(
+        &a.router,
+        post_json(
+            "/api/send",
+            json!({"text": "Add a section on installing", "seat": 0}),
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 202, "{}", r.body);
+    let line = format!("{name}: Add a section on installing");
+    wait_until("the change committed in its worktree", || {
+        std::process::Command::new("git")
+            .args(["log", "-1", "--format=%s"])
+            .current_dir(&a.tree)
+            .output()
+            .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == line)
+    })
+    .await;
+    let readme = std::fs::read_to_string(a.tree.join("README.md")).unwrap();
+    assert!(readme.ends_with(&format!("{line}\n")), "{readme}");
+}
