@@ -382,6 +382,9 @@ fn keyboard(live: crate::live::Live, selected: RwSignal<crate::domain::Seat>) {
                             identity(d, seat).is_some_and(|i| i.status().is_visible())
                         })
                     {
+                        // The digit chooses: it is not typed into the composer the choice
+                        // puts the cursor in.
+                        ev.prevent_default();
                         selected.set(seat);
                     }
                 }

@@ -23,6 +23,12 @@ test('a draft stays with the agent it was written to, across switches and a relo
   const kael = (await page.locator('.cell[data-seat="1"] .name').textContent())!;
   const sable = (await page.locator('.cell[data-seat="5"] .name').textContent())!;
 
+  // A digit chooses a seat, and is not typed into its draft.
+  await page.locator('body').click({ position: { x: 2, y: 2 } });
+  await page.keyboard.press('6');
+  await expect(page.locator('.composer .to')).toHaveText(`To ${sable}`);
+  await expect(box).toHaveValue('');
+  await page.keyboard.press('Escape');
   // Choosing an agent puts the cursor in the composer, which says whom it writes to.
   await page.locator('.cell[data-seat="1"]').click();
   await expect(box).toBeFocused();

@@ -49,16 +49,21 @@ test('link a project, two agents at work, both diffs live, a comment reaches the
   const card = page.locator('.projects .project', { hasText: 'web' });
   await expect(card.locator('h3')).toHaveText('web');
 
-  // Put the agents of seats 1 and 2 to work, from their panels.
+  // Put the agent of seat 1 to work from its panel, and the one of seat 2 from the project's
+  // card; the panel then says where each works.
   const names: string[] = [];
   for (const seat of [0, 1]) {
     names.push((await page.locator(`.cell[data-seat="${seat}"] .name`).textContent())!);
-    await page.locator(`.cell[data-seat="${seat}"]`).click();
-    await expect(page.locator('.agent-detail')).toHaveAttribute('data-detail-seat', String(seat));
-    await page.locator('.agent-detail > summary').click();
-    await page.locator('.agent-detail .put-to-work').getByRole('button', { name: 'Put to work' }).click();
-    await expect(card.locator('.branch', { hasText: names[seat] })).toHaveCount(1);
   }
+  await page.locator('.cell[data-seat="0"]').click();
+  await expect(page.locator('.agent-detail')).toHaveAttribute('data-detail-seat', '0');
+  await page.locator('.agent-detail > summary').click();
+  await page.locator('.agent-detail .put-to-work').getByRole('button', { name: 'Put to work' }).click();
+  await expect(card.locator('.branch', { hasText: names[0] })).toHaveCount(1);
+  await expect(page.locator('.agent-detail .works-on')).toContainText(`web · soulgrid/`);
+  await card.getByLabel('Agent to put to work').selectOption({ label: names[1] });
+  await card.locator('.put-agent-to-work').getByRole('button', { name: 'Put to work' }).click();
+  await expect(card.locator('.branch', { hasText: names[1] })).toHaveCount(1);
   const [lyra, kael] = names;
   const row = (name: string) => card.locator('.branch', { hasText: name });
   // Each is asked for a line in the README, and makes it in its worktree, committed: seen live.

@@ -29,6 +29,16 @@ test('the thread stays at the bottom as messages arrive, unless the human scroll
   expect(await panel.evaluate((el) => el.scrollHeight > el.clientHeight)).toBe(true);
   await expect.poll(() => panel.evaluate(gap)).toBeLessThan(80);
 
+  // The head stays on top, opaque, from the panel's very top: no message shows through it or
+  // above it while the thread scrolls under it (the padding above it let them show).
+  const covered = await panel.evaluate((el) => {
+    const box = el.getBoundingClientRect();
+    return [2, 8, 20].every((dy) => {
+      const at = document.elementFromPoint(box.left + box.width / 2, box.top + dy);
+      return at !== null && at.closest('.thread-head') !== null;
+    });
+  });
+  expect(covered).toBe(true);
   // Scrolled up to read: new messages do not pull the view down.
   await panel.evaluate((el) => el.scrollTo(0, 0));
   await panel.dispatchEvent('scroll');

@@ -39,26 +39,39 @@ test('a post in #team reaches whom it mentions; a letter shows in both threads',
 
   // `@` offers the team: everyone, the lead, then the agents by seat.
   await box.fill('@');
-  const offers = page.locator('.mention-offer button');
+  const offers = page.locator('.mention-offer [role="option"]');
   await expect(offers.first()).toHaveText('@all');
   await expect(offers).toHaveCount(10);
   await box.fill(`@${team[0].name.slice(0, 2)}`);
-  await page.locator('.mention-offer button', { hasText: `@${team[0].name}` }).click();
+  await page.locator('.mention-offer [role="option"]', { hasText: `@${team[0].name}` }).click();
   await expect(box).toHaveValue(`@${team[0].name} `);
-  await box.pressSequentially(`and @${team[1].name} please pair on the parser`);
+  // By keys alone: the arrows move among the names offered, Tab takes one (Enter did post
+  // the half-typed "@Ka").
+  await box.pressSequentially('and @');
+  await expect(offers.first()).toHaveAttribute('aria-selected', 'true');
+  const second = (await offers.allTextContents()).indexOf(`@${team[1].name}`);
+  expect(second).toBeGreaterThan(1);
+  for (let i = 0; i < second; i++) await box.press('ArrowDown');
+  await expect(offers.nth(second)).toHaveAttribute('aria-selected', 'true');
+  await expect(offers.nth(second)).toHaveText(`@${team[1].name}`);
+  await box.press('Tab');
+  await expect(box).toHaveValue(`@${team[0].name} and @${team[1].name} `);
+  await box.pressSequentially('please pair on the parser');
   await box.press('Enter');
   const text = `@${team[0].name} and @${team[1].name} please pair on the parser`;
   await expect(page.locator('.team-composer .reached')).toHaveText(
     `Posted; filed for ${team[0].name}, ${team[1].name}.`,
   );
-  await expect(page.locator('.team-line', { hasText: text })).toBeVisible();
+  await expect(page.locator('.team-line.human', { hasText: text })).toBeVisible();
   await expect(box).toHaveValue('');
 
-  await expect(other.locator('.team-line', { hasText: text })).toBeVisible();
+  await expect(other.locator('.team-line.human', { hasText: text })).toBeVisible();
+  // Those it names answer in #team.
+  await expect(page.locator('.team-line:not(.human) .who', { hasText: team[0].name })).toHaveCount(1, { timeout: 20_000 });
   // A page loaded now carries it.
   await openHydrated(other, server.url);
   await other.locator('.team-channel > summary').click();
-  await expect(other.locator('.team-line', { hasText: text })).toBeVisible();
+  await expect(other.locator('.team-line.human', { hasText: text })).toBeVisible();
 
   // One agent writes to another: both threads show it, "→ name".
   const letter = 'your tests fail on main';

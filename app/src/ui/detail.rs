@@ -170,6 +170,7 @@ fn Body(
                 </details>
             }
         })}
+        <crate::ui::projects::put::WorksOn identity=d.page.clone()/>
         {d.can_fork.then(|| view! { <crate::ui::projects::put::PutToWork identity=d.page.clone()/> })}
         <p><a class="agent-page-link" href=format!("/agents/{}", d.page)>
             {format!("{}'s page", name.clone().unwrap_or_else(|| "This agent".into()))}

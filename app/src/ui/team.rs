@@ -118,6 +118,8 @@ fn TeamComposer() -> impl IntoView {
         let names = live.docs.with(|d| completions(d, typed, &lead));
         (!names.is_empty()).then_some(names)
     });
+    // The name the arrows point at in the offer; Tab or Enter takes it.
+    let pointed = RwSignal::new(0usize);
     let complete = move |name: String| {
         text.update(|t| {
             if let Some(typed) = typing_mention(t) {
@@ -185,9 +187,27 @@ fn TeamComposer() -> impl IntoView {
                 on:input=move |ev| {
                     text.set(event_target_value(&ev));
                     key.set(None);
+                    pointed.set(0);
                 }
                 on:keydown=move |ev| {
-                    if ev.key() == "Enter" && !ev.shift_key() {
+                    let names = offered.get_untracked().unwrap_or_default();
+                    let key = ev.key();
+                    // While names are offered: arrows move among them, Tab or Enter takes one.
+                    if !names.is_empty() {
+                        let n = names.len();
+                        match key.as_str() {
+                            "ArrowDown" => pointed.update(|p| *p = (*p + 1) % n),
+                            "ArrowUp" => pointed.update(|p| *p = (*p + n - 1) % n),
+                            "Tab" | "Enter" if !ev.shift_key() => {
+                                complete(names[pointed.get_untracked().min(n - 1)].clone());
+                                pointed.set(0);
+                            }
+                            _ => return,
+                        }
+                        ev.prevent_default();
+                        return;
+                    }
+                    if key == "Enter" && !ev.shift_key() {
                         ev.prevent_default();
                         post();
                     }
@@ -195,12 +215,15 @@ fn TeamComposer() -> impl IntoView {
             ></textarea>
             {move || offered.get().map(|names| view! {
                 <ul class="mention-offer" role="listbox" aria-label="Mention">
-                    {names.into_iter().map(|n| {
+                    {names.into_iter().enumerate().map(|(i, n)| {
                         let pick = n.clone();
                         view! {
-                            <li><button type="button" class="mention" on:click=move |_| complete(pick.clone())>
+                            // Chosen by the arrows and Tab or Enter in the box, or a click.
+                            <li role="option" class="mention"
+                                aria-selected=move || (pointed.get() == i).to_string()
+                                on:click=move |_| complete(pick.clone())>
                                 {format!("@{n}")}
-                            </button></li>
+                            </li>
                         }
                     }).collect_view()}
                 </ul>

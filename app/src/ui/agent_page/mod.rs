@@ -182,6 +182,7 @@ fn Life(id: String, who: Memo<Option<AgentIdentity>>) -> impl IntoView {
                 <div>
                     <h1>{name}</h1>
                     <p class="place">{move || who.with(|w| w.as_ref().map(place))}</p>
+                    <crate::ui::projects::put::WorksOn identity=id.clone()/>
                 </div>
             </header>
             <Actions who=who/>

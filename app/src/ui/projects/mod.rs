@@ -155,7 +155,7 @@ fn ProjectCard(id: String) -> impl IntoView {
         })
     });
     let unlink = Call::new::<ep::UnlinkProject>(&id, &ep::Empty {});
-    let card_id = id.clone();
+    let (card_id, put_id) = (id.clone(), id.clone());
     view! {
         <article class="project" data-project=card_id>
             {move || project.get().map(|p| view! {
@@ -169,6 +169,7 @@ fn ProjectCard(id: String) -> impl IntoView {
                     <BranchRow project=id.clone() identity=identity/>
                 </For>
             </ul>
+            <put::PutAgentToWork project=put_id/>
             {move || {
                 let o = overlaps.get();
                 (!o.is_empty()).then(|| view! {
