@@ -85,10 +85,21 @@ test('link a project, two agents at work, both diffs live, a comment reaches the
   await row(lyra).getByRole('button', { name: 'Diff' }).click();
   const mark = page.locator('.diff-view .file-diff[data-file="README.md"] tr.line.added', { hasText: `${lyra}: Say who you are in the README` });
   await expect(mark).toHaveCount(1);
-  await mark.click();
+  // The diff opens as a sheet as wide as the window, code unwrapped; keys walk it: j to the
+  // file, c to comment on its first changed line.
+  const sheet = page.locator('.diff-sheet');
+  await expect(sheet).toBeVisible();
+  expect(await sheet.evaluate((el) => el.getBoundingClientRect().width)).toBeGreaterThan(page.viewportSize()!.width * 0.9);
+  await expect(sheet.locator('td.code pre').first()).toHaveCSS('white-space', 'pre');
+  await page.keyboard.press('j');
+  await expect(sheet.locator('.file-diff[data-file="README.md"] .file-head')).toBeFocused();
+  await page.keyboard.press('c');
+  await expect(page.locator('.line-comment textarea')).toBeFocused();
   await page.locator('.line-comment textarea').fill('Say why, too.');
   await page.locator('.line-comment').getByRole('button', { name: 'Comment' }).click();
   await expect(page.locator('.diff-view tr.comment')).toContainText('Say why, too.');
+  await sheet.getByRole('button', { name: 'Close' }).click();
+  await expect(sheet).toHaveCount(0);
   // The tab hidden from here on: her request for a review again becomes a notification.
   await page.evaluate(() => ((window as any).__hidden = true));
   await row(lyra).getByRole('button', { name: 'Request changes (1)' }).click();

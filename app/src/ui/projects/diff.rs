@@ -100,7 +100,8 @@ fn FileDiff(
         _ => String::new(),
     };
     let head = view! {
-        <h4 class="file-head">
+        // Reached by `j` and `k` (`key`).
+        <h4 class="file-head" tabindex="-1">
             <code>{file.path.clone()}</code> " " <span class="muted">{file.change.clone()} " " {counts}</span>
             {file.uncommitted.then(|| view! { " " <span class="uncommitted">"not committed"</span> })}
         </h4>
@@ -189,13 +190,72 @@ fn CommentForm(
             },
         );
     };
+    // Opened (a click on the line, or `c`), it takes the keys.
+    let area = NodeRef::<leptos::html::Textarea>::new();
+    Effect::new(move |_| {
+        if let Some(a) = area.get() {
+            let _ = a.focus();
+        }
+    });
     view! {
         <form class="line-comment" on:submit=save>
-            <textarea aria-label=format!("Comment on line {line}") prop:value=move || text.get()
+            <textarea node_ref=area aria-label=format!("Comment on line {line}") prop:value=move || text.get()
                 on:input=move |ev| text.set(event_target_value(&ev))></textarea>
             <button type="submit" disabled=move || action.busy.get()>"Comment"</button>
             <button type="button" on:click=move |_| done.set(None)>"Cancel"</button>
             {move || action.error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
         </form>
+    }
+}
+
+/// A key of the open diff, in the browser: `j` / `k` to the next / previous file (its head
+/// focused and scrolled to), `c` a comment on the first changed line of the file at hand.
+#[cfg(feature = "hydrate")]
+pub fn key(sheet: &leptos::web_sys::HtmlDivElement, key: &str) {
+    use leptos::wasm_bindgen::JsCast;
+    use leptos::web_sys::{Element, HtmlElement};
+    let Ok(files) = sheet.query_selector_all(".file-diff") else {
+        return;
+    };
+    let files: Vec<Element> = (0..files.length())
+        .filter_map(|i| files.item(i)?.dyn_into::<Element>().ok())
+        .collect();
+    if files.is_empty() {
+        return;
+    }
+    let active = document().active_element();
+    let at = active
+        .and_then(|a| files.iter().position(|f| f.contains(Some(&a))))
+        .unwrap_or(usize::MAX);
+    let focus = |f: &Element, selector: &str| {
+        if let Some(el) = f.query_selector(selector).ok().flatten() {
+            if let Ok(el) = el.dyn_into::<HtmlElement>() {
+                let _ = el.focus();
+                el.scroll_into_view();
+                el.click();
+            }
+        }
+    };
+    match key {
+        "j" => {
+            let next = if at == usize::MAX {
+                0
+            } else {
+                (at + 1).min(files.len() - 1)
+            };
+            focus(&files[next], ".file-head");
+        }
+        "k" => {
+            let prev = if at == usize::MAX {
+                0
+            } else {
+                at.saturating_sub(1)
+            };
+            focus(&files[prev], ".file-head");
+        }
+        _ => {
+            let here = if at == usize::MAX { 0 } else { at };
+            focus(&files[here], "tr.line.added[data-line], tr.line[data-line]");
+        }
     }
 }

@@ -332,10 +332,15 @@ fn BranchRow(project: String, identity: String) -> impl IntoView {
         <Show when=move || open.get()>
             {
                 let (p, i) = (dp.clone(), di.clone());
+                let who = w.with_untracked(|w| {
+                    w.as_ref().map(|w| format!("{}'s branch {}", w.agent, w.branch))
+                });
                 view! {
-                    <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
-                        {Suspend::new(diff_view(p.clone(), i.clone()))}
-                    </Suspense>
+                    <DiffSheet title=who.unwrap_or_default() open=open>
+                        <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
+                            {Suspend::new(diff_view(p.clone(), i.clone()))}
+                        </Suspense>
+                    </DiffSheet>
                 }
             }
         </Show>
@@ -348,4 +353,48 @@ fn BranchRow(project: String, identity: String) -> impl IntoView {
 #[cfg_attr(feature = "split", leptos::lazy)]
 async fn diff_view(project: String, identity: String) -> AnyView {
     view! { <diff::Diff project=project identity=identity/> }.into_any()
+}
+
+/// An open diff: a sheet over the console as wide as the window (a phone's whole screen), so
+/// code has the width it needs. Esc or **Close** closes it; `j` and `k` move between its files,
+/// `c` comments on the first changed line of the file at hand.
+#[component]
+fn DiffSheet(title: String, open: RwSignal<bool>, children: Children) -> impl IntoView {
+    let label = title.clone();
+    let sheet = NodeRef::<leptos::html::Div>::new();
+    // Opened, the keys are the sheet's.
+    Effect::new(move |_| {
+        if let Some(el) = sheet.get() {
+            let _ = el.focus();
+        }
+    });
+    let on_key = move |ev: leptos::ev::KeyboardEvent| {
+        if ev.key() == "Escape" {
+            open.set(false);
+        }
+        #[cfg(feature = "hydrate")]
+        if ev.key() != "Escape" {
+            let typing = event_target::<leptos::web_sys::Element>(&ev)
+                .tag_name()
+                .eq_ignore_ascii_case("textarea");
+            let plain = !ev.ctrl_key() && !ev.meta_key() && !ev.alt_key();
+            if !typing && plain && matches!(ev.key().as_str(), "j" | "k" | "c") {
+                ev.prevent_default();
+                if let Some(el) = sheet.get_untracked() {
+                    diff::key(&el, &ev.key());
+                }
+            }
+        }
+    };
+    view! {
+        <div class="diff-sheet" role="dialog" aria-modal="false" aria-label=label
+            tabindex="-1" node_ref=sheet on:keydown=on_key>
+            <div class="diff-sheet-head">
+                <h3>{title}</h3>
+                <span class="muted keys">"j / k: next / previous file · c: comment · Esc: close"</span>
+                <button type="button" class="agent-action" on:click=move |_| open.set(false)>"Close"</button>
+            </div>
+            {children()}
+        </div>
+    }
 }
