@@ -85,18 +85,37 @@ pub(crate) fn Console(snapshot: Snapshot) -> impl IntoView {
             n => format!("({n}) {page}"),
         }
     };
+    // The header's menu on a phone (its details, folded).
+    let menu = RwSignal::new(false);
     view! {
         <Title text=title/>
         <main class="console" class:read-only=past.is_some() || watching class:watching=watching
             data-sheet=move || if sheet.get() { "open" } else { "closed" }
             data-last-event-id=move || live.last_event_id.get().to_string()>
             {past.map(|at| view! { <crate::ui::time_travel::PastBar at=at/> })}
-            <header class="top">
+            <header class="top" data-menu=move || if menu.get() { "open" } else { "closed" }>
                 <h1>"Soulgrid"</h1>
+                // On a phone the header is one line: what is not always needed is behind this.
+                <button type="button" class="menu-button" aria-label="More"
+                    aria-expanded=move || menu.get().to_string()
+                    on:click=move |_| menu.update(|m| *m = !*m)>"⋯"</button>
+                <div class="more-items">
                 <span class="team" data-simulated=live.simulated.to_string()>
                     {if live.simulated { "simulated team" } else { "Claude team" }}
                     <small>{live.team_label.get_value()}</small>
                 </span>
+                {(!watching).then(|| view! {
+                    <crate::ui::budgets::TeamSpend/>
+                    <crate::ui::time_travel::TimeSlider at=past/>
+                    <EndSession/>
+                    <LogOut/>
+                })}
+                </div>
+                {watching.then(|| view! {
+                    <span class="watch-note">"Watching: you see the team live and can change nothing."</span>
+                })}
+                {(!watching).then(|| view! { <crate::ui::approvals::ApprovalCount/> })}
+                // A warning, never folded away.
                 {live.unsandboxed.get_value().map(|why| {
                     let title = why.clone();
                     view! {
@@ -105,20 +124,6 @@ pub(crate) fn Console(snapshot: Snapshot) -> impl IntoView {
                         </span>
                     }
                 })}
-                {match watching {
-                    false => view! {
-                        <crate::ui::approvals::ApprovalCount/>
-                        <crate::ui::budgets::TeamSpend/>
-                        <crate::ui::time_travel::TimeSlider at=past/>
-                        <EndSession/>
-                        <LogOut/>
-                    }
-                    .into_any(),
-                    true => view! {
-                        <span class="watch-note">"Watching: you see the team live and can change nothing."</span>
-                    }
-                    .into_any(),
-                }}
                 <span
                     class="live-state"
                     data-live=move || live.connected.get().to_string()

@@ -139,6 +139,17 @@ test('a sleeping agent is woken alone from its panel', async ({ page }) => {
   await expect(one).toHaveAttribute('data-status', 'alive', { timeout: 20_000 });
   await expect(three).toHaveAttribute('data-status', 'sleeping');
   await expect(page.getByRole('button', { name: `Wake ${kael}` })).toHaveCount(0);
+
+  // A message to a sleeper waits, and Wake is offered where it waits (it said "queued until
+  // wake" and nothing more).
+  await three.click();
+  const box = page.getByLabel('Message');
+  await box.fill('are you there?');
+  await box.press('Enter');
+  const waiting = page.locator('.thread .msg.queued', { hasText: 'are you there?' });
+  await expect(waiting).toContainText('queued until wake');
+  await waiting.getByRole('button', { name: 'Wake' }).click();
+  await expect(three).toHaveAttribute('data-status', 'alive', { timeout: 20_000 });
 });
 
 test.describe("in the reader's time zone", () => {
@@ -407,4 +418,19 @@ test('every tool call shows in its thread as one folded line, opened to its inpu
   await page.keyboard.press('Escape');
   await postJson(server(), '/api/send', { text: 'again SIM_TOOL', targetAgent: kael });
   await expect(page.locator('.cell[data-seat="1"] .badge')).toHaveText('1', { timeout: 10_000 });
+});
+
+test.describe('on a phone, the header', () => {
+  test.use({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+
+  test('is one line, its details behind a menu (it took nearly half the first screen)', async ({ page }) => {
+    await team(page);
+    await openHydrated(page, server().url);
+    const header = page.locator('header.top');
+    expect((await header.boundingBox())!.height).toBeLessThan(64);
+    await expect(page.locator('.end-session')).toBeHidden();
+    await page.getByRole('button', { name: 'More' }).tap();
+    await expect(page.locator('.end-session')).toBeVisible();
+    await expect(page.getByRole('button', { name: 'More' })).toHaveAttribute('aria-expanded', 'true');
+  });
 });

@@ -35,6 +35,8 @@ struct Line {
     text: String,
     at: i64,
     queued: bool,
+    /// The newest message queued for a sleeper: **Wake** is offered beside it.
+    wake_here: bool,
     /// A tool call rather than words.
     tool: Option<Box<ToolLine>>,
     /// One agent's letter to another: whom it was to ("Lyra → Kael").
@@ -61,7 +63,7 @@ impl Item {
     /// wakes, a request when it is answered.
     fn key(&self) -> String {
         match self {
-            Item::Message(l) => format!("{}:{}", l.id, l.queued),
+            Item::Message(l) => format!("{}:{}:{}", l.id, l.queued, l.wake_here),
             Item::Permission(p, _) => format!("{}:{}", p.id, p.state.as_str()),
             Item::Problem(_, at) => format!("problem:{at}"),
             Item::Inherited(parent, _, at) => format!("inherited:{parent}:{at}"),
@@ -94,6 +96,7 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                         at: m.created_at,
                         queued: m.speaker_type == SpeakerType::Human
                             && asleep_since.is_some_and(|since| m.created_at > since),
+                        wake_here: false,
                         tool: m.tool.clone().map(Box::new),
                         to: (m.speaker_type != SpeakerType::Human)
                             .then(|| m.target_agent.clone())
@@ -135,6 +138,13 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                 items.push(((p.at, u64::MAX), Item::Problem(p.message.clone(), p.at)));
             }
             items.sort_by_key(|(at, _)| *at);
+            let newest_queued = items.iter_mut().rev().find_map(|(_, item)| match item {
+                Item::Message(l) if l.queued => Some(l),
+                _ => None,
+            });
+            if let Some(l) = newest_queued {
+                l.wake_here = true;
+            }
             items.into_iter().map(|(_, item)| item).collect::<Vec<_>>()
         })
     });
@@ -295,7 +305,7 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                 <For
                     each=visible
                     key=Item::key
-                    children=|item| {
+                    children=move |item| {
                         let line = match item {
                             Item::Message(line) => line,
                             Item::Permission(p, who) => {
@@ -353,6 +363,12 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
                                     {line.to.clone().map(|to| view! { <span class="to">{format!("→ {to}")}</span> })}
                                     <When at=line.at short=true/>
                                     {line.queued.then(|| view! { <span class="queued-note">"queued until wake"</span> })}
+                                    // Where the message waits, the way to wake its reader.
+                                    {(line.wake_here && live.at.is_none() && !live.spectating()).then(|| {
+                                        let request = crate::contract::WakeRequest { seats: Some(vec![seat.get_untracked()]) };
+                                        let call = Call::new::<e::Wake>(&(), &request);
+                                        view! { <PostButton label="Wake".to_string() call=call/> }
+                                    })}
                                 </div>
                                 {body}
                             </li>
