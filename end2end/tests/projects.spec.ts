@@ -91,6 +91,8 @@ test('link a project, two agents at work, both diffs live, a comment reaches the
   await expect(sheet).toBeVisible();
   expect(await sheet.evaluate((el) => el.getBoundingClientRect().width)).toBeGreaterThan(page.viewportSize()!.width * 0.9);
   await expect(sheet.locator('td.code pre').first()).toHaveCSS('white-space', 'pre');
+  // In its language's colours, made by the server.
+  await expect(sheet.locator('td.code pre span[class^="hl-"]').first()).toBeAttached();
   await page.keyboard.press('j');
   await expect(sheet.locator('.file-diff[data-file="README.md"] .file-head')).toBeFocused();
   await page.keyboard.press('c');

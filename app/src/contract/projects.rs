@@ -126,6 +126,10 @@ pub struct DiffLine {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub new: Option<u32>,
     pub text: String,
+    /// The text as HTML with its syntax's colours (`<span class="hl-…">`, escaped by the
+    /// server), where the file's language is known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub html: Option<String>,
 }
 
 /// One hunk: its `@@` header and its lines.

@@ -356,6 +356,7 @@ pub fn hunks_of(chunk: &str) -> (Vec<Hunk>, bool) {
             old: o,
             new: n,
             text: text.to_string(),
+            html: None,
         });
         shown += 1;
     }

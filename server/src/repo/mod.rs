@@ -26,6 +26,7 @@ pub mod carry;
 pub mod check;
 pub mod diff;
 pub mod git;
+pub mod highlight;
 pub mod link;
 pub mod merge;
 mod program;

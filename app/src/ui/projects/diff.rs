@@ -134,7 +134,11 @@ fn FileDiff(
                             on:click=move |_| if let Some(n) = line { commenting.set(Some(n)) }>
                             <td class="num">{l.old}</td>
                             <td class="num">{l.new}</td>
-                            <td class="code"><pre>{l.text}</pre></td>
+                            // Coloured by the server (its HTML escaped there), else as it is.
+                            <td class="code">{match l.html {
+                                Some(html) => view! { <pre inner_html=html></pre> }.into_any(),
+                                None => view! { <pre>{l.text}</pre> }.into_any(),
+                            }}</td>
                         </tr>
                         {move || here.get().into_iter().map(|(text, sent)| view! {
                             <tr class="comment" data-sent=sent.to_string()><td colspan="3">{text}</td></tr>

@@ -73,38 +73,52 @@ impl Sim {
                 Err(e) => format!("My commit failed: {e}"),
             });
         }
-        if input.contains("asks for changes") {
-            let asked: Vec<(String, String)> = input
-                .lines()
-                .filter_map(|l| {
-                    let (file, rest) = l.split_once(':')?;
-                    let (line, text) = rest.split_once(": ")?;
-                    line.parse::<u32>().ok()?;
-                    Some((file.trim().to_string(), text.trim().to_string()))
-                })
-                .collect();
-            for (file, text) in &asked {
-                let _ = append(&dir.join(file), &format!("{name}: done as asked ({text})"));
-            }
-            let done = commit_all(&dir, &name, "As asked in review");
-            let review = json!({"action": "review", "note": "I made the changes you asked for."});
-            return Some(match done {
-                Ok(()) => format!(
-                    "I made the {} change(s) you asked for and committed them.\n[ACTION] {review}",
-                    asked.len()
-                ),
-                Err(e) => format!("I tried to make the changes, but my commit failed: {e}"),
-            });
+        if let Some(done) = self.changes_asked(input) {
+            return Some(done);
         }
         // A person asked for something: done in the README, committed.
         let request = asked(input)?;
         Some(self.make_change(&request))
     }
 
+    /// Changes asked in a review (`file:line: text` lines): a line per comment appended to its
+    /// file, committed, and a review asked again. What it says.
+    fn changes_asked(&self, input: &str) -> Option<String> {
+        let name = self.name.clone().unwrap_or_else(|| "someone".into());
+        let dir = self.worktrees.first()?.clone();
+        if !input.contains("asks for changes") {
+            return None;
+        }
+        let asked: Vec<(String, String)> = input
+            .lines()
+            .filter_map(|l| {
+                let (file, rest) = l.split_once(':')?;
+                let (line, text) = rest.split_once(": ")?;
+                line.parse::<u32>().ok()?;
+                Some((file.trim().to_string(), text.trim().to_string()))
+            })
+            .collect();
+        for (file, text) in &asked {
+            let _ = append(&dir.join(file), &format!("{name}: done as asked ({text})"));
+        }
+        let done = commit_all(&dir, &name, "As asked in review");
+        let review = json!({"action": "review", "note": "I made the changes you asked for."});
+        Some(match done {
+            Ok(()) => format!(
+                "I made the {} change(s) you asked for and committed them.\n[ACTION] {review}",
+                asked.len()
+            ),
+            Err(e) => format!("I tried to make the changes, but my commit failed: {e}"),
+        })
+    }
+
     /// Mail that waited while it slept (`[time] Name: text` lines of its wake prompt): what a
     /// person asked there is done as it would have been awake. What it says of it.
     pub(crate) fn work_waiting_mail(&self, mail: &str) -> Option<String> {
         self.worktrees.first()?;
+        if let Some(done) = self.changes_asked(mail) {
+            return Some(format!(" {done}"));
+        }
         let done: Vec<String> = mail
             .lines()
             .filter_map(|l| l.trim().split_once("] ").map(|(_, rest)| rest))

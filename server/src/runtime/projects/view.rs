@@ -102,6 +102,15 @@ impl Projects {
             _ => Vec::new(),
         };
         diff::fill_hunks(&git, (&work.head, None), &mut uncommitted).await?;
+        // Colours for what is shown, off the async runtime (a grammar is read once, then a
+        // page's lines are parsed).
+        let (files, uncommitted) = tokio::task::spawn_blocking(move || {
+            crate::repo::highlight::paint(&mut files);
+            crate::repo::highlight::paint(&mut uncommitted);
+            (files, uncommitted)
+        })
+        .await
+        .map_err(|e| ProjectError::Repo(crate::repo::RepoError::Io(e.to_string())))?;
         Ok(DiffView {
             agent: w.agent.clone(),
             branch: w.branch.clone(),

@@ -37,6 +37,8 @@ pub(super) async fn bench(seat: u8, check: Option<&str>, extra: &[&str]) -> Benc
     let project = r.json()["id"].as_str().unwrap().to_string();
     let who = identity_in(&state, seat);
     let w = put_to_work(&router, &project, &who).await;
+    // Its restart with the worktree done: what it is told next reaches it awake.
+    state.runtime.restarts_settled().await;
     Bench {
         tree: PathBuf::from(w["path"].as_str().unwrap()),
         _root: root,
@@ -154,6 +156,15 @@ async fn comments_reach_the_agent_and_an_approved_branch_is_merged_into_the_base
     .await;
     let again = b.post("request-changes", json!({})).await;
     assert_eq!(again.status, 409, "nothing open to send: {}", again.body);
+    // The simulated agent makes the changes asked, and commits them.
+    wait_until("the changes asked, committed", || {
+        std::process::Command::new("git")
+            .args(["log", "-1", "--format=%s"])
+            .current_dir(&b.tree)
+            .output()
+            .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "As asked in review")
+    })
+    .await;
     // Not approved: no merge.
     b.refused("merge", "is not approved").await;
     // An approval is of the head the human saw: a branch moved since is refused.
@@ -167,10 +178,10 @@ async fn comments_reach_the_agent_and_an_approved_branch_is_merged_into_the_base
     assert_eq!(r.status, 200, "{}", r.body);
     assert_eq!(r.json()["commit"], head, "a fast-forward");
     assert_eq!(git(&b.web, &["rev-parse", "main"]), head);
-    // The user's checkout of main follows, and is clean.
+    // The user's checkout of main follows (the change, and the one asked in review), clean.
     assert_eq!(
         std::fs::read_to_string(b.web.join("src/lib.rs")).unwrap(),
-        "pub fn one() -> u32 {\n    2\n}\n"
+        "pub fn one() -> u32 {\n    2\n}\nLyra: done as asked (Why two?)\n"
     );
     assert_eq!(git(&b.web, &["status", "--porcelain"]), "");
     let w = b

@@ -218,13 +218,27 @@ async fn an_agent_put_to_work_gets_its_worktree_and_its_work_shows_as_a_diff() {
         (Some(1), Some(1))
     );
     let lines = &lib["hunks"][0]["lines"];
+    let added = lines
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["kind"] == "added")
+        .unwrap();
+    assert_eq!(
+        (&added["new"], &added["text"]),
+        (&json!(2), &json!("    2"))
+    );
+    // Syntax colours, made on the server: the line's text as HTML with the scopes' classes.
+    let first = &lines[0];
+    assert_eq!(first["text"], "pub fn one() -> u32 {");
+    let html = first["html"].as_str().unwrap_or_default();
     assert!(
-        lines
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|l| l == &json!({"kind": "added", "new": 2, "text": "    2"})),
-        "{lines}"
+        html.contains(r#"<span class="hl-"#) && html.contains("hl-storage"),
+        "{first}"
+    );
+    assert!(
+        html.contains("&gt;") && !html.contains("->"),
+        "escaped: {html}"
     );
     assert!(
         d["uncommitted"][1]["hunks"].as_array().unwrap().is_empty(),
