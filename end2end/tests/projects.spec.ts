@@ -137,11 +137,15 @@ test('link a project, two agents at work, both diffs live, a comment reaches the
   await row(kael).getByRole('button', { name: `Ask ${kael} to rebase` }).click();
   await page.locator(`.cell[data-seat="1"]`).click();
   await expect(page.locator('.thread')).toContainText('rebase your branch', { timeout: 20_000 });
-  // What it looks like (the README shows it).
+  // What it looks like (the README shows it): the card with the refused merge and its next
+  // step, then Kael's diff, open.
   await page.setViewportSize({ width: 1280, height: 1000 });
+  const shots = path.join(__dirname, '..', '..', 'docs', 'screenshots');
+  await card.screenshot({ path: path.join(shots, 'projects.png') });
   await row(kael).getByRole('button', { name: 'Diff' }).click();
   await expect(page.locator('.diff-view .file-diff[data-file="README.md"]')).toHaveCount(1);
-  await card.screenshot({ path: path.join(__dirname, '..', '..', 'docs', 'screenshots', 'projects.png') });
+  await expect(page.locator('.diff-sheet td.code pre span[class^="hl-"]').first()).toBeAttached();
+  await page.screenshot({ path: path.join(shots, 'diff.png') });
   // The refused merge is a 409, which Chromium logs; nothing else may have been logged.
   const expected = problems.filter((p) => p.includes('409'));
   expect(expected.length).toBeLessThanOrEqual(1);

@@ -32,6 +32,12 @@ test('desktop and phone screenshots of a summoned team', async ({ page }) => {
   const box = await page.locator('.cell[data-seat="8"]').boundingBox();
   expect(box!.x + box!.width).toBeLessThanOrEqual(375);
   await page.screenshot({ path: out('phone.png'), fullPage: false });
+  // A conversation on the phone: the whole screen, a way back.
+  await page.locator('.cell[data-seat="0"]').click();
+  await expect(page.locator('.conversation')).toBeVisible();
+  await expect(page.getByRole('button', { name: '← Team' })).toBeVisible();
+  await page.screenshot({ path: out('phone-conversation.png'), fullPage: false });
+  await page.getByRole('button', { name: '← Team' }).click();
 
   // Lyra's own page: where she is, her lineage (a fork of her), her soul and how it changed,
   // her ledger, sessions and thread.
