@@ -1,5 +1,6 @@
 import { test, expect, openHydrated } from '../support/page';
 import { startServer, RunningServer, postJson, humanFetch } from '../support/server';
+import { expectAccessible } from '../support/axe';
 
 // The one approval queue: three agents' requests in one panel, oldest first, answered from the
 // keyboard; and a rule on an agent's page that answers its calls before anyone is asked.
@@ -45,6 +46,7 @@ test('three agents ask; the queue answers them from the keyboard, the next focus
     await expect(items.nth(i).locator('.queued-summary')).toHaveText('echo hi');
   }
   await expect(items.first().locator('.queued-waited')).toContainText('waited');
+  await expectAccessible(page, 'the approval queue, three waiting');
 
   // From the header's count to the oldest; `a` approves it and the next is focused.
   await page.locator('.approvals-count').click();

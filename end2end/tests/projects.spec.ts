@@ -4,6 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { test, expect, openHydrated, recordNotifications } from '../support/page';
 import { startServer, RunningServer } from '../support/server';
+import { expectAccessible } from '../support/axe';
 
 // Its own server, allowed to use a folder with one git repository, its simulated agents doing
 // what they are asked there (a line in the README, committed; changes made when asked).
@@ -93,6 +94,13 @@ test('link a project, two agents at work, both diffs live, a comment reaches the
   await expect(sheet.locator('td.code pre').first()).toHaveCSS('white-space', 'pre');
   // In its language's colours, made by the server.
   await expect(sheet.locator('td.code pre span[class^="hl-"]').first()).toBeAttached();
+  await expectAccessible(page, 'a diff, open');
+  // Side by side: the old on the left, the new on the right; and back.
+  await sheet.getByRole('button', { name: 'Side by side' }).click();
+  await expect(sheet.locator('.file-diff[data-file="README.md"] table.hunks.split tr.line').first()).toBeVisible();
+  await expect(sheet.locator('table.hunks.split tr.line td')).not.toHaveCount(0);
+  await sheet.getByRole('button', { name: 'Unified' }).click();
+  await expect(sheet.locator('table.hunks.split')).toHaveCount(0);
   await page.keyboard.press('j');
   await expect(sheet.locator('.file-diff[data-file="README.md"] .file-head')).toBeFocused();
   await page.keyboard.press('c');

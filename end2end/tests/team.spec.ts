@@ -1,4 +1,5 @@
 import { test, expect, openHydrated } from '../support/page';
+import { expectAccessible } from '../support/axe';
 import { startServer, RunningServer, postJson, humanFetch } from '../support/server';
 
 // #team: the human's post, with names completed after `@`, reaches the two agents it mentions
@@ -54,6 +55,7 @@ test('a post in #team reaches whom it mentions; a letter shows in both threads',
   for (let i = 0; i < second; i++) await box.press('ArrowDown');
   await expect(offers.nth(second)).toHaveAttribute('aria-selected', 'true');
   await expect(offers.nth(second)).toHaveText(`@${team[1].name}`);
+  await expectAccessible(page, "#team, names offered");
   await box.press('Tab');
   await expect(box).toHaveValue(`@${team[0].name} and @${team[1].name} `);
   await box.pressSequentially('please pair on the parser');

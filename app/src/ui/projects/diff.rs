@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 
 use crate::contract::endpoints::{self as ep, DiffAt};
-use crate::contract::{DiffFile, DiffView, LineComment, LineKind};
+use crate::contract::{DiffFile, DiffLine, DiffView, LineComment, LineKind};
 use crate::domain::docs::ReviewComment;
 use crate::domain::projects;
 use crate::live::use_live;
@@ -24,6 +24,8 @@ pub fn Diff(project: String, identity: String) -> impl IntoView {
         })
     });
     let page = RwSignal::new(0usize);
+    // Unified, or the old and the new side by side.
+    let split = RwSignal::new(false);
     let got = RwSignal::new(None::<Result<DiffView, String>>);
     let (p, i) = (project.clone(), identity.clone());
     Effect::new(move |_| {
@@ -57,12 +59,16 @@ pub fn Diff(project: String, identity: String) -> impl IntoView {
                         <p class="muted">
                             {format!("{} file(s) differ from {} in {} commit(s), up to {head}: what an approval names and a merge brings", d.total_files, d.base, d.commits.len())}
                         </p>
+                        <p class="diff-layout" role="group" aria-label="Layout">
+                            <button type="button" aria-pressed=move || (!split.get()).to_string() on:click=move |_| split.set(false)>"Unified"</button>
+                            <button type="button" aria-pressed=move || split.get().to_string() on:click=move |_| split.set(true)>"Side by side"</button>
+                        </p>
                         <ul class="commits">
                             {d.commits.iter().map(|c| view! {
                                 <li><code>{c.sha.get(..8).unwrap_or(&c.sha).to_string()}</code> " " {c.subject.clone()}</li>
                             }).collect_view()}
                         </ul>
-                        {d.files.into_iter().map(|f| view! { <FileDiff file=f comments=comments key=key.clone()/> }).collect_view()}
+                        {d.files.into_iter().map(|f| view! { <FileDiff file=f comments=comments key=key.clone() split=split/> }).collect_view()}
                         {(pages > 1).then(|| view! {
                             <p class="pager">
                                 <button type="button" disabled=move || page.get() == 0 on:click=move |_| page.update(|p| *p -= 1)>"← Earlier files"</button>
@@ -76,7 +82,7 @@ pub fn Diff(project: String, identity: String) -> impl IntoView {
                                 <p class="muted">
                                     {format!("{loose_total} file(s) changed in the worktree since {head}: not part of a review until the agent commits them (an approval asks it to).")}
                                 </p>
-                                {loose.into_iter().map(|f| view! { <FileDiff file=f comments=comments key=loose_key.clone()/> }).collect_view()}
+                                {loose.into_iter().map(|f| view! { <FileDiff file=f comments=comments key=loose_key.clone() split=split/> }).collect_view()}
                             </section>
                         })}
                     }
@@ -87,11 +93,122 @@ pub fn Diff(project: String, identity: String) -> impl IntoView {
     }
 }
 
+/// The lines of a hunk side by side: a kept line on both sides, a run of removed lines beside
+/// the run of added lines that follows it (the longer run's rest beside nothing).
+pub fn side_by_side(lines: &[DiffLine]) -> Vec<(Option<DiffLine>, Option<DiffLine>)> {
+    let mut rows = Vec::new();
+    let (mut removed, mut added): (Vec<DiffLine>, Vec<DiffLine>) = (Vec::new(), Vec::new());
+    let flush = |rows: &mut Vec<_>, removed: &mut Vec<DiffLine>, added: &mut Vec<DiffLine>| {
+        let n = removed.len().max(added.len());
+        let (mut r, mut a) = (removed.drain(..), added.drain(..));
+        for _ in 0..n {
+            rows.push((r.next(), a.next()));
+        }
+    };
+    for l in lines {
+        match l.kind {
+            LineKind::Removed => {
+                if !added.is_empty() {
+                    flush(&mut rows, &mut removed, &mut added);
+                }
+                removed.push(l.clone());
+            }
+            LineKind::Added => added.push(l.clone()),
+            LineKind::Context => {
+                flush(&mut rows, &mut removed, &mut added);
+                rows.push((Some(l.clone()), Some(l.clone())));
+            }
+        }
+    }
+    flush(&mut rows, &mut removed, &mut added);
+    rows
+}
+
+/// A line's code cell: coloured by the server (its HTML escaped there), else as it is.
+fn code(l: Option<&DiffLine>) -> AnyView {
+    match l {
+        Some(DiffLine {
+            html: Some(html), ..
+        }) => view! { <td class="code"><pre inner_html=html.clone()></pre></td> }.into_any(),
+        Some(l) => view! { <td class="code"><pre>{l.text.clone()}</pre></td> }.into_any(),
+        None => view! { <td class="code empty"></td> }.into_any(),
+    }
+}
+
+fn kind_of(l: Option<&DiffLine>) -> &'static str {
+    match l.map(|l| l.kind) {
+        Some(LineKind::Added) => "added",
+        Some(LineKind::Removed) => "removed",
+        Some(LineKind::Context) => "context",
+        None => "none",
+    }
+}
+
+/// One row of a file's table: a line (unified), or the two sides of one (`split`). A click on
+/// a row with a line of the new file comments on that line.
+fn line_row(
+    (old, new): (Option<DiffLine>, Option<DiffLine>),
+    split: bool,
+    path: String,
+    key: (String, String),
+    comments: Memo<Vec<ReviewComment>>,
+    commenting: RwSignal<Option<u32>>,
+) -> AnyView {
+    let line = new.as_ref().and_then(|l| l.new);
+    let cols = if split { "4" } else { "3" };
+    let path2 = path.clone();
+    let here = Memo::new(move |_| {
+        comments.with(|c| {
+            c.iter()
+                .filter(|c| Some(c.line) == line && c.file == path2)
+                .map(|c| (c.text.clone(), c.sent))
+                .collect::<Vec<_>>()
+        })
+    });
+    let cells = match split {
+        true => view! {
+            <td class="num">{old.as_ref().and_then(|l| l.old)}</td>
+            {code(old.as_ref())}
+            <td class="num">{line}</td>
+            <td class=format!("side {}", kind_of(new.as_ref()))>{code(new.as_ref())}</td>
+        }
+        .into_any(),
+        false => {
+            let l = new.as_ref().or(old.as_ref());
+            view! {
+                <td class="num">{l.and_then(|l| l.old)}</td>
+                <td class="num">{l.and_then(|l| l.new)}</td>
+                {code(l)}
+            }
+            .into_any()
+        }
+    };
+    let kind = match split {
+        true => format!("line split {}", kind_of(old.as_ref())),
+        false => format!("line {}", kind_of(new.as_ref().or(old.as_ref()))),
+    };
+    view! {
+        <tr class=kind data-line=line on:click=move |_| if let Some(n) = line { commenting.set(Some(n)) }>
+            {cells}
+        </tr>
+        {move || here.get().into_iter().map(|(text, sent)| view! {
+            <tr class="comment" data-sent=sent.to_string()><td colspan=cols>{text}</td></tr>
+        }).collect_view()}
+        <Show when=move || line.is_some() && commenting.get() == line>
+            <tr class="comment-form"><td colspan=cols>
+                <CommentForm key=key.clone() file=path.clone() line=line.unwrap_or(1) done=commenting/>
+            </td></tr>
+        </Show>
+    }
+    .into_any()
+}
+
 #[component]
 fn FileDiff(
     file: DiffFile,
     comments: Memo<Vec<ReviewComment>>,
     key: (String, String),
+    #[prop(into)] split: Signal<bool>,
 ) -> impl IntoView {
     let commenting = RwSignal::new(None::<u32>);
     let path = file.path.clone();
@@ -106,54 +223,34 @@ fn FileDiff(
             {file.uncommitted.then(|| view! { " " <span class="uncommitted">"not committed"</span> })}
         </h4>
     };
-    let body = match file.binary {
-        true => view! { <p class="muted">"Binary or too large: named, not shown."</p> }.into_any(),
-        false => {
-            let rows = file.hunks.into_iter().flat_map(|h| {
-                let header = view! { <tr class="hunk"><td colspan="3">{h.header}</td></tr> }.into_any();
-                let path = path.clone();
-                let key = key.clone();
-                std::iter::once(header).chain(h.lines.into_iter().map(move |l| {
-                    let kind = match l.kind {
-                        LineKind::Added => "added",
-                        LineKind::Removed => "removed",
-                        LineKind::Context => "context",
-                    };
-                    let line = l.new;
-                    let (path2, key2, path3) = (path.clone(), key.clone(), path.clone());
-                    let here = Memo::new(move |_| {
-                        comments.with(|c| {
-                            c.iter()
-                                .filter(|c| Some(c.line) == line && c.file == path2)
-                                .map(|c| (c.text.clone(), c.sent))
-                                .collect::<Vec<_>>()
-                        })
-                    });
-                    view! {
-                        <tr class=format!("line {kind}") data-line=line
-                            on:click=move |_| if let Some(n) = line { commenting.set(Some(n)) }>
-                            <td class="num">{l.old}</td>
-                            <td class="num">{l.new}</td>
-                            // Coloured by the server (its HTML escaped there), else as it is.
-                            <td class="code">{match l.html {
-                                Some(html) => view! { <pre inner_html=html></pre> }.into_any(),
-                                None => view! { <pre>{l.text}</pre> }.into_any(),
-                            }}</td>
-                        </tr>
-                        {move || here.get().into_iter().map(|(text, sent)| view! {
-                            <tr class="comment" data-sent=sent.to_string()><td colspan="3">{text}</td></tr>
-                        }).collect_view()}
-                        <Show when=move || line.is_some() && commenting.get() == line>
-                            <tr class="comment-form"><td colspan="3">
-                                <CommentForm key=key2.clone() file=path3.clone() line=line.unwrap_or(1) done=commenting/>
-                            </td></tr>
-                        </Show>
-                    }
-                    .into_any()
-                }))
-            });
-            view! { <table class="hunks"><tbody>{rows.collect_view()}</tbody></table> }.into_any()
+    let hunks = StoredValue::new(file.hunks);
+    let binary = file.binary;
+    let body = move || {
+        if binary {
+            return view! { <p class="muted">"Binary or too large: named, not shown."</p> }
+                .into_any();
         }
+        let split = split.get();
+        let cols = if split { "4" } else { "3" };
+        let rows = hunks.with_value(|hunks| {
+            hunks
+                .iter()
+                .flat_map(|h| {
+                    let header =
+                        view! { <tr class="hunk"><td colspan=cols>{h.header.clone()}</td></tr> }
+                            .into_any();
+                    let pairs: Vec<(Option<DiffLine>, Option<DiffLine>)> = match split {
+                        true => side_by_side(&h.lines),
+                        false => h.lines.iter().map(|l| (None, Some(l.clone()))).collect(),
+                    };
+                    let (path, key) = (path.clone(), key.clone());
+                    std::iter::once(header).chain(pairs.into_iter().map(move |pair| {
+                        line_row(pair, split, path.clone(), key.clone(), comments, commenting)
+                    }))
+                })
+                .collect::<Vec<_>>()
+        });
+        view! { <table class="hunks" class:split=split><tbody>{rows}</tbody></table> }.into_any()
     };
     view! {
         <section class="file-diff" data-file=file.path>
@@ -261,5 +358,50 @@ pub fn key(sheet: &leptos::web_sys::HtmlDivElement, key: &str) {
             let here = if at == usize::MAX { 0 } else { at };
             focus(&files[here], "tr.line.added[data-line], tr.line[data-line]");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn l(kind: LineKind, text: &str) -> DiffLine {
+        DiffLine {
+            kind,
+            old: None,
+            new: None,
+            text: text.into(),
+            html: None,
+        }
+    }
+
+    /// Kept lines on both sides; a run of removed lines beside the added run after it, the
+    /// longer run's rest beside nothing.
+    #[test]
+    fn removed_runs_sit_beside_the_added_runs_after_them() {
+        use LineKind::*;
+        let lines = [
+            l(Context, "a"),
+            l(Removed, "b"),
+            l(Removed, "c"),
+            l(Added, "B"),
+            l(Context, "d"),
+            l(Added, "e"),
+        ];
+        fn text(x: &Option<DiffLine>) -> Option<&str> {
+            x.as_ref().map(|l| l.text.as_str())
+        }
+        let pairs = side_by_side(&lines);
+        let rows: Vec<_> = pairs.iter().map(|(o, n)| (text(o), text(n))).collect();
+        assert_eq!(
+            rows,
+            [
+                (Some("a"), Some("a")),
+                (Some("b"), Some("B")),
+                (Some("c"), None),
+                (Some("d"), Some("d")),
+                (None, Some("e")),
+            ]
+        );
     }
 }

@@ -168,6 +168,11 @@ impl Projects {
             return Err(ProjectError::Conflict(format!("{} is unlinked", p.name)));
         }
         super::shadow_of(&self.ctx, &p.project_id, &p.path).ensure(&p.base)?;
+        // Under the project's lock, as the radar looks: a look it began before the agent's last
+        // commit is recorded before this approval, never after it (its older head would void
+        // the approval just made).
+        let held = self.lock(&p.project_id);
+        let looking = held.lock().await;
         let git = self.git(&p);
         let head = rev(&git, &w.branch).await?;
         if seen.is_some_and(|s| s != head) {
@@ -193,6 +198,7 @@ impl Projects {
                 base_head: Some(base_head),
             }])
             .await?;
+        drop(looking);
         let uncommitted = self.loose(&p, &w).await?;
         let notice = (!uncommitted.is_empty()).then(|| {
             format!(
