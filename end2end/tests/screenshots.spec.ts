@@ -26,6 +26,11 @@ test('desktop and phone screenshots of a summoned team', async ({ page }) => {
   await page.screenshot({ path: out('desktop.png') });
 
   await page.setViewportSize({ width: 375, height: 812 });
+  // The team first (the chosen conversation opens over it on a phone).
+  if (await page.getByRole('button', { name: '← Team' }).isVisible()) {
+    await page.getByRole('button', { name: '← Team' }).click();
+  }
+  await expect(page.locator('.cell[data-seat="0"]')).toBeVisible();
   // Usable on a phone: all nine cells fit the width, nothing scrolls sideways.
   const widths = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
   expect(widths[0]).toBeLessThanOrEqual(widths[1]);
@@ -37,7 +42,6 @@ test('desktop and phone screenshots of a summoned team', async ({ page }) => {
   await expect(page.locator('.conversation')).toBeVisible();
   await expect(page.getByRole('button', { name: '← Team' })).toBeVisible();
   await page.screenshot({ path: out('phone-conversation.png'), fullPage: false });
-  await page.getByRole('button', { name: '← Team' }).click();
 
   // Lyra's own page: where she is, her lineage (a fork of her), her soul and how it changed,
   // her ledger, sessions and thread.

@@ -253,7 +253,9 @@ fn BranchRow(project: String, identity: String) -> impl IntoView {
         })
     };
     let (dp, di) = (project.clone(), identity.clone());
+    // One item of the project's list: the branch, what went wrong, its diff when open.
     view! {
+        <li class="branch-row">
         {move || w.get().map(|w| {
             let open_comments = w.comments.iter().filter(|c| !c.sent).count();
             // What is approved is the head the radar showed, not whatever comes after it.
@@ -264,7 +266,7 @@ fn BranchRow(project: String, identity: String) -> impl IntoView {
             let review = w.review;
             let merge_note = w.merge.clone();
             view! {
-                <li class="branch" data-identity=w.identity_id.clone() data-review=review.as_str()>
+                <div class="branch" data-identity=w.identity_id.clone() data-review=review.as_str()>
                     <strong>{w.agent.clone()}</strong> " " <code>{w.branch.clone()}</code>
                     " " <span class="review" data-review=review.as_str()>{review_word(review)}</span>
                     {w.claim.clone().map(|c| view! {
@@ -317,7 +319,7 @@ fn BranchRow(project: String, identity: String) -> impl IntoView {
                             })}
                         </div>
                     })}
-                </li>
+                </div>
             }
         })}
         // A refused merge says why in its note; anything else (a network error) here.
@@ -344,6 +346,7 @@ fn BranchRow(project: String, identity: String) -> impl IntoView {
                 }
             }
         </Show>
+        </li>
     }
 }
 
