@@ -23,6 +23,11 @@ pub struct ToolLine {
     pub is_error: bool,
 }
 
+/// A tool's name as the console shows it: Soulgrid's own without the CLI's `mcp__soulgrid__`.
+pub fn shown(name: &str) -> &str {
+    name.strip_prefix("mcp__soulgrid__").unwrap_or(name)
+}
+
 impl ToolLine {
     /// The call, its input and output kept within bounds.
     pub fn new(name: &str, input: &Value, output: &str, is_error: bool) -> Self {
@@ -37,9 +42,7 @@ impl ToolLine {
 
     /// The tool's name as a person reads it: ours without their prefix.
     pub fn tool(&self) -> &str {
-        self.name
-            .strip_prefix("mcp__soulgrid__")
-            .unwrap_or(&self.name)
+        shown(&self.name)
     }
 
     /// One line: the tool, its input in short, and its result in short.

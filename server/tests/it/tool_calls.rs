@@ -153,3 +153,38 @@ async fn a_tool_call_is_answered_with_what_the_runtime_did() {
     );
     soulgrid::shut_down(&state).await;
 }
+
+/// What an agent is doing names its tool as the console does everywhere: `send_message`, never
+/// the CLI's `mcp__soulgrid__send_message` (its face said "using mcp__soulgrid__send_message").
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_in_use_is_named_as_the_console_names_it() {
+    let (_dir, state, router) = common::team().await;
+    let after = state.store.last_event_id();
+    ask(
+        &state,
+        &router,
+        0,
+        "SIM_CALL: send_message {\"to\":\"lead\",\"text\":\"hello\"}",
+    )
+    .await;
+    let reasons: Vec<String> = state
+        .store
+        .events_after(after, 1_000_000)
+        .await
+        .unwrap()
+        .into_iter()
+        .filter_map(|e| match e.kind {
+            app::domain::events::EventKind::AgentProcess {
+                seat: 0, reason, ..
+            } => reason,
+            _ => None,
+        })
+        .filter(|r| r.starts_with("using "))
+        .collect();
+    assert!(
+        reasons.contains(&"using send_message".to_string()),
+        "{reasons:?}"
+    );
+    assert!(reasons.iter().all(|r| !r.contains("mcp__")), "{reasons:?}");
+    soulgrid::shut_down(&state).await;
+}

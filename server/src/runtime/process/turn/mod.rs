@@ -286,8 +286,10 @@ impl Translator {
                         ContentBlock::Text { text } => self.on_text(text, docs, &mut out),
                         ContentBlock::ToolUse { id, name, input } => {
                             self.tool_started(id, name, input);
-                            let mut e =
-                                self.process(ProcessState::Running, Some(format!("using {name}")));
+                            let mut e = self.process(
+                                ProcessState::Running,
+                                Some(format!("using {}", app::domain::tool_lines::shown(name))),
+                            );
                             if let EventKind::AgentProcess { tool, .. } = &mut e {
                                 *tool = Some(name.clone());
                             }
