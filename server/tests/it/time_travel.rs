@@ -213,22 +213,26 @@ async fn a_turn_running_in_the_past_says_how_long_it_had_run_then() {
         EventKind::AgentProcess { seat, state, .. } if *seat == LEAD_SEAT => Some(*state),
         _ => None,
     };
-    let (running, before_idle) = loop {
-        let events = state.store.events_after(after, 1_000_000).await.unwrap();
-        let running = events
-            .iter()
-            .position(|e| lead_state(e) == Some(ProcessState::Running));
-        let idle = running.and_then(|r| {
-            events[r..]
-                .iter()
-                .position(|e| lead_state(e) == Some(ProcessState::Idle))
-                .map(|i| r + i)
-        });
-        if let (Some(r), Some(i)) = (running, idle) {
-            break (events[r].clone(), events[i - 1].clone());
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    };
+    // Its answer given and its turn over: both moments are in the log.
+    wait_for(&state, "the lead's turn over", |d| {
+        app::domain::docs::identity(d, LEAD_SEAT).is_some_and(|l| {
+            l.process_state == Some(ProcessState::Idle)
+                && app::domain::docs::thread(d, LEAD_SEAT)
+                    .iter()
+                    .any(|m| m.text.contains("take your time") && m.speaker_name != "Marcus")
+        })
+    })
+    .await;
+    let events = state.store.events_after(after, 1_000_000).await.unwrap();
+    let r = events
+        .iter()
+        .position(|e| lead_state(e) == Some(ProcessState::Running))
+        .expect("the lead's turn began");
+    let i = r + events[r..]
+        .iter()
+        .position(|e| lead_state(e) == Some(ProcessState::Idle))
+        .expect("the lead's turn ended");
+    let (running, before_idle) = (events[r].clone(), events[i - 1].clone());
     let secs = (before_idle.ts - running.ts) / 1000;
     let _serial = crate::SERIAL.lock().await;
     let page = call(&router, get(&format!("/?at={}", before_idle.id))).await;

@@ -18,6 +18,7 @@ mod merge_shapes;
 mod quest;
 mod radar;
 mod restart;
+mod review;
 mod safety;
 mod tools;
 
