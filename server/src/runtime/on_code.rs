@@ -121,10 +121,10 @@ impl Runtime {
         Ok(merged.result)
     }
 
-    /// Puts the identity `agent` to work on a project. An agent awake without the worktree is
-    /// restarted with it once it is made (put to sleep after its turn, woken with its session;
-    /// the lead starts again with its next message), unless a sleep or a stop is asked of it
-    /// before it has stopped.
+    /// Puts the identity `agent` to work on a project. An agent awake without the worktree
+    /// goes on with it once it is made: paused after its turn, started again in its session and
+    /// told the worktree (the lead starts again with its next message), unless a sleep or a
+    /// stop is asked of it before it has stopped.
     pub async fn put_to_work(
         &self,
         project: &str,
@@ -157,15 +157,32 @@ impl Runtime {
         if let Some((seat, restart)) =
             seat.and_then(|s| Some((s, table.restart(s, "restarted with its worktree")?)))
         {
-            let rt = self.clone();
+            let (rt, note) = (self.clone(), self.worktree_note(&made));
             table.restarts().spawn(async move {
-                // The lead is started by its next message; an agent is woken now.
+                // The lead is started by its next message; an agent goes on now.
                 if restart.stopped().await && seat != app::domain::LEAD_SEAT {
-                    rt.wake_only(Some(&[seat])).await;
+                    rt.inner.team.go_on(seat, &note).await;
                 }
             });
         }
         Ok(made)
+    }
+
+    /// What an agent put to work while awake is told as it goes on.
+    fn worktree_note(&self, made: &app::domain::docs::WorktreeDoc) -> String {
+        let project = self.store().with_docs(|d| {
+            app::domain::projects::projects(d)
+                .into_iter()
+                .find(|p| p.project_id == made.project_id)
+                .map(|p| p.name.clone())
+        });
+        format!(
+            "You are now at work on {}: your worktree is {}, on branch {}. Edit and commit \
+             there; what you commit on the branch is what gets reviewed.",
+            project.as_deref().unwrap_or("a project"),
+            made.path,
+            made.branch
+        )
     }
 
     /// Returns once every restart asked so far (an agent put to work while awake) has started

@@ -79,14 +79,15 @@ pub enum SpeakerType {
 }
 
 /// Words an agent says that answer the server, not the human: its first words as a newborn
-/// (its soul), its words on waking, its note before sleep. They stand in its thread, but no
-/// badge counts them.
+/// (its soul), its words on waking, its note before sleep, its answer to being moved to new
+/// work (put to work while awake). They stand in its thread, but no badge counts them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Aside {
     Birth,
     Wake,
     Distil,
+    Moved,
 }
 
 /// One line of a conversation. Chats are scoped by `seat` (the agent side), not by name.

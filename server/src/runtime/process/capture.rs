@@ -39,11 +39,7 @@ impl Supervisor {
     /// to `logout`). It ends at the turn's `result`, at `logout`, when the process goes, or at
     /// `--distill-timeout`, whichever comes first. A newborn has nothing to distil.
     pub(in crate::runtime) async fn distil(&mut self, reason: &str, p: &mut Progress) {
-        // Shutting down, the server waits one stop's grace for it, not a whole distil.
-        let limit = match self.closing.is_cancelled() {
-            true => self.timing.distill_timeout.min(self.timing.stop_grace),
-            false => self.timing.distill_timeout,
-        };
+        let limit = self.last_turn_limit();
         if limit.is_zero() || self.translator.is_summoning() || self.translator.name().is_none() {
             return;
         }
@@ -67,26 +63,59 @@ impl Supervisor {
         )])
         .await;
         p.distil = Some((uuid, None));
-        let deadline = tokio::time::Instant::now() + limit;
         let started = Instant::now();
+        let ended = self
+            .read_until(p, limit, |s, p| {
+                let turn_over = matches!(p.distil, Some((_, Some(at))) if p.turns_done > at);
+                turn_over || s.translator.work_state() == Some(WorkState::Logout)
+            })
+            .await;
+        if !ended {
+            tracing::info!(seat = self.seat, "the distil turn did not end within {limit:?}");
+        }
+        tracing::info!(seat = self.seat, took = ?started.elapsed(), "distilled before sleep");
+    }
+
+    /// Before a pause: the turn in flight, if any, read to its end (bounded as a distil turn
+    /// is), so that the agent goes on from a finished turn.
+    pub(in crate::runtime) async fn end_turn(&mut self, p: &mut Progress) {
+        let limit = self.last_turn_limit();
+        if self.live.is_busy() && !self.read_until(p, limit, |s, _| !s.live.is_busy()).await {
+            tracing::info!(seat = self.seat, "its turn took longer than {limit:?}; paused");
+        }
+    }
+
+    /// How long a last turn may take: `--distill-timeout`, or one stop's grace when the server
+    /// is shutting down.
+    fn last_turn_limit(&self) -> Duration {
+        match self.closing.is_cancelled() {
+            true => self.timing.distill_timeout.min(self.timing.stop_grace),
+            false => self.timing.distill_timeout,
+        }
+    }
+
+    /// Reads the agent's output until `done` says so (`true`), the process goes or `limit`
+    /// passes (`false`).
+    async fn read_until(
+        &mut self,
+        p: &mut Progress,
+        limit: Duration,
+        done: impl Fn(&Self, &Progress) -> bool,
+    ) -> bool {
+        let deadline = tokio::time::Instant::now() + limit;
         loop {
             tokio::select! {
                 line = self.lines.next() => match line {
                     Some(Ok(line)) => self.take(line, p, Batching::AtOnce).await,
-                    _ => break,
+                    _ => return false,
                 },
-                _ = self.child.wait() => break,
-                _ = tokio::time::sleep_until(deadline) => {
-                    tracing::info!(seat = self.seat, "the distil turn took longer than {limit:?}");
-                    break;
-                }
+                _ = self.child.wait() => return false,
+                _ = tokio::time::sleep_until(deadline) => return false,
             }
-            let turn_over = matches!(p.distil, Some((_, Some(at))) if p.turns_done > at);
-            if turn_over || self.translator.work_state() == Some(WorkState::Logout) {
-                break;
+            if done(self, p) {
+                return true;
             }
         }
-        tracing::info!(seat = self.seat, took = ?started.elapsed(), "distilled before sleep");
     }
 
     /// Captures the folder's vault into the store (when it changed). What was not kept is said

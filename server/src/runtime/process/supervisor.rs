@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::runtime::process::group::{self, Group};
 use crate::runtime::process::lines::LineCodec;
-use crate::runtime::process::table::{Live, StopSignal};
+use crate::runtime::process::table::{Keep, Live, StopSignal};
 use crate::runtime::process::turn::{LeadRequest, Translator};
 use crate::runtime::record::Recorder;
 
@@ -109,8 +109,8 @@ pub(in crate::runtime) enum End {
     Eof,
     /// The process exited (its stdout may still be held open by a background job).
     Exited(std::io::Result<std::process::ExitStatus>),
-    /// We stop it, for this reason: at once, or (`sleep`) after its distil turn.
-    Stop(String, bool),
+    /// We stop it, for this reason, keeping what [`Keep`] says first.
+    Stop(String, Keep),
 }
 
 /// What the read loop keeps between lines.
@@ -183,18 +183,18 @@ impl Supervisor {
                 line = self.lines.next() => {
                     let end = self.burst(line, p).await;
                     if self.unrecorded.is_some() {
-                        return End::Stop("its output could not be recorded".into(), false);
+                        return End::Stop("its output could not be recorded".into(), Keep::Nothing);
                     }
                     if let Some(reason) = self.stop_asked.take() {
-                        return End::Stop(reason, false);
+                        return End::Stop(reason, Keep::Nothing);
                     }
                     if let Some(end) = end {
                         return end;
                     }
                 },
                 status = self.child.wait() => return End::Exited(status),
-                reason = self.stop.requested() => return End::Stop(reason, self.stop.is_sleep()),
-                _ = self.shutdown.cancelled() => return End::Stop("server shutdown".into(), true),
+                reason = self.stop.requested() => return End::Stop(reason, self.stop.keep()),
+                _ = self.shutdown.cancelled() => return End::Stop("server shutdown".into(), Keep::Distilled),
                 _ = tick.tick() => {
                     if let Some(end) = self.watchdogs(p).await {
                         return end;
@@ -221,16 +221,21 @@ impl Supervisor {
             .await;
         }
         (!busy && p.idle_since.elapsed() >= self.timing.idle_timeout)
-            .then(|| End::Stop("inactivity".into(), true))
+            .then(|| End::Stop("inactivity".into(), Keep::Distilled))
     }
 
     /// Ends the process as `end` says; returns why it stopped.
     async fn finish(&mut self, end: End, p: &mut Progress) -> String {
         match end {
-            End::Stop(reason, sleep) => {
-                // A sleep keeps what the agent knows: its distil turn, then its vault.
-                if sleep && self.translator.name().is_some() && !self.translator.is_summoning() {
-                    self.distil(&reason, p).await;
+            End::Stop(reason, keep) => {
+                // A sleep keeps what the agent knows: its distil turn, then its vault; a pause
+                // lets its turn end and keeps its vault.
+                let named = self.translator.name().is_some() && !self.translator.is_summoning();
+                if named && keep != Keep::Nothing {
+                    match keep {
+                        Keep::Distilled => self.distil(&reason, p).await,
+                        _ => self.end_turn(p).await,
+                    }
                     self.capture_knowledge(&reason, false).await;
                     self.log_logout(&reason);
                 }

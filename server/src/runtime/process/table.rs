@@ -17,38 +17,58 @@ use tokio_util::sync::CancellationToken;
 use crate::runtime::error::RuntimeError;
 pub use crate::runtime::process::restart::{Restart, Restarts};
 
-/// Asks a process to stop, once; the first reason given is the one recorded. A stop is a kill
-/// (at once) or a sleep (the agent first gets its distil turn); the first request decides.
+/// What a stop keeps of the agent before its process goes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Keep {
+    /// Nothing: a kill, a newborn that chose no name.
+    #[default]
+    Nothing,
+    /// A sleep: its distil turn, then its vault.
+    Distilled,
+    /// A pause it goes on from in its session (put to work while awake): the turn in flight
+    /// ends, then its vault; no distil turn.
+    Turn,
+}
+
+/// Asks a process to stop, once; the first reason given is the one recorded, and the first
+/// request decides what is kept ([`Keep`]).
 #[derive(Clone, Debug, Default)]
 pub struct StopSignal {
     token: CancellationToken,
-    reason: Arc<Mutex<Option<String>>>,
-    sleep: Arc<AtomicBool>,
+    asked: Arc<Mutex<Option<(String, Keep)>>>,
 }
 
 impl StopSignal {
     /// Stops the process at once (a kill, a newborn that chose no name).
     pub fn request(&self, reason: &str) {
-        self.ask(reason, false);
+        self.ask(reason, Keep::Nothing);
     }
 
     /// Puts the agent to sleep: its distil turn first, then the stop.
     pub fn request_sleep(&self, reason: &str) {
-        self.ask(reason, true);
+        self.ask(reason, Keep::Distilled);
     }
 
-    fn ask(&self, reason: &str, sleep: bool) {
-        let mut r = self.reason.lock().unwrap_or_else(|p| p.into_inner());
-        if r.is_none() {
-            *r = Some(reason.to_string());
-            self.sleep.store(sleep, Ordering::SeqCst);
+    /// Pauses the agent: the turn in flight ends, its vault is kept, then the stop.
+    pub fn request_pause(&self, reason: &str) {
+        self.ask(reason, Keep::Turn);
+    }
+
+    fn ask(&self, reason: &str, keep: Keep) {
+        let mut asked = self.asked.lock().unwrap_or_else(|p| p.into_inner());
+        if asked.is_none() {
+            *asked = Some((reason.to_string(), keep));
         }
         self.token.cancel();
     }
 
-    /// Whether the stop asked for is a sleep (with a distil turn first).
-    pub fn is_sleep(&self) -> bool {
-        self.sleep.load(Ordering::SeqCst)
+    /// What the stop asked for keeps.
+    pub fn keep(&self) -> Keep {
+        self.asked
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+            .map_or(Keep::Nothing, |(_, keep)| *keep)
     }
 
     pub async fn requested(&self) -> String {
@@ -66,11 +86,11 @@ impl StopSignal {
     }
 
     fn reason(&self) -> String {
-        self.reason
+        self.asked
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .clone()
-            .unwrap_or_else(|| "stopped".into())
+            .as_ref()
+            .map_or_else(|| "stopped".into(), |(reason, _)| reason.clone())
     }
 }
 
@@ -305,7 +325,7 @@ impl Table {
         }
     }
 
-    /// Asks the seat's running process to sleep so that its agent starts again (with what it
+    /// Asks the seat's running process to pause so that its agent starts again (with what it
     /// was just given): the start is for the caller to make once [`Restart::stopped`] says it
     /// is still wanted. `None` if the seat has no running process.
     pub fn restart(&self, seat: Seat, reason: &str) -> Option<Restart> {
@@ -316,7 +336,7 @@ impl Table {
         if !slot.stop.is_requested() {
             slot.restart.store(true, Ordering::SeqCst);
         }
-        slot.stop.request_sleep(reason);
+        slot.stop.request_pause(reason);
         Some(Restart {
             done: slot.done.clone(),
             wanted: slot.restart.clone(),

@@ -1,4 +1,4 @@
-//! The team's lives: SUMMON and WAKE (`lifecycle`), fork, retire and recall (`fork`, `hall`),
+//! The team's lives: SUMMON and WAKE (`lifecycle`), a pause gone on from (`go_on`), fork, retire and recall (`fork`, `hall`),
 //! the human's answers to permission requests (`permissions`) and the rules that answer them
 //! without asking (`rules`). What a process's markers
 //! ask of the team reaches it through the runtime's switchboard.
@@ -6,6 +6,7 @@
 //! Rule: names `process/` (and `folder/`, `mail/`), never `quest/`.
 
 pub(in crate::runtime) mod fork;
+pub(in crate::runtime) mod go_on;
 pub(in crate::runtime) mod hall;
 pub(in crate::runtime) mod lifecycle;
 pub(in crate::runtime) mod permissions;

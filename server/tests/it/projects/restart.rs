@@ -59,3 +59,50 @@ async fn put_to_work_on_two_projects_at_once_is_started_again_with_both() {
     assert!(state.runtime.running().contains(&3), "not started again");
     assert_eq!(started_sessions(&state, 3, before).await.len(), 1);
 }
+
+/// Put to work while awake, an agent goes on in the Claude session it had, told its worktree:
+/// no distil turn, no waking words, no welcome back from the lead.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_awake_agent_put_to_work_goes_on_quietly_in_its_session() {
+    let root = tempfile::tempdir().unwrap();
+    let web = repo(root.path(), "web");
+    let (_dir, state, router) = team_in(root.path()).await;
+    let project = link(&router, &web).await;
+    let lyra = identity_in(&state, 3);
+    let session = state
+        .store
+        .with_docs(|d| identity(d, 3).unwrap().claude_session_id.clone());
+    assert!(session.is_some());
+    let before = state.store.last_event_id();
+    let tree = put_to_work(&router, &project, &lyra).await["path"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    state.runtime.restarts_settled().await;
+    assert!(state.runtime.running().contains(&3), "not started again");
+    assert_eq!(started_sessions(&state, 3, before).await, vec![session]);
+    wait_for(&state, "the note of its worktree answered", |d| {
+        app::domain::docs::thread(d, 3)
+            .iter()
+            .any(|m| m.event_id > before && m.text.contains(&tree))
+    })
+    .await;
+    let docs = state.store.snapshot().0;
+    let since: Vec<_> = app::domain::docs::thread(&docs, 3)
+        .into_iter()
+        .filter(|m| m.event_id > before)
+        .collect();
+    assert!(
+        since.iter().all(|m| !matches!(
+            m.aside,
+            Some(app::domain::docs::Aside::Distil | app::domain::docs::Aside::Wake)
+        )),
+        "{since:#?}"
+    );
+    let lead = app::domain::docs::thread(&docs, app::domain::LEAD_SEAT);
+    assert!(
+        lead.iter()
+            .all(|m| m.event_id <= before || !m.text.contains("back with us")),
+        "{lead:#?}"
+    );
+}
