@@ -60,6 +60,10 @@ pub fn state_word(doc: &super::docs::AgentIdentity) -> String {
     }
 }
 
+/// The reason a process starts with when its agent goes on after a pause (put to work while
+/// awake): it is not waking up.
+pub const GOING_ON: &str = "going on with new work";
+
 /// Whether a process's stop reason is a crash (not a sleep, a dismissal or a session's end).
 pub fn crashed(reason: &str) -> bool {
     reason.starts_with("crashed") || reason.starts_with("could not start")

@@ -89,7 +89,7 @@ pub(super) fn apply(w: &mut Writes, event: &Event) {
         // What the human reads of it in the thread.
         let name = d.name.clone().unwrap_or_else(|| "The agent".into());
         let note = match (*state, reason.as_deref()) {
-            (ProcessState::Starting, _) if d.status() == AgentStatus::Sleeping => {
+            (ProcessState::Starting, None) if d.status() == AgentStatus::Sleeping => {
                 Some(format!("{name} is waking up."))
             }
             (ProcessState::Idle, Some("interrupted")) => {

@@ -66,10 +66,14 @@ impl Spawner {
             .resume
             .clone()
             .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+        // An agent that goes on after a pause is not waking: the reason says so (and no
+        // "is waking up" is noted in its thread).
+        let going_on = (spec.aside == Some(app::domain::events::Aside::Moved))
+            .then(|| app::domain::words::GOING_ON.to_string());
         rt.record(vec![process_event(
             seat,
             ProcessState::Starting,
-            None,
+            going_on,
             Some(claude_session.clone()),
         )])
         .await;

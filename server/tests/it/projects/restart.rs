@@ -99,6 +99,11 @@ async fn an_awake_agent_put_to_work_goes_on_quietly_in_its_session() {
         )),
         "{since:#?}"
     );
+    let notes = &identity(&docs, 3).unwrap().notes;
+    assert!(
+        notes.iter().all(|n| n.event_id <= before),
+        "noted in its thread: {notes:#?}"
+    );
     let lead = app::domain::docs::thread(&docs, app::domain::LEAD_SEAT);
     assert!(
         lead.iter()
