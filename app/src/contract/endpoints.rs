@@ -165,7 +165,8 @@ endpoints! {
     Interrupt: Post "/api/agents/{pos}/interrupt", Seat, Empty => SeatResponse;
     /// Retires the agent to the Hall (`cascade`: its descendants too).
     Kill: Post "/api/agents/{pos}/kill", Seat, KillRequest => KillResponse;
-    /// Forks the agent into an empty seat after its turn, `202`.
+    /// Forks the agent into an empty seat after its turn, `202`; with every seat taken, into
+    /// the seat of the agent asleep longest, who goes to the Hall (`madeRoom`).
     Fork: Post "/api/agents/{pos}/fork", Seat, ForkRequest => SeatResponse;
     /// One identity: its souls, sessions, ledger and lineage.
     Agent: Get "/api/agents/{id}", String, Empty => AgentView;
@@ -194,7 +195,8 @@ endpoints! {
     Export: Get "/api/export", (), Empty => File;
     /// The retired identities.
     Hall: Get "/api/hall", (), Empty => Vec<HallEntry>;
-    /// Seats a retired identity again and wakes it, `202`.
+    /// Seats a retired identity again and wakes it, `202`; with every seat taken, in the seat
+    /// of the agent asleep longest, who goes to the Hall (`madeRoom`).
     Recall: Post "/api/hall/{id}/recall", String, RecallRequest => SeatResponse;
     /// Starts a quest on a problem, `202`; one quest runs at a time (`409`).
     StartQuest: Post "/api/quests", (), NewQuest => Created;

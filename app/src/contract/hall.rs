@@ -47,6 +47,10 @@ pub struct RecallRequest {
 #[serde(rename_all = "camelCase")]
 pub struct SeatResponse {
     pub seat: Seat,
+    /// Who went to the Hall asleep to make room (every seat was taken; the one asleep
+    /// longest goes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub made_room: Option<String>,
 }
 
 /// A Hall entry from a retired identity document.

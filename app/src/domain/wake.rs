@@ -78,6 +78,17 @@ pub fn sleeping_seats(docs: &Docs) -> Vec<Seat> {
         .collect()
 }
 
+/// The seat of the agent asleep longest (the one alive least recently; the lower seat on a
+/// tie), among `free` seats: who goes to the Hall to make room when every seat is taken.
+pub fn longest_asleep(docs: &Docs, free: impl Fn(Seat) -> bool) -> Option<(Seat, String)> {
+    sleeping_seats(docs)
+        .into_iter()
+        .filter(|&s| free(s))
+        .filter_map(|s| identity(docs, s).map(|d| (d.last_alive_at, s, d.name.clone())))
+        .min_by_key(|(alive, seat, _)| (*alive, *seat))
+        .and_then(|(_, seat, name)| Some((seat, name?)))
+}
+
 /// The wake payload of `seat`, or `None` when the seat holds no named agent.
 /// `inbox` is the agent's inbox file; only unread messages are carried.
 pub fn wake_payload(docs: &Docs, seat: Seat, inbox: &[InboxMessage]) -> Option<WakePayload> {

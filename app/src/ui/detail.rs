@@ -283,8 +283,12 @@ pub fn ForkForm(seat: crate::domain::Seat, name: String, state: ForkState) -> im
         busy.set(true);
         leptos::task::spawn_local(async move {
             let answer = crate::api::call::<e::Fork>(&seat, &request).await.map(|r| {
+                let room = r
+                    .made_room
+                    .map(|who| format!(" {who} went to the Hall asleep to make room."))
+                    .unwrap_or_default();
                 format!(
-                    "The fork will hatch in seat {} once this turn has ended.",
+                    "The fork will hatch in seat {} once this turn has ended.{room}",
                     r.seat + 1
                 )
             });
@@ -303,8 +307,9 @@ pub fn ForkForm(seat: crate::domain::Seat, name: String, state: ForkState) -> im
             }>"Fork…"</summary>
             <p>
                 {format!(
-                    "A new agent in the first empty seat, carrying {name}'s conversation so far; \
-                     it chooses its own name and soul. {name} stays as it is."
+                    "A new agent in the first empty seat (every seat taken: the seat of the \
+                     agent asleep longest, who goes to the Hall), carrying {name}'s \
+                     conversation so far; it chooses its own name and soul. {name} stays as it is."
                 )}
             </p>
             <label class="sr-only" for=format!("fork-prompt-{seat}")>"Opening words for the fork (optional)"</label>

@@ -266,7 +266,10 @@ pub async fn dismiss(
         )));
     }
     state.runtime.sleep(pos, "dismissed").await;
-    Ok(Json(SeatResponse { seat: pos }))
+    Ok(Json(SeatResponse {
+        seat: pos,
+        made_room: None,
+    }))
 }
 
 /// `POST /api/agents/{pos}/interrupt`: the agent's current turn is stopped; the agent stays.
@@ -287,7 +290,13 @@ pub async fn interrupt(
             other => other.to_string(),
         })
     })?;
-    Ok((StatusCode::ACCEPTED, Json(SeatResponse { seat: pos })))
+    Ok((
+        StatusCode::ACCEPTED,
+        Json(SeatResponse {
+            seat: pos,
+            made_room: None,
+        }),
+    ))
 }
 
 /// `POST /api/session/end`: every process stops, every alive seat sleeps, a new session begins.

@@ -60,15 +60,16 @@ pub async fn agent(
         .ok_or_else(|| AppError::NoSuch("no agent has this id".into()))
 }
 
-/// `POST /api/hall/{id}/recall {"seat"?}` → `202 {"seat": n}`; `404` for an id not in the
-/// Hall, `409` when no seat is empty (or the one asked for is not).
+/// `POST /api/hall/{id}/recall {"seat"?}` → `202 {"seat": n, "madeRoom"?}`; `404` for an id
+/// not in the Hall, `409` when no seat is empty and nobody sleeps (or the one asked for is
+/// not empty).
 pub async fn recall(
     State(state): State<AppState>,
     AppPath(id): AppPath<String>,
     AppJson(request): AppJson<RecallRequest>,
 ) -> Result<(StatusCode, Json<SeatResponse>), AppError> {
-    let seat = state.runtime.recall(&id, request.seat).await?;
-    Ok((StatusCode::ACCEPTED, Json(SeatResponse { seat })))
+    let seated = state.runtime.recall(&id, request.seat).await?;
+    Ok((StatusCode::ACCEPTED, Json(seat_response(seated))))
 }
 
 impl From<ForkError> for AppError {
@@ -80,9 +81,9 @@ impl From<ForkError> for AppError {
     }
 }
 
-/// `POST /api/agents/{pos}/fork {"prompt"?, "seat"?}` → `202 {"seat": n}` (the child starts
-/// once the parent's running turn has ended); `409` when no seat is empty or there is nothing
-/// to fork.
+/// `POST /api/agents/{pos}/fork {"prompt"?, "seat"?}` → `202 {"seat": n, "madeRoom"?}` (the
+/// child starts once the parent's running turn has ended); `409` when no seat is empty and
+/// nobody sleeps, or there is nothing to fork.
 pub async fn fork(
     State(state): State<AppState>,
     AppPath(pos): AppPath<u8>,
@@ -92,6 +93,13 @@ pub async fn fork(
         .prompt
         .filter(|p| !p.trim().is_empty())
         .map(|p| (state.human_name.to_string(), p));
-    let seat = state.runtime.fork(pos, message, request.seat).await?;
-    Ok((StatusCode::ACCEPTED, Json(SeatResponse { seat })))
+    let seated = state.runtime.fork(pos, message, request.seat).await?;
+    Ok((StatusCode::ACCEPTED, Json(seat_response(seated))))
+}
+
+fn seat_response(seated: crate::runtime::Seated) -> SeatResponse {
+    SeatResponse {
+        seat: seated.seat,
+        made_room: seated.made_room,
+    }
 }

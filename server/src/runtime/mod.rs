@@ -50,7 +50,7 @@ pub use quest::watch::QuestEditError;
 pub use quest::QuestStartError;
 use quest::Quests;
 pub use team::fork::ForkError;
-pub use team::hall::HallError;
+pub use team::hall::{HallError, Seated};
 use team::permissions::Permissions;
 pub use team::permissions::{human_duration, DecideError, PermissionMode};
 pub use team::rules::{Kept, RuleChangeError};
@@ -346,7 +346,7 @@ impl Runtime {
         parent: Seat,
         message: Option<(String, String)>,
         seat: Option<Seat>,
-    ) -> Result<Seat, ForkError> {
+    ) -> Result<Seated, ForkError> {
         self.inner.team.fork(parent, message, seat).await
     }
 
@@ -361,11 +361,11 @@ impl Runtime {
     }
 
     /// Seats the retired identity `id` again and wakes it (the jobs that waited offered).
-    pub async fn recall(&self, id: &str, seat: Option<Seat>) -> Result<Seat, HallError> {
-        let (seat, woken) = self.inner.team.recall(id, seat).await?;
+    pub async fn recall(&self, id: &str, seat: Option<Seat>) -> Result<Seated, HallError> {
+        let (seated, woken) = self.inner.team.recall(id, seat).await?;
         if woken {
-            self.inner.quests.offer_stale_jobs(&[seat]).await;
+            self.inner.quests.offer_stale_jobs(&[seated.seat]).await;
         }
-        Ok(seat)
+        Ok(seated)
     }
 }

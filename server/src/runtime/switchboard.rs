@@ -103,7 +103,7 @@ pub(in crate::runtime) fn hall_refusal(e: &HallError, name: &str) -> String {
             "seat {} is not empty: call team for the empty seats",
             seat_number(*s)
         ),
-        HallError::NoEmptySeat => "no seat is empty: retire someone first".into(),
+        HallError::NoEmptySeat => e.to_string(),
         HallError::Refused(s) => format!(
             "{name} could not take seat {}: someone seated has its name",
             seat_number(*s)

@@ -317,3 +317,64 @@ async fn cascade_retires_a_three_level_branch_deepest_first() {
     });
     soulgrid::shut_down(&state).await;
 }
+
+/// With every seat taken, a recall and a fork take the seat of the agent asleep longest,
+/// which goes to the Hall asleep (said in the answer and as its reason there); with nobody
+/// asleep, the refusal says what would make room.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_the_grid_full_a_newcomer_takes_the_seat_of_the_agent_asleep_longest() {
+    let (_dir, state, router) = common::team().await;
+    let kael = call(&router, post_json("/api/agents/1/kill", json!({}))).await;
+    let kael = kael.json()["retired"][0].as_str().unwrap().to_string();
+    call(
+        &router,
+        post_json("/api/agents/summon", json!({"seats": [1]})),
+    )
+    .await;
+    wait_for(&state, "a newborn named in seat 1", |d| {
+        identity(d, 1).is_some_and(|i| i.has_name() && i.status() == AgentStatus::Alive)
+    })
+    .await;
+    // Wren (seat 2) sleeps first, then Sable (seat 5).
+    for seat in [2, 5] {
+        let r = call(
+            &router,
+            post_json(&format!("/api/agents/{seat}/dismiss"), json!({})),
+        )
+        .await;
+        assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    }
+    let recalled = call(
+        &router,
+        post_json(&format!("/api/hall/{kael}/recall"), json!({})),
+    )
+    .await;
+    assert_eq!(recalled.status, StatusCode::ACCEPTED, "{}", recalled.body);
+    assert_eq!(recalled.json(), json!({"seat": 2, "madeRoom": "Wren"}));
+    let hall: Vec<HallEntry> =
+        serde_json::from_str(&call(&router, get("/api/hall")).await.body).unwrap();
+    let wren = hall
+        .iter()
+        .find(|e| e.name.as_deref() == Some("Wren"))
+        .unwrap();
+    assert_eq!(
+        wren.reason.as_deref(),
+        Some("went to the Hall asleep to make room for Kael")
+    );
+    let forked = call(&router, post_json("/api/agents/0/fork", json!({}))).await;
+    assert_eq!(forked.status, StatusCode::ACCEPTED, "{}", forked.body);
+    assert_eq!(forked.json(), json!({"seat": 5, "madeRoom": "Sable"}));
+    // Everyone seated is awake (or hatching): nobody goes.
+    wait_for(&state, "Kael awake in seat 2", |d| {
+        identity(d, 2).is_some_and(|i| i.status() == AgentStatus::Alive)
+    })
+    .await;
+    let refused = call(&router, post_json("/api/agents/0/fork", json!({}))).await;
+    assert_eq!(refused.status, StatusCode::CONFLICT, "{}", refused.body);
+    assert_eq!(
+        refused.json()["error"],
+        "no seat is empty and nobody seated sleeps: put someone to sleep (who sleeps longest \
+         makes room) or retire someone"
+    );
+    soulgrid::shut_down(&state).await;
+}

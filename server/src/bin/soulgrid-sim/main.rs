@@ -138,6 +138,16 @@ impl Sim {
         self.emit(json!({"type": "control_response", "response": {"subtype": "success", "request_id": id, "response": {}}}));
     }
 
+    /// Its name, kept with its session (for a `--resume`).
+    fn remember_name(&self) {
+        if let Some(name) = &self.name {
+            let _ = std::fs::write(
+                std::path::Path::new(".soulgrid-sim").join(&self.session_id),
+                name,
+            );
+        }
+    }
+
     fn handle(&mut self, v: Value) {
         match v["type"].as_str() {
             Some("user") => {
@@ -321,7 +331,12 @@ fn main() {
             .or_else(|| flag("--resume"))
             .unwrap_or_else(|| "sim-session".into()),
         lead: system_prompt.contains("You are the lead"),
-        name: None,
+        // A resumed session remembers who it is, as the real CLI's conversation does.
+        name: flag("--resume")
+            .filter(|_| !forked)
+            .and_then(|id| std::fs::read_to_string(sessions.join(id)).ok())
+            .map(|n| n.trim().to_string())
+            .filter(|n| !n.is_empty()),
         seat: None,
         first_name: flag("--sim-name"),
         stubborn: args.iter().any(|a| a == "--sim-stubborn"),

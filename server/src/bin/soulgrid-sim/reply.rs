@@ -38,6 +38,7 @@ impl Sim {
                 }
             }
             self.name = Some(name.clone());
+            self.remember_name();
             // Blocks are separated by two blank lines: each becomes its own assistant line.
             return format!(
                 "I am {name}, and the name is mine because I chose it.\n\
@@ -50,6 +51,7 @@ impl Sim {
                 .unwrap_or("someone")
                 .to_string();
             self.name = Some(name.clone());
+            self.remember_name();
             let first = between(input, "<your-soul>\n", "\n").unwrap_or("(no soul was given)");
             let letters = between(input, "<mail-while-you-slept>\n", "</mail-while-you-slept>")
                 .map_or(0, |m| m.lines().filter(|l| !l.trim().is_empty()).count());

@@ -54,7 +54,10 @@ pub enum InviteError {
     NotASeat(Seat),
     #[error("seat {0} is not empty")]
     Occupied(Seat),
-    #[error("no seat is empty: retire someone first")]
+    #[error(
+        "no seat is empty and nobody seated sleeps: put someone to sleep (who sleeps longest \
+         makes room) or retire someone"
+    )]
     NoEmptySeat,
     #[error("the store failed: {0}")]
     Store(String),
@@ -91,7 +94,9 @@ impl Externals {
             Some(s) if self.team.summonable(Some(&[s])).is_empty() => {
                 return Err(InviteError::Occupied(s))
             }
-            None if self.team.summonable(None).is_empty() => return Err(InviteError::NoEmptySeat),
+            None if self.team.summonable(None).is_empty() && !self.team.can_make_room() => {
+                return Err(InviteError::NoEmptySeat)
+            }
             _ => {}
         }
         let token = new_token("sgi_");
@@ -246,13 +251,17 @@ impl Externals {
         if invite.is_used() {
             return refused("this invite was used already: ask the human for a new one");
         }
-        let seat = match self
+        let free = self
             .team
-            .summonable(invite.seat.as_ref().map(std::slice::from_ref))
-            .first()
-        {
-            Some(&seat) => seat,
-            None => return refused("the invite's seat is taken, and no other is empty"),
+            .summonable(invite.seat.as_ref().map(std::slice::from_ref));
+        let seat = match (free.first(), invite.seat) {
+            (Some(&seat), _) => seat,
+            (None, Some(_)) => return refused("the invite's seat is taken"),
+            // Every seat taken: the agent asleep longest makes room.
+            (None, None) => match self.team.seat_for(None, "an invited agent").await {
+                Ok(seated) => seated.seat,
+                Err(e) => return refused(&e.to_string()),
+            },
         };
         let reservation = self
             .processes
@@ -314,12 +323,12 @@ impl Externals {
         let seat = match seat {
             Some(seat) => seat,
             None => {
-                let (seat, _) = self
+                let (seated, _) = self
                     .team
                     .recall(id, None)
                     .await
                     .map_err(|e| (close::REFUSED, format!("it could not be recalled: {e}")))?;
-                seat
+                seated.seat
             }
         };
         // Never two: a connection it has already is closed first.

@@ -67,13 +67,14 @@ impl Runtime {
                         "nobody in the Hall is called {name:?}: call team for who is in the Hall"
                     )
                 })?;
-                let seat = self
+                let seated = self
                     .recall(&id, seat)
                     .await
                     .map_err(|e| hall_refusal(&e, &name))?;
                 Ok(format!(
-                    "{name} is back in seat {} and waking.",
-                    seat_number(seat)
+                    "{name} is back in seat {} and waking.{}",
+                    seat_number(seated.seat),
+                    made_room(&seated)
                 ))
             }
             LeadRequest::Fork {
@@ -96,8 +97,9 @@ impl Runtime {
                     ),
                 };
                 Ok(format!(
-                    "{whose} hatches in seat {} once the current turn ends, and chooses its own name.",
-                    seat_number(child)
+                    "{whose} hatches in seat {} once the current turn ends, and chooses its own name.{}",
+                    seat_number(child.seat),
+                    made_room(&child)
                 ))
             }
             LeadRequest::Route {
@@ -342,4 +344,13 @@ impl Runtime {
             seat_list(&placed)
         ))
     }
+}
+
+/// " Wren went to the Hall asleep to make room." when someone did.
+fn made_room(seated: &crate::runtime::Seated) -> String {
+    seated
+        .made_room
+        .as_ref()
+        .map(|name| format!(" {name} went to the Hall asleep to make room."))
+        .unwrap_or_default()
 }

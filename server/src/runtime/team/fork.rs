@@ -16,7 +16,7 @@ use crate::runtime::ids::uuid22;
 use crate::runtime::process::outgoing::Outgoing;
 use crate::runtime::process::spawn::{process_event, Spec};
 use crate::runtime::prompts;
-use crate::runtime::team::hall::HallError;
+use crate::runtime::team::hall::{HallError, Seated};
 use crate::runtime::team::Team;
 
 /// How long a fork waits for the parent's running turn to end.
@@ -38,15 +38,15 @@ pub enum ForkError {
 }
 
 impl Team {
-    /// Forks the agent in `parent` into `seat` (or the first empty seat), with an optional
-    /// first message from `from`. Returns the child's seat once it is reserved; the child
-    /// starts when the parent's running turn has ended.
+    /// Forks the agent in `parent` into `seat` (or the first empty seat: see
+    /// [`Team::seat_for`]), with an optional first message from `from`. Returns the child's
+    /// seat once it is reserved; the child starts when the parent's running turn has ended.
     pub async fn fork(
         &self,
         parent: Seat,
         message: Option<(String, String)>,
         seat: Option<Seat>,
-    ) -> Result<Seat, ForkError> {
+    ) -> Result<Seated, ForkError> {
         let (parent_id, parent_name, session, external) = self
             .ctx
             .store()
@@ -75,7 +75,10 @@ impl Team {
         if let Some(words) = over {
             return Err(ForkError::OverBudget(parent_name, words));
         }
-        let child = self.empty_seat(seat)?;
+        let seated = self
+            .seat_for(seat, &format!("a fork of {parent_name}"))
+            .await?;
+        let child = seated.seat;
         let reservation = self
             .processes
             .reserve(child)
@@ -126,7 +129,7 @@ impl Team {
                 tracing::warn!(seat = child, error = %e, "starting a fork failed");
             }
         });
-        Ok(child)
+        Ok(seated)
     }
 
     /// The parent's running turn, if any, ends first; its seat says so meanwhile (bounded).

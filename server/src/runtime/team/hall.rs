@@ -19,7 +19,10 @@ pub enum HallError {
     NotInHall(String),
     #[error("seat {0} is not empty")]
     Occupied(Seat),
-    #[error("no seat is empty: retire someone first")]
+    #[error(
+        "no seat is empty and nobody seated sleeps: put someone to sleep (who sleeps longest \
+         makes room) or retire someone"
+    )]
     NoEmptySeat,
     #[error("the identity could not take seat {0}: its name is taken by someone seated")]
     Refused(Seat),
@@ -27,7 +30,54 @@ pub enum HallError {
     Store(String),
 }
 
+/// A seat filled, and who went to the Hall asleep to make room for it (the grid was full).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Seated {
+    pub seat: Seat,
+    pub made_room: Option<String>,
+}
+
 impl Team {
+    /// `seat` if it is an empty agent seat; none asked for, the first empty one or, with every
+    /// seat taken, the seat of the agent asleep longest, which goes to the Hall asleep to make
+    /// room for `newcomer` (its reason there says so).
+    pub(in crate::runtime) async fn seat_for(
+        &self,
+        seat: Option<Seat>,
+        newcomer: &str,
+    ) -> Result<Seated, HallError> {
+        match self.empty_seat(seat) {
+            Err(HallError::NoEmptySeat) => {}
+            other => {
+                return other.map(|seat| Seated {
+                    seat,
+                    made_room: None,
+                })
+            }
+        }
+        let table = self.processes.table();
+        let (seat, name) = self
+            .ctx
+            .store()
+            .with_docs(|d| app::domain::wake::longest_asleep(d, |s| !table.is_taken(s)))
+            .ok_or(HallError::NoEmptySeat)?;
+        let reason = format!("went to the Hall asleep to make room for {newcomer}");
+        tracing::info!(seat, %name, "{reason}");
+        self.retire(seat, &reason).await?;
+        Ok(Seated {
+            seat,
+            made_room: Some(name),
+        })
+    }
+
+    /// Whether [`Team::seat_for`] would find room in a full grid (someone seated sleeps).
+    pub(in crate::runtime) fn can_make_room(&self) -> bool {
+        let table = self.processes.table();
+        self.ctx
+            .store()
+            .with_docs(|d| app::domain::wake::longest_asleep(d, |s| !table.is_taken(s)).is_some())
+    }
+
     /// `seat` if it is an empty agent seat, or (none asked for) the first empty one.
     pub(in crate::runtime) fn empty_seat(&self, seat: Option<Seat>) -> Result<Seat, HallError> {
         let empty = |s: Seat| {
@@ -39,8 +89,9 @@ impl Team {
             Some(s) if s == LEAD_SEAT || s >= SEATS => Err(HallError::NotASeat(s)),
             Some(s) if !empty(s) => Err(HallError::Occupied(s)),
             Some(s) => Ok(s),
+            // A seat held for a start (a fork not yet hatched) is not empty.
             None => agent_seats()
-                .find(|&s| empty(s))
+                .find(|&s| empty(s) && !self.processes.table().is_taken(s))
                 .ok_or(HallError::NoEmptySeat),
         }
     }
@@ -115,18 +166,20 @@ impl Team {
         Ok(vec![id])
     }
 
-    /// Seats the retired identity `id` again (in `seat`, or the first empty one) and wakes it;
-    /// returns its seat and whether it woke.
-    pub async fn recall(&self, id: &str, seat: Option<Seat>) -> Result<(Seat, bool), HallError> {
-        let in_hall = self.ctx.store().with_docs(|d| {
+    /// Seats the retired identity `id` again (in `seat`, or the first empty one: see
+    /// [`Team::seat_for`]) and wakes it; returns where and whether it woke.
+    pub async fn recall(&self, id: &str, seat: Option<Seat>) -> Result<(Seated, bool), HallError> {
+        let name = self.ctx.store().with_docs(|d| {
             d.get(&hall_id(id))
                 .and_then(Doc::as_hall)
-                .is_some_and(|h| h.retired_at.is_some() && h.recalled_at.is_none())
+                .filter(|h| h.retired_at.is_some() && h.recalled_at.is_none())
+                .map(|h| h.name.clone().unwrap_or_else(|| "a nameless one".into()))
         });
-        if !in_hall {
+        let Some(name) = name else {
             return Err(HallError::NotInHall(id.to_string()));
-        }
-        let seat = self.empty_seat(seat)?;
+        };
+        let seated = self.seat_for(seat, &name).await?;
+        let seat = seated.seat;
         // Held while it is recorded: a SUMMON at the same moment does not take the seat.
         let reservation = self
             .processes
@@ -141,14 +194,14 @@ impl Team {
             .await
             .map_err(|e| HallError::Store(e.to_string()))?;
         drop(reservation);
-        let seated = self
+        let in_seat = self
             .ctx
             .store()
             .with_docs(|d| identity(d, seat).is_some_and(|i| i.stable_id() == id));
-        if !seated {
+        if !in_seat {
             return Err(HallError::Refused(seat));
         }
         let woken = self.wake_only(Some(&[seat])).await;
-        Ok((seat, woken.contains(&seat)))
+        Ok((seated, woken.contains(&seat)))
     }
 }

@@ -172,17 +172,15 @@ async fn a_claim_is_let_go_when_its_time_is_up() {
     .await;
     let project = link(&router, &web).await;
     let lyra = identity_in(&state, 0);
-    let woke = |d: &app::domain::docs::Docs| {
+    let w = put_to_work(&router, &project, &lyra).await;
+    // Awake, she goes on with her worktree: asked before that, the message would wait for it.
+    let tree = w["path"].as_str().unwrap().to_string();
+    wait_for(&state, "Lyra told her worktree", |d| {
         app::domain::docs::thread(d, 0)
             .iter()
-            .filter(|m| m.text.contains("I remember writing"))
-            .count()
-    };
-    let before = state.store.with_docs(woke);
-    let w = put_to_work(&router, &project, &lyra).await;
-    // Awake, she is started again with her worktree: asked before that, she would find the
-    // message waiting at her wake.
-    wait_for(&state, "Lyra woken with her worktree", |d| woke(d) > before).await;
+            .any(|m| m.text.contains(&tree))
+    })
+    .await;
     let answer = ask(
         &state,
         &router,
