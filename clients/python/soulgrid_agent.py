@@ -28,17 +28,31 @@ FINAL = {4000: "replaced by a newer connection", 4001: "put to sleep or retired 
 
 
 @dataclass
+class Message:
+    """One message of a turn: who sent it (`None` for words the console itself gave), its
+    words, and both as a Claude agent would read them (`text`: the sender's header line, then
+    the words)."""
+
+    sender: Optional[str]
+    body: str
+    text: str
+
+    def __str__(self) -> str:
+        return self.body
+
+
+@dataclass
 class Turn:
     """One turn: what reached the agent, where it stands, and the actions it answers with."""
 
     number: int
-    messages: list[str]
+    messages: list[Message]
     state: dict[str, Any]
     actions: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def text(self) -> str:
-        return "\n\n".join(self.messages)
+        return "\n\n".join(m.text for m in self.messages)
 
     @property
     def in_stage(self) -> bool:
@@ -141,8 +155,9 @@ class Agent:
             return ws.close_code
 
     async def answer(self, ws: Any, frame: dict[str, Any]) -> None:
-        turn = Turn(frame["turn"], [m["text"] for m in frame.get("messages", [])],
-                    frame.get("state", {}))
+        messages = [Message(m.get("from"), m.get("body", m["text"]), m["text"])
+                    for m in frame.get("messages", [])]
+        turn = Turn(frame["turn"], messages, frame.get("state", {}))
         if self.handler is not None:
             try:
                 await self.handler(turn)

@@ -87,7 +87,7 @@ test('link a project, two agents at work, both diffs live, a comment reaches the
   const mark = page.locator('.diff-view .file-diff[data-file="README.md"] tr.line.added', { hasText: `${lyra}: Say who you are in the README` });
   await expect(mark).toHaveCount(1);
   // The diff opens as a sheet as wide as the window, code unwrapped; keys walk it: j to the
-  // file, c to comment on its first changed line.
+  // file, the arrows down its lines, c to comment on the line reached.
   const sheet = page.locator('.diff-sheet');
   await expect(sheet).toBeVisible();
   expect(await sheet.evaluate((el) => el.getBoundingClientRect().width)).toBeGreaterThan(page.viewportSize()!.width * 0.9);
@@ -103,11 +103,19 @@ test('link a project, two agents at work, both diffs live, a comment reaches the
   await expect(sheet.locator('table.hunks.split')).toHaveCount(0);
   await page.keyboard.press('j');
   await expect(sheet.locator('.file-diff[data-file="README.md"] .file-head')).toBeFocused();
+  // Down the file's lines with the arrows: c comments on the line reached, not the first.
+  const readme = sheet.locator('.file-diff[data-file="README.md"]');
+  const first = await readme.locator('tr.line[data-line]').first().getAttribute('data-line');
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('ArrowDown');
+  const chosen = await page.evaluate(() => document.activeElement?.getAttribute('data-line'));
+  expect(chosen).toBeTruthy();
+  expect(chosen).not.toBe(first);
   await page.keyboard.press('c');
   await expect(page.locator('.line-comment textarea')).toBeFocused();
   await page.locator('.line-comment textarea').fill('Say why, too.');
   await page.locator('.line-comment').getByRole('button', { name: 'Comment' }).click();
-  await expect(page.locator('.diff-view tr.comment')).toContainText('Say why, too.');
+  await expect(readme.locator(`tr.line[data-line="${chosen}"] + tr.comment`)).toContainText('Say why, too.');
   await sheet.getByRole('button', { name: 'Close' }).click();
   await expect(sheet).toHaveCount(0);
   // The tab hidden from here on: her request for a review again becomes a notification.

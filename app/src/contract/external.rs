@@ -112,11 +112,36 @@ pub enum ServerFrame {
     },
 }
 
-/// One message of a turn: what reached the agent, as a Claude agent would read it.
+/// One message of a turn: what reached the agent, as a Claude agent would read it (`text`:
+/// its sender's header line, then its words), and the same apart: `from` (the header's name;
+/// none for words the server itself gave) and `body` (the words).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TurnMessage {
     pub text: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    #[serde(default)]
+    pub body: String,
+}
+
+impl TurnMessage {
+    /// A turn's messages from the text delivered to the agent: one per sender's header.
+    pub fn cut(text: &str) -> Vec<TurnMessage> {
+        crate::domain::provenance::messages(text)
+            .into_iter()
+            .map(|(from, body)| TurnMessage {
+                text: match from {
+                    Some(from) => {
+                        format!("{}{from}]\n{body}", crate::domain::provenance::MAIL_HEADER)
+                    }
+                    None => body.clone(),
+                },
+                from: from.map(str::to_owned),
+                body,
+            })
+            .collect()
+    }
 }
 
 /// Where the agent stands when its turn starts.

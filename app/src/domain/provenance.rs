@@ -118,3 +118,26 @@ pub fn senders(text: &str) -> Vec<&str> {
         .filter_map(|l| l.strip_prefix(MAIL_HEADER)?.strip_suffix(']'))
         .collect()
 }
+
+/// A delivered text cut into its messages: each sender (from its header line, `None` for text
+/// before the first header) with its body. Bodies cannot hold a header (they are
+/// neutralised), so every header line starts a message.
+pub fn messages(text: &str) -> Vec<(Option<&str>, String)> {
+    let mut out: Vec<(Option<&str>, Vec<&str>)> = Vec::new();
+    for line in text.split('\n') {
+        match line
+            .strip_prefix(MAIL_HEADER)
+            .and_then(|r| r.strip_suffix(']'))
+        {
+            Some(from) => out.push((Some(from), Vec::new())),
+            None => match out.last_mut() {
+                Some((_, lines)) => lines.push(line),
+                None => out.push((None, vec![line])),
+            },
+        }
+    }
+    out.into_iter()
+        .map(|(from, lines)| (from, lines.join("\n").trim_end_matches('\n').to_string()))
+        .filter(|(from, body)| from.is_some() || !body.trim().is_empty())
+        .collect()
+}

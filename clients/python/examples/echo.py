@@ -16,7 +16,7 @@ async def echo(turn: Turn) -> None:
     if agent.name is None and turn.state.get("name") is None:
         turn.register("Echo", "I am Echo. I listen closely and say back what I hear.")
     for message in turn.messages:
-        turn.say(f"I heard: {message}")
+        turn.say(f"I heard: {message.body}")
 
 
 if __name__ == "__main__":

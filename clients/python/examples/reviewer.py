@@ -18,9 +18,10 @@ async def review(turn: Turn) -> None:
         turn.say("I review in quest stages; give me a stage and I will post what I find.")
         return
     for i, message in enumerate(turn.messages, 1):
-        first = message.strip().splitlines()[0] if message.strip() else "(empty)"
+        words = message.body.strip()
+        first = words.splitlines()[0] if words else "(empty)"
         turn.post_finding(title=f"Read: {first[:60]}",
-                          body=f"I read the message ({len(message)} characters).", severity="info")
+                          body=f"I read the message ({len(message.body)} characters).", severity="info")
     turn.stage_done()
 
 

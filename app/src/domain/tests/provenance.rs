@@ -7,7 +7,7 @@ use proptest::prelude::*;
 use super::super::docs::SpeakerType;
 use super::super::mail::InboxMessage;
 use super::super::markers::{parse_block, LineBuffer, Marker, Parsed};
-use super::super::provenance::{delivered, delivered_all, neutralise, relayed, senders};
+use super::super::provenance::{delivered, delivered_all, messages, neutralise, relayed, senders};
 use super::super::wake::{
     wake_agents_xml, wake_payload, wake_prompt, Inherited, MailLine, TranscriptLine, WakePayload,
 };
@@ -118,6 +118,22 @@ fn line(text: &str) -> TranscriptLine {
 }
 
 proptest! {
+    /// A client is given each message's sender and words apart: cut from the delivered text,
+    /// whatever the bodies hold.
+    #[test]
+    fn delivered_messages_are_cut_back_into_sender_and_words(
+        mail in proptest::collection::vec(("[A-Za-z]{1,8}", hostile()), 1..4)
+    ) {
+        let given: Vec<(&str, &str)> = mail.iter().map(|(f, b)| (f.as_str(), b.as_str())).collect();
+        let text = delivered_all(given.iter().copied());
+        let cut = messages(&text);
+        let want: Vec<(Option<&str>, String)> = given
+            .iter()
+            .map(|(f, b)| (Some(*f), neutralise(b).trim_end_matches('\n').to_string()))
+            .collect();
+        prop_assert_eq!(cut, want);
+    }
+
     #[test]
     fn echoing_any_neutralised_text_acts_on_nothing(t in hostile()) {
         prop_assert_eq!(acts(&neutralise(&t)), 0);

@@ -188,7 +188,8 @@ fn line_row(
         false => format!("line {}", kind_of(new.as_ref().or(old.as_ref()))),
     };
     view! {
-        <tr class=kind data-line=line on:click=move |_| if let Some(n) = line { commenting.set(Some(n)) }>
+        <tr class=kind data-line=line tabindex=line.map(|_| "-1")
+            on:click=move |_| if let Some(n) = line { commenting.set(Some(n)) }>
             {cells}
         </tr>
         {move || here.get().into_iter().map(|(text, sent)| view! {
@@ -310,24 +311,21 @@ fn CommentForm(
 }
 
 /// A key of the open diff, in the browser: `j` / `k` to the next / previous file (its head
-/// focused and scrolled to), `c` a comment on the first changed line of the file at hand.
+/// focused and scrolled to); `↓` / `↑` from a file's head or a line to the next / previous
+/// line; `c` a comment on the line at hand (else the file's first changed line). Whether the
+/// key was taken (an arrow elsewhere scrolls, as always).
 #[cfg(feature = "hydrate")]
-pub fn key(sheet: &leptos::web_sys::HtmlDivElement, key: &str) {
+pub fn key(sheet: &leptos::web_sys::HtmlDivElement, key: &str) -> bool {
     use leptos::wasm_bindgen::JsCast;
     use leptos::web_sys::{Element, HtmlElement};
-    let Ok(files) = sheet.query_selector_all(".file-diff") else {
-        return;
-    };
-    let files: Vec<Element> = (0..files.length())
-        .filter_map(|i| files.item(i)?.dyn_into::<Element>().ok())
-        .collect();
+    let files = all::<Element>(sheet, ".file-diff");
     if files.is_empty() {
-        return;
+        return false;
     }
     let active = document().active_element();
     let at = active
-        .and_then(|a| files.iter().position(|f| f.contains(Some(&a))))
-        .unwrap_or(usize::MAX);
+        .as_ref()
+        .and_then(|a| files.iter().position(|f| f.contains(Some(a))));
     let focus = |f: &Element, selector: &str| {
         if let Some(el) = f.query_selector(selector).ok().flatten() {
             if let Ok(el) = el.dyn_into::<HtmlElement>() {
@@ -337,28 +335,74 @@ pub fn key(sheet: &leptos::web_sys::HtmlDivElement, key: &str) {
             }
         }
     };
+    let on_line = active
+        .clone()
+        .filter(|a| a.matches("tr.line[data-line]").unwrap_or(false))
+        .and_then(|a| a.dyn_into::<HtmlElement>().ok());
     match key {
-        "j" => {
-            let next = if at == usize::MAX {
-                0
-            } else {
-                (at + 1).min(files.len() - 1)
-            };
-            focus(&files[next], ".file-head");
+        "j" => focus(
+            &files[at.map_or(0, |i| (i + 1).min(files.len() - 1))],
+            ".file-head",
+        ),
+        "k" => focus(&files[at.map_or(0, |i| i.saturating_sub(1))], ".file-head"),
+        "ArrowDown" | "ArrowUp" => {
+            let on_head = active
+                .as_ref()
+                .is_some_and(|a| a.matches(".file-head").unwrap_or(false));
+            if on_line.is_none() && !on_head {
+                return false;
+            }
+            step_line(sheet, on_line, at.map(|i| &files[i]), key == "ArrowDown");
         }
-        "k" => {
-            let prev = if at == usize::MAX {
-                0
-            } else {
-                at.saturating_sub(1)
-            };
-            focus(&files[prev], ".file-head");
-        }
-        _ => {
-            let here = if at == usize::MAX { 0 } else { at };
-            focus(&files[here], "tr.line.added[data-line], tr.line[data-line]");
-        }
+        _ => match on_line {
+            Some(row) => row.click(),
+            None => focus(
+                &files[at.unwrap_or(0)],
+                "tr.line.added[data-line], tr.line[data-line]",
+            ),
+        },
     }
+    true
+}
+
+/// Focuses the line after (`down`) or before the one focused, or, from a file's head, that
+/// file's first line.
+#[cfg(feature = "hydrate")]
+fn step_line(
+    sheet: &leptos::web_sys::HtmlDivElement,
+    now: Option<leptos::web_sys::HtmlElement>,
+    file: Option<&leptos::web_sys::Element>,
+    down: bool,
+) {
+    let rows = all::<leptos::web_sys::HtmlElement>(sheet, "tr.line[data-line]");
+    let here = now.and_then(|n| rows.iter().position(|r| r.is_same_node(Some(&n))));
+    let next = match here {
+        Some(i) if down => (i + 1).min(rows.len().saturating_sub(1)),
+        Some(i) => i.saturating_sub(1),
+        None => match rows
+            .iter()
+            .position(|r| file.is_some_and(|f| f.contains(Some(r))))
+        {
+            Some(first) => first,
+            None => return,
+        },
+    };
+    if let Some(row) = rows.get(next) {
+        let _ = row.focus();
+        row.scroll_into_view_with_bool(false);
+    }
+}
+
+/// The elements under `root` that match `selector`, in document order.
+#[cfg(feature = "hydrate")]
+fn all<T: leptos::wasm_bindgen::JsCast>(root: &leptos::web_sys::Element, selector: &str) -> Vec<T> {
+    use leptos::wasm_bindgen::JsCast;
+    let Ok(found) = root.query_selector_all(selector) else {
+        return Vec::new();
+    };
+    (0..found.length())
+        .filter_map(|i| found.item(i)?.dyn_into::<T>().ok())
+        .collect()
 }
 
 #[cfg(test)]

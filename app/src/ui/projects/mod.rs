@@ -381,10 +381,12 @@ fn DiffSheet(title: String, open: RwSignal<bool>, children: Children) -> impl In
                 .tag_name()
                 .eq_ignore_ascii_case("textarea");
             let plain = !ev.ctrl_key() && !ev.meta_key() && !ev.alt_key();
-            if !typing && plain && matches!(ev.key().as_str(), "j" | "k" | "c") {
-                ev.prevent_default();
+            let keys = ["j", "k", "c", "ArrowDown", "ArrowUp"];
+            if !typing && plain && keys.contains(&ev.key().as_str()) {
                 if let Some(el) = sheet.get_untracked() {
-                    diff::key(&el, &ev.key());
+                    if diff::key(&el, &ev.key()) {
+                        ev.prevent_default();
+                    }
                 }
             }
         }
@@ -394,7 +396,7 @@ fn DiffSheet(title: String, open: RwSignal<bool>, children: Children) -> impl In
             tabindex="-1" node_ref=sheet on:keydown=on_key>
             <div class="diff-sheet-head">
                 <h3>{title}</h3>
-                <span class="muted keys">"j / k: next / previous file · c: comment · Esc: close"</span>
+                <span class="muted keys">"j / k: next / previous file · ↓ / ↑: its lines · c: comment on the line · Esc: close"</span>
                 <button type="button" class="agent-action" on:click=move |_| open.set(false)>"Close"</button>
             </div>
             {children()}

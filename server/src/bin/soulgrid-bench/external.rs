@@ -49,9 +49,10 @@ pub fn round_trip(quick: bool) -> Row {
         };
         let frame = ServerFrame::TurnStart {
             turn: turn as u64,
-            messages: vec![TurnMessage {
-                text: format!("[From Marcus, the human]\nPlease look at item {turn}."),
-            }],
+            messages: TurnMessage::cut(&app::domain::provenance::delivered(
+                "Marcus",
+                &format!("Please look at item {turn}."),
+            )),
             state,
         };
         out_bytes += serde_json::to_string(&frame).map_or(0, |s| s.len());

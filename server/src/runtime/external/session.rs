@@ -299,7 +299,7 @@ impl Session {
             .await;
         self.send(&ServerFrame::TurnStart {
             turn,
-            messages: vec![TurnMessage { text: q.text }],
+            messages: TurnMessage::cut(&q.text),
             state,
         })
         .await;

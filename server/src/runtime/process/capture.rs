@@ -71,7 +71,10 @@ impl Supervisor {
             })
             .await;
         if !ended {
-            tracing::info!(seat = self.seat, "the distil turn did not end within {limit:?}");
+            tracing::info!(
+                seat = self.seat,
+                "the distil turn did not end within {limit:?}"
+            );
         }
         tracing::info!(seat = self.seat, took = ?started.elapsed(), "distilled before sleep");
     }
@@ -81,7 +84,10 @@ impl Supervisor {
     pub(in crate::runtime) async fn end_turn(&mut self, p: &mut Progress) {
         let limit = self.last_turn_limit();
         if self.live.is_busy() && !self.read_until(p, limit, |s, _| !s.live.is_busy()).await {
-            tracing::info!(seat = self.seat, "its turn took longer than {limit:?}; paused");
+            tracing::info!(
+                seat = self.seat,
+                "its turn took longer than {limit:?}; paused"
+            );
         }
     }
 

@@ -272,6 +272,10 @@ async fn retired_it_comes_back_from_the_hall_by_connecting() {
             .contains("welcome back"),
         "{turn}"
     );
+    // Who said it and the words, apart: a client need not parse the header line.
+    let human = c.state.human_name.to_string();
+    assert_eq!(turn["messages"][0]["from"], human.as_str(), "{turn}");
+    assert_eq!(turn["messages"][0]["body"], "welcome back", "{turn}");
 }
 
 #[tokio::test]
@@ -296,4 +300,38 @@ async fn an_invite_is_refused_for_the_leads_seat_a_taken_seat_and_a_full_grid() 
     let full = call(&c.router, post_json("/api/invites", json!({}))).await;
     assert_eq!(full.status, 409, "{}", full.body);
     assert!(full.body.contains("no seat is empty"), "{}", full.body);
+}
+
+/// With every seat taken, an invite is still made, and its agent takes the seat of the agent
+/// asleep longest, which goes to the Hall asleep.
+#[tokio::test]
+async fn with_the_grid_full_an_invited_agent_takes_the_seat_of_the_agent_asleep_longest() {
+    let c = console(&[]).await;
+    call(&c.router, post_json("/api/agents/summon", json!({}))).await;
+    wait_for(&c.state, "every seat named and awake", |d| {
+        app::domain::agent_seats().all(|s| {
+            identity(d, s).is_some_and(|i| i.has_name() && i.status() == AgentStatus::Alive)
+        })
+    })
+    .await;
+    let asleep = call(&c.router, post_json("/api/agents/6/dismiss", json!({}))).await;
+    assert_eq!(asleep.status, 200, "{}", asleep.body);
+    let sleeper = c
+        .state
+        .store
+        .with_docs(|d| identity(d, 6).unwrap().name.clone().unwrap());
+    let (_ws, registered) = c.newcomer("Mira").await;
+    assert_eq!(registered["seat"], 6, "{registered}");
+    let hall = c.state.store.with_docs(|d| {
+        app::domain::docs::hall(d)
+            .map(|h| (h.name.clone(), h.retired_reason.clone()))
+            .collect::<Vec<_>>()
+    });
+    assert_eq!(
+        hall,
+        vec![(
+            Some(sleeper),
+            Some("went to the Hall asleep to make room for an invited agent".into())
+        )]
+    );
 }
