@@ -50,10 +50,13 @@ pub fn fill(template: &str, vars: &[(&str, &str)]) -> String {
 
 pub fn summon_letter(data_dir: &Path, seat: Seat, names: &Names) -> String {
     let style = seat_style(seat);
-    let position = seat.to_string();
+    // `seat` as the console and the tools number seats (1-9); `position` (0-8) for templates
+    // of a data directory written before.
+    let (number, position) = ((seat + 1).to_string(), seat.to_string());
     fill(
         &template(data_dir, "summon.md", SUMMON),
         &[
+            ("seat", &number),
             ("position", &position),
             ("lead_name", &names.lead),
             ("human_name", &names.human),
@@ -66,10 +69,11 @@ pub fn summon_letter(data_dir: &Path, seat: Seat, names: &Names) -> String {
 
 /// The letter a forked child is given first, after the parent's conversation it carries.
 pub fn fork_letter(data_dir: &Path, seat: Seat, parent_name: &str, names: &Names) -> String {
-    let position = seat.to_string();
+    let (number, position) = ((seat + 1).to_string(), seat.to_string());
     fill(
         &template(data_dir, "fork.md", FORK),
         &[
+            ("seat", &number),
             ("position", &position),
             ("parent_name", parent_name),
             ("lead_name", &names.lead),
@@ -168,7 +172,8 @@ mod tests {
     fn the_summon_letter_names_the_seat_and_the_register_line() {
         let dir = tempfile::tempdir().unwrap();
         let letter = summon_letter(dir.path(), 7, &names());
-        assert!(letter.contains("position 7"));
+        // Seats counted as the console and the tools count them.
+        assert!(letter.contains("seat 8 of a 3×3 grid"), "{letter}");
         assert!(letter.contains("Julian") && letter.contains("Marcus"));
         assert!(letter.contains("Rose Flame (#FF6B6B)"));
         assert!(letter.contains("[ACTION] {\"action\":\"register\",\"name\":\"<chosen name>\"}"));

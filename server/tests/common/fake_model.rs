@@ -175,12 +175,10 @@ fn between<'a>(s: &'a str, start: &str, end: &str) -> Option<&'a str> {
 
 pub fn reply_to(last: &str) -> String {
     if last.contains("\"action\":\"register\"") {
-        let seat = between(last, "position ", " ")
-            .and_then(|p| {
-                p.trim_end_matches(|c: char| !c.is_ascii_digit())
-                    .parse::<usize>()
-                    .ok()
-            })
+        // "in seat 8 of": seats counted from 1.
+        let seat = between(last, "in seat ", " ")
+            .and_then(|p| p.parse::<usize>().ok())
+            .and_then(|n| n.checked_sub(1))
             .unwrap_or(0);
         let name = NAMES[seat % NAMES.len()];
         return format!(

@@ -319,7 +319,7 @@ fn the_simulators_lines_parse_like_the_real_clis() {
     let cwd = tempfile::tempdir().unwrap();
     let mut child = simulator(cwd.path(), &["-p", "--session-id", "sim-1"]);
     let letter = soulgrid::runtime::protocol::user_message(
-        "You sit at position 7. End with [ACTION] {\"action\":\"register\",\"name\":\"<name>\"}",
+        "You sit in seat 8 of a 3×3 grid. End with [ACTION] {\"action\":\"register\",\"name\":\"<name>\"}",
         "u-1",
     );
     writeln!(child.stdin.take().unwrap(), "{letter}").unwrap();

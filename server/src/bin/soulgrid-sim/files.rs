@@ -75,8 +75,9 @@ pub(crate) fn between<'a>(s: &'a str, start: &str, end: &str) -> Option<&'a str>
 }
 
 pub(crate) fn position(s: &str) -> Option<usize> {
-    let rest = &s[s.find("position ")? + "position ".len()..];
-    rest.chars().next()?.to_digit(10).map(|d| d as usize)
+    let rest = &s[s.find("in seat ")? + "in seat ".len()..];
+    let seat = rest.chars().next()?.to_digit(10)? as usize;
+    seat.checked_sub(1)
 }
 
 pub(crate) fn user_text(v: &Value) -> Option<String> {

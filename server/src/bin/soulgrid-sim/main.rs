@@ -6,7 +6,7 @@
 //! `result`, as the real CLI does. It is instant: a turn's lines go out together, in one write,
 //! as the real CLI's would if its model answered at once (what it wrote so far goes out before
 //! anything it waits for: its latency, the host's answer, an interrupt). What it says:
-//! - to a summon letter (asks for the `register` action; names the seat as `position N`): a soul,
+//! - to a summon letter (asks for the `register` action; names the seat as `in seat N`, 1-9): a soul,
 //!   then `[ACTION] {"action":"register","name":…}` with a name seeded by the seat;
 //! - to a wake prompt (`You are waking up.`): a greeting that quotes its soul's first line;
 //! - as the lead (system prompt names it the lead), to a message containing `status`:

@@ -42,8 +42,9 @@ impl Sim {
             // Blocks are separated by two blank lines: each becomes its own assistant line.
             return format!(
                 "I am {name}, and the name is mine because I chose it.\n\
-                 Position {seat} of the grid feels like a window seat.\n\n\n\
-                 [ACTION] {{\"action\":\"register\",\"name\":\"{name}\"}}"
+                 Seat {} of the grid feels like a window seat.\n\n\n\
+                 [ACTION] {{\"action\":\"register\",\"name\":\"{name}\"}}",
+                seat + 1
             );
         }
         if input.starts_with("You are waking up.") {
