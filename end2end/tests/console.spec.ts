@@ -434,3 +434,18 @@ test.describe('on a phone, the header', () => {
     await expect(page.getByRole('button', { name: 'More' })).toHaveAttribute('aria-expanded', 'true');
   });
 });
+
+test('every side panel wears one style: a card, its title one size', async ({ page }) => {
+  await openHydrated(page, server().url);
+  const panels = ['.new-quest', '.approvals', '.team-channel', '.projects', '.hall', '.budgets', '.jobs', '.watch-links'];
+  const looks = await page.evaluate((selectors) => selectors.map((s) => {
+    const el = document.querySelector(s) as HTMLElement | null;
+    if (!el) return `${s}: missing`;
+    const title = el.querySelector(':scope > h2, :scope > summary') as HTMLElement | null;
+    const css = getComputedStyle(el);
+    const t = title ? getComputedStyle(title) : null;
+    return [css.backgroundColor, css.borderRadius, css.paddingLeft, t?.fontSize, t?.fontWeight].join(' ');
+  }), panels);
+  const first = looks[0];
+  expect(looks, panels.join(' ')).toEqual(panels.map(() => first));
+});

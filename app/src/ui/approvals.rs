@@ -167,7 +167,7 @@ pub fn ApprovalQueue() -> impl IntoView {
         ev.prevent_default();
     };
     view! {
-        <section class="approvals" aria-labelledby="approvals-title">
+        <section class="panel approvals" aria-labelledby="approvals-title">
             <h2 id="approvals-title">
                 "Approvals "
                 <span class="count">{move || queue.with(Vec::len)}</span>

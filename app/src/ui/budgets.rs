@@ -78,7 +78,7 @@ pub fn TeamSpend() -> impl IntoView {
 pub fn Budgets() -> impl IntoView {
     let open = RwSignal::new(false);
     view! {
-        <super::lazy::LazyDetails class="budgets" open=open load=move || budgets_body(open)>
+        <super::lazy::LazyDetails class="panel budgets" open=open load=move || budgets_body(open)>
             "Budgets"
         </super::lazy::LazyDetails>
     }

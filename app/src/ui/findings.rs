@@ -276,7 +276,7 @@ pub fn Jobs() -> impl IntoView {
     let live = use_live();
     let count = Memo::new(move |_| live.docs.with(|d| job_views(d).len()));
     view! {
-        <super::lazy::LazyDetails class="jobs" load=jobs_body>
+        <super::lazy::LazyDetails class="panel jobs" load=jobs_body>
             {move || format!("Jobs ({})", count.get())}
         </super::lazy::LazyDetails>
     }

@@ -85,7 +85,7 @@ pub fn Hall() -> impl IntoView {
         })
     };
     view! {
-        <section class="hall" aria-label="The Hall">
+        <section class="panel hall" aria-label="The Hall">
             <h2>"The Hall"</h2>
             {list}
             <DropZone/>

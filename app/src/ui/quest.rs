@@ -184,7 +184,7 @@ fn Running(q: QuestDoc) -> impl IntoView {
 #[component]
 fn NewQuestForm() -> impl IntoView {
     view! {
-        <super::lazy::LazyDetails class="new-quest" load=new_quest_body>"New quest"</super::lazy::LazyDetails>
+        <super::lazy::LazyDetails class="panel new-quest" load=new_quest_body>"New quest"</super::lazy::LazyDetails>
     }
 }
 

@@ -40,7 +40,7 @@ pub fn TeamChannel(#[prop(optional)] read_only: bool) -> impl IntoView {
         live.docs.with(|d| channel(d, TEAM).len()) + live.older_of(std::slice::from_ref(&owner))
     });
     view! {
-        <super::lazy::LazyDetails class="team-channel" load=move || team_body(read_only)>
+        <super::lazy::LazyDetails class="panel team-channel" load=move || team_body(read_only)>
             "#team " <span class="count">{move || count.get().to_string()}</span>
         </super::lazy::LazyDetails>
     }

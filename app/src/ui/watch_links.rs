@@ -14,7 +14,7 @@ use crate::ui::when::When;
 pub fn WatchLinks() -> impl IntoView {
     let open = RwSignal::new(false);
     view! {
-        <super::lazy::LazyDetails class="watch-links" open=open load=move || watch_links_body(open)>
+        <super::lazy::LazyDetails class="panel watch-links" open=open load=move || watch_links_body(open)>
             "Watch links"
         </super::lazy::LazyDetails>
     }

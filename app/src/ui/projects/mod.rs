@@ -32,7 +32,7 @@ pub fn Projects() -> impl IntoView {
         })
     });
     view! {
-        <section class="projects" aria-label="Projects">
+        <section class="panel projects" aria-label="Projects">
             <h2>"Projects"</h2>
             <For each=move || linked.get() key=|id| id.clone() let:id>
                 <ProjectCard id=id/>
