@@ -26,6 +26,15 @@ tier() {
 
 step "setup" "$ROOT/scripts/setup.sh" --test
 
+# The page as a newcomer builds it (`cargo leptos build`, no `--split`; `watch` builds the
+# same): its wasm in a target directory of its own (other flags: sharing one would rebuild
+# every crate each time), its site kept apart for plain-build.spec.ts. The site directory is
+# the workspace's whatever the target directory is, so the split build below comes second.
+plain_build() {
+  CARGO_TARGET_DIR="$(target_dir)/plain" cargo leptos build --frontend-only \
+    && rm -rf "$ROOT/target/site-plain" && cp -r "$ROOT/$(site_root)" "$ROOT/target/site-plain"
+}
+step "build the page as a newcomer types it (cargo leptos build --frontend-only)" plain_build
 # `--split`: the agent page's code is its own part of the wasm, fetched when first shown.
 step "build (cargo leptos build --split)" cargo leptos build --split
 # The simulated Claude CLI the server runs by default, and the fake Messages API the real-CLI
@@ -42,7 +51,8 @@ cargo_tests() {
 playwright() {
   local bin
   bin="$(target_dir)/debug/soulgrid"
-  (cd end2end && SOULGRID_BIN="$bin" LEPTOS_SITE_ROOT="$ROOT/$(site_root)" npx playwright test)
+  (cd end2end && SOULGRID_BIN="$bin" LEPTOS_SITE_ROOT="$ROOT/$(site_root)" \
+    SOULGRID_PLAIN_SITE="$ROOT/target/site-plain" npx playwright test)
 }
 
 # The real Claude Code CLI, pinned, installed once into a cache outside the checkout.

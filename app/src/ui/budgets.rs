@@ -84,7 +84,7 @@ pub fn Budgets() -> impl IntoView {
     }
 }
 
-#[cfg_attr(feature = "split", leptos::lazy)]
+#[cfg_attr(lazy_parts, leptos::lazy)]
 async fn budgets_body(open: RwSignal<bool>) -> AnyView {
     view! { <Body open=open/> }.into_any()
 }

@@ -82,7 +82,7 @@ pub fn AgentDetail(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
 
 /// The panel's body, in its own part of the wasm, fetched when a panel is first opened
 /// (`ui::lazy`).
-#[cfg_attr(feature = "split", leptos::lazy)]
+#[cfg_attr(lazy_parts, leptos::lazy)]
 async fn detail_body(
     d: Shape,
     detail: Memo<Option<AgentIdentity>>,

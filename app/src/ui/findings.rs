@@ -282,7 +282,7 @@ pub fn Jobs() -> impl IntoView {
     }
 }
 
-#[cfg_attr(feature = "split", leptos::lazy)]
+#[cfg_attr(lazy_parts, leptos::lazy)]
 async fn jobs_body() -> AnyView {
     view! { <JobsBody/> }.into_any()
 }

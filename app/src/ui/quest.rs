@@ -188,7 +188,7 @@ fn NewQuestForm() -> impl IntoView {
     }
 }
 
-#[cfg_attr(feature = "split", leptos::lazy)]
+#[cfg_attr(lazy_parts, leptos::lazy)]
 async fn new_quest_body() -> AnyView {
     view! { <NewQuestBody/> }.into_any()
 }

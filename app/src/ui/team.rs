@@ -46,7 +46,7 @@ pub fn TeamChannel(#[prop(optional)] read_only: bool) -> impl IntoView {
     }
 }
 
-#[cfg_attr(feature = "split", leptos::lazy)]
+#[cfg_attr(lazy_parts, leptos::lazy)]
 async fn team_body(read_only: bool) -> AnyView {
     view! { <Lines read_only=read_only/> }.into_any()
 }

@@ -20,7 +20,7 @@ pub fn WatchLinks() -> impl IntoView {
     }
 }
 
-#[cfg_attr(feature = "split", leptos::lazy)]
+#[cfg_attr(lazy_parts, leptos::lazy)]
 async fn watch_links_body(open: RwSignal<bool>) -> AnyView {
     view! { <Body open=open/> }.into_any()
 }

@@ -49,7 +49,7 @@ pub fn AgentPage() -> impl IntoView {
 }
 
 /// The page, in its own part of the wasm.
-#[cfg_attr(feature = "split", leptos::lazy)]
+#[cfg_attr(lazy_parts, leptos::lazy)]
 async fn agent_page() -> AnyView {
     view! { <Page/> }.into_any()
 }

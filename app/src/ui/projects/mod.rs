@@ -51,7 +51,7 @@ fn LinkForm() -> impl IntoView {
     }
 }
 
-#[cfg_attr(feature = "split", leptos::lazy)]
+#[cfg_attr(lazy_parts, leptos::lazy)]
 async fn link_form() -> AnyView {
     view! { <LinkFormBody/> }.into_any()
 }
@@ -353,7 +353,7 @@ fn BranchRow(project: String, identity: String) -> impl IntoView {
 /// An agent's diff, in its own part of the wasm, fetched when a diff is first opened (as the
 /// agent page's is: `ui::agent_page`). Never drawn by the server (closed until clicked), so it is
 /// built in the browser, never hydrated.
-#[cfg_attr(feature = "split", leptos::lazy)]
+#[cfg_attr(lazy_parts, leptos::lazy)]
 async fn diff_view(project: String, identity: String) -> AnyView {
     view! { <diff::Diff project=project identity=identity/> }.into_any()
 }
