@@ -110,6 +110,15 @@ python_websockets() {
   python3 -m venv "$dir" && "$dir/bin/pip" install -q "websockets==$WEBSOCKETS_VERSION"
 }
 
+# In a git checkout, its commit messages are checked (scripts/git-hooks/commit-msg).
+git_hooks() {
+  if [ -d "$ROOT/.git" ] || git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1; then
+    git -C "$ROOT" config core.hooksPath scripts/git-hooks
+    echo "commit messages are checked (core.hooksPath = scripts/git-hooks)"
+  fi
+}
+
+step "git hooks (commit subjects of at most 72 characters)" git_hooks
 step "rust target wasm32-unknown-unknown" wasm_target
 step "cargo-leptos" cargo_leptos
 step "wasm-bindgen-cli" wasm_bindgen_cli
