@@ -17,6 +17,10 @@ use crate::ui::thread::Thread;
 
 /// The console once the snapshot is there: the live replica feeds every component.
 #[component]
+#[expect(
+    clippy::too_many_lines,
+    reason = "longer than 80 lines: to be split (issue 54)"
+)]
 pub(crate) fn Console(snapshot: Snapshot) -> impl IntoView {
     let past = snapshot.at;
     // A spectator's page (a watch link) is live and, like the past, acts on nothing.

@@ -41,6 +41,10 @@ fn face_of(docs: &Docs, f: &FindingDoc) -> (String, String, String) {
 }
 
 #[component]
+#[expect(
+    clippy::too_many_lines,
+    reason = "longer than 80 lines: to be split (issue 54)"
+)]
 pub fn Board() -> impl IntoView {
     let live = use_live();
     let shown = expect_context::<ShownQuest>();

@@ -168,6 +168,10 @@ async fn summon_and_wake_fill_only_the_seats_they_name() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[expect(
+    clippy::too_many_lines,
+    reason = "longer than 80 lines: to be split (issue 54)"
+)]
 async fn a_fork_put_to_sleep_wakes_with_what_it_inherited() {
     let (dir, state, router) = common::team().await;
     call(

@@ -10,6 +10,10 @@ use common::{call, get, post_json, wait_for};
 use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[expect(
+    clippy::too_many_lines,
+    reason = "longer than 80 lines: to be split (issue 54)"
+)]
 async fn a_budget_reached_holds_the_agents_mail_until_the_human_raises_it() {
     let (dir, state, router) = common::team().await;
     let id = state

@@ -49,6 +49,10 @@ async fn proxied(url: &str) -> (Proxy, String) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[expect(
+    clippy::too_many_lines,
+    reason = "longer than 80 lines: to be split (issue 54)"
+)]
 async fn both_servers_answer_503_while_the_database_is_gone_and_lead_again_when_it_is_back() {
     let on = On::postgres();
     let On::Postgres(url) = &on else {

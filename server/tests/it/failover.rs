@@ -93,6 +93,10 @@ async fn two_servers(
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[expect(
+    clippy::too_many_lines,
+    reason = "longer than 80 lines: to be split (issue 54)"
+)]
 async fn the_leader_killed_under_load_is_replaced_and_nothing_acknowledged_is_lost() {
     const TOTAL: usize = 1_000;
     const WORKERS: usize = 16;

@@ -12,6 +12,10 @@ use common::{call, get, post_json, wait_for};
 use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[expect(
+    clippy::too_many_lines,
+    reason = "longer than 80 lines: to be split (issue 54)"
+)]
 async fn a_retired_agent_waits_in_the_hall_and_is_recalled_into_another_seat() {
     let (_dir, state, router) = common::team().await;
     // Wren talks, then is retired.

@@ -19,6 +19,10 @@ fn median(mut v: Vec<Duration>) -> Duration {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[expect(
+    clippy::too_many_lines,
+    reason = "longer than 80 lines: to be split (issue 54)"
+)]
 async fn twenty_thousand_messages_keep_the_inbox_and_the_delivery_time_bounded() {
     let (dir, state, _router) = common::team().await;
     let name = state

@@ -128,6 +128,10 @@ async fn started_sessions(state: &soulgrid::state::AppState, seat: u8) -> Vec<St
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[expect(
+    clippy::too_many_lines,
+    reason = "longer than 80 lines: to be split (issue 54)"
+)]
 async fn after_a_restart_agents_wake_fresh_and_the_lead_resumes_its_session() {
     let (dir, state, router) = common::team().await;
     call(

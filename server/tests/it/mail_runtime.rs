@@ -30,6 +30,10 @@ pub(crate) async fn read_eventually(
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[expect(
+    clippy::too_many_lines,
+    reason = "longer than 80 lines: to be split (issue 54)"
+)]
 async fn mail_flows_through_inboxes_both_ways() {
     let (_dir, state, router) = common::team().await;
     let boxes = state.runtime.mailboxes().clone();

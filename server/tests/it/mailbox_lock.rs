@@ -102,6 +102,10 @@ fn run_python_writer(script: &Path, inbox: &Path, who: &str) -> usize {
 }
 
 #[test]
+#[expect(
+    clippy::too_many_lines,
+    reason = "longer than 80 lines: to be split (issue 54)"
+)]
 fn writers_a_reader_and_killed_writers_of_another_program_lose_and_duplicate_nothing() {
     // The protocol, not the disk, is under test: on tmpfs where there is one (each message is
     // a dozen file operations; on this project's disk that is 2.4 ms a message).

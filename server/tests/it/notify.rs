@@ -58,6 +58,10 @@ fn has(got: &Got, what: &str) -> Option<Value> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[expect(
+    clippy::too_many_lines,
+    reason = "longer than 80 lines: to be split (issue 54)"
+)]
 async fn what_matters_is_posted_to_every_url_and_a_bad_one_holds_up_nothing() {
     let (good, got) = receiver(false, false).await;
     let (flaky, flaky_got) = receiver(true, false).await;

@@ -42,6 +42,10 @@ fn over(d: &app::domain::docs::Docs, id: &str) -> bool {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[expect(
+    clippy::too_many_lines,
+    reason = "longer than 80 lines: to be split (issue 54)"
+)]
 async fn a_quest_runs_from_the_problem_to_the_report() {
     let (_dir, state, router) = common::team().await;
     // An empty seat for the reinforcement the lead summons after the first stage.

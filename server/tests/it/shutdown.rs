@@ -58,6 +58,10 @@ async fn stream_says_closing(port: u16, open: tokio::sync::oneshot::Sender<()>) 
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[expect(
+    clippy::too_many_lines,
+    reason = "longer than 80 lines: to be split (issue 54)"
+)]
 async fn a_sigterm_refuses_new_work_denies_waiting_approvals_and_exits_quickly() {
     let dir = tempfile::tempdir().unwrap();
     let sim = env!("CARGO_BIN_EXE_soulgrid-sim");

@@ -10,6 +10,10 @@ use common::{call, get, post_json, wait_for};
 use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[expect(
+    clippy::too_many_lines,
+    reason = "longer than 80 lines: to be split (issue 54)"
+)]
 async fn a_soul_bundle_brings_an_agent_into_another_teams_hall_once() {
     let (_a, state, router) = lived().await;
     let id = state

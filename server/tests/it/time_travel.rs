@@ -11,6 +11,10 @@ use common::{call, get, post_json, wait_for};
 use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[expect(
+    clippy::too_many_lines,
+    reason = "longer than 80 lines: to be split (issue 54)"
+)]
 async fn the_past_is_the_reducer_over_a_prefix_of_the_log() {
     let (_dir, state, router) = common::team().await;
     for i in 0..30 {

@@ -38,6 +38,10 @@ fn said(d: &Docs, seat: Seat) -> Vec<String> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[expect(
+    clippy::too_many_lines,
+    reason = "longer than 80 lines: to be split (issue 54)"
+)]
 async fn a_tool_call_is_answered_with_what_the_runtime_did() {
     let (_dir, state, router) = common::team().await;
     let kael = state

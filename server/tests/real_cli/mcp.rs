@@ -18,6 +18,10 @@ fn lead_said(d: &Docs, words: &str) -> bool {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[expect(
+    clippy::too_many_lines,
+    reason = "longer than 80 lines: to be split (issue 54)"
+)]
 async fn the_real_cli_calls_soulgrid_tools_and_has_no_side_door() {
     let Some(cli) = common::real_cli::setup().await else {
         return;

@@ -12,6 +12,10 @@ use common::{all_agents, boot_with, call, fake_model, post_json, wait_for_secs};
 use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[expect(
+    clippy::too_many_lines,
+    reason = "longer than 80 lines: to be split (issue 54)"
+)]
 async fn the_real_cli_summons_talks_sleeps_and_wakes() {
     let Some(cli) = common::real_cli::setup().await else {
         return;

@@ -68,6 +68,10 @@ async fn result_where(
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[expect(
+    clippy::too_many_lines,
+    reason = "longer than 80 lines: to be split (issue 54)"
+)]
 async fn a_sessions_sendmessage_does_not_reach_an_agent() {
     let Some(cli) = common::real_cli::setup().await else {
         return;

@@ -18,6 +18,10 @@ fn lead_said(d: &Docs, words: &str) -> usize {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[expect(
+    clippy::too_many_lines,
+    reason = "longer than 80 lines: to be split (issue 54)"
+)]
 async fn the_real_cli_writes_and_commits_in_its_worktree_and_nowhere_else() {
     let Some(cli) = common::real_cli::setup().await else {
         return;

@@ -11,6 +11,10 @@ use super::ledger;
 use super::seat::mark_alive;
 use super::writes::Writes;
 
+#[expect(
+    clippy::too_many_lines,
+    reason = "longer than 80 lines: to be split (issue 54)"
+)]
 pub(super) fn apply(w: &mut Writes, event: &Event) {
     let EventKind::AgentProcess {
         seat,

@@ -11,6 +11,10 @@ impl Sim {
     /// newcomer, Nova, to the last stage), moves on after each review (summoning a critic after
     /// the first with `SIM_REINFORCE`) and reports after the last. An agent given a stage posts
     /// one finding and says it is done (`SIM_SILENT` in the problem: it says nothing).
+    #[expect(
+        clippy::too_many_lines,
+        reason = "longer than 80 lines: to be split (issue 54)"
+    )]
     pub(crate) fn quest_reply(&mut self, input: &str) -> Option<String> {
         if self.lead && input.starts_with("[QUEST BRIEF]") {
             let problem = between(input, "<problem>\n", "\n</problem>")

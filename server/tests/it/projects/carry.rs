@@ -32,6 +32,10 @@ fn waiting(data: &Path) -> usize {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[expect(
+    clippy::too_many_lines,
+    reason = "longer than 80 lines: to be split (issue 54)"
+)]
 async fn a_soul_brings_its_unmerged_branch_into_a_project_of_the_same_name() {
     let root = tempfile::tempdir().unwrap();
     let web = repo(root.path(), "web");

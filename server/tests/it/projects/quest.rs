@@ -14,6 +14,10 @@ async fn start(router: &axum::Router, body: serde_json::Value) -> Reply {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[expect(
+    clippy::too_many_lines,
+    reason = "longer than 80 lines: to be split (issue 54)"
+)]
 async fn a_quest_on_a_project_reads_it_in_worktrees_and_its_findings_name_lines() {
     let root = tempfile::tempdir().unwrap();
     let path = repo(root.path(), "web");

@@ -9,6 +9,10 @@ use super::*;
 use crate::tool_calls::ask;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[expect(
+    clippy::too_many_lines,
+    reason = "longer than 80 lines: to be split (issue 54)"
+)]
 async fn the_lead_puts_to_work_and_agents_ask_for_review_and_claim_files() {
     let root = tempfile::tempdir().unwrap();
     let web = repo(root.path(), "web");

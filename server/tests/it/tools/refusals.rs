@@ -6,6 +6,10 @@ use soulgrid::runtime::turn::{LeadRequest, Output};
 use super::{answered, call, errors, lead, lyra, mcp, team};
 
 #[test]
+#[expect(
+    clippy::too_many_lines,
+    reason = "longer than 80 lines: to be split (issue 54)"
+)]
 fn the_leads_tools_are_the_leads() {
     let docs = team();
     let out = lyra().on_line(&call("summon", json!({})), &docs);
@@ -100,6 +104,10 @@ fn the_leads_tools_are_the_leads() {
 }
 
 #[test]
+#[expect(
+    clippy::too_many_lines,
+    reason = "longer than 80 lines: to be split (issue 54)"
+)]
 fn bad_input_gets_a_sentence_is_recorded_once_and_changes_nothing_else() {
     let docs = team();
     let is_error_with = |out: &Output, said: &str| {

@@ -17,6 +17,10 @@ fn seats() -> impl Strategy<Value = Vec<Seat>> {
     prop::collection::vec(seat(), 0..5)
 }
 
+#[expect(
+    clippy::too_many_lines,
+    reason = "longer than 80 lines: to be split (issue 54)"
+)]
 fn kind() -> impl Strategy<Value = EventKind> {
     let name = prop::sample::select(vec!["Lyra", "Kael", "Wren", "lyra", " "]);
     let soul = prop::option::of(prop::sample::select(vec!["s1", "s2", "s3"]));

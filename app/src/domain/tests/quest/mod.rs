@@ -199,6 +199,10 @@ fn the_quest_machine_moves_only_as_designed() {
 }
 
 #[test]
+#[expect(
+    clippy::too_many_lines,
+    reason = "longer than 80 lines: to be split (issue 54)"
+)]
 fn a_quest_runs_from_its_plan_to_its_report() {
     use QuestStatus::*;
     let mut docs = planned();
