@@ -3,18 +3,34 @@
 //! retired identity again, asleep, in an empty seat. Nothing is deleted: the Hall document keeps
 //! the identity, and its messages and souls are marked as its own before the seat is given up.
 
+use super::super::docs::AgentIdentity;
 use super::super::docs::{
     hall_id, identity, identity_id, messages, Doc, Docs, MessageDoc, SoulDoc, TYPE_SOUL,
 };
-use super::super::events::Event;
+use super::super::events::{Event, EventKind};
 use super::super::palette::{fork_tint, fork_tint_name};
 use super::super::status::AgentStatus;
 use super::super::{Seat, LEAD_SEAT, SEATS};
 use super::writes::Writes;
-use super::AgentIdentity;
 
 /// Retires the identity in `seat` (not the lead's; an empty seat is left as it is).
-pub(super) fn retire(w: &mut Writes, event: &Event, seat: Seat, reason: &Option<String>) {
+/// A retirement, a recall, a fork or a soul brought in.
+pub(super) fn apply(w: &mut Writes, event: &Event) {
+    match &event.kind {
+        EventKind::AgentKilled { seat, reason } => retire(w, event, *seat, reason),
+        EventKind::AgentRecalled { identity_id, seat } => recall(w, event, identity_id, *seat),
+        EventKind::AgentForked {
+            seat,
+            uuid,
+            parent_id,
+            fork_message_id,
+        } => fork(w, event, *seat, uuid, parent_id, fork_message_id),
+        EventKind::AgentImported(agent) => import(w, event, agent),
+        _ => {}
+    }
+}
+
+fn retire(w: &mut Writes, event: &Event, seat: Seat, reason: &Option<String>) {
     if seat == LEAD_SEAT || seat >= SEATS {
         return;
     }
@@ -74,7 +90,7 @@ pub(super) fn retire(w: &mut Writes, event: &Event, seat: Seat, reason: &Option<
 
 /// Seats the retired identity `id` in the empty `seat`, asleep; a name taken meanwhile (any
 /// case) by someone seated, an occupied seat or an identity not in the Hall change nothing.
-pub(super) fn recall(w: &mut Writes, event: &Event, id: &str, seat: Seat) {
+fn recall(w: &mut Writes, event: &Event, id: &str, seat: Seat) {
     if seat == LEAD_SEAT || seat >= SEATS {
         return;
     }
@@ -112,7 +128,7 @@ pub(super) fn recall(w: &mut Writes, event: &Event, id: &str, seat: Seat) {
 }
 
 /// A child forked from `parent_id` hatches in the empty `seat` (not the lead's).
-pub(super) fn fork(
+fn fork(
     w: &mut Writes,
     event: &Event,
     seat: Seat,
@@ -159,7 +175,7 @@ fn unowned_souls(docs: &Docs, seat: Seat) -> Vec<&SoulDoc> {
 
 /// An identity from another team enters the Hall with everything it was; one whose id is here
 /// already (seated or in the Hall) is not brought twice.
-pub(super) fn import(w: &mut Writes, event: &Event, a: &super::super::imported::ImportedAgent) {
+fn import(w: &mut Writes, event: &Event, a: &super::super::imported::ImportedAgent) {
     use super::super::docs::{
         claude_session_doc_id, identity_by_id, identity_soul_id, knowledge_doc_id, ledger_id,
         work_commit_id,

@@ -5,7 +5,7 @@ use super::super::docs::{
     hall_id, identities, knowledge_doc_id, work_commit_id, AgentIdentity, Author, Doc,
     KnowledgeDoc, KnowledgeFiles, WorkCommitDoc,
 };
-use super::super::events::Event;
+use super::super::events::{Event, EventKind};
 use super::super::knowledge::{changed, knowledge_at, within_limits};
 use super::super::Seat;
 use super::writes::Writes;
@@ -19,6 +19,51 @@ fn find(w: &Writes, id: &str) -> Option<AgentIdentity> {
         .or_else(|| w.docs.get(&hall_id(id)).and_then(Doc::as_hall).cloned())
 }
 
+/// A vault saved, or a work-state commit.
+pub(super) fn apply(w: &mut Writes, event: &Event) {
+    match &event.kind {
+        EventKind::VaultSaved {
+            identity_id,
+            author,
+            author_name,
+            reason,
+            files,
+        } => vault_saved(
+            w,
+            event,
+            Saved {
+                identity_id,
+                author: *author,
+                author_name,
+                reason,
+                files,
+            },
+        ),
+        EventKind::WorkCommitted {
+            seat,
+            identity_id,
+            sha,
+            state,
+            summary,
+            files,
+            by_agent,
+        } => work_committed(
+            w,
+            event,
+            Committed {
+                seat: *seat,
+                identity_id,
+                sha,
+                state,
+                summary,
+                files,
+                by_agent: *by_agent,
+            },
+        ),
+        _ => {}
+    }
+}
+
 pub(super) struct Saved<'a> {
     pub identity_id: &'a str,
     pub author: Author,
@@ -27,7 +72,7 @@ pub(super) struct Saved<'a> {
     pub files: &'a KnowledgeFiles,
 }
 
-pub(super) fn vault_saved(w: &mut Writes, event: &Event, s: Saved<'_>) {
+fn vault_saved(w: &mut Writes, event: &Event, s: Saved<'_>) {
     let Some(mut who) = find(w, s.identity_id) else {
         return;
     };
@@ -69,7 +114,7 @@ pub(super) struct Committed<'a> {
     pub by_agent: bool,
 }
 
-pub(super) fn work_committed(w: &mut Writes, event: &Event, c: Committed<'_>) {
+fn work_committed(w: &mut Writes, event: &Event, c: Committed<'_>) {
     let id = work_commit_id(c.sha);
     // A commit is what it was when it was first recorded.
     if c.sha.is_empty() || w.docs.contains_key(&id) {

@@ -1,38 +1,16 @@
 //! A seat's identity taking shape: the lead's seat at a session's start, a newborn registering
 //! its name and soul (never a name someone seated has), and a soul rewritten as a new version.
 
+use super::super::docs::Problem;
 use super::super::docs::{
     identities, identity, identity_soul_id, soul_id, AgentIdentity, Doc, Docs, SoulDoc,
 };
-use super::super::events::Event;
+use super::super::events::{Event, EventKind};
 use super::super::status::AgentStatus;
-use super::super::{Seat, LEAD_SEAT, SEATS};
+use super::super::status::LeadBelief;
+use super::super::work_cycle::{self, WorkState};
+use super::super::{agent_seats, Seat, SEATS};
 use super::writes::Writes;
-
-pub(super) fn session_start(w: &mut Writes, event: &Event, lead_name: &Option<String>) {
-    let Some(lead_name) = lead_name else { return };
-    match identity(w.docs, LEAD_SEAT) {
-        Some(d) if d.name.as_deref() == Some(lead_name.as_str()) => {}
-        Some(_) => w.update(LEAD_SEAT, |d| d.name = Some(lead_name.clone())),
-        None => {
-            // The lead sleeps until its process runs: liveness comes from the process.
-            let mut d = AgentIdentity::new(LEAD_SEAT, AgentStatus::Sleeping);
-            d.name = Some(lead_name.clone());
-            d.created_at = Some(event.ts);
-            w.put_identity(d);
-        }
-    }
-}
-
-/// The fields of an `agent_registered` event.
-pub(super) struct Registration<'a> {
-    pub seat: Seat,
-    pub name: &'a str,
-    pub color_name: &'a Option<String>,
-    pub soul: &'a Option<String>,
-    pub claude_session_id: &'a Option<String>,
-    pub inbox: &'a Option<String>,
-}
 
 /// Whether another seated identity than `seat`'s has `name` (any case) or `inbox` already.
 /// The runtime checks names fully (Unicode-folded) before it records a registration; this is
@@ -47,15 +25,20 @@ fn name_taken(docs: &Docs, seat: Seat, name: &str, inbox: Option<&str>) -> bool 
         })
 }
 
-pub(super) fn register(w: &mut Writes, event: &Event, r: Registration<'_>) {
-    let Registration {
+/// `agent_registered`: a newborn's name and soul (the first version), alive.
+pub(super) fn registered(w: &mut Writes, event: &Event) {
+    let EventKind::AgentRegistered {
         seat,
         name,
         color_name,
         soul,
         claude_session_id,
         inbox,
-    } = r;
+    } = &event.kind
+    else {
+        return;
+    };
+    let seat = *seat;
     if seat >= SEATS || name.trim().is_empty() {
         return;
     }
@@ -120,4 +103,77 @@ pub(super) fn mark_alive(d: &mut AgentIdentity, event: &Event) {
     d.set_status(AgentStatus::Alive);
     d.last_alive_at = Some(event.ts);
     d.last_session_id = Some(event.session_id.clone());
+}
+
+/// `agent_status`: the lead's belief, recorded for each named agent, never applied (DESIGN §1).
+pub(super) fn lead_belief(w: &mut Writes, event: &Event, seats: &[Seat]) {
+    for seat in agent_seats() {
+        let alive = seats.contains(&seat);
+        w.update(seat, |d| {
+            if d.has_name() && d.status() != AgentStatus::Expired {
+                d.lead_belief = Some(LeadBelief {
+                    alive,
+                    at: event.ts,
+                });
+            }
+        });
+    }
+}
+
+/// `work_state`: a valid transition of the agent's work cycle (replaying the same report is a
+/// no-op, not an invalid `x -> x`).
+pub(super) fn work_state(w: &mut Writes, seat: Seat, state: WorkState) {
+    w.update(seat, |d| {
+        if d.work_state != Some(state) {
+            if let Ok(next) = work_cycle::transition(d.work_state, state) {
+                d.work_state = Some(next);
+            }
+        }
+    });
+}
+
+/// A marker refused or a runtime error on a seat: its last problem (none without a seat).
+pub(super) fn problem(w: &mut Writes, event: &Event) {
+    let (seat, problem) = match &event.kind {
+        EventKind::MarkerError {
+            seat: Some(seat),
+            line,
+            error,
+        } => {
+            let who = w
+                .current(*seat)
+                .and_then(|d| d.name)
+                .unwrap_or_else(|| "The agent".into());
+            let problem = Problem {
+                message: super::super::words::refused(&who, error),
+                at: event.ts,
+                detail: Some(format!("{line:.200}: {error}")),
+            };
+            (*seat, problem)
+        }
+        EventKind::RuntimeError {
+            seat: Some(seat),
+            message,
+        } => {
+            let problem = Problem {
+                message: message.clone(),
+                at: event.ts,
+                detail: None,
+            };
+            (*seat, problem)
+        }
+        _ => return,
+    };
+    w.update(seat, |d| d.last_problem = Some(problem));
+}
+
+/// `soul_revised`: a seated, named agent's new soul.
+pub(super) fn soul_revised(w: &mut Writes, event: &Event, seat: Seat, text: &str) {
+    if let Some(mut d) = w
+        .current(seat)
+        .filter(|d| d.status().is_visible() && d.has_name())
+    {
+        write_soul(w, event, &mut d, text);
+        w.put_identity(d);
+    }
 }
