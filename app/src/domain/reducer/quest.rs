@@ -26,11 +26,24 @@ fn update(w: &mut Writes, id: &str, f: impl FnOnce(&mut QuestDoc)) {
     }
 }
 
-#[expect(
-    clippy::too_many_lines,
-    reason = "longer than 80 lines: to be split (issue 54)"
-)]
 pub(super) fn apply(w: &mut Writes, event: &Event) {
+    match &event.kind {
+        EventKind::QuestStarted { .. } | EventKind::QuestPlanned { .. } => started(w, event),
+        EventKind::QuestMoved { .. }
+        | EventKind::StageJoined { .. }
+        | EventKind::StageAgentDone { .. }
+        | EventKind::StageEnded { .. } => stages(w, event),
+        EventKind::FindingPosted { .. } | EventKind::FindingMarked { .. } => findings(w, event),
+        EventKind::ArtifactWritten { .. } => artifacts(w, event),
+        EventKind::JobPosted { .. } | EventKind::JobClaimed { .. } | EventKind::JobDone { .. } => {
+            jobs(w, event)
+        }
+        _ => {}
+    }
+}
+
+/// A quest started, and its plan.
+fn started(w: &mut Writes, event: &Event) {
     let ts = event.ts;
     match &event.kind {
         EventKind::QuestStarted {
@@ -77,6 +90,14 @@ pub(super) fn apply(w: &mut Writes, event: &Event) {
                     .collect();
             }
         }),
+        _ => {}
+    }
+}
+
+/// A quest's stages: moved, joined, an agent done, ended.
+fn stages(w: &mut Writes, event: &Event) {
+    let ts = event.ts;
+    match &event.kind {
         EventKind::QuestMoved {
             quest_id,
             status,
@@ -85,28 +106,8 @@ pub(super) fn apply(w: &mut Writes, event: &Event) {
         } => {
             let has_report = report_of(w.docs, quest_id).is_some();
             update(w, quest_id, |q| {
-                if can_move(q, *status, *stage, has_report).is_err() {
-                    return;
-                }
-                q.status = *status;
-                match status {
-                    QuestStatus::Stage => {
-                        let i = stage.unwrap_or_default();
-                        q.stage = Some(i);
-                        if let Some(s) = q.stages.get_mut(i as usize) {
-                            s.started_at = Some(ts);
-                            s.progress_at = Some(ts);
-                        }
-                    }
-                    QuestStatus::Done | QuestStatus::Abandoned => {
-                        q.ended_at = Some(ts);
-                        q.end_reason = reason.clone();
-                        for s in q.stages.iter_mut().filter(|s| s.is_running()) {
-                            s.ended_at = Some(ts);
-                            s.end_reason = Some("the quest ended".into());
-                        }
-                    }
-                    _ => {}
+                if can_move(q, *status, *stage, has_report).is_ok() {
+                    moved(q, *status, *stage, reason, ts);
                 }
             })
         }
@@ -158,6 +159,44 @@ pub(super) fn apply(w: &mut Writes, event: &Event) {
                 s.end_reason = Some(reason.clone());
             }
         }),
+        _ => {}
+    }
+}
+
+/// `q` moved to `status` (a stage begun, or the quest ended and its running stage with it).
+fn moved(
+    q: &mut QuestDoc,
+    status: QuestStatus,
+    stage: Option<u32>,
+    reason: &Option<String>,
+    ts: super::super::Millis,
+) {
+    q.status = status;
+    match status {
+        QuestStatus::Stage => {
+            let i = stage.unwrap_or_default();
+            q.stage = Some(i);
+            if let Some(s) = q.stages.get_mut(i as usize) {
+                s.started_at = Some(ts);
+                s.progress_at = Some(ts);
+            }
+        }
+        QuestStatus::Done | QuestStatus::Abandoned => {
+            q.ended_at = Some(ts);
+            q.end_reason = reason.clone();
+            for s in q.stages.iter_mut().filter(|s| s.is_running()) {
+                s.ended_at = Some(ts);
+                s.end_reason = Some("the quest ended".into());
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A finding posted or marked.
+fn findings(w: &mut Writes, event: &Event) {
+    let ts = event.ts;
+    match &event.kind {
         EventKind::FindingPosted {
             quest_id,
             finding_id,
@@ -208,71 +247,92 @@ pub(super) fn apply(w: &mut Writes, event: &Event) {
                 }
             });
         }
-        EventKind::FindingMarked {
-            quest_id,
-            finding_id,
-            pinned,
-            struck,
-            comment,
-        } => {
-            let id = finding_doc_id(quest_id, finding_id);
-            let Some(mut f) = w.docs.get(&id).and_then(Doc::as_finding).cloned() else {
-                return;
-            };
-            if let Some(p) = pinned {
-                f.pinned = *p;
-            }
-            if let Some(s) = struck {
-                f.struck = *s;
-            }
-            let new = comment.as_ref().filter(|c| !c.trim().is_empty());
-            if let Some(text) = new.filter(|_| !f.comments.iter().any(|c| c.event_id == event.id)) {
-                f.comments.push(Comment {
-                    text: text.clone(),
-                    at: ts,
-                    event_id: event.id,
-                });
-            }
-            w.put(id, Doc::Finding(Box::new(f)));
-        }
-        EventKind::ArtifactWritten {
-            quest_id,
-            name,
-            kind,
-            stage,
-            title,
-            text,
-        } => {
-            if quest(w.docs, quest_id).is_none() {
-                return;
-            }
-            let latest = artifacts_of(w.docs, quest_id)
-                .into_iter()
-                .filter(|a| a.name == *name)
-                .max_by_key(|a| a.version);
-            // A new version only when something changed: a replay writes nothing.
-            if latest.is_some_and(|a| a.text == *text && a.title == *title) {
-                return;
-            }
-            let version = latest.map_or(1, |a| a.version + 1);
-            let id = artifact_doc_id(quest_id, name, version);
-            w.put(
-                id.clone(),
-                Doc::Artifact(ArtifactDoc {
-                    id,
-                    quest_id: quest_id.clone(),
-                    name: name.clone(),
-                    kind: *kind,
-                    stage: *stage,
-                    title: title.clone(),
-                    version,
-                    text: text.clone(),
-                    created_at: ts,
-                    event_id: event.id,
-                    extra: Default::default(),
-                }),
-            );
-        }
+        EventKind::FindingMarked { .. } => marked(w, event),
+        _ => {}
+    }
+}
+
+/// `finding_marked`: pinned, struck or commented (a comment once per event).
+fn marked(w: &mut Writes, event: &Event) {
+    let EventKind::FindingMarked {
+        quest_id,
+        finding_id,
+        pinned,
+        struck,
+        comment,
+    } = &event.kind
+    else {
+        return;
+    };
+    let ts = event.ts;
+    let id = finding_doc_id(quest_id, finding_id);
+    let Some(mut f) = w.docs.get(&id).and_then(Doc::as_finding).cloned() else {
+        return;
+    };
+    if let Some(p) = pinned {
+        f.pinned = *p;
+    }
+    if let Some(s) = struck {
+        f.struck = *s;
+    }
+    let new = comment.as_ref().filter(|c| !c.trim().is_empty());
+    if let Some(text) = new.filter(|_| !f.comments.iter().any(|c| c.event_id == event.id)) {
+        f.comments.push(Comment {
+            text: text.clone(),
+            at: ts,
+            event_id: event.id,
+        });
+    }
+    w.put(id, Doc::Finding(Box::new(f)));
+}
+
+/// An artifact written: a new version only when something changed (a replay writes nothing).
+fn artifacts(w: &mut Writes, event: &Event) {
+    let EventKind::ArtifactWritten {
+        quest_id,
+        name,
+        kind,
+        stage,
+        title,
+        text,
+    } = &event.kind
+    else {
+        return;
+    };
+    if quest(w.docs, quest_id).is_none() {
+        return;
+    }
+    let latest = artifacts_of(w.docs, quest_id)
+        .into_iter()
+        .filter(|a| a.name == *name)
+        .max_by_key(|a| a.version);
+    if latest.is_some_and(|a| a.text == *text && a.title == *title) {
+        return;
+    }
+    let version = latest.map_or(1, |a| a.version + 1);
+    let id = artifact_doc_id(quest_id, name, version);
+    w.put(
+        id.clone(),
+        Doc::Artifact(ArtifactDoc {
+            id,
+            quest_id: quest_id.clone(),
+            name: name.clone(),
+            kind: *kind,
+            stage: *stage,
+            title: title.clone(),
+            version,
+            text: text.clone(),
+            created_at: event.ts,
+            event_id: event.id,
+            extra: Default::default(),
+        }),
+    );
+}
+
+/// A job posted, claimed or done.
+fn jobs(w: &mut Writes, event: &Event) {
+    let ts = event.ts;
+    match &event.kind {
         EventKind::JobPosted {
             job_id,
             title,
