@@ -21,6 +21,7 @@ pub mod session;
 pub mod spectators;
 pub mod state;
 pub mod store;
+pub mod tasks;
 
 use std::sync::Arc;
 
@@ -172,7 +173,7 @@ pub async fn boot_as(
         shutdown.clone(),
         clock.clone(),
     );
-    forget_idle_history(&store, &shutdown);
+    forget_idle_history(&store, (&shutdown, runtime.tasks()));
     let state = AppState {
         leptos_options,
         store,
@@ -191,11 +192,14 @@ pub async fn boot_as(
         role,
     };
     // A rotated login ends the streams opened with it, even with no request to notice it.
-    state.security.watch_rotation(state.shutdown.clone());
+    let tasks = state.runtime.tasks();
+    state
+        .security
+        .watch_rotation((state.shutdown.clone(), tasks));
     // On every server of a team: a revoked watch link's streams end wherever they are open.
     state
         .spectators
-        .end_revoked(&state.store, state.shutdown.clone());
+        .end_revoked(&state.store, (state.shutdown.clone(), tasks));
     if state.role.is_follower() {
         // Nothing runs here: the leader runs the team.
         return Ok(state);
@@ -251,7 +255,7 @@ async fn start_runtime(config: &Config, state: &AppState, clock: Clock) {
         store.clone(),
         format!("http://{}", config.addr),
         config.team.clone(),
-        shutdown.clone(),
+        (shutdown.clone(), runtime.tasks()),
     );
     if let Some(every) = config.backup_every {
         portable::backup::keep_backing_up(
@@ -260,7 +264,7 @@ async fn start_runtime(config: &Config, state: &AppState, clock: Clock) {
             every,
             config.backup_keep,
             clock,
-            shutdown.clone(),
+            (shutdown.clone(), runtime.tasks()),
         );
     }
 }
@@ -282,18 +286,27 @@ pub async fn shut_down(state: &AppState) {
         Err(e) => tracing::error!(error = %e, "could not record the end of the session"),
     }
     state.shutdown.cancel();
+    // The watchers and what was carried on in the background end on the cancel: waited for,
+    // so that nothing of this server still runs once it has shut down.
+    state.runtime.tasks().end(BACKGROUND_GRACE).await;
     // Every agent stopped with the session: the server's cgroup for them goes.
     state.runtime.containment().close();
     state.data_dir_lock.release();
 }
 
+/// How long a shutdown waits for the background tasks after cancelling them.
+const BACKGROUND_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// Time travel's checkpoints are let go after this long without a look back.
 const HISTORY_IDLE: std::time::Duration = std::time::Duration::from_secs(600);
 
 /// Checks now and then whether time travel's checkpoints can go, until shutdown.
-fn forget_idle_history(store: &store::Store, shutdown: &tokio_util::sync::CancellationToken) {
+fn forget_idle_history(
+    store: &store::Store,
+    (shutdown, tasks): (&tokio_util::sync::CancellationToken, &tasks::Tasks),
+) {
     let (store, shutdown) = (store.clone(), shutdown.clone());
-    tokio::spawn(async move {
+    tasks.spawn(async move {
         let mut tick = tokio::time::interval(HISTORY_IDLE / 4);
         loop {
             tokio::select! {

@@ -59,7 +59,7 @@ pub fn start(
     store: Store,
     base: String,
     team: String,
-    shutdown: CancellationToken,
+    (shutdown, tasks): (CancellationToken, &crate::tasks::Tasks),
 ) {
     if urls.is_empty() {
         return;
@@ -84,12 +84,12 @@ pub fn start(
         .into_iter()
         .map(|url| {
             let q = Arc::new(Queue::default());
-            tokio::spawn(send(url, q.clone(), client.clone(), shutdown.clone()));
+            tasks.spawn(send(url, q.clone(), client.clone(), shutdown.clone()));
             q
         })
         .collect();
     let watched = store.clone();
-    watched.on_each_batch(shutdown, "the notification watch", move |batch| {
+    watched.on_each_batch((shutdown, tasks), "the notification watch", move |batch| {
         let notes: Vec<Note> = store.with_docs(|d| {
             batch
                 .events()

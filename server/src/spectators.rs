@@ -62,15 +62,19 @@ impl Spectators {
     pub fn end_revoked(
         self: &std::sync::Arc<Self>,
         store: &Store,
-        shutdown: tokio_util::sync::CancellationToken,
+        (shutdown, tasks): (tokio_util::sync::CancellationToken, &crate::tasks::Tasks),
     ) {
         let me = self.clone();
-        store.on_each_batch(shutdown, "the watch links' revocations", move |batch| {
-            for e in batch.events() {
-                if let app::domain::events::EventKind::WatchRevoked { token_hash } = &e.kind {
-                    me.token(token_hash).cancel();
+        store.on_each_batch(
+            (shutdown, tasks),
+            "the watch links' revocations",
+            move |batch| {
+                for e in batch.events() {
+                    if let app::domain::events::EventKind::WatchRevoked { token_hash } = &e.kind {
+                        me.token(token_hash).cancel();
+                    }
                 }
-            }
-        });
+            },
+        );
     }
 }

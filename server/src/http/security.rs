@@ -61,9 +61,12 @@ impl Security {
 
     /// Looks at the login file every second until `stop`, so a rotation ends the open
     /// streams even when no new request comes to notice it.
-    pub fn watch_rotation(self: &Arc<Self>, stop: tokio_util::sync::CancellationToken) {
+    pub fn watch_rotation(
+        self: &Arc<Self>,
+        (stop, tasks): (tokio_util::sync::CancellationToken, &crate::tasks::Tasks),
+    ) {
         let me = self.clone();
-        tokio::spawn(async move {
+        tasks.spawn(async move {
             loop {
                 tokio::select! {
                     _ = stop.cancelled() => return,

@@ -53,7 +53,7 @@ pub fn watch(
     dir: PathBuf,
     poll: Duration,
     fallback_poll: Duration,
-    stop: CancellationToken,
+    (stop, tasks): (CancellationToken, &crate::tasks::Tasks),
 ) -> Watcher {
     let (tx, wake) = mpsc::channel(1);
     let pending = Arc::new(Mutex::new(Changes::default()));
@@ -108,7 +108,7 @@ pub fn watch(
         fallback_poll
     };
     let poll_pending = pending.clone();
-    tokio::spawn(async move {
+    tasks.spawn(async move {
         let _keep = watcher;
         let mut tick = tokio::time::interval(every);
         loop {
@@ -143,7 +143,12 @@ mod tests {
         let hour = Duration::from_secs(3600);
         // An inbox there before the watch (its writing is no change of the watch's).
         std::fs::write(dir.path().join("lyra.json"), "[]").unwrap();
-        let mut w = watch(dir.path().to_path_buf(), hour, hour, stop.clone());
+        let mut w = watch(
+            dir.path().to_path_buf(),
+            hour,
+            hour,
+            (stop.clone(), &Default::default()),
+        );
         // The first look is at everything (what came while no server watched).
         assert!(next(&mut w).await.all);
         // The server reads it as every reader does (the lock directory, its owner file, the

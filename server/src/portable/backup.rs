@@ -125,9 +125,9 @@ pub fn keep_backing_up(
     every: Duration,
     keep: usize,
     clock: crate::clock::Clock,
-    shutdown: tokio_util::sync::CancellationToken,
+    (shutdown, tasks): (tokio_util::sync::CancellationToken, &crate::tasks::Tasks),
 ) {
-    tokio::spawn(async move {
+    tasks.spawn(async move {
         let mut tick = tokio::time::interval(every);
         tick.tick().await;
         loop {

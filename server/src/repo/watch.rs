@@ -162,7 +162,11 @@ impl TreeWatch {
 }
 
 /// Watches `root` (made if missing) until `stop`; the poll says "everything" every `poll`.
-pub fn watch(root: &Path, poll: Duration, stop: CancellationToken) -> TreeWatch {
+pub fn watch(
+    root: &Path,
+    poll: Duration,
+    (stop, tasks): (CancellationToken, &crate::tasks::Tasks),
+) -> TreeWatch {
     let (tx, wake) = mpsc::channel(1);
     let pending = Arc::new(Mutex::new(Changes::default()));
     let _ = std::fs::create_dir_all(root);
@@ -211,7 +215,7 @@ pub fn watch(root: &Path, poll: Duration, stop: CancellationToken) -> TreeWatch 
         None => Duration::from_secs(1),
     };
     let (poll_pending, poll_seen) = (pending.clone(), seen.clone());
-    tokio::spawn(async move {
+    tasks.spawn(async move {
         let mut tick = tokio::time::interval(every);
         tick.tick().await;
         loop {
@@ -242,7 +246,11 @@ mod tests {
     async fn a_change_is_counted_as_it_arrives_and_a_stopped_watcher_is_blind() {
         let dir = tempfile::tempdir().unwrap();
         let stop = CancellationToken::new();
-        let tw = watch(dir.path(), Duration::from_secs(3600), stop.clone());
+        let tw = watch(
+            dir.path(),
+            Duration::from_secs(3600),
+            (stop.clone(), &Default::default()),
+        );
         let seen = tw.seen().expect("a watcher on this machine");
         let before = seen.now().unwrap();
         std::fs::write(dir.path().join("a.txt"), "a").unwrap();

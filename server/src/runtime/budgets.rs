@@ -88,7 +88,7 @@ impl Budgets {
         let store = self.ctx.store().clone();
         let mut follow = store.follow(store.last_event_id());
         let shutdown = self.ctx.shutdown_token();
-        tokio::spawn(async move {
+        self.ctx.spawn(async move {
             loop {
                 let now = rooms.ctx.clock().now_ms();
                 let next_day = app::domain::time::next_day(now);

@@ -30,6 +30,8 @@ struct Shared {
     /// Cancelled when the server begins to shut down (before the agents are put to sleep):
     /// new work is refused, waiting approvals denied, distil turns cut to one stop's grace.
     closing: CancellationToken,
+    /// Every background task of this server (`crate::tasks`).
+    tasks: crate::tasks::Tasks,
 }
 
 impl Context {
@@ -55,6 +57,7 @@ impl Context {
             mailboxes,
             shutdown,
             closing: CancellationToken::new(),
+            tasks: crate::tasks::Tasks::default(),
         }))
     }
 
@@ -90,6 +93,21 @@ impl Context {
     /// Cancelled when the server begins to shut down ([`Shared::closing`]).
     pub fn closing_token(&self) -> CancellationToken {
         self.0.closing.clone()
+    }
+
+    /// Where this server's background work is spawned, owned (a shutdown waits for it).
+    pub fn tasks(&self) -> &crate::tasks::Tasks {
+        &self.0.tasks
+    }
+
+    /// Runs `work` in the background, owned by this server ([`Context::tasks`]).
+    #[track_caller]
+    pub fn spawn<F>(&self, work: F) -> tokio::task::JoinHandle<F::Output>
+    where
+        F: std::future::Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        self.0.tasks.spawn(work)
     }
 
     /// The server's one clock: ages (eggs, stalled stages, stale jobs) are read on it.

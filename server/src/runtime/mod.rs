@@ -173,6 +173,12 @@ impl Runtime {
         self.inner.ctx.closing_token().cancel();
     }
 
+    /// This server's background work (`crate::tasks`): every watcher and every request carried
+    /// on in the background.
+    pub fn tasks(&self) -> &crate::tasks::Tasks {
+        self.inner.ctx.tasks()
+    }
+
     /// Cancelled when the server begins to shut down ([`Runtime::close`]).
     pub fn closing_token(&self) -> CancellationToken {
         self.inner.ctx.closing_token()

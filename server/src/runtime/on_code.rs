@@ -15,9 +15,13 @@ impl Runtime {
     pub fn watch_worktrees(&self) {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<projects::Notice>();
         self.inner.projects.watch(tx);
-        let rt = self.clone();
-        tokio::spawn(async move {
-            while let Some(n) = rx.recv().await {
+        let (rt, shutdown) = (self.clone(), self.shutdown_token());
+        self.tasks().spawn(async move {
+            // The room holds the sender: the shutdown ends it.
+            while let Some(n) = tokio::select! {
+                _ = shutdown.cancelled() => None,
+                n = rx.recv() => n,
+            } {
                 let inbox = rt.store().with_docs(|d| {
                     app::domain::docs::identity_by_id(d, &n.identity).and_then(|i| i.inbox())
                 });

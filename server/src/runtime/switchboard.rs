@@ -52,7 +52,8 @@ impl Reports for Switchboard {
                 Report::Taken(uuid) => rt.inner.postman.mark_taken(seat, live, &uuid).await,
                 // Its own task: putting it to the lead writes to the lead's stdin.
                 Report::Asked(request_id) => {
-                    tokio::spawn(async move { rt.asked(request_id).await });
+                    let tasks = rt.tasks().clone();
+                    tasks.spawn(async move { rt.asked(request_id).await });
                 }
                 // In order, one at a time: a finding before the `stage_done` after it, a claim
                 // before its `job_done`.
@@ -61,7 +62,8 @@ impl Reports for Switchboard {
                 }
                 // Its own task: a request may stop the very process that asked.
                 Report::Request(request, answer) => {
-                    tokio::spawn(handle(rt, request, answer));
+                    let tasks = rt.tasks().clone();
+                    tasks.spawn(handle(rt, request, answer));
                 }
             }
         })

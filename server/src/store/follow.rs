@@ -66,12 +66,12 @@ impl Store {
     /// watch link's revocation).
     pub fn on_each_batch(
         &self,
-        stop: tokio_util::sync::CancellationToken,
+        (stop, tasks): (tokio_util::sync::CancellationToken, &crate::tasks::Tasks),
         what: &'static str,
         mut each: impl FnMut(&Batch) + Send + 'static,
     ) {
         let mut follow = self.follow(self.last_event_id());
-        tokio::spawn(async move {
+        tasks.spawn(async move {
             loop {
                 let batch = tokio::select! {
                     _ = stop.cancelled() => return,

@@ -221,3 +221,27 @@ async fn after_a_restart_agents_wake_fresh_and_the_lead_resumes_its_session() {
     );
     soulgrid::shut_down(&state).await;
 }
+
+/// A shutdown waits for the server's background work after cancelling it: every watcher (mail,
+/// worktrees, replies, state files, eggs, quests, budgets, the history's checkpoints) and every
+/// request carried on in the background has ended when `shut_down` returns.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shutdown_returns_once_every_background_task_has_ended() {
+    let (_dir, state, router) = common::team().await;
+    call(
+        &router,
+        post_json("/api/send", json!({"text": "one more thing"})),
+    )
+    .await;
+    assert!(
+        state.runtime.tasks().running() > 0,
+        "the watchers are on the tracker"
+    );
+    soulgrid::shut_down(&state).await;
+    assert_eq!(
+        state.runtime.tasks().running_at(),
+        Vec::<String>::new(),
+        "still running"
+    );
+    assert_eq!(state.runtime.tasks().running(), 0);
+}

@@ -40,6 +40,8 @@ pub(in crate::runtime) struct StateFiles {
     pub inboxes_changed: Arc<Notify>,
     pub background: Background,
     pub shutdown: CancellationToken,
+    /// Where its task is spawned, owned (`crate::tasks`).
+    pub tasks: crate::tasks::Tasks,
 }
 
 impl StateFiles {
@@ -56,6 +58,7 @@ impl StateFiles {
             inboxes_changed,
             background,
             shutdown: ctx.shutdown_token(),
+            tasks: ctx.tasks().clone(),
         }
     }
 
@@ -65,7 +68,7 @@ impl StateFiles {
         // Only a wake-up: what changed is read from the documents.
         let mut follow = rt.store.follow(rt.store.last_event_id());
         let shutdown = rt.shutdown.clone();
-        tokio::spawn(async move {
+        rt.tasks.clone().spawn(async move {
             let mut kept = Kept::default();
             let mut recheck = tokio::time::interval(MAIL_RECHECK);
             loop {

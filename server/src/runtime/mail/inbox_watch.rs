@@ -19,7 +19,7 @@ impl Postman {
             self.ctx.mailboxes().dir().to_path_buf(),
             Duration::from_secs(30),
             Duration::from_secs(2),
-            self.ctx.shutdown_token(),
+            (self.ctx.shutdown_token(), self.ctx.tasks()),
         );
         // Inboxes moved aside before this server started were reported by an earlier one.
         let since = self.ctx.clock().now_ms();
@@ -29,7 +29,7 @@ impl Postman {
         // be answered `delivered` for a lead this start began with it).
         self.deliver_mail(LEAD_SEAT).await;
         let postman = self.clone();
-        tokio::spawn(async move {
+        self.ctx.spawn(async move {
             let mut reported = std::collections::HashSet::new();
             while let Some(changes) = watcher.next().await {
                 postman

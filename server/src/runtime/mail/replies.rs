@@ -34,6 +34,8 @@ pub(in crate::runtime) struct Replies {
     pub human: String,
     pub background: Background,
     pub shutdown: CancellationToken,
+    /// Where its task is spawned, owned (`crate::tasks`).
+    pub tasks: crate::tasks::Tasks,
 }
 
 impl Replies {
@@ -44,6 +46,7 @@ impl Replies {
             human: ctx.human_inbox(),
             background,
             shutdown: ctx.shutdown_token(),
+            tasks: ctx.tasks().clone(),
         }
     }
 
@@ -52,7 +55,7 @@ impl Replies {
         let rt = self;
         let mut follow = rt.store.follow(rt.store.last_event_id());
         let shutdown = rt.shutdown.clone();
-        tokio::spawn(async move {
+        rt.tasks.clone().spawn(async move {
             let mut written: Option<tokio::time::Instant> = None;
             loop {
                 let first = tokio::select! {

@@ -26,7 +26,8 @@ impl TeamAnswers {
     pub fn start(self) {
         let store: Store = self.ctx.store().clone();
         let mut follow = store.follow(store.last_event_id());
-        tokio::spawn(async move {
+        let tasks = self.ctx.tasks().clone();
+        tasks.spawn(async move {
             let mut answers = Answers::default();
             loop {
                 let batch = tokio::select! {

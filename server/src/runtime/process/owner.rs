@@ -171,7 +171,8 @@ impl Processes {
         reservation.install(started.live.clone());
         let owner = self.clone();
         let seat = spec.seat;
-        tokio::spawn(async move { owner.own(reservation, seat, Some(spec), started).await });
+        self.ctx
+            .spawn(async move { owner.own(reservation, seat, Some(spec), started).await });
         Ok(())
     }
 
@@ -182,7 +183,8 @@ impl Processes {
         reservation.install(started.live.clone());
         let owner = self.clone();
         let seat = reservation.seat();
-        tokio::spawn(async move { owner.own(reservation, seat, None, started).await });
+        self.ctx
+            .spawn(async move { owner.own(reservation, seat, None, started).await });
     }
 
     /// Runs one seat's process to its end (and a fresh one, if the session could not be
@@ -254,7 +256,7 @@ impl Processes {
             mut reports,
             live,
         } = started;
-        let mut task = tokio::spawn(run);
+        let mut task = self.ctx.spawn(run);
         let exit = loop {
             tokio::select! {
                 Some(report) = reports.recv() => self.on_report(seat, &live, report).await,

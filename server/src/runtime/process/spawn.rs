@@ -175,7 +175,7 @@ impl Spawner {
         let stdout = child.stdout.take().expect("piped stdout");
         let stderr = child.stderr.take().expect("piped stderr");
         let (stdin_tx, stdin_rx) = mpsc::channel::<String>(256);
-        tokio::spawn(crate::runtime::process::pipes::write_stdin(
+        rt.spawn(crate::runtime::process::pipes::write_stdin(
             seat, stdin, stdin_rx,
         ));
         let live = Live {
@@ -189,7 +189,7 @@ impl Spawner {
             child,
             group,
             lines: FramedRead::new(stdout, LineCodec::new(MAX_LINE)),
-            stderr: tokio::spawn(crate::runtime::process::pipes::drain_stderr(seat, stderr)),
+            stderr: rt.spawn(crate::runtime::process::pipes::drain_stderr(seat, stderr)),
             live: live.clone(),
             stop,
             shutdown: rt.shutdown_token(),

@@ -41,7 +41,7 @@ impl Projects {
         let me = self.clone();
         let (project, identity) = (p.project_id.clone(), w.identity_id.clone());
         // One writer, so the output's events keep their order and end before the next state.
-        let writer = tokio::spawn(async move {
+        let writer = self.ctx.spawn(async move {
             while let Some(out) = rx.recv().await {
                 let _ = me
                     .moved(&project, &identity, MergeState::Checking, |e| {

@@ -36,12 +36,12 @@ impl Projects {
     /// `tell`.
     pub fn watch(&self, tell: mpsc::UnboundedSender<Notice>) {
         let root = self.ctx.config().data_dir.join("worktrees");
-        let mut tw = watch::watch(&root, POLL, self.ctx.shutdown_token());
+        let mut tw = watch::watch(&root, POLL, (self.ctx.shutdown_token(), self.ctx.tasks()));
         if let Some(seen) = tw.seen() {
             self.fresh.follow(seen, root.clone());
         }
-        let me = self.clone();
-        tokio::spawn(async move {
+        let (me, shutdown) = (self.clone(), self.ctx.shutdown_token());
+        self.ctx.spawn(async move {
             // At the start: every worktree once (what changed while the server was down).
             let mut first = Some(Changes {
                 all: true,
@@ -51,7 +51,11 @@ impl Projects {
                 let changes = match first.take() {
                     Some(c) => c,
                     None => {
-                        let Some(mut c) = tw.next().await else { return };
+                        let next = tokio::select! {
+                            _ = shutdown.cancelled() => None,
+                            c = tw.next() => c,
+                        };
+                        let Some(mut c) = next else { return };
                         tokio::time::sleep(SETTLE).await;
                         if let Ok(Some(more)) =
                             tokio::time::timeout(Duration::ZERO, tw.next()).await

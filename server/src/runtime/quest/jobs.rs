@@ -55,7 +55,7 @@ impl Quests {
         let rounds = self.clone();
         let (job, round) = (id.clone(), self.ctx.config().agents.job_round);
         let shutdown = self.ctx.shutdown_token();
-        tokio::spawn(async move {
+        self.ctx.spawn(async move {
             loop {
                 tokio::select! {
                     _ = tokio::time::sleep(round) => {}

@@ -45,9 +45,13 @@ impl Quests {
             .unwrap_or_else(|p| p.into_inner())
             .take();
         if let Some(mut requests) = requests {
-            let rt = self.clone();
-            tokio::spawn(async move {
-                while let Some((r, answer)) = requests.recv().await {
+            let (rt, shutdown) = (self.clone(), self.ctx.shutdown_token());
+            self.ctx.spawn(async move {
+                // The room holds the sender: the shutdown ends it.
+                while let Some((r, answer)) = tokio::select! {
+                    _ = shutdown.cancelled() => None,
+                    r = requests.recv() => r,
+                } {
                     let (seat, line, tell) = (r.asker(), r.line(), r.tells_asker());
                     let outcome = rt.quest_request(r).await;
                     rt.postman.settle(seat, line, tell, outcome, answer).await;
@@ -61,7 +65,7 @@ impl Quests {
         let shutdown = self.ctx.shutdown_token();
         let every = (self.ctx.config().agents.stage_timeout / 4)
             .clamp(Duration::from_millis(50), Duration::from_secs(5));
-        tokio::spawn(async move {
+        self.ctx.spawn(async move {
             rt.resume_quest().await;
             let mut tick = tokio::time::interval(every);
             loop {

@@ -41,7 +41,8 @@ impl Runtime {
                 let seat = seat_of(&name).ok_or_else(|| nobody(&name))?;
                 let rt = self.clone();
                 // The agent's note before sleep takes a turn of its own: not waited for here.
-                tokio::spawn(async move { rt.sleep(seat, "dismissed by the lead").await });
+                self.tasks()
+                    .spawn(async move { rt.sleep(seat, "dismissed by the lead").await });
                 Ok(format!(
                     "{name} writes down what it learned, then sleeps; a message or WAKE brings it back."
                 ))

@@ -88,7 +88,7 @@ impl Team {
             .reserve(child)
             .map_err(|_| HallError::Occupied(child))?;
         let rt = self.clone();
-        tokio::spawn(async move {
+        self.ctx.spawn(async move {
             rt.wait_for_turn_end(parent).await;
             // The parent's session and last message as the turn left them: the fork point.
             let (session, fork_message_id) = rt.ctx.store().with_newest(|d, threads| {

@@ -22,7 +22,7 @@ impl Team {
     /// summon process still running for one is stopped.
     pub fn expire_hatching(&self) {
         let rt = self.clone();
-        tokio::spawn(async move {
+        self.ctx.spawn(async move {
             let mut tick = tokio::time::interval(Duration::from_secs(30));
             let stop = rt.ctx.shutdown_token();
             loop {

@@ -57,6 +57,8 @@ pub struct Permissions {
     pub(in crate::runtime) answered: Arc<Mutex<HashSet<String>>>,
     /// Rules change one at a time (each takes the next number).
     pub(in crate::runtime) rule_changes: Arc<tokio::sync::Mutex<()>>,
+    /// Where its waits are spawned, owned (`crate::tasks`).
+    pub(in crate::runtime) tasks: crate::tasks::Tasks,
 }
 
 impl Permissions {
@@ -71,6 +73,7 @@ impl Permissions {
             closing: ctx.closing_token(),
             answered: Default::default(),
             rule_changes: Default::default(),
+            tasks: ctx.tasks().clone(),
         }
     }
 
@@ -213,7 +216,7 @@ impl Permissions {
         let rt = self.clone();
         let (timeout, shutdown) = (self.lead_timeout, self.shutdown.clone());
         let lead_done = self.table.done(app::domain::LEAD_SEAT);
-        tokio::spawn(async move {
+        self.tasks.spawn(async move {
             let lead_gone = async {
                 match lead_done {
                     Some(done) => crate::runtime::process::table::wait_done(done).await,
@@ -238,7 +241,7 @@ impl Permissions {
         let rt = self.clone();
         let timeout = self.timeout;
         let (shutdown, closing) = (self.shutdown.clone(), self.closing.clone());
-        tokio::spawn(async move {
+        self.tasks.spawn(async move {
             let (message, by) = tokio::select! {
                 _ = tokio::time::sleep(timeout) => (
                     format!(
