@@ -75,7 +75,7 @@ pub fn App() -> impl IntoView {
                 // fallback swapped out later by a script.
                 <Route path=path!("/") view=Home ssr=SsrMode::Async/>
                 <Route path=path!("/agents/:id") view=AgentPage ssr=SsrMode::Async/>
-                <Route path=path!("/watch/:token") view=crate::watch::WatchPage ssr=SsrMode::Async/>
+                <Route path=path!("/watch/:token") view=crate::spectator::WatchPage ssr=SsrMode::Async/>
             </Routes>
         </Router>
     }

@@ -33,9 +33,9 @@ mod home;
 #[cfg(feature = "ui")]
 pub mod live;
 #[cfg(feature = "ui")]
-pub mod ui;
+mod spectator;
 #[cfg(feature = "ui")]
-mod watch;
+pub mod ui;
 
 #[cfg(feature = "ui")]
 pub use app::{shell, App};

@@ -9,7 +9,6 @@ pub mod fsafe;
 pub mod http;
 pub mod login;
 pub mod mailbox;
-pub mod notify;
 pub mod own_address;
 pub mod portable;
 pub mod repo;
@@ -22,6 +21,7 @@ pub mod spectators;
 pub mod state;
 pub mod store;
 pub mod tasks;
+pub mod webhooks;
 
 use std::sync::Arc;
 
@@ -76,7 +76,7 @@ pub async fn boot_as(
             runtime::human_duration(agents.permission_timeout)
         );
     }
-    notify::not_ours(&config.notify_url, config.addr)
+    webhooks::not_ours(&config.notify_url, config.addr)
         .await
         .map_err(anyhow::Error::msg)?;
     // Before anything is read or written: a second server on this directory stops here.
@@ -250,7 +250,7 @@ async fn start_runtime(config: &Config, state: &AppState, clock: Clock) {
     runtime.expire_hatching();
     runtime.watch_quests();
     runtime.watch_budgets();
-    notify::start(
+    webhooks::start(
         config.notify_url.clone(),
         store.clone(),
         format!("http://{}", config.addr),

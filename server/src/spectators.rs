@@ -1,4 +1,4 @@
-//! Who watches through a watch link (the HTTP side is `http/watch.rs`): whether a token is a
+//! Who watches through a watch link (the HTTP side is `http/spectators.rs`): whether a token is a
 //! valid link's, the request a link made (an extension the handlers read), when each link was
 //! last used, and what ends a link's streams when it is revoked. Below the state and the
 //! router, so both name it and neither names the other through it.

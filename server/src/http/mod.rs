@@ -8,7 +8,6 @@ pub mod extract;
 pub mod forward;
 mod governance;
 mod hall;
-pub mod heavy;
 pub mod idempotency;
 mod knowledge;
 pub mod login;
@@ -19,9 +18,10 @@ mod quests;
 pub mod security;
 pub mod serve;
 pub mod site;
+pub mod spectators;
 pub mod sse;
 pub mod switch;
-pub mod watch;
+pub mod whole_log;
 
 use std::sync::Arc;
 
@@ -123,9 +123,9 @@ pub fn router(state: AppState) -> Router {
         .at::<e::AnswerPermission, _, _>(api::permission)
         .at::<e::MakeInvite, _, _>(external::make_invite)
         .at::<e::RotateSecret, _, _>(external::rotate_secret)
-        .at::<e::MakeWatch, _, _>(watch::make)
-        .at::<e::Watches, _, _>(watch::list)
-        .at::<e::RevokeWatch, _, _>(watch::revoke)
+        .at::<e::MakeWatch, _, _>(spectators::make)
+        .at::<e::Watches, _, _>(spectators::list)
+        .at::<e::RevokeWatch, _, _>(spectators::revoke)
         // External agents' WebSocket (docs/EXTERNAL.md): not JSON, so not in the contract.
         .route("/ws/agent", axum::routing::get(external::agent_socket))
         .leptos_routes_with_context(
@@ -151,8 +151,8 @@ pub fn router(state: AppState) -> Router {
             forward::guard,
         ))
         .layer(axum::middleware::from_fn_with_state(
-            heavy::HeavyReads::default(),
-            heavy::guard,
+            whole_log::HeavyReads::default(),
+            whole_log::guard,
         ))
         .layer(axum::middleware::from_fn_with_state(
             security,
@@ -161,7 +161,7 @@ pub fn router(state: AppState) -> Router {
         // Before the token: a watch link's request may only read, token or not.
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
-            watch::guard,
+            spectators::guard,
         ))
         .layer(axum::middleware::from_fn(api_errors::json_errors))
         .layer(axum::middleware::from_fn(security::headers))

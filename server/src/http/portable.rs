@@ -57,7 +57,7 @@ impl std::io::Write for ChannelWriter {
 /// cut of the log at the moment it starts).
 pub async fn export(
     State(state): State<AppState>,
-    permit: Option<axum::Extension<super::heavy::HeavyPermit>>,
+    permit: Option<axum::Extension<super::whole_log::HeavyPermit>>,
 ) -> impl IntoResponse {
     let (tx, rx) = tokio::sync::mpsc::channel(8);
     let data_dir = state.runtime.config().data_dir.clone();

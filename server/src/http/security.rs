@@ -232,7 +232,7 @@ impl Security {
     fn checked(&self, req: &Request) -> Result<bool, AppError> {
         // An external agent's connection carries its own credential (an invite, or its
         // identity's secret) in its first frame: it needs no access to the console.
-        // A spectator's request was checked by `watch::guard`: its watch link is its credential.
+        // A spectator's request was checked by `spectators::guard`: its watch link is its credential.
         // The page's build files (`/pkg/`) are the same for everyone and carry nothing of the
         // team: a spectator's page, and the login page, load them too.
         let path = req.uri().path();

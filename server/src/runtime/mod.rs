@@ -46,7 +46,7 @@ pub use mail::tell::TellError;
 pub use process::outgoing::{Mail, Outgoing};
 use process::owner::Processes;
 use prompts::Names;
-pub use quest::watch::QuestEditError;
+pub use quest::keeper::QuestEditError;
 pub use quest::QuestStartError;
 use quest::Quests;
 pub use team::fork::ForkError;

@@ -6,7 +6,7 @@
 //! - `ready.rs`: the worktrees a process starts with (made again when removed by hand).
 //! - `view.rs`: each agent's branch as git sees it now, overlaps, a diff page.
 //! - `radar.rs`: the worktrees followed as they change, overlaps told to the agents.
-//! - `fresh.rs`: what of a worktree its server index must take in again (the watcher says).
+//! - `index_fresh.rs`: what of a worktree its server index must take in again (the watcher says).
 //! - `review.rs`: comments, changes requested, approval.
 //! - `merging.rs`: the merge queue, the branch into the base; `merge_steps.rs` the check and
 //!   what a merge records on its way.
@@ -33,7 +33,7 @@ use crate::runtime::context::Context;
 use crate::store::StoreError;
 
 mod carried;
-mod fresh;
+mod index_fresh;
 mod merge_steps;
 mod merging;
 mod radar;
@@ -85,7 +85,7 @@ pub struct Projects {
     /// One lock per project: its links, worktrees and server indexes change one at a time.
     locks: Arc<std::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>>,
     /// Which worktrees' server indexes hold their files as they are now.
-    fresh: Arc<fresh::Fresh>,
+    fresh: Arc<index_fresh::Fresh>,
 }
 
 /// Where a project's shadow git directory is.

@@ -290,7 +290,7 @@ impl Projects {
 
 impl Projects {
     /// How a page's look lists the files: as the watcher saw them once it has told of every
-    /// change made before now ([`super::fresh::Fresh::caught_up`]), else every folder.
+    /// change made before now ([`super::index_fresh::Fresh::caught_up`]), else every folder.
     async fn as_seen(&self) -> Listing {
         match self.fresh.caught_up().await {
             true => Listing::AsSeen,

@@ -16,9 +16,9 @@ use app::domain::{agent_seats, Seat, LEAD_SEAT};
 use tokio::sync::mpsc;
 
 pub(in crate::runtime) mod jobs;
+pub(in crate::runtime) mod keeper;
 mod on_project;
 mod stage;
-pub(in crate::runtime) mod watch;
 
 use crate::runtime::context::Context;
 use crate::runtime::ids::uuid22;
@@ -60,7 +60,7 @@ pub struct Quests {
     /// The projects room: a quest on a project puts its agents to work on it.
     pub(in crate::runtime) projects: Projects,
     /// Seats summoned for a quest stage, until their newcomer has a name.
-    pub(in crate::runtime) joining: Arc<Mutex<HashMap<Seat, watch::Joining>>>,
+    pub(in crate::runtime) joining: Arc<Mutex<HashMap<Seat, keeper::Joining>>>,
     /// Quest and job markers, carried out one at a time in the order they were written (by
     /// the task `watch_quests` starts, which takes the receiver).
     pub(in crate::runtime) queue: mpsc::UnboundedSender<(QuestRequest, Option<Answer>)>,

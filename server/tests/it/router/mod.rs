@@ -5,12 +5,12 @@
 mod access;
 mod errors;
 mod headers;
-mod heavy;
 mod login;
 mod send;
 mod serving;
 mod slots;
 mod startup;
+mod whole_log;
 
 use crate::common::{boot, call, get};
 use crate::SERIAL;

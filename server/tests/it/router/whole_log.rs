@@ -98,7 +98,7 @@ async fn an_image_or_another_site_cannot_start_an_export_a_bundle_or_a_page_of_t
 
 #[test]
 fn what_counts_as_a_heavy_read() {
-    use soulgrid::http::heavy::is_heavy;
+    use soulgrid::http::whole_log::is_heavy;
     assert!(is_heavy("/api/export", None));
     assert!(is_heavy("/api/agents/abc/bundle", None));
     assert!(is_heavy("/", Some("at=12")));
