@@ -38,6 +38,7 @@ pub mod spectate;
 pub mod state_file;
 pub mod status;
 pub mod talk;
+pub mod thread_items;
 pub mod time;
 pub mod tool_lines;
 pub mod tools;

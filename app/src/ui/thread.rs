@@ -14,12 +14,10 @@ use super::cell::activity;
 use super::detail::PostButton;
 use super::older::{fill_when_looked_at, load_older, OlderFailed};
 use super::permission::PermissionCard;
-use crate::domain::docs::of_seat;
 use crate::domain::docs::page::{seat_thread_owners, FIRST, PAGE};
-use crate::domain::docs::{identity, thread, SpeakerType};
-use crate::domain::permissions::PermissionDoc;
+use crate::domain::docs::{identity, SpeakerType};
 use crate::domain::process::ProcessState;
-use crate::domain::status::AgentStatus;
+use crate::domain::thread_items::{thread_items, ThreadItem};
 use crate::domain::tool_lines::ToolLine;
 use crate::domain::{markdown, Seat, LEAD_SEAT};
 use crate::live::use_live;
@@ -27,130 +25,12 @@ use crate::live::use_live;
 /// How near the top of the thread (px) the reader's scroll brings the next older page.
 const AT_TOP: i32 = 40;
 
-#[derive(Clone, PartialEq)]
-struct Line {
-    id: String,
-    who: String,
-    kind: SpeakerType,
-    text: String,
-    at: i64,
-    queued: bool,
-    /// The newest message queued for a sleeper: **Wake** is offered beside it.
-    wake_here: bool,
-    /// A tool call rather than words.
-    tool: Option<Box<ToolLine>>,
-    /// One agent's letter to another: whom it was to ("Lyra → Kael").
-    to: Option<String>,
-}
-
-/// One entry of the thread.
-#[derive(Clone, PartialEq)]
-enum Item {
-    Message(Line),
-    /// A permission request, and whose it is.
-    Permission(Box<PermissionDoc>, String),
-    /// The last thing that went wrong for the seat (a marker refused, a name taken), and when.
-    Problem(String, i64),
-    /// A fork's inherited conversation, by reference: the parent's id and name, up to when.
-    Inherited(String, String, i64),
-    /// What happened to the agent's process (it woke, was interrupted, crashed): text, when,
-    /// and the event it was noted at.
-    Note(String, i64, u64),
-}
-
-impl Item {
-    /// Keyed by what changes how it is drawn: a queued message is drawn again when its agent
-    /// wakes, a request when it is answered.
-    fn key(&self) -> String {
-        match self {
-            Item::Message(l) => format!("{}:{}:{}", l.id, l.queued, l.wake_here),
-            Item::Permission(p, _) => format!("{}:{}", p.id, p.state.as_str()),
-            Item::Problem(_, at) => format!("problem:{at}"),
-            Item::Inherited(parent, _, at) => format!("inherited:{parent}:{at}"),
-            Item::Note(_, _, event) => format!("note:{event}"),
-        }
-    }
-}
-
 #[component]
-#[expect(
-    clippy::too_many_lines,
-    reason = "longer than 80 lines: to be split (issue 54)"
-)]
 pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
     let live = use_live();
     let lines = Memo::new(move |_| {
         let seat = seat.get();
-        live.docs.with(|docs| {
-            // Written after the agent was last alive, while it sleeps: not delivered yet.
-            let asleep_since = identity(docs, seat)
-                .filter(|d| d.status() == AgentStatus::Sleeping)
-                .map(|d| d.last_alive_at.unwrap_or(0));
-            let who = identity(docs, seat)
-                .and_then(|d| d.name.clone())
-                .unwrap_or_else(|| format!("Seat {}", seat + 1));
-            let mut items: Vec<((i64, u64), Item)> = thread(docs, seat)
-                .into_iter()
-                .map(|m| {
-                    let line = Line {
-                        id: m.id.clone(),
-                        who: m.speaker_name.clone(),
-                        kind: m.speaker_type,
-                        text: m.text.clone(),
-                        at: m.created_at,
-                        queued: m.speaker_type == SpeakerType::Human
-                            && asleep_since.is_some_and(|since| m.created_at > since),
-                        wake_here: false,
-                        tool: m.tool.clone().map(Box::new),
-                        to: (m.speaker_type != SpeakerType::Human)
-                            .then(|| m.target_agent.clone())
-                            .flatten(),
-                    };
-                    ((m.created_at, m.event_id), Item::Message(line))
-                })
-                .collect();
-            items.extend(of_seat(docs, seat).into_iter().map(|p| {
-                (
-                    (p.created_at, p.event_id),
-                    Item::Permission(Box::new(p.clone()), who.clone()),
-                )
-            }));
-            // A fork carries its parent's conversation: shown by reference, not copied.
-            if let Some(d) = identity(docs, seat).filter(|d| d.parent_uuid.is_some()) {
-                let parent = d.parent_uuid.clone().unwrap_or_default();
-                let parent_name = crate::domain::docs::identity_by_id(docs, &parent)
-                    .and_then(|p| p.name.clone())
-                    .unwrap_or_else(|| "its parent".into());
-                let point = d
-                    .fork_message_id
-                    .as_ref()
-                    .and_then(|id| docs.get(id))
-                    .and_then(|m| m.as_message())
-                    .map(|m| m.created_at);
-                let at = point.or(d.created_at).unwrap_or_default();
-                items.push(((i64::MIN, 0), Item::Inherited(parent, parent_name, at)));
-            }
-            if let Some(d) = identity(docs, seat) {
-                items.extend(d.notes.iter().map(|n| {
-                    (
-                        (n.at, n.event_id),
-                        Item::Note(n.text.clone(), n.at, n.event_id),
-                    )
-                }));
-            }
-            if let Some(p) = identity(docs, seat).and_then(|d| d.last_problem.as_ref()) {
-                items.push(((p.at, u64::MAX), Item::Problem(p.message.clone(), p.at)));
-            }
-            items.sort_by_key(|(at, _)| *at);
-            let newest_queued = items.iter_mut().rev().find_map(|(_, item)| match item {
-                Item::Message(l) if l.queued => Some(l),
-                _ => None,
-            });
-            if let Some(l) = newest_queued {
-                l.wake_here = true;
-            }
-            items.into_iter().map(|(_, item)| item).collect::<Vec<_>>()
-        })
+        live.docs.with(|docs| thread_items(docs, seat))
     });
     // A long thread shows its newest entries; older ones a page at a time, on request.
     // How many are shown, for which seat (another seat starts again at one page).
@@ -178,16 +58,123 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
         lines.with(|all| all[skip..].to_vec())
     };
     let load = Action::new();
-    fill_when_looked_at(
-        live,
-        owners,
-        move || {
-            lines.with_untracked(|l| l.iter().filter(|i| matches!(i, Item::Message(_))).count())
-        },
-        // The open thread's first messages came with the page: its older ones wait to be asked for.
-        FIRST,
-        load,
-    );
+    let messages = move || lines.with_untracked(|l| l.iter().filter(|i| i.is_message()).count());
+    // The open thread's first messages came with the page: its older ones wait to be asked for.
+    fill_when_looked_at(live, owners, messages, FIRST, load);
+    let panel = NodeRef::<Section>::new();
+    let (stick, put) = stick_to_bottom(panel, lines, seat);
+    // The next older page: shown if the replica holds it, else fetched first. Where the reader
+    // is, from the bottom, is kept as older entries come in above (once they are drawn: they are
+    // in the page before the next frame).
+    let show_older = move || {
+        let from_bottom = panel
+            .get_untracked()
+            .map(|el| el.scroll_height() - el.scroll_top());
+        let grow = move || {
+            more.set((seat.get_untracked(), shown() + PAGE));
+            if let (Some(el), Some(from_bottom)) = (panel.get_untracked(), from_bottom) {
+                request_animation_frame(move || {
+                    el.set_scroll_top(el.scroll_height() - from_bottom);
+                });
+            }
+        };
+        if held_hidden() >= PAGE || owners.with_untracked(|o| live.older_of(o)) == 0 {
+            grow();
+            return;
+        }
+        load_older(live, owners.get_untracked(), load, grow);
+    };
+    let older = move || {
+        if any_hidden.get_untracked() && !load.busy.get_untracked() {
+            show_older();
+        }
+    };
+    view! {
+        <section
+            class="thread-panel"
+            aria-label="Conversation"
+            // Focusable, so it scrolls from the keyboard (arrows, Page Up and Down).
+            tabindex="0"
+            node_ref=panel
+            on:scroll=on_reader_scroll(panel, (stick, put), older)
+        >
+            <ThreadHead seat/>
+            {move || any_hidden.get().then(|| view! {
+                <button type="button" class="older" disabled=move || load.busy.get() on:click=move |_| show_older()>
+                    {move || format!("Show older ({} more)", hidden())}
+                </button>
+            })}
+            <OlderFailed load/>
+            {move || (seat.get() == LEAD_SEAT && lines.with(Vec::is_empty)).then(|| view! { <Welcome/> })}
+            <ol class="thread" aria-live="polite">
+                <For
+                    each=visible
+                    key=ThreadItem::key
+                    children=move |item| entry(item, seat)
+                />
+            </ol>
+        </section>
+    }
+}
+
+/// The reader's scroll: whether the thread still sticks to its bottom and, scrolled up to the
+/// top, `older` (the next older page, as "Show older" brings it). Where the panel was at its
+/// last scroll event tells up from down: the view's own scrolls (to the bottom, or keeping the
+/// reader's place as entries come in above) never move up, so they bring none.
+fn on_reader_scroll(
+    panel: NodeRef<Section>,
+    (stick, put): (RwSignal<bool>, StoredValue<Option<i32>>),
+    older: impl Fn() + 'static,
+) -> impl FnMut(leptos::ev::Event) + 'static {
+    let last_top = StoredValue::new(i32::MAX);
+    move |_| {
+        if let Some(el) = panel.get_untracked() {
+            let top = el.scroll_top();
+            let ours = put.get_value().is_some_and(|at| top >= at - 1);
+            stick.set(ours || el.scroll_height() - top - el.client_height() < 80);
+            let up = top < last_top.get_value();
+            last_top.set_value(top);
+            if up && top <= AT_TOP {
+                older();
+            }
+        }
+    }
+}
+
+/// Keeps the thread at its bottom as entries come in (and on another seat), unless the reader
+/// scrolled up: whether it sticks, and where the view last put the reader.
+fn stick_to_bottom(
+    panel: NodeRef<Section>,
+    lines: Memo<Vec<ThreadItem>>,
+    seat: Signal<Seat>,
+) -> (RwSignal<bool>, StoredValue<Option<i32>>) {
+    let stick = RwSignal::new(true);
+    // Where the view last put the reader (the bottom, then). Its scroll event comes a frame
+    // later, when more lines may be in: a position at or below it is the view's own scroll, or
+    // the reader back at the bottom, never the reader leaving it.
+    let put = StoredValue::new(None::<i32>);
+    Effect::new(move |_| {
+        let _ = lines.with(Vec::len);
+        let _ = seat.get();
+        if stick.get_untracked() {
+            if let Some(el) = panel.get_untracked() {
+                // Measured in the next frame, once every change of this event is in the page:
+                // one layout for the frame, not one forced here and another for the paint.
+                request_animation_frame(move || {
+                    el.set_scroll_top(el.scroll_height());
+                    put.set_value(Some(el.scroll_top()));
+                });
+            }
+        }
+    });
+    (stick, put)
+}
+
+/// The thread's head: whose it is, what the agent is doing and for how long, and
+/// **Interrupt** while a turn runs (never in the past).
+#[component]
+fn ThreadHead(seat: Signal<Seat>) -> impl IntoView {
+    let live = use_live();
     let title = move || {
         let s = seat.get();
         live.docs
@@ -221,168 +208,93 @@ pub fn Thread(#[prop(into)] seat: Signal<Seat>) -> impl IntoView {
             .with(|d| identity(d, s).and_then(|i| i.busy_since))
     });
     let elapsed = super::when::elapsed(since, live.at_ts);
-    let panel = NodeRef::<Section>::new();
-    let stick = RwSignal::new(true);
-    // Where the view last put the reader (the bottom, then). Its scroll event comes a frame
-    // later, when more lines may be in: a position at or below it is the view's own scroll, or
-    // the reader back at the bottom, never the reader leaving it.
-    let put = StoredValue::new(None::<i32>);
-    Effect::new(move |_| {
-        let _ = lines.with(Vec::len);
-        let _ = seat.get();
-        if stick.get_untracked() {
-            if let Some(el) = panel.get_untracked() {
-                // Measured in the next frame, once every change of this event is in the page:
-                // one layout for the frame, not one forced here and another for the paint.
-                request_animation_frame(move || {
-                    el.set_scroll_top(el.scroll_height());
-                    put.set_value(Some(el.scroll_top()));
-                });
-            }
-        }
-    });
-    // The next older page: shown if the replica holds it, else fetched first. Where the reader
-    // is, from the bottom, is kept as older entries come in above (once they are drawn: they are
-    // in the page before the next frame).
-    let show_older = move || {
-        let from_bottom = panel
-            .get_untracked()
-            .map(|el| el.scroll_height() - el.scroll_top());
-        let grow = move || {
-            more.set((seat.get_untracked(), shown() + PAGE));
-            if let (Some(el), Some(from_bottom)) = (panel.get_untracked(), from_bottom) {
-                request_animation_frame(move || {
-                    el.set_scroll_top(el.scroll_height() - from_bottom);
-                });
-            }
-        };
-        if held_hidden() >= PAGE || owners.with_untracked(|o| live.older_of(o)) == 0 {
-            grow();
-            return;
-        }
-        load_older(live, owners.get_untracked(), load, grow);
-    };
-    // Where the panel was at its last scroll event: the reader scrolling up to the top brings
-    // the next older page, as "Show older" does. The view's own scrolls (to the bottom, or
-    // keeping the reader's place as entries come in above) never move up, so they bring none.
-    let last_top = StoredValue::new(i32::MAX);
     view! {
-        <section
-            class="thread-panel"
-            aria-label="Conversation"
-            // Focusable, so it scrolls from the keyboard (arrows, Page Up and Down).
-            tabindex="0"
-            node_ref=panel
-            on:scroll=move |_| {
-                if let Some(el) = panel.get_untracked() {
-                    let top = el.scroll_top();
-                    let ours = put.get_value().is_some_and(|at| top >= at - 1);
-                    stick.set(ours || el.scroll_height() - top - el.client_height() < 80);
-                    let up = top < last_top.get_value();
-                    last_top.set_value(top);
-                    if up && top <= AT_TOP && any_hidden.get_untracked() && !load.busy.get_untracked() {
-                        show_older();
-                    }
-                }
-            }
-        >
-            <div class="thread-head">
-                <h2 class="thread-title">{title}</h2>
-                <span class="thread-activity">{move || working.get().map(|(a, _)| a)}</span>
-                {move || elapsed.get().map(|s| view! { <span class="elapsed" title="How long this turn has run">{s}</span> })}
-                // The past is read-only: nothing there can be interrupted.
-                {move || {
-                    running.get().filter(|_| live.at.is_none()).map(|s| {
-                        let call = Call::new::<e::Interrupt>(&s, &e::Empty {});
-                        view! { <PostButton label="Interrupt".to_string() call=call/> }
-                    })
-                }}
-            </div>
-            {move || any_hidden.get().then(|| view! {
-                <button type="button" class="older" disabled=move || load.busy.get() on:click=move |_| show_older()>
-                    {move || format!("Show older ({} more)", hidden())}
-                </button>
-            })}
-            <OlderFailed load/>
-            {move || (seat.get() == LEAD_SEAT && lines.with(Vec::is_empty)).then(|| view! { <Welcome/> })}
-            <ol class="thread" aria-live="polite">
-                <For
-                    each=visible
-                    key=Item::key
-                    children=move |item| {
-                        let line = match item {
-                            Item::Message(line) => line,
-                            Item::Permission(p, who) => {
-                                return view! { <PermissionCard p=*p who=who/> }.into_any();
-                            }
-                            Item::Inherited(parent, name, at) => {
-                                return view! {
-                                    <li class="note inherited">
-                                        "Inherited from "
-                                        <a href=format!("/agents/{parent}")>{name}</a>
-                                        " up to "
-                                        <When at=at/>
-                                    </li>
-                                }
-                                .into_any();
-                            }
-                            Item::Note(text, at, _) => {
-                                return view! {
-                                    <li class="note process-note">
-                                        <When at=at short=true/>
-                                        " "
-                                        <span>{text}</span>
-                                    </li>
-                                }
-                                .into_any();
-                            }
-                            Item::Problem(message, at) => {
-                                return view! {
-                                    <li class="note problem">
-                                        <When at=at short=true/>
-                                        " "
-                                        <span>{message}</span>
-                                    </li>
-                                }
-                                .into_any();
-                            }
-                        };
-                        if let Some(tool) = &line.tool {
-                            return view! { <ToolCall line=(**tool).clone() at=line.at/> }.into_any();
-                        }
-                        let kind = match line.kind {
-                            SpeakerType::Human => "human",
-                            SpeakerType::Lead => "lead",
-                            SpeakerType::Agent => "agent",
-                        };
-                        let body = if line.kind == SpeakerType::Human {
-                            view! { <div class="text plain">{line.text.clone()}</div> }.into_any()
-                        } else {
-                            view! { <div class="text md" inner_html=markdown::render(&line.text)></div> }.into_any()
-                        };
-                        view! {
-                            <li class="msg" class:queued=line.queued data-speaker-type=kind data-message-id=line.id.clone()>
-                                <div class="meta">
-                                    <span class="who">{line.who.clone()}</span>
-                                    {line.to.clone().map(|to| view! { <span class="to">{format!("→ {to}")}</span> })}
-                                    <When at=line.at short=true/>
-                                    {line.queued.then(|| view! { <span class="queued-note">"queued until wake"</span> })}
-                                    // Where the message waits, the way to wake its reader.
-                                    {(line.wake_here && live.at.is_none() && !live.spectating()).then(|| {
-                                        let request = crate::contract::WakeRequest { seats: Some(vec![seat.get_untracked()]) };
-                                        let call = Call::new::<e::Wake>(&(), &request);
-                                        view! { <PostButton label="Wake".to_string() call=call/> }
-                                    })}
-                                </div>
-                                {body}
-                            </li>
-                        }
-                        .into_any()
-                    }
-                />
-            </ol>
-        </section>
+        <div class="thread-head">
+            <h2 class="thread-title">{title}</h2>
+            <span class="thread-activity">{move || working.get().map(|(a, _)| a)}</span>
+            {move || elapsed.get().map(|s| view! { <span class="elapsed" title="How long this turn has run">{s}</span> })}
+            // The past is read-only: nothing there can be interrupted.
+            {move || {
+                running.get().filter(|_| live.at.is_none()).map(|s| {
+                    let call = Call::new::<e::Interrupt>(&s, &e::Empty {});
+                    view! { <PostButton label="Interrupt".to_string() call=call/> }
+                })
+            }}
+        </div>
     }
+}
+
+/// One entry of the thread, drawn.
+fn entry(item: ThreadItem, seat: Signal<Seat>) -> AnyView {
+    let live = use_live();
+    let line = match item {
+        ThreadItem::Message(line) => line,
+        ThreadItem::Permission(p, who) => {
+            return view! { <PermissionCard p=*p who=who/> }.into_any();
+        }
+        ThreadItem::Inherited(parent, name, at) => {
+            return view! {
+                <li class="note inherited">
+                    "Inherited from "
+                    <a href=format!("/agents/{parent}")>{name}</a>
+                    " up to "
+                    <When at=at/>
+                </li>
+            }
+            .into_any();
+        }
+        ThreadItem::Note(text, at, _) => {
+            return view! {
+                <li class="note process-note">
+                    <When at=at short=true/>
+                    " "
+                    <span>{text}</span>
+                </li>
+            }
+            .into_any();
+        }
+        ThreadItem::Problem(message, at) => {
+            return view! {
+                <li class="note problem">
+                    <When at=at short=true/>
+                    " "
+                    <span>{message}</span>
+                </li>
+            }
+            .into_any();
+        }
+    };
+    if let Some(tool) = &line.tool {
+        return view! { <ToolCall line=(**tool).clone() at=line.at/> }.into_any();
+    }
+    let kind = match line.kind {
+        SpeakerType::Human => "human",
+        SpeakerType::Lead => "lead",
+        SpeakerType::Agent => "agent",
+    };
+    let body = if line.kind == SpeakerType::Human {
+        view! { <div class="text plain">{line.text.clone()}</div> }.into_any()
+    } else {
+        view! { <div class="text md" inner_html=markdown::render(&line.text)></div> }.into_any()
+    };
+    view! {
+        <li class="msg" class:queued=line.queued data-speaker-type=kind data-message-id=line.id.clone()>
+            <div class="meta">
+                <span class="who">{line.who.clone()}</span>
+                {line.to.clone().map(|to| view! { <span class="to">{format!("→ {to}")}</span> })}
+                <When at=line.at short=true/>
+                {line.queued.then(|| view! { <span class="queued-note">"queued until wake"</span> })}
+                // Where the message waits, the way to wake its reader.
+                {(line.wake_here && live.at.is_none() && !live.spectating()).then(|| {
+                    let request = crate::contract::WakeRequest { seats: Some(vec![seat.get_untracked()]) };
+                    let call = Call::new::<e::Wake>(&(), &request);
+                    view! { <PostButton label="Wake".to_string() call=call/> }
+                })}
+            </div>
+            {body}
+        </li>
+    }
+    .into_any()
 }
 
 /// A tool call, folded to one line (the tool, its input and its result in short); opened, its

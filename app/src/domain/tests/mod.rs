@@ -25,6 +25,7 @@ mod rules;
 mod spectate;
 mod state_file;
 mod talk;
+mod thread_items;
 mod tools;
 mod wake;
 mod work;
