@@ -9,6 +9,7 @@ use app::domain::events::EventKind;
 use app::domain::projects;
 
 use crate::fsafe::{read_in, Found};
+use crate::repo::git::Git;
 use crate::repo::merge::{self, Refusal, Strategy};
 use crate::repo::RepoError;
 
@@ -139,189 +140,236 @@ impl Projects {
         })
     }
 
-    #[expect(
-        clippy::too_many_lines,
-        reason = "longer than 80 lines: to be split (issue 54)"
-    )]
+    /// The merge of `w`'s approved head into the base, in steps: what must still hold, the
+    /// project's check, the merge and the base moved, and an agent's branch following its
+    /// replay.
     async fn merge_now(
         &self,
         p: &ProjectDoc,
         w: &WorktreeDoc,
         approved: &str,
         strategy: Strategy,
-    ) -> Result<Result<String, Refused>, ProjectError> {
+    ) -> Step<String> {
         // The shadow exactly as the server made it, whatever wrote into it meanwhile.
         super::shadow_of(&self.ctx, &p.project_id, &p.path).ensure(&p.base)?;
-        let why = |s: String| {
-            Ok(Err(Refused {
-                why: s,
-                ..Default::default()
-            }))
-        };
         let git = self
             .git(p)
             .by(&self.ctx.names().human, "human@soulgrid.local");
-        let head = rev(&git, &w.branch).await?;
-        if head != approved {
-            return why(format!(
-                "{} moved since it was approved: look again and approve it",
-                w.branch
-            ));
-        }
-        let base_head = rev(&git, &p.base).await?;
-        if w.approved_base.as_deref().is_some_and(|b| b != base_head) {
-            return why(format!(
-                "{} moved since the review: look again and approve it",
-                p.base
-            ));
-        }
-        let common = PathBuf::from(&p.path).join(".git");
-        let checkout = match read_in(&common, Path::new("HEAD"), 4096) {
-            Ok(Found::Bytes(b)) => {
-                let head = String::from_utf8_lossy(&b).trim().to_string();
-                match head.strip_prefix("ref: refs/heads/") {
-                    None => {
-                        return why(format!(
-                            "{} has a detached HEAD: check out a branch first",
-                            p.path
-                        ))
-                    }
-                    Some(b) => b == p.base,
-                }
-            }
-            _ => return why(format!("{} has no readable HEAD", p.path)),
+        let at = match self.still_holds(p, w, approved, &git).await? {
+            Ok(at) => at,
+            Err(r) => return Ok(Err(r)),
         };
-        let index = common.join("index");
-        if checkout {
-            let dirty = merge::dirty(&git, Path::new(&p.path), &index).await?;
-            if !dirty.is_empty() {
-                return Ok(Err(Refused {
-                    why: format!(
-                        "{} has changes not committed in your checkout of {}: commit or stash them first",
-                        p.name, p.base
-                    ),
-                    files: dirty,
-                    ..Default::default()
-                }));
-            }
-        }
-        if let Some(elsewhere) = super::merge_steps::checked_out_elsewhere(&common, &p.base) {
-            return why(format!(
-                "{} is checked out in your worktree {elsewhere}: merge there, or check out another branch in it",
-                p.base
-            ));
-        }
         if let Some(command) = &p.check {
-            let loose = self.loose(p, w).await?;
-            if !loose.is_empty() {
-                return Ok(Err(Refused {
-                    why: format!(
-                        "{}'s worktree has changes not committed: the check would not test what is merged",
-                        w.agent
-                    ),
-                    files: loose,
-                    ..Default::default()
-                }));
-            }
-            let checked = self.check(p, w, command).await?;
-            // What was checked is what is merged: the agent did not go on meanwhile.
-            if checked.passed {
-                let now = rev(&git, &w.branch).await?;
-                let loose = self.loose(p, w).await?;
-                if now != head || !loose.is_empty() {
-                    return Ok(Err(Refused {
-                        why: format!(
-                            "{} changed its worktree while the check ran: what passed is not what would be merged; approve it again",
-                            w.agent
-                        ),
-                        files: loose,
-                        ..Default::default()
-                    }));
-                }
-            }
-            if !checked.passed {
-                return Ok(Err(Refused {
-                    why: match checked.timed_out {
-                        true => "the check did not finish in time".into(),
-                        false => format!(
-                            "the check failed (exit status {})",
-                            checked.exit.map_or("none".into(), |e| e.to_string())
-                        ),
-                    },
-                    output: checked.output,
-                    exit: checked.exit,
-                    ..Default::default()
-                }));
+            if let Some(r) = self.checked(p, w, command, &git, &at.head).await? {
+                return Ok(Err(r));
             }
         }
         self.moved(&p.project_id, &w.identity_id, MergeState::Merging, |_| {})
             .await?;
-        let title = format!("Merge {} ({}) into {}", w.branch, w.agent, p.base);
-        let new = match merge::merge(
-            &git,
-            &p.base,
-            &base_head,
-            (&w.branch, &head),
-            &title,
-            strategy,
-        )
-        .await?
-        {
+        let new = match into_base(p, w, &git, &at, strategy).await? {
             Ok(new) => new,
-            Err(Refusal::Conflicts(files)) => {
-                return Ok(Err(Refused {
-                    why: format!(
-                        "{} conflicts with {} in {} file(s)",
-                        w.branch,
-                        p.base,
-                        files.len()
-                    ),
-                    files,
-                    ..Default::default()
-                }))
-            }
-            Err(Refusal::Why(s)) => return why(s),
+            Err(r) => return Ok(Err(r)),
         };
-        let tree = Path::new(&p.path);
-        if let Err(s) = merge::advance(
-            &git,
-            &p.base,
-            &base_head,
-            &new,
-            checkout.then_some((tree, &*index)),
-        )
-        .await?
-        {
-            return why(s);
-        }
         // Replayed: the agent's branch and worktree move to the commits the base now has.
-        if new != head && strategy == Strategy::Rebase {
-            let shadow = super::shadow_of(&self.ctx, &p.project_id, &p.path);
-            let place = crate::repo::worktree::Place::new(
-                Path::new(&w.path),
-                &w.identity_id,
-                &w.project_id,
-                &w.branch,
-            );
-            let agent_index = shadow
-                .common
-                .join("worktrees")
-                .join(&place.name)
-                .join("index");
-            if let Err(e) = merge::advance(
-                &git,
-                &w.branch,
-                &head,
-                &new,
-                Some((Path::new(&w.path), &agent_index)),
-            )
-            .await
-            {
-                tracing::warn!(error = %e, "the agent's branch could not follow its replay");
-            }
+        if new != at.head && strategy == Strategy::Rebase {
+            self.follow_replay(p, w, &git, (&at.head, &new)).await;
         }
         Ok(Ok(new))
     }
+
+    /// What must still hold at the merge: the branch at the approved commit, the base where
+    /// the review saw it, the user's checkout on a branch and clean (when it is the base's),
+    /// the base checked out nowhere else.
+    async fn still_holds(
+        &self,
+        p: &ProjectDoc,
+        w: &WorktreeDoc,
+        approved: &str,
+        git: &Git,
+    ) -> Step<At> {
+        let head = rev(git, &w.branch).await?;
+        if head != approved {
+            let why = format!(
+                "{} moved since it was approved: look again and approve it",
+                w.branch
+            );
+            return Ok(Err(refusal(why)));
+        }
+        let base_head = rev(git, &p.base).await?;
+        if w.approved_base.as_deref().is_some_and(|b| b != base_head) {
+            let why = format!(
+                "{} moved since the review: look again and approve it",
+                p.base
+            );
+            return Ok(Err(refusal(why)));
+        }
+        let common = PathBuf::from(&p.path).join(".git");
+        let checkout = match read_in(&common, Path::new("HEAD"), 4096) {
+            Ok(Found::Bytes(b)) => match String::from_utf8_lossy(&b)
+                .trim()
+                .strip_prefix("ref: refs/heads/")
+            {
+                None => {
+                    let why = format!("{} has a detached HEAD: check out a branch first", p.path);
+                    return Ok(Err(refusal(why)));
+                }
+                Some(b) => b == p.base,
+            },
+            _ => return Ok(Err(refusal(format!("{} has no readable HEAD", p.path)))),
+        };
+        let index = common.join("index");
+        if checkout {
+            let dirty = merge::dirty(git, Path::new(&p.path), &index).await?;
+            if !dirty.is_empty() {
+                return Ok(Err(Refused {
+                    files: dirty,
+                    ..refusal(format!(
+                        "{} has changes not committed in your checkout of {}: commit or stash them first",
+                        p.name, p.base
+                    ))
+                }));
+            }
+        }
+        if let Some(elsewhere) = super::merge_steps::checked_out_elsewhere(&common, &p.base) {
+            return Ok(Err(refusal(format!(
+                "{} is checked out in your worktree {elsewhere}: merge there, or check out another branch in it",
+                p.base
+            ))));
+        }
+        Ok(Ok(At {
+            head,
+            base_head,
+            checkout,
+            index,
+        }))
+    }
+
+    /// The project's check on the agent's worktree: a refusal when it has changes not
+    /// committed, fails, runs out of time, or the worktree changed while it ran.
+    async fn checked(
+        &self,
+        p: &ProjectDoc,
+        w: &WorktreeDoc,
+        command: &str,
+        git: &Git,
+        head: &str,
+    ) -> Result<Option<Refused>, ProjectError> {
+        let loose = self.loose(p, w).await?;
+        if !loose.is_empty() {
+            return Ok(Some(Refused {
+                files: loose,
+                ..refusal(format!(
+                    "{}'s worktree has changes not committed: the check would not test what is merged",
+                    w.agent
+                ))
+            }));
+        }
+        let checked = self.check(p, w, command).await?;
+        if !checked.passed {
+            return Ok(Some(Refused {
+                why: match checked.timed_out {
+                    true => "the check did not finish in time".into(),
+                    false => format!(
+                        "the check failed (exit status {})",
+                        checked.exit.map_or("none".into(), |e| e.to_string())
+                    ),
+                },
+                output: checked.output,
+                exit: checked.exit,
+                ..Default::default()
+            }));
+        }
+        // What was checked is what is merged: the agent did not go on meanwhile.
+        let now = rev(git, &w.branch).await?;
+        let loose = self.loose(p, w).await?;
+        Ok((now != head || !loose.is_empty()).then(|| Refused {
+            files: loose,
+            ..refusal(format!(
+                "{} changed its worktree while the check ran: what passed is not what would be merged; approve it again",
+                w.agent
+            ))
+        }))
+    }
+
+    /// After a rebase: the agent's branch and worktree moved from `old` to the base's `new`.
+    async fn follow_replay(
+        &self,
+        p: &ProjectDoc,
+        w: &WorktreeDoc,
+        git: &Git,
+        (old, new): (&str, &str),
+    ) {
+        let shadow = super::shadow_of(&self.ctx, &p.project_id, &p.path);
+        let place = crate::repo::worktree::Place::new(
+            Path::new(&w.path),
+            &w.identity_id,
+            &w.project_id,
+            &w.branch,
+        );
+        let agent_index = shadow
+            .common
+            .join("worktrees")
+            .join(&place.name)
+            .join("index");
+        let tree = Some((Path::new(&w.path), agent_index.as_path()));
+        if let Err(e) = merge::advance(git, &w.branch, old, new, tree).await {
+            tracing::warn!(error = %e, "the agent's branch could not follow its replay");
+        }
+    }
+}
+
+/// A step of the merge: what it found, or why the merge is refused (or a failure).
+type Step<T> = Result<Result<T, Refused>, ProjectError>;
+
+/// Where the merge starts: the branch's and the base's heads, and the user's checkout (whether
+/// it is the base's, its index).
+struct At {
+    head: String,
+    base_head: String,
+    checkout: bool,
+    index: PathBuf,
+}
+
+fn refusal(why: String) -> Refused {
+    Refused {
+        why,
+        ..Default::default()
+    }
+}
+
+/// The merge made in the shadow, then the base (and the user's checkout of it) moved to it.
+async fn into_base(
+    p: &ProjectDoc,
+    w: &WorktreeDoc,
+    git: &Git,
+    at: &At,
+    strategy: Strategy,
+) -> Step<String> {
+    let title = format!("Merge {} ({}) into {}", w.branch, w.agent, p.base);
+    let branch = (w.branch.as_str(), at.head.as_str());
+    let new = match merge::merge(git, &p.base, &at.base_head, branch, &title, strategy).await? {
+        Ok(new) => new,
+        Err(Refusal::Conflicts(files)) => {
+            let why = format!(
+                "{} conflicts with {} in {} file(s)",
+                w.branch,
+                p.base,
+                files.len()
+            );
+            return Ok(Err(Refused {
+                files,
+                ..refusal(why)
+            }));
+        }
+        Err(Refusal::Why(s)) => return Ok(Err(refusal(s))),
+    };
+    let checkout = at
+        .checkout
+        .then_some((Path::new(&p.path), at.index.as_path()));
+    if let Err(s) = merge::advance(git, &p.base, &at.base_head, &new, checkout).await? {
+        return Ok(Err(refusal(s)));
+    }
+    Ok(Ok(new))
 }
 
 /// What the agent is told of its merge.
