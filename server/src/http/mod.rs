@@ -43,33 +43,48 @@ pub const MAX_BODY_BYTES: usize = 256 * 1024;
 /// A soul bundle brought into the Hall may be this large (a long thread, many vault versions).
 pub const MAX_BUNDLE_BYTES: usize = 64 * 1024 * 1024;
 
-#[expect(
-    clippy::too_many_lines,
-    reason = "longer than 80 lines: to be split (issue 54)"
-)]
+/// Every route of the server, then its layers (outermost last): security headers, JSON
+/// errors, the spectators' and the login's guards, reads of the whole log, a follower's
+/// forwarding, the shutdown's refusal.
 pub fn router(state: AppState) -> Router {
     let routes = generate_route_list(app::App);
     let snapshots: Arc<dyn SnapshotSource> = Arc::new(state.clone());
     let shell_options = state.leptos_options.clone();
-    let security = state.security.clone();
     // Bundles are larger than any other body: their route has its own limit.
     let bundles = Router::new()
         .at::<e::ImportAgent, _, _>(portable::import_agent)
         .layer(axum::extract::DefaultBodyLimit::max(MAX_BUNDLE_BYTES))
         .layer(RequestBodyLimitLayer::new(MAX_BUNDLE_BYTES));
-    // The page's own files, served with conditional requests (an unchanged file is a 304):
-    // leptos's fallback file handler drops `If-Modified-Since`.
-    let options = &state.leptos_options;
+    let rest = governing_routes(team_routes(page_files(&state.leptos_options)))
+        .leptos_routes_with_context(
+            &state,
+            routes,
+            move || provide_context(snapshots.clone()),
+            move || app::shell(shell_options.clone()),
+        )
+        .fallback(leptos_axum::file_and_error_handler::<AppState, _>(
+            app::shell,
+        ))
+        .layer(RequestBodyLimitLayer::new(MAX_BODY_BYTES));
+    layers(bundles.merge(rest), &state).with_state(state)
+}
+
+/// The page's own files, served with conditional requests (an unchanged file is a 304):
+/// leptos's fallback file handler drops `If-Modified-Since`.
+fn page_files(options: &leptos::prelude::LeptosOptions) -> Router<AppState> {
     let pkg = format!("/{}", options.site_pkg_dir);
     let files = tower_http::services::ServeDir::new(
         std::path::Path::new(&*options.site_root).join(&*options.site_pkg_dir),
     )
     .precompressed_gzip()
     .precompressed_br();
-    let rest = Router::new()
-        .nest_service(&pkg, files)
-        // Every endpoint of the contract (app/src/contract/endpoints.rs), at its method and
-        // route; docs/API.md lists them.
+    Router::new().nest_service(&pkg, files)
+}
+
+/// The team's endpoints of the contract (app/src/contract/endpoints.rs), at their methods and
+/// routes (docs/API.md lists them): the team, the Hall, knowledge, quests and projects.
+fn team_routes(router: Router<AppState>) -> Router<AppState> {
+    router
         .at::<e::Healthz, _, _>(api::healthz)
         .at::<e::Docs, _, _>(api::docs)
         .at::<e::Events, _, _>(sse::events)
@@ -113,6 +128,12 @@ pub fn router(state: AppState) -> Router {
         .at::<e::MergeBranch, _, _>(projects::merge)
         .at::<e::PostJob, _, _>(quests::post_job)
         .at::<e::Jobs, _, _>(quests::jobs)
+}
+
+/// The rest of the contract: the login, the session, budgets and approvals, external agents
+/// and spectators; and what is not JSON (the login form, the external agents' WebSocket).
+fn governing_routes(router: Router<AppState>) -> Router<AppState> {
+    router
         .at::<e::Logout, _, _>(login::logout)
         // The login page's form: not JSON, so not in the contract.
         .route(login_page::FORM, axum::routing::post(login::form))
@@ -128,18 +149,11 @@ pub fn router(state: AppState) -> Router {
         .at::<e::RevokeWatch, _, _>(spectators::revoke)
         // External agents' WebSocket (docs/EXTERNAL.md): not JSON, so not in the contract.
         .route("/ws/agent", axum::routing::get(external::agent_socket))
-        .leptos_routes_with_context(
-            &state,
-            routes,
-            move || provide_context(snapshots.clone()),
-            move || app::shell(shell_options.clone()),
-        )
-        .fallback(leptos_axum::file_and_error_handler::<AppState, _>(
-            app::shell,
-        ))
-        .layer(RequestBodyLimitLayer::new(MAX_BODY_BYTES));
-    bundles
-        .merge(rest)
+}
+
+/// The layers every request passes, outermost last.
+fn layers(router: Router<AppState>, state: &AppState) -> Router<AppState> {
+    router
         // Shutting down, nothing new is taken.
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
@@ -155,7 +169,7 @@ pub fn router(state: AppState) -> Router {
             whole_log::guard,
         ))
         .layer(axum::middleware::from_fn_with_state(
-            security,
+            state.security.clone(),
             security::guard,
         ))
         // Before the token: a watch link's request may only read, token or not.
@@ -183,5 +197,4 @@ pub fn router(state: AppState) -> Router {
         )
         // Every request and its answer in the log (`RUST_LOG=tower_http=debug`).
         .layer(tower_http::trace::TraceLayer::new_for_http())
-        .with_state(state)
 }
