@@ -55,30 +55,13 @@ pub async fn boot_with_clock(
 /// As [`boot_with_clock`], as one `part` of a team served by several servers (`cluster`): the
 /// leader runs the runtime, its appends fenced by its lease; a follower only serves what the
 /// store holds (a replica of the log), its runtime never started.
-#[expect(
-    clippy::too_many_lines,
-    reason = "longer than 80 lines: to be split (issue 54)"
-)]
 pub async fn boot_as(
     config: &Config,
     leptos_options: LeptosOptions,
     clock: Clock,
     part: role::Part,
 ) -> anyhow::Result<AppState> {
-    let agents = &config.agents;
-    if agents.approvals == runtime::ApprovalMode::LeadFirst
-        && agents.lead_approval_timeout >= agents.permission_timeout
-    {
-        anyhow::bail!(
-            "--lead-approval-timeout ({}) must be shorter than --permission-timeout ({}): a request \
-             the lead leaves would be denied before the human sees it",
-            runtime::human_duration(agents.lead_approval_timeout),
-            runtime::human_duration(agents.permission_timeout)
-        );
-    }
-    webhooks::not_ours(&config.notify_url, config.addr)
-        .await
-        .map_err(anyhow::Error::msg)?;
+    check_flags(config).await?;
     // Before anything is read or written: a second server on this directory stops here.
     // Off the async threads: a gone holder's lock is waited for (moments, bounded).
     // A server of a cluster took it once for all its parts (`cluster::run`).
@@ -95,37 +78,7 @@ pub async fn boot_as(
         tokio::task::spawn_blocking(move || login::Login::open(&dir, given.as_deref())).await??
     };
     let security = Security::new(config.addr, login);
-    let database = config.database.clone().unwrap_or_default();
-    let shown = match database {
-        store::Database::Sqlite => format!("in {}", config.data_dir.display()),
-        ref pg => format!("on {}", pg.shown()),
-    };
-    tracing::info!("the store is {shown}");
-    let store = {
-        let (dir, clock) = (config.data_dir.clone(), clock.clone());
-        let live_capacity = config.live_capacity;
-        let (replica, fence) = match &part {
-            role::Part::Single => (false, None),
-            role::Part::Leader { fence, .. } => (false, Some(*fence)),
-            role::Part::Follower { .. } => (true, None),
-        };
-        // Off the async threads: connecting and reading the documents block.
-        tokio::task::spawn_blocking(move || {
-            Store::open_with(
-                &dir,
-                store::Options {
-                    database,
-                    clock,
-                    live_capacity,
-                    replica,
-                    fence,
-                    ..Default::default()
-                },
-            )
-        })
-        .await?
-        .map_err(|e| anyhow::anyhow!("opening the store {shown}: {e}"))?
-    };
+    let store = open_store(config, &part, clock.clone()).await?;
     let human = config.human_name();
     let role = part.role();
     let session = match part {
@@ -133,46 +86,14 @@ pub async fn boot_as(
         _ => session::start(&store, &config.lead_name, &human).await?,
     };
     let shutdown = CancellationToken::new();
-    // A bad process template stops the start here, naming its file and line.
-    let templates =
-        runtime::prompts::process_templates(&config.data_dir).map_err(anyhow::Error::msg)?;
-    let (cmd, label, simulated) = RuntimeConfig::resolve_cmd(config.claude_cmd.as_deref());
-    tracing::info!(cmd = %cmd.display(), simulated, "agents run with {label}");
     let follower = matches!(part, role::Part::Follower { .. });
-    let (sandbox, egress) = sandbox_of(config, follower).await?;
-    let mailboxes = Mailboxes::new(&config.data_dir, &config.team)
-        .map_err(|e| anyhow::anyhow!("--team: {e}"))?
-        .with_lock_timing(mailbox::lock::LockTiming {
-            timeout: config.inbox_lock_timeout,
-            ..Default::default()
-        })
-        .with_clock(clock.clone());
-    let runtime = Runtime::new(
-        RuntimeConfig {
-            cmd,
-            label: label.clone(),
-            simulated,
-            extra_args: config
-                .claude_args
-                .split_whitespace()
-                .map(str::to_owned)
-                .collect(),
-            data_dir: config.data_dir.clone(),
-            names: Names {
-                human: human.clone(),
-                lead: config.lead_name.clone(),
-            },
-            templates: Arc::new(templates),
-            agents: config.agents.clone(),
-            sandbox,
-            egress,
-        },
-        mailboxes,
-        store.clone(),
-        session.clone(),
-        shutdown.clone(),
+    let (runtime, label) = make_runtime(
+        config,
+        (&store, &session, &shutdown),
         clock.clone(),
-    );
+        follower,
+    )
+    .await?;
     forget_idle_history(&store, (&shutdown, runtime.tasks()));
     let state = AppState {
         leptos_options,
@@ -206,6 +127,110 @@ pub async fn boot_as(
     }
     start_runtime(config, &state, clock).await;
     Ok(state)
+}
+
+/// The runtime this server would run (a follower's is never started), and how its agents
+/// are run, said in the log: the command, its sandbox, its templates and mailboxes.
+async fn make_runtime(
+    config: &Config,
+    (store, session, shutdown): (&Store, &Arc<session::Session>, &CancellationToken),
+    clock: Clock,
+    follower: bool,
+) -> anyhow::Result<(Runtime, String)> {
+    // A bad process template stops the start here, naming its file and line.
+    let templates =
+        runtime::prompts::process_templates(&config.data_dir).map_err(anyhow::Error::msg)?;
+    let (cmd, label, simulated) = RuntimeConfig::resolve_cmd(config.claude_cmd.as_deref());
+    tracing::info!(cmd = %cmd.display(), simulated, "agents run with {label}");
+    let (sandbox, egress) = sandbox_of(config, follower).await?;
+    let mailboxes = Mailboxes::new(&config.data_dir, &config.team)
+        .map_err(|e| anyhow::anyhow!("--team: {e}"))?
+        .with_lock_timing(mailbox::lock::LockTiming {
+            timeout: config.inbox_lock_timeout,
+            ..Default::default()
+        })
+        .with_clock(clock.clone());
+    let runtime = Runtime::new(
+        RuntimeConfig {
+            cmd,
+            label: label.clone(),
+            simulated,
+            extra_args: config
+                .claude_args
+                .split_whitespace()
+                .map(str::to_owned)
+                .collect(),
+            data_dir: config.data_dir.clone(),
+            names: Names {
+                human: config.human_name(),
+                lead: config.lead_name.clone(),
+            },
+            templates: Arc::new(templates),
+            agents: config.agents.clone(),
+            sandbox,
+            egress,
+        },
+        mailboxes,
+        store.clone(),
+        session.clone(),
+        shutdown.clone(),
+        clock,
+    );
+    Ok((runtime, label))
+}
+
+/// Flags that do not go together, and webhooks that would call this server: refused before
+/// anything starts.
+async fn check_flags(config: &Config) -> anyhow::Result<()> {
+    let agents = &config.agents;
+    if agents.approvals == runtime::ApprovalMode::LeadFirst
+        && agents.lead_approval_timeout >= agents.permission_timeout
+    {
+        anyhow::bail!(
+            "--lead-approval-timeout ({}) must be shorter than --permission-timeout ({}): a request \
+             the lead leaves would be denied before the human sees it",
+            runtime::human_duration(agents.lead_approval_timeout),
+            runtime::human_duration(agents.permission_timeout)
+        );
+    }
+    webhooks::not_ours(&config.notify_url, config.addr)
+        .await
+        .map_err(anyhow::Error::msg)?;
+    Ok(())
+}
+
+/// The store this server part opens (SQLite in the data directory, or PostgreSQL; a follower's
+/// a replica, a leader's appends fenced by its lease), said in the log.
+async fn open_store(config: &Config, part: &role::Part, clock: Clock) -> anyhow::Result<Store> {
+    let database = config.database.clone().unwrap_or_default();
+    let shown = match database {
+        store::Database::Sqlite => format!("in {}", config.data_dir.display()),
+        ref pg => format!("on {}", pg.shown()),
+    };
+    tracing::info!("the store is {shown}");
+    let (dir, clock) = (config.data_dir.clone(), clock.clone());
+    let live_capacity = config.live_capacity;
+    let (replica, fence) = match &part {
+        role::Part::Single => (false, None),
+        role::Part::Leader { fence, .. } => (false, Some(*fence)),
+        role::Part::Follower { .. } => (true, None),
+    };
+    // Off the async threads: connecting and reading the documents block.
+    tokio::task::spawn_blocking(move || {
+        Store::open_with(
+            &dir,
+            store::Options {
+                database,
+                clock,
+                live_capacity,
+                replica,
+                fence,
+                ..Default::default()
+            },
+        )
+    })
+    .await?
+    .map_err(|e| anyhow::anyhow!("opening the store {shown}: {e}"))
 }
 
 /// Whether agents run in a sandbox here (`--sandbox`), said in the log, and where their
