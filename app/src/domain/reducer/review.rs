@@ -22,11 +22,19 @@ fn update(w: &mut Writes, project: &str, identity: &str, f: impl FnOnce(&mut Wor
     }
 }
 
-#[expect(
-    clippy::too_many_lines,
-    reason = "longer than 80 lines: to be split (issue 54)"
-)]
 pub(super) fn apply(w: &mut Writes, event: &Event) {
+    match &event.kind {
+        EventKind::WorktreeChanged { .. } | EventKind::ReviewCommented { .. } => looked(w, event),
+        EventKind::ReviewRequested { .. } | EventKind::ChangesRequested { .. } => asked(w, event),
+        EventKind::BranchApproved { .. } => approved(w, event),
+        EventKind::MergeMoved { .. } => merge_moved(w, event),
+        EventKind::FilesClaimed { .. } => claimed(w, event),
+        _ => {}
+    }
+}
+
+/// What git saw of a worktree, a line commented.
+fn looked(w: &mut Writes, event: &Event) {
     let ts = event.ts;
     match &event.kind {
         EventKind::WorktreeChanged {
@@ -73,6 +81,13 @@ pub(super) fn apply(w: &mut Writes, event: &Event) {
                 });
             }
         }),
+        _ => {}
+    }
+}
+
+/// A review asked, changes asked.
+fn asked(w: &mut Writes, event: &Event) {
+    match &event.kind {
         EventKind::ReviewRequested {
             project_id,
             identity_id,
@@ -94,89 +109,115 @@ pub(super) fn apply(w: &mut Writes, event: &Event) {
                 t.approved_head = None;
             }
         }),
-        EventKind::BranchApproved {
-            project_id,
-            identity_id,
-            head,
-            base_head,
-        } => update(w, project_id, identity_id, |t| {
-            if !merging(t) {
-                t.review = Review::Approved;
-                t.approved_head = Some(head.clone());
-                t.approved_base = base_head.clone();
-            }
-        }),
-        EventKind::MergeMoved {
-            project_id,
-            identity_id,
-            state,
-            strategy,
-            commit,
-            why,
-            files,
-            output,
-            exit,
-        } => update(w, project_id, identity_id, |t| {
-            if *state == MergeState::Queued {
-                if !merging(t) {
-                    t.merge = Some(MergeNote {
-                        state: MergeState::Queued,
-                        strategy: strategy.clone().unwrap_or_else(|| "merge".into()),
-                        asked_at: ts,
-                        ended_at: None,
-                        commit: None,
-                        why: None,
-                        files: Vec::new(),
-                        output: String::new(),
-                        exit: None,
-                    });
-                }
-                return;
-            }
-            let Some(m) = t.merge.as_mut().filter(|m| !m.state.is_over()) else {
-                return;
-            };
-            m.state = *state;
-            if let Some(o) = output {
-                m.output = o.clone();
-            }
-            m.exit = exit.or(m.exit);
-            m.commit = commit.clone().or(m.commit.take());
-            m.why = why.clone().or(m.why.take());
-            if !files.is_empty() {
-                m.files = files.clone();
-            }
-            if state.is_over() {
-                m.ended_at = Some(ts);
-            }
-            if *state == MergeState::Merged {
-                t.review = Review::Merged;
-                t.claim = None;
-            }
-        }),
-        EventKind::FilesClaimed {
-            project_id,
-            identity_id,
-            paths,
-            why,
-            until,
-        } => update(w, project_id, identity_id, |t| {
-            // No paths: the claim is let go (its time is up), unless a newer one holds longer.
-            if paths.is_empty() {
-                if t.claim.as_ref().is_some_and(|c| c.until <= *until) {
-                    t.claim = None;
-                }
-            } else {
-                t.claim = Some(Claim {
-                    paths: paths.clone(),
-                    why: why.clone(),
-                    at: ts,
-                    until: *until,
-                });
-            }
-        }),
         _ => {}
     }
+}
+
+/// A branch approved.
+fn approved(w: &mut Writes, event: &Event) {
+    let EventKind::BranchApproved {
+        project_id,
+        identity_id,
+        head,
+        base_head,
+    } = &event.kind
+    else {
+        return;
+    };
+    update(w, project_id, identity_id, |t| {
+        if !merging(t) {
+            t.review = Review::Approved;
+            t.approved_head = Some(head.clone());
+            t.approved_base = base_head.clone();
+        }
+    });
+}
+
+/// A merge moved along its steps.
+fn merge_moved(w: &mut Writes, event: &Event) {
+    let ts = event.ts;
+    let EventKind::MergeMoved {
+        project_id,
+        identity_id,
+        state,
+        strategy,
+        commit,
+        why,
+        files,
+        output,
+        exit,
+    } = &event.kind
+    else {
+        return;
+    };
+    update(w, project_id, identity_id, |t| {
+        if *state == MergeState::Queued {
+            if !merging(t) {
+                t.merge = Some(MergeNote {
+                    state: MergeState::Queued,
+                    strategy: strategy.clone().unwrap_or_else(|| "merge".into()),
+                    asked_at: ts,
+                    ended_at: None,
+                    commit: None,
+                    why: None,
+                    files: Vec::new(),
+                    output: String::new(),
+                    exit: None,
+                });
+            }
+            return;
+        }
+        let Some(m) = t.merge.as_mut().filter(|m| !m.state.is_over()) else {
+            return;
+        };
+        m.state = *state;
+        if let Some(o) = output {
+            m.output = o.clone();
+        }
+        m.exit = exit.or(m.exit);
+        m.commit = commit.clone().or(m.commit.take());
+        m.why = why.clone().or(m.why.take());
+        if !files.is_empty() {
+            m.files = files.clone();
+        }
+        if state.is_over() {
+            m.ended_at = Some(ts);
+        }
+        if *state == MergeState::Merged {
+            t.review = Review::Merged;
+            t.claim = None;
+        }
+    });
+}
+
+/// Files claimed.
+fn claimed(w: &mut Writes, event: &Event) {
+    let ts = event.ts;
+    let EventKind::FilesClaimed {
+        project_id,
+        identity_id,
+        paths,
+        why,
+        until,
+    } = &event.kind
+    else {
+        return;
+    };
+    update(w, project_id, identity_id, |t| {
+        // No paths: the claim is let go (its time is up), unless a newer one holds longer.
+        if paths.is_empty() {
+            if t.claim.as_ref().is_some_and(|c| c.until <= *until) {
+                t.claim = None;
+            }
+        } else {
+            t.claim = Some(Claim {
+                paths: paths.clone(),
+                why: why.clone(),
+                at: ts,
+                until: *until,
+            });
+        }
+    });
 }
 
 /// A merge of it is queued or running.
