@@ -61,11 +61,20 @@ impl<'a> Said<'a> {
 static NO_ONE: Option<String> = None;
 
 /// The message an event says (its document, counted in the ledger).
-#[expect(
-    clippy::too_many_lines,
-    reason = "longer than 80 lines: to be split (issue 54)"
-)]
 pub(super) fn apply(w: &mut Writes, event: &Event) {
+    match &event.kind {
+        EventKind::UserMessage { .. }
+        | EventKind::AgentMessage { .. }
+        | EventKind::LeadText { .. } => words(w, event),
+        EventKind::TeamMessage { .. } => team_post(w, event),
+        EventKind::AgentWrote { .. } => letter(w, event),
+        EventKind::ToolUsed { .. } => tool_line(w, event),
+        _ => {}
+    }
+}
+
+/// Words in a seat's thread: the human's, an agent's, the lead's.
+fn words(w: &mut Writes, event: &Event) {
     match &event.kind {
         EventKind::UserMessage {
             message_id,
@@ -97,76 +106,6 @@ pub(super) fn apply(w: &mut Writes, event: &Event) {
                 ..Said::words(message_id, speaker_name, seat_speaker(*seat), *seat, text)
             },
         ),
-        EventKind::TeamMessage {
-            message_id,
-            seat,
-            speaker_name,
-            text,
-            mentioned: _,
-        } => {
-            let who = seat.map_or(SpeakerType::Human, seat_speaker);
-            let seat = seat.unwrap_or(LEAD_SEAT);
-            put(
-                w,
-                event,
-                Said {
-                    channel: Some(crate::domain::channel::TEAM),
-                    ..Said::words(message_id, speaker_name, who, seat, text)
-                },
-            )
-        }
-        // The letter in the reader's thread, and the writer's copy in its own: each owned by
-        // one identity, so each thread (and its pages) holds it.
-        EventKind::AgentWrote {
-            message_id,
-            from_seat,
-            to_seat,
-            speaker_name,
-            to_name,
-            text,
-        } => {
-            let to = Some(to_name.clone());
-            let copy = format!("{message_id}:from");
-            let who = seat_speaker(*from_seat);
-            for (uuid, seat, copy_of) in [
-                (message_id.as_str(), *to_seat, None),
-                (copy.as_str(), *from_seat, Some(*from_seat)),
-            ] {
-                let said = Said::words(uuid, speaker_name, who, seat, text);
-                put(
-                    w,
-                    event,
-                    Said {
-                        target_agent: &to,
-                        from_seat: copy_of,
-                        ..said
-                    },
-                );
-            }
-        }
-        EventKind::ToolUsed {
-            message_id,
-            seat,
-            speaker_name,
-            line,
-        } => {
-            let summary = line.summary();
-            let said = Said::words(
-                message_id,
-                speaker_name,
-                seat_speaker(*seat),
-                *seat,
-                &summary,
-            );
-            put(
-                w,
-                event,
-                Said {
-                    tool: Some(line.clone()),
-                    ..said
-                },
-            )
-        }
         EventKind::LeadText {
             message_id,
             speaker_name,
@@ -182,6 +121,92 @@ pub(super) fn apply(w: &mut Writes, event: &Event) {
         ),
         _ => {}
     }
+}
+
+/// A post in #team (the human's has no seat: it is kept under the lead's).
+fn team_post(w: &mut Writes, event: &Event) {
+    let EventKind::TeamMessage {
+        message_id,
+        seat,
+        speaker_name,
+        text,
+        mentioned: _,
+    } = &event.kind
+    else {
+        return;
+    };
+    let who = seat.map_or(SpeakerType::Human, seat_speaker);
+    let seat = seat.unwrap_or(LEAD_SEAT);
+    put(
+        w,
+        event,
+        Said {
+            channel: Some(crate::domain::channel::TEAM),
+            ..Said::words(message_id, speaker_name, who, seat, text)
+        },
+    )
+}
+
+/// A letter between agents: in the reader's thread, and the writer's copy in its own (each owned by one identity, so each thread and its pages hold it).
+fn letter(w: &mut Writes, event: &Event) {
+    let EventKind::AgentWrote {
+        message_id,
+        from_seat,
+        to_seat,
+        speaker_name,
+        to_name,
+        text,
+    } = &event.kind
+    else {
+        return;
+    };
+    let to = Some(to_name.clone());
+    let copy = format!("{message_id}:from");
+    let who = seat_speaker(*from_seat);
+    for (uuid, seat, copy_of) in [
+        (message_id.as_str(), *to_seat, None),
+        (copy.as_str(), *from_seat, Some(*from_seat)),
+    ] {
+        let said = Said::words(uuid, speaker_name, who, seat, text);
+        put(
+            w,
+            event,
+            Said {
+                target_agent: &to,
+                from_seat: copy_of,
+                ..said
+            },
+        );
+    }
+}
+
+/// A tool call, as a line of the thread.
+fn tool_line(w: &mut Writes, event: &Event) {
+    let EventKind::ToolUsed {
+        message_id,
+        seat,
+        speaker_name,
+        line,
+    } = &event.kind
+    else {
+        return;
+    };
+    let summary = line.summary();
+    let said = Said::words(
+        message_id,
+        speaker_name,
+        seat_speaker(*seat),
+        *seat,
+        &summary,
+    );
+    put(
+        w,
+        event,
+        Said {
+            tool: Some(line.clone()),
+            ..said
+        },
+    )
 }
 
 /// Puts the message (a human's, the lead's or an agent's) and counts it in the ledger.
