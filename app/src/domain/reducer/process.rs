@@ -3,7 +3,7 @@
 //! seat is alive while its process runs and sleeps once it stops; the ledger counts what it
 //! used; permission requests end with their turn.
 
-use super::super::docs::{identity, Note, Problem, NOTES_KEPT};
+use super::super::docs::{identity, AgentIdentity, Note, Problem, NOTES_KEPT};
 use super::super::events::{Event, EventKind};
 use super::super::process::{can_transition, ProcessState};
 use super::super::status::AgentStatus;
@@ -11,10 +11,9 @@ use super::ledger;
 use super::seat::mark_alive;
 use super::writes::Writes;
 
-#[expect(
-    clippy::too_many_lines,
-    reason = "longer than 80 lines: to be split (issue 54)"
-)]
+/// What the server observed of a process: the machine's next state (an impossible transition
+/// said on the seat instead), counted in the ledger, with a note in the thread where the human
+/// should read of it.
 pub(super) fn apply(w: &mut Writes, event: &Event) {
     let EventKind::AgentProcess {
         seat,
@@ -90,34 +89,8 @@ pub(super) fn apply(w: &mut Writes, event: &Event) {
         if cost_usd.is_some() {
             d.cost_usd = *cost_usd;
         }
-        // What the human reads of it in the thread.
-        let name = d.name.clone().unwrap_or_else(|| "The agent".into());
-        let note = match (*state, reason.as_deref()) {
-            (ProcessState::Starting, None) if d.status() == AgentStatus::Sleeping => {
-                Some(format!("{name} is waking up."))
-            }
-            (ProcessState::Idle, Some("interrupted")) => {
-                Some(format!("{name}'s turn was interrupted."))
-            }
-            (ProcessState::Stopped, Some(why)) if super::super::words::crashed(why) => {
-                // "crashed with exit code 3" reads on from the name; "could not start …" after
-                // a colon.
-                Some(match why.strip_prefix("crashed") {
-                    Some(rest) => format!("{name} crashed{rest}."),
-                    None => format!("{name} crashed: {why}."),
-                })
-            }
-            _ => None,
-        };
-        // Once per event: a replayed event notes nothing again.
-        if let Some(text) = note.filter(|_| !d.notes.iter().any(|n| n.event_id == event.id)) {
-            d.notes.push(Note {
-                text,
-                at: event.ts,
-                event_id: event.id,
-            });
-            let over = d.notes.len().saturating_sub(NOTES_KEPT);
-            d.notes.drain(..over);
+        if let Some(text) = note_of(d, *state, reason.as_deref()) {
+            note(d, text, event);
         }
         match (*state, d.status()) {
             // A fresh process starts a fresh work cycle.
@@ -129,4 +102,42 @@ pub(super) fn apply(w: &mut Writes, event: &Event) {
             _ => {}
         }
     })
+}
+
+/// What the human reads in the thread of a process's change: it woke, its turn was
+/// interrupted, it crashed (and how).
+fn note_of(d: &AgentIdentity, state: ProcessState, reason: Option<&str>) -> Option<String> {
+    let name = d.name.clone().unwrap_or_else(|| "The agent".into());
+    match (state, reason) {
+        (ProcessState::Starting, None) if d.status() == AgentStatus::Sleeping => {
+            Some(format!("{name} is waking up."))
+        }
+        (ProcessState::Idle, Some("interrupted")) => {
+            Some(format!("{name}'s turn was interrupted."))
+        }
+        (ProcessState::Stopped, Some(why)) if super::super::words::crashed(why) => {
+            // "crashed with exit code 3" reads on from the name; "could not start …" after a
+            // colon.
+            Some(match why.strip_prefix("crashed") {
+                Some(rest) => format!("{name} crashed{rest}."),
+                None => format!("{name} crashed: {why}."),
+            })
+        }
+        _ => None,
+    }
+}
+
+/// A note in `d`'s thread, once per event (a replayed event notes nothing again), the newest
+/// [`NOTES_KEPT`] kept.
+fn note(d: &mut AgentIdentity, text: String, event: &Event) {
+    if d.notes.iter().any(|n| n.event_id == event.id) {
+        return;
+    }
+    d.notes.push(Note {
+        text,
+        at: event.ts,
+        event_id: event.id,
+    });
+    let over = d.notes.len().saturating_sub(NOTES_KEPT);
+    d.notes.drain(..over);
 }
