@@ -110,6 +110,21 @@ python_websockets() {
   python3 -m venv "$dir" && "$dir/bin/pip" install -q "websockets==$WEBSOCKETS_VERSION"
 }
 
+# Said first: what this run must build from source, and about how long it takes, so a first
+# run on a bare machine is not a silent wait (later runs find the tools and skip this).
+plan() {
+  local todo=()
+  [ "$(cargo leptos --version 2>/dev/null || true)" = "cargo-leptos $CARGO_LEPTOS_VERSION" ] \
+    || todo+=("cargo-leptos $CARGO_LEPTOS_VERSION (about 18 minutes on 2 cores: its release profile is fat LTO, one codegen unit)")
+  [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)" = "$(locked_wasm_bindgen)" ] \
+    || todo+=("wasm-bindgen-cli $(locked_wasm_bindgen) (a few minutes)")
+  if [ "${#todo[@]}" -gt 0 ]; then
+    echo "==> first run here: building from source, once (installed under ~/.cargo/bin):"
+    printf '    - %s\n' "${todo[@]}"
+  fi
+}
+plan
+
 # In a git checkout, its commit messages are checked (scripts/git-hooks/commit-msg).
 git_hooks() {
   if [ -d "$ROOT/.git" ] || git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1; then
