@@ -29,59 +29,12 @@ fn nobody(name: &str) -> String {
 
 impl Runtime {
     /// Carries out `request`; what became of it.
-    #[expect(
-        clippy::too_many_lines,
-        reason = "longer than 80 lines: to be split (issue 54)"
-    )]
     pub(in crate::runtime) async fn carry(&self, request: LeadRequest) -> Outcome {
-        let seat_of = |name: &str| self.store().with_docs(|d| seat_named(d, name));
         match request {
             LeadRequest::Summon { seats, count } => self.summon_for_agent(seats, count).await,
-            LeadRequest::Dismiss { name } => {
-                let seat = seat_of(&name).ok_or_else(|| nobody(&name))?;
-                let rt = self.clone();
-                // The agent's note before sleep takes a turn of its own: not waited for here.
-                self.tasks()
-                    .spawn(async move { rt.sleep(seat, "dismissed by the lead").await });
-                Ok(format!(
-                    "{name} writes down what it learned, then sleeps; a message or WAKE brings it back."
-                ))
-            }
-            LeadRequest::Kill { name, cascade } => {
-                let seat = seat_of(&name).ok_or_else(|| nobody(&name))?;
-                let retired = self
-                    .retire_branch(seat, "retired by the lead", cascade)
-                    .await
-                    .map_err(|e| hall_refusal(&e, &name))?;
-                Ok(match retired.len() {
-                    0 | 1 => format!("{name} is in the Hall now; recall brings it back."),
-                    n => format!(
-                        "{name} and {} of its forks are in the Hall now; recall brings each back.",
-                        n - 1
-                    ),
-                })
-            }
-            LeadRequest::Recall { name, seat } => {
-                let id = self.store().with_docs(|d| {
-                    hall(d)
-                        .find(|h| h.name.as_deref().map(fold) == Some(fold(&name)))
-                        .map(|h| h.stable_id())
-                });
-                let id = id.ok_or_else(|| {
-                    format!(
-                        "nobody in the Hall is called {name:?}: call team for who is in the Hall"
-                    )
-                })?;
-                let seated = self
-                    .recall(&id, seat)
-                    .await
-                    .map_err(|e| hall_refusal(&e, &name))?;
-                Ok(format!(
-                    "{name} is back in seat {} and waking.{}",
-                    seat_number(seated.seat),
-                    made_room(&seated)
-                ))
-            }
+            LeadRequest::Dismiss { name } => self.dismiss_for_agent(name),
+            LeadRequest::Kill { name, cascade } => self.kill_for_agent(name, cascade).await,
+            LeadRequest::Recall { name, seat } => self.recall_for_agent(name, seat).await,
             LeadRequest::Fork {
                 seat,
                 by,
@@ -90,22 +43,7 @@ impl Runtime {
                 into,
             } => {
                 let message = prompt.filter(|p| !p.trim().is_empty()).map(|p| (from, p));
-                let child = self
-                    .fork(seat, message, into)
-                    .await
-                    .map_err(|e| fork_refusal(&e))?;
-                let whose = match by == seat {
-                    true => "Your fork".to_string(),
-                    false => format!(
-                        "The fork of {}",
-                        self.inner.ctx.seat_name(seat).unwrap_or_default()
-                    ),
-                };
-                Ok(format!(
-                    "{whose} hatches in seat {} once the current turn ends, and chooses its own name.{}",
-                    seat_number(child.seat),
-                    made_room(&child)
-                ))
+                self.fork_for_agent(seat, by, message, into).await
             }
             LeadRequest::Route {
                 seat,
@@ -121,18 +59,7 @@ impl Runtime {
                 seat,
                 project,
                 note,
-            } => {
-                let (p, w) = self.worktree_of(seat, project.as_deref())?;
-                self.inner
-                    .projects
-                    .request_review(&p, &w.identity_id, note)
-                    .await
-                    .map_err(|e| e.to_string())?;
-                Ok(format!(
-                    "Your branch {} is in the human's review list; you are told what they decide.",
-                    w.branch
-                ))
-            }
+            } => self.review_for_agent(seat, project, note).await,
             LeadRequest::ClaimFiles {
                 seat,
                 project,
@@ -148,26 +75,130 @@ impl Runtime {
                 reason,
             } => self.lead_decides(&request, &decision, reason).await,
             LeadRequest::PutToWork { agent, project } => {
-                let (who, id) = self
-                    .store()
-                    .with_docs(|d| {
-                        let p = app::domain::projects::linked_named(d, &project)?.project_id.clone();
-                        let seat = seat_named(d, &agent)?;
-                        Some((app::domain::docs::identity(d, seat)?.stable_id(), p))
-                    })
-                    .ok_or_else(|| {
-                        format!("there is no agent {agent:?} or no linked project {project:?}: call team for the names")
-                    })?;
-                let w = self
-                    .put_to_work(&id, &who)
-                    .await
-                    .map_err(|e| e.to_string())?;
-                Ok(format!(
-                    "{agent} is at work on {project} in {} on branch {}; awake, it restarts with it.",
-                    w.path, w.branch
-                ))
+                self.put_to_work_for_agent(agent, project).await
             }
         }
+    }
+
+    fn seat_of(&self, name: &str) -> Result<Seat, String> {
+        self.store()
+            .with_docs(|d| seat_named(d, name))
+            .ok_or_else(|| nobody(name))
+    }
+
+    /// `dismiss`: the agent's note before sleep takes a turn of its own, not waited for here.
+    fn dismiss_for_agent(&self, name: String) -> Outcome {
+        let seat = self.seat_of(&name)?;
+        let rt = self.clone();
+        self.tasks()
+            .spawn(async move { rt.sleep(seat, "dismissed by the lead").await });
+        Ok(format!(
+            "{name} writes down what it learned, then sleeps; a message or WAKE brings it back."
+        ))
+    }
+
+    /// `kill`: the agent (and with `cascade` its forks) to the Hall.
+    async fn kill_for_agent(&self, name: String, cascade: bool) -> Outcome {
+        let seat = self.seat_of(&name)?;
+        let retired = self
+            .retire_branch(seat, "retired by the lead", cascade)
+            .await
+            .map_err(|e| hall_refusal(&e, &name))?;
+        Ok(match retired.len() {
+            0 | 1 => format!("{name} is in the Hall now; recall brings it back."),
+            n => format!(
+                "{name} and {} of its forks are in the Hall now; recall brings each back.",
+                n - 1
+            ),
+        })
+    }
+
+    /// `recall`: someone from the Hall by name.
+    async fn recall_for_agent(&self, name: String, seat: Option<Seat>) -> Outcome {
+        let id = self.store().with_docs(|d| {
+            hall(d)
+                .find(|h| h.name.as_deref().map(fold) == Some(fold(&name)))
+                .map(|h| h.stable_id())
+        });
+        let id = id.ok_or_else(|| {
+            format!("nobody in the Hall is called {name:?}: call team for who is in the Hall")
+        })?;
+        let seated = self
+            .recall(&id, seat)
+            .await
+            .map_err(|e| hall_refusal(&e, &name))?;
+        Ok(format!(
+            "{name} is back in seat {} and waking.{}",
+            seat_number(seated.seat),
+            made_room(&seated)
+        ))
+    }
+
+    /// `fork`: the agent in `seat` forked (by itself, or by the lead).
+    async fn fork_for_agent(
+        &self,
+        seat: Seat,
+        by: Seat,
+        message: Option<(String, String)>,
+        into: Option<Seat>,
+    ) -> Outcome {
+        let child = self
+            .fork(seat, message, into)
+            .await
+            .map_err(|e| fork_refusal(&e))?;
+        let whose = match by == seat {
+            true => "Your fork".to_string(),
+            false => format!(
+                "The fork of {}",
+                self.inner.ctx.seat_name(seat).unwrap_or_default()
+            ),
+        };
+        Ok(format!(
+            "{whose} hatches in seat {} once the current turn ends, and chooses its own name.{}",
+            seat_number(child.seat),
+            made_room(&child)
+        ))
+    }
+
+    /// `request_review`: the agent's branch into the human's review list.
+    async fn review_for_agent(
+        &self,
+        seat: Seat,
+        project: Option<String>,
+        note: Option<String>,
+    ) -> Outcome {
+        let (p, w) = self.worktree_of(seat, project.as_deref())?;
+        self.inner
+            .projects
+            .request_review(&p, &w.identity_id, note)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(format!(
+            "Your branch {} is in the human's review list; you are told what they decide.",
+            w.branch
+        ))
+    }
+
+    /// `put_to_work` (the lead's): an agent on a linked project, both by name.
+    async fn put_to_work_for_agent(&self, agent: String, project: String) -> Outcome {
+        let (who, id) = self
+            .store()
+            .with_docs(|d| {
+                let p = app::domain::projects::linked_named(d, &project)?.project_id.clone();
+                let seat = seat_named(d, &agent)?;
+                Some((app::domain::docs::identity(d, seat)?.stable_id(), p))
+            })
+            .ok_or_else(|| {
+                format!("there is no agent {agent:?} or no linked project {project:?}: call team for the names")
+            })?;
+        let w = self
+            .put_to_work(&id, &who)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(format!(
+            "{agent} is at work on {project} in {} on branch {}; awake, it goes on with it.",
+            w.path, w.branch
+        ))
     }
 
     /// The worktree the agent in `seat` works in: of the project named `project`, or its only
