@@ -246,10 +246,6 @@ impl Projects {
 
     /// Puts the identity `agent` to work on the project: its worktree on its own branch from
     /// `start` (the base's head; a fork's parent's branch head; a carried branch's head).
-    #[expect(
-        clippy::too_many_lines,
-        reason = "longer than 80 lines: to be split (issue 54)"
-    )]
     pub async fn put_to_work(
         &self,
         project_id: &str,
@@ -295,63 +291,12 @@ impl Projects {
                 project.name
             )));
         }
-        let mut branch = branch_for(&stem, |b| taken.iter().any(|(_, t)| t == b));
         let shadow = shadow_of(&self.ctx, project_id, &project.path);
         shadow.ensure(&project.base)?;
         let git = Git::new(&shadow.dir, GIT_LIMIT);
-        // A carried branch whose name is taken in this repository (the team it came from
-        // works on the same one) gets the next free name.
-        if matches!(start, Start::Commit(_)) {
-            for n in 2..100 {
-                if !worktree::branch_exists(&git, &branch).await? {
-                    break;
-                }
-                branch = branch_for(&format!("{stem}-{n}"), |b| {
-                    taken.iter().any(|(_, t)| t == b)
-                });
-            }
-        }
-        if worktree::branch_exists(&git, &branch).await? {
-            return Err(ProjectError::Conflict(format!(
-                "{} already has a branch {branch} that Soulgrid did not make: rename or remove \
-                 it, and put {name} to work again",
-                project.name
-            )));
-        }
-        let (start, parent) = match (from, start) {
-            (_, Start::Commit(sha)) => (
-                git.text(&["rev-parse", "--verify", "-q", &format!("{sha}^{{commit}}")])
-                    .await
-                    .map_err(|_| {
-                        ProjectError::Conflict(format!("{} has no commit {sha}", project.name))
-                    })?,
-                None,
-            ),
-            (Some(parent), _) => (
-                git.text(&[
-                    "rev-parse",
-                    &format!("refs/heads/{}^{{commit}}", parent.branch),
-                ])
-                .await?,
-                Some(parent.branch.clone()),
-            ),
-            (None, _) => (
-                git.text(&[
-                    "rev-parse",
-                    "--verify",
-                    "-q",
-                    &format!("refs/heads/{}^{{commit}}", project.base),
-                ])
-                .await
-                .map_err(|_| {
-                    ProjectError::Conflict(format!(
-                        "the base branch {} of {} does not exist any more",
-                        project.base, project.name
-                    ))
-                })?,
-                None,
-            ),
-        };
+        let carried = matches!(start, Start::Commit(_));
+        let branch = free_branch(&git, (&stem, &taken, carried), &project, &name).await?;
+        let (start, parent) = start_of(&git, &project, from, start).await?;
         let path = worktree_path(&self.ctx, agent, project_id);
         let place = Place::new(&path, agent, project_id, &branch);
         worktree::make(&git.limited(CHECKOUT_LIMIT), &shadow, &place, &start).await?;
@@ -395,4 +340,78 @@ fn named(who: &AgentIdentity) -> Result<String, ProjectError> {
                 "this agent has no name yet: put it to work once it has one".into(),
             )
         })
+}
+
+/// The branch an identity is put to work on: `soulgrid/<stem>`, not one another identity of
+/// the project has; a carried branch whose name this repository has already gets the next
+/// free name; refused when the repository has a branch of that name Soulgrid did not make.
+async fn free_branch(
+    git: &Git,
+    (stem, taken, carried): (&str, &[(String, String)], bool),
+    project: &app::domain::docs::ProjectDoc,
+    name: &str,
+) -> Result<String, ProjectError> {
+    let mut branch = branch_for(stem, |b| taken.iter().any(|(_, t)| t == b));
+    if carried {
+        for n in 2..100 {
+            if !worktree::branch_exists(git, &branch).await? {
+                break;
+            }
+            branch = branch_for(&format!("{stem}-{n}"), |b| {
+                taken.iter().any(|(_, t)| t == b)
+            });
+        }
+    }
+    if worktree::branch_exists(git, &branch).await? {
+        return Err(ProjectError::Conflict(format!(
+            "{} already has a branch {branch} that Soulgrid did not make: rename or remove \
+             it, and put {name} to work again",
+            project.name
+        )));
+    }
+    Ok(branch)
+}
+
+/// The commit a worktree starts from (and a fork's parent's branch): a carried commit, the
+/// parent's branch head, or the base's head.
+async fn start_of(
+    git: &Git,
+    project: &app::domain::docs::ProjectDoc,
+    from: Option<&WorktreeDoc>,
+    start: Start<'_>,
+) -> Result<(String, Option<String>), ProjectError> {
+    Ok(match (from, start) {
+        (_, Start::Commit(sha)) => (
+            git.text(&["rev-parse", "--verify", "-q", &format!("{sha}^{{commit}}")])
+                .await
+                .map_err(|_| {
+                    ProjectError::Conflict(format!("{} has no commit {sha}", project.name))
+                })?,
+            None,
+        ),
+        (Some(parent), _) => (
+            git.text(&[
+                "rev-parse",
+                &format!("refs/heads/{}^{{commit}}", parent.branch),
+            ])
+            .await?,
+            Some(parent.branch.clone()),
+        ),
+        (None, _) => (
+            git.text(&[
+                "rev-parse",
+                "--verify",
+                "-q",
+                &format!("refs/heads/{}^{{commit}}", project.base),
+            ])
+            .await
+            .map_err(|_| {
+                ProjectError::Conflict(format!(
+                    "the base branch {} of {} does not exist any more",
+                    project.base, project.name
+                ))
+            })?,
+            None,
+        ),
+    })
 }
