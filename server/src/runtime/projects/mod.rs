@@ -125,10 +125,6 @@ impl Projects {
 
     /// Links a repository: `path` inside `--allow-dir`, a non-bare work tree; `base` its
     /// current branch unless given. Its id.
-    #[expect(
-        clippy::too_many_lines,
-        reason = "longer than 80 lines: to be split (issue 54)"
-    )]
     pub async fn link(&self, req: &NewProject) -> Result<String, ProjectError> {
         let cfg = self.ctx.config();
         let found = {
@@ -149,18 +145,7 @@ impl Projects {
                 .unwrap_or_else(|| name_from_path(&work_tree)),
         )
         .map_err(|e| ProjectError::Bad(e.into()))?;
-        let check = match req.check.as_deref().map(str::trim) {
-            Some(c) if c.len() > MAX_CHECK => {
-                return Err(ProjectError::Bad(format!(
-                    "the check command is at most {MAX_CHECK} bytes"
-                )))
-            }
-            Some(c) if c.contains('\n') || c.contains('\0') => {
-                return Err(ProjectError::Bad("the check command is one line".into()))
-            }
-            Some("") | None => None,
-            Some(c) => Some(c.to_string()),
-        };
+        let check = check_command(req.check.as_deref())?;
         let base = match (req.base.as_deref().map(str::trim), &found.current) {
             (Some(b), _) if !b.is_empty() => b.to_string(),
             (_, Some(current)) => current.clone(),
@@ -174,26 +159,7 @@ impl Projects {
         let id = crate::runtime::ids::uuid22();
         let _held = self.lock("link");
         let _held = _held.lock().await;
-        let twice = self.ctx.store().with_docs(|d| {
-            projects::projects(d)
-                .into_iter()
-                .filter(|p| p.is_linked())
-                .find(|p| p.path == work_tree || p.name.eq_ignore_ascii_case(&name))
-                .map(|p| (p.path == work_tree, p.name.clone()))
-        });
-        match twice {
-            Some((true, other)) => {
-                return Err(ProjectError::Conflict(format!(
-                    "{work_tree} is already linked, as {other}"
-                )))
-            }
-            Some((false, other)) => {
-                return Err(ProjectError::Conflict(format!(
-                    "a project named {other} is already linked: give this one another name"
-                )))
-            }
-            None => {}
-        }
+        self.not_linked_yet(&work_tree, &name)?;
         let shadow = shadow_of(&self.ctx, &id, &work_tree);
         shadow.make(&base, found.sha256)?;
         let git = Git::new(&shadow.dir, GIT_LIMIT);
@@ -223,6 +189,26 @@ impl Projects {
             }])
             .await?;
         Ok(id)
+    }
+
+    /// Refused when the folder, or a project of that name, is linked already.
+    fn not_linked_yet(&self, work_tree: &str, name: &str) -> Result<(), ProjectError> {
+        let twice = self.ctx.store().with_docs(|d| {
+            projects::projects(d)
+                .into_iter()
+                .filter(|p| p.is_linked())
+                .find(|p| p.path == work_tree || p.name.eq_ignore_ascii_case(name))
+                .map(|p| (p.path == work_tree, p.name.clone()))
+        });
+        match twice {
+            Some((true, other)) => Err(ProjectError::Conflict(format!(
+                "{work_tree} is already linked, as {other}"
+            ))),
+            Some((false, other)) => Err(ProjectError::Conflict(format!(
+                "a project named {other} is already linked: give this one another name"
+            ))),
+            None => Ok(()),
+        }
     }
 
     /// Unlinks a project: nothing in its repository changes; its branches and worktrees stay.
@@ -414,4 +400,18 @@ async fn start_of(
             None,
         ),
     })
+}
+
+/// A project's check command: one line, at most [`MAX_CHECK`] bytes; none when empty.
+fn check_command(given: Option<&str>) -> Result<Option<String>, ProjectError> {
+    match given.map(str::trim) {
+        Some(c) if c.len() > MAX_CHECK => Err(ProjectError::Bad(format!(
+            "the check command is at most {MAX_CHECK} bytes"
+        ))),
+        Some(c) if c.contains('\n') || c.contains('\0') => {
+            Err(ProjectError::Bad("the check command is one line".into()))
+        }
+        Some("") | None => Ok(None),
+        Some(c) => Ok(Some(c.to_string())),
+    }
 }
