@@ -15,6 +15,7 @@ use app::domain::Seat;
 use crate::runtime::ids::uuid22;
 use crate::runtime::process::outgoing::Outgoing;
 use crate::runtime::process::spawn::{process_event, Spec};
+use crate::runtime::process::table::Reservation;
 use crate::runtime::prompts;
 use crate::runtime::team::hall::{HallError, Seated};
 use crate::runtime::team::Team;
@@ -41,10 +42,6 @@ impl Team {
     /// Forks the agent in `parent` into `seat` (or the first empty seat: see
     /// [`Team::seat_for`]), with an optional first message from `from`. Returns the child's
     /// seat once it is reserved; the child starts when the parent's running turn has ended.
-    #[expect(
-        clippy::too_many_lines,
-        reason = "longer than 80 lines: to be split (issue 54)"
-    )]
     pub async fn fork(
         &self,
         parent: Seat,
@@ -87,53 +84,65 @@ impl Team {
             .processes
             .reserve(child)
             .map_err(|_| HallError::Occupied(child))?;
-        let rt = self.clone();
-        self.ctx.spawn(async move {
-            rt.wait_for_turn_end(parent).await;
-            // The parent's session and last message as the turn left them: the fork point.
-            let (session, fork_message_id) = rt.ctx.store().with_newest(|d, threads| {
-                (
-                    identity(d, parent).and_then(|p| p.claude_session_id.clone()),
-                    threads
-                        .newest(&seat_thread_owners(d, parent))
-                        .map(|m| m.id.clone()),
-                )
-            });
-            let uuid = uuid22();
-            rt.ctx
-                .record(vec![EventKind::AgentForked {
-                    seat: child,
-                    uuid: uuid.clone(),
-                    parent_id,
-                    fork_message_id,
-                }])
-                .await;
-            let placed = rt.ctx.store().with_docs(|d| {
-                identity(d, child).is_some_and(|c| c.uuid.as_deref() == Some(uuid.as_str()))
-            });
-            if !placed {
-                return;
-            }
-            let data_dir = &rt.ctx.config().data_dir;
-            let mut letter = prompts::fork_letter(data_dir, child, &parent_name, rt.ctx.names());
-            if let Some((from, text)) = message {
-                letter = format!("{letter}\n\n{}", provenance::delivered(&from, &text));
-            }
-            let spec = Spec {
-                seat: child,
-                name: None,
-                summoning: true,
-                system_prompt: prompts::agent_prompt(data_dir, rt.ctx.names()),
-                first_message: Outgoing::text(letter),
-                resume: session,
-                fork: true,
-                aside: Some(app::domain::events::Aside::Birth),
-            };
-            if let Err(e) = rt.processes.start_reserved(reservation, spec).await {
-                tracing::warn!(seat = child, error = %e, "starting a fork failed");
-            }
-        });
+        let (rt, from) = (self.clone(), (parent, parent_id, parent_name));
+        self.ctx
+            .spawn(async move { rt.hatch(from, reservation, message).await });
         Ok(seated)
+    }
+
+    /// The fork hatches once the parent's running turn has ended: recorded at the parent's
+    /// session and last message as the turn left them (the fork point), then started from that
+    /// session with its letter.
+    async fn hatch(
+        &self,
+        (parent, parent_id, parent_name): (Seat, String, String),
+        reservation: Reservation,
+        message: Option<(String, String)>,
+    ) {
+        let child = reservation.seat();
+        self.wait_for_turn_end(parent).await;
+        // The parent's session and last message as the turn left them: the fork point.
+        let (session, fork_message_id) = self.ctx.store().with_newest(|d, threads| {
+            (
+                identity(d, parent).and_then(|p| p.claude_session_id.clone()),
+                threads
+                    .newest(&seat_thread_owners(d, parent))
+                    .map(|m| m.id.clone()),
+            )
+        });
+        let uuid = uuid22();
+        self.ctx
+            .record(vec![EventKind::AgentForked {
+                seat: child,
+                uuid: uuid.clone(),
+                parent_id,
+                fork_message_id,
+            }])
+            .await;
+        let placed = self.ctx.store().with_docs(|d| {
+            identity(d, child).is_some_and(|c| c.uuid.as_deref() == Some(uuid.as_str()))
+        });
+        if !placed {
+            return;
+        }
+        let data_dir = &self.ctx.config().data_dir;
+        let mut letter = prompts::fork_letter(data_dir, child, &parent_name, self.ctx.names());
+        if let Some((from, text)) = message {
+            letter = format!("{letter}\n\n{}", provenance::delivered(&from, &text));
+        }
+        let spec = Spec {
+            seat: child,
+            name: None,
+            summoning: true,
+            system_prompt: prompts::agent_prompt(data_dir, self.ctx.names()),
+            first_message: Outgoing::text(letter),
+            resume: session,
+            fork: true,
+            aside: Some(app::domain::events::Aside::Birth),
+        };
+        if let Err(e) = self.processes.start_reserved(reservation, spec).await {
+            tracing::warn!(seat = child, error = %e, "starting a fork failed");
+        }
     }
 
     /// The parent's running turn, if any, ends first; its seat says so meanwhile (bounded).
