@@ -207,10 +207,6 @@ async fn send(url: String, q: Arc<Queue>, client: reqwest::Client, shutdown: Can
 }
 
 /// What the human must hear of `e`, if anything.
-#[expect(
-    clippy::too_many_lines,
-    reason = "longer than 80 lines: to be split (issue 54)"
-)]
 pub fn note(d: &Docs, e: &Event, base: &str, team: &str) -> Option<Note> {
     let name = |seat: Seat| identity(d, seat).and_then(|i| i.name.clone());
     let click = |seat: Option<Seat>| match seat {
@@ -225,42 +221,10 @@ pub fn note(d: &Docs, e: &Event, base: &str, team: &str) -> Option<Note> {
             request_id,
             to: Approver::Human,
             ..
-        } => {
-            let p = request(d, request_id).filter(|p| p.is_pending())?;
-            let routed = matches!(e.kind, EventKind::PermissionRouted { .. });
-            if !routed && p.with.is_some() {
-                return None;
-            }
-            let who = name(p.seat).unwrap_or_else(|| format!("Seat {}", p.seat + 1));
-            let mut message = input_summary(&p.input);
-            if let Some(why) = &p.routed_why {
-                message = format!("{message} ({why})");
-            }
-            (
-                "permission",
-                Some(p.seat),
-                format!("{who} asks to use {}", p.tool_name),
-                message,
-            )
-        }
+        } => permission_note(d, e, request_id)?,
         EventKind::ReviewRequested {
             identity_id, note, ..
-        } => {
-            let who = app::domain::docs::identity_by_id(d, identity_id);
-            let seat = who
-                .filter(|w| w.retired_at.is_none())
-                .map(|w| w.grid_position);
-            let agent = who
-                .and_then(|w| w.name.clone())
-                .unwrap_or_else(|| "An agent".into());
-            (
-                "review",
-                seat,
-                format!("{agent} asks for a review"),
-                note.clone()
-                    .unwrap_or_else(|| "Its branch is in your review list.".into()),
-            )
-        }
+        } => review_note(d, identity_id, note.as_deref()),
         EventKind::ArtifactWritten {
             kind: app::domain::docs::ArtifactKind::Report,
             title,
@@ -315,6 +279,52 @@ pub fn note(d: &Docs, e: &Event, base: &str, team: &str) -> Option<Note> {
         team: team.to_string(),
         event_id: e.id,
     })
+}
+
+/// What a note says: its kind, the seat it is about, its title and message.
+type Said = (&'static str, Option<Seat>, String, String);
+
+/// A request that waits for the human: not one a rule answered in the same breath, nor one
+/// with the lead (it is told if it comes to the human).
+fn permission_note(d: &Docs, e: &Event, request_id: &str) -> Option<Said> {
+    let p = request(d, request_id).filter(|p| p.is_pending())?;
+    let routed = matches!(e.kind, EventKind::PermissionRouted { .. });
+    if !routed && p.with.is_some() {
+        return None;
+    }
+    let who = identity(d, p.seat)
+        .and_then(|i| i.name.clone())
+        .unwrap_or_else(|| format!("Seat {}", p.seat + 1));
+    let mut message = input_summary(&p.input);
+    if let Some(why) = &p.routed_why {
+        message = format!("{message} ({why})");
+    }
+    Some((
+        "permission",
+        Some(p.seat),
+        format!("{who} asks to use {}", p.tool_name),
+        message,
+    ))
+}
+
+/// An agent asks for a review of its branch.
+fn review_note(d: &Docs, identity_id: &str, note: Option<&str>) -> Said {
+    let who = app::domain::docs::identity_by_id(d, identity_id);
+    let seat = who
+        .filter(|w| w.retired_at.is_none())
+        .map(|w| w.grid_position);
+    let agent = who
+        .and_then(|w| w.name.clone())
+        .unwrap_or_else(|| "An agent".into());
+    (
+        "review",
+        seat,
+        format!("{agent} asks for a review"),
+        note.map_or_else(
+            || "Its branch is in your review list.".into(),
+            str::to_owned,
+        ),
+    )
 }
 
 #[cfg(test)]
