@@ -6,7 +6,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use app::domain::docs::{Docs, WorktreeDoc};
+use app::domain::docs::{Docs, ProjectDoc, WorktreeDoc};
 use app::domain::events::EventKind;
 use app::domain::projects;
 use tokio::sync::mpsc;
@@ -146,10 +146,6 @@ impl Projects {
 
     /// Looks at one worktree: records what git sees if it changed, and says who should hear of
     /// an overlap that is new.
-    #[expect(
-        clippy::too_many_lines,
-        reason = "longer than 80 lines: to be split (issue 54)"
-    )]
     pub async fn refresh(
         &self,
         project: &str,
@@ -174,44 +170,11 @@ impl Projects {
         let ahead = work.commits.len() as u32;
         let changed: Vec<String> = work.files.iter().map(|f| f.path.clone()).collect();
         let uncommitted = work.uncommitted();
-        // Where a merge may conflict: what the base changed meanwhile that the branch changes.
-        let git = self.git_on(&p, &w);
-        let base_overlaps: Vec<String> = match crate::repo::diff::base_changed(
-            &git,
-            &work.merge_base,
-            &work.base_head,
-        )
-        .await
-        {
-            Ok(moved) => changed
-                .iter()
-                .filter(|f| moved.contains(*f))
-                .cloned()
-                .collect(),
-            Err(e) => {
-                tracing::debug!(%project, identity, error = %e, "the base's changes could not be read");
-                Vec::new()
-            }
-        };
+        let base_overlaps = self.base_overlaps(&p, &w, &work, &changed).await;
         let same = w.head.as_deref() == Some(work.head.as_str())
-            && w.changed_files
-                == changed
-                    .iter()
-                    .take(app::domain::docs::MAX_LISTED)
-                    .cloned()
-                    .collect::<Vec<_>>()
-            && w.uncommitted
-                == uncommitted
-                    .iter()
-                    .take(app::domain::docs::MAX_LISTED)
-                    .cloned()
-                    .collect::<Vec<_>>()
-            && w.base_overlaps
-                == base_overlaps
-                    .iter()
-                    .take(app::domain::docs::MAX_LISTED)
-                    .cloned()
-                    .collect::<Vec<_>>()
+            && w.changed_files == listed(&changed)
+            && w.uncommitted == listed(&uncommitted)
+            && w.base_overlaps == listed(&base_overlaps)
             && w.commits_ahead == ahead
             && w.changed_count as usize == changed.len();
         if same {
@@ -232,20 +195,58 @@ impl Projects {
             }])
             .await?;
         drop(guard);
-        Ok(self.ctx.store().with_docs(|d| {
-            let now = pairs(d, project);
-            let name = |id: &str| projects::worktree(d, project, id).cloned();
-            let mut out = Vec::new();
-            for ((a, b), files) in now.iter().filter(|(k, _)| !before.contains_key(*k)) {
-                let (Some(wa), Some(wb)) = (name(a), name(b)) else {
-                    continue;
-                };
-                out.push(notice(&p.name, &wa, &wb, files));
-                out.push(notice(&p.name, &wb, &wa, files));
-            }
-            out
-        }))
+        Ok(self.ctx.store().with_docs(|d| new_overlaps(d, &p, &before)))
     }
+
+    /// Where a merge may conflict: what the base changed meanwhile that the branch changes.
+    async fn base_overlaps(
+        &self,
+        p: &ProjectDoc,
+        w: &WorktreeDoc,
+        work: &crate::repo::diff::Work,
+        changed: &[String],
+    ) -> Vec<String> {
+        let git = self.git_on(p, w);
+        match crate::repo::diff::base_changed(&git, &work.merge_base, &work.base_head).await {
+            Ok(moved) => changed
+                .iter()
+                .filter(|f| moved.contains(*f))
+                .cloned()
+                .collect(),
+            Err(e) => {
+                let (project, identity) = (&p.project_id, &w.identity_id);
+                tracing::debug!(%project, %identity, error = %e, "the base's changes could not be read");
+                Vec::new()
+            }
+        }
+    }
+}
+
+/// A list as a worktree's document keeps it (the first `MAX_LISTED`).
+fn listed(all: &[String]) -> Vec<String> {
+    all.iter()
+        .take(app::domain::docs::MAX_LISTED)
+        .cloned()
+        .collect()
+}
+
+/// The overlaps of `p` that are new since `before`: each of the two agents told of the other.
+fn new_overlaps(
+    d: &Docs,
+    p: &ProjectDoc,
+    before: &std::collections::BTreeMap<(String, String), Vec<String>>,
+) -> Vec<Notice> {
+    let now = pairs(d, &p.project_id);
+    let name = |id: &str| projects::worktree(d, &p.project_id, id).cloned();
+    let mut out = Vec::new();
+    for ((a, b), files) in now.iter().filter(|(k, _)| !before.contains_key(*k)) {
+        let (Some(wa), Some(wb)) = (name(a), name(b)) else {
+            continue;
+        };
+        out.push(notice(&p.name, &wa, &wb, files));
+        out.push(notice(&p.name, &wb, &wa, files));
+    }
+    out
 }
 
 /// Each pair of agents (identities, in order) that changed one file, with the files.
