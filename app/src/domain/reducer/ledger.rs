@@ -37,10 +37,6 @@ impl<'a> Report<'a> {
     }
 }
 
-#[expect(
-    clippy::too_many_lines,
-    reason = "longer than 80 lines: to be split (issue 54)"
-)]
 pub(super) fn count(w: &mut Writes, event: &Event, r: Report<'_>) {
     let Some(who) = w.current(r.seat).filter(|d| d.status().is_visible()) else {
         return;
@@ -59,40 +55,7 @@ pub(super) fn count(w: &mut Writes, event: &Event, r: Report<'_>) {
         l.current_session = None;
         l.process_cost_micro_usd = 0;
     }
-    let session_doc = |sid: &str| {
-        w.docs
-            .get(&claude_session_doc_id(sid))
-            .and_then(Doc::as_claude_session)
-            .cloned()
-    };
-    let mut session = None;
-    // Only a running process says which session it lives in: the id a process is started
-    // with is the one it asks to resume (a fork's is its parent's).
-    let said = r
-        .claude_session_id
-        .filter(|s| !s.is_empty() && r.state != ProcessState::Starting);
-    // Another identity's session (a CLI that reports its parent's id) is never counted in:
-    // what this process uses goes to this ledger only.
-    let foreign = said
-        .and_then(session_doc)
-        .is_some_and(|s| s.identity_id != id);
-    if let Some(sid) = said.filter(|_| !foreign) {
-        if l.current_session.as_deref() != Some(sid) {
-            // A process begins to live in this session (the lead resumes its own: the same
-            // document, one process more).
-            let mut s = session_doc(sid)
-                .unwrap_or_else(|| ClaudeSessionDoc::new(sid, &id, r.seat, event.ts));
-            s.processes += 1;
-            s.seat = r.seat;
-            s.ended_at = None;
-            s.end_reason = None;
-            l.current_session = Some(sid.to_string());
-            session = Some(s);
-        }
-    }
-    if session.is_none() && !foreign {
-        session = l.current_session.as_deref().and_then(session_doc);
-    }
+    let mut session = session_of(w, &mut l, &r, &id, event);
     if let Some(tool) = r.tool {
         *l.tools.entry(tool.to_string()).or_default() += 1;
     }
@@ -113,23 +76,69 @@ pub(super) fn count(w: &mut Writes, event: &Event, r: Report<'_>) {
         l.output_tokens += u.output_tokens;
     }
     if let Some(s) = session.as_mut() {
-        s.cost_micro_usd += cost;
-        s.tool_calls += u64::from(r.tool.is_some());
-        if let Some(u) = r.usage {
-            s.turns += 1;
-            s.input_tokens += u.input_tokens;
-            s.output_tokens += u.output_tokens;
-        }
-        if r.state == ProcessState::Stopped {
-            s.ended_at = Some(event.ts);
-            s.end_reason = r.reason.map(str::to_owned);
-        }
+        add_to_session(s, &r, cost, event);
     }
     if r.state == ProcessState::Stopped {
         l.current_session = None;
         l.process_cost_micro_usd = 0;
     }
     put_ledger(w, event, l, before, session);
+}
+
+/// The Claude session this report counts into: the one a running process says it lives in (a
+/// process begins to live there: one more process), else the ledger's current one. Another
+/// identity's session (a CLI that reports its parent's id) is never counted in.
+fn session_of(
+    w: &Writes,
+    l: &mut LedgerDoc,
+    r: &Report<'_>,
+    id: &str,
+    event: &Event,
+) -> Option<ClaudeSessionDoc> {
+    let session_doc = |sid: &str| {
+        w.docs
+            .get(&claude_session_doc_id(sid))
+            .and_then(Doc::as_claude_session)
+            .cloned()
+    };
+    // Only a running process says which session it lives in: the id a process is started
+    // with is the one it asks to resume (a fork's is its parent's).
+    let said = r
+        .claude_session_id
+        .filter(|s| !s.is_empty() && r.state != ProcessState::Starting);
+    let foreign = said
+        .and_then(session_doc)
+        .is_some_and(|s| s.identity_id != id);
+    if foreign {
+        return None;
+    }
+    if let Some(sid) = said.filter(|sid| l.current_session.as_deref() != Some(*sid)) {
+        // The lead resumes its own: the same document, one process more.
+        let mut s =
+            session_doc(sid).unwrap_or_else(|| ClaudeSessionDoc::new(sid, id, r.seat, event.ts));
+        s.processes += 1;
+        s.seat = r.seat;
+        s.ended_at = None;
+        s.end_reason = None;
+        l.current_session = Some(sid.to_string());
+        return Some(s);
+    }
+    l.current_session.as_deref().and_then(session_doc)
+}
+
+/// What a report adds to its session: cost, a tool call, a turn's tokens; its end.
+fn add_to_session(s: &mut ClaudeSessionDoc, r: &Report<'_>, cost: u64, event: &Event) {
+    s.cost_micro_usd += cost;
+    s.tool_calls += u64::from(r.tool.is_some());
+    if let Some(u) = r.usage {
+        s.turns += 1;
+        s.input_tokens += u.input_tokens;
+        s.output_tokens += u.output_tokens;
+    }
+    if r.state == ProcessState::Stopped {
+        s.ended_at = Some(event.ts);
+        s.end_reason = r.reason.map(str::to_owned);
+    }
 }
 
 /// Counts `cost` into the spend of the UTC day and month of `ts` (a new one starts at zero).
