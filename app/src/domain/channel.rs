@@ -63,20 +63,12 @@ pub struct Heads<'a> {
     pub human: &'a str,
 }
 
-/// The mentions of `text` from the sender in `sender` (`None`: the human), against the team
-/// in `docs`.
-#[expect(
-    clippy::too_many_lines,
-    reason = "longer than 80 lines: to be split (issue 54)"
-)]
-pub fn mentions(docs: &Docs, text: &str, sender: Option<Seat>, heads: Heads<'_>) -> Mentions {
+/// Every name a mention may use, folded, longest first (`@Mary Ann` before `@Mary`), then by
+/// rank: the words that address someone (`all`, `lead`, `human`) and the lead's and human's
+/// names before any agent's, the seated before the Hall's.
+fn names_of(docs: &Docs, heads: Heads<'_>, lead_asleep: bool) -> Vec<(String, usize, Target)> {
     let Heads { lead, human } = heads;
-    let lead_asleep = identities(docs)
-        .find(|d| d.grid_position == LEAD_SEAT)
-        .is_some_and(|d| d.status() == AgentStatus::Sleeping);
     let lead_seat = || Target::Seat(LEAD_SEAT, lead.to_string(), lead_asleep);
-    // Each name with its rank: the words that address someone (`all`, `lead`, `human`) and
-    // the lead's and human's names before any agent's, the seated before the Hall's.
     let mut names: Vec<(String, u8, Target)> = vec![
         (ALL.into(), 0, Target::All),
         ("lead".into(), 0, lead_seat()),
@@ -94,14 +86,36 @@ pub fn mentions(docs: &Docs, text: &str, sender: Option<Seat>, heads: Heads<'_>)
             names.push((name.clone(), 2, Target::Hall(name)));
         }
     }
-    // Longest first (`@Mary Ann` before `@Mary`), then by rank.
     names.sort_by_key(|(n, rank, _)| (std::cmp::Reverse(n.chars().count()), *rank));
-    let names: Vec<(String, Target)> = names.into_iter().map(|(n, _, t)| (n, t)).collect();
-    let folded: Vec<(String, usize, Target)> = names
+    names
         .into_iter()
-        .map(|(n, t)| (fold(&n), n.chars().count(), t))
-        .collect();
+        .map(|(n, _, t)| (fold(&n), n.chars().count(), t))
+        .collect()
+}
 
+/// Whether `head` (what follows an `@`) begins with the folded `name` of `chars` characters,
+/// as a whole word.
+fn names_at(head: &str, name: &str, chars: usize) -> bool {
+    let end = head
+        .char_indices()
+        .nth(chars)
+        .map(|(i, _)| i)
+        .or((head.chars().count() == chars).then_some(head.len()));
+    let Some(end) = end else {
+        return false;
+    };
+    let after = head[end..].chars().next();
+    fold(&head[..end]) == name && !after.is_some_and(char::is_alphanumeric)
+}
+
+/// The mentions of `text` from the sender in `sender` (`None`: the human), against the team
+/// in `docs`.
+pub fn mentions(docs: &Docs, text: &str, sender: Option<Seat>, heads: Heads<'_>) -> Mentions {
+    let Heads { lead, .. } = heads;
+    let lead_asleep = identities(docs)
+        .find(|d| d.grid_position == LEAD_SEAT)
+        .is_some_and(|d| d.status() == AgentStatus::Sleeping);
+    let folded = names_of(docs, heads, lead_asleep);
     let mut out = Mentions::default();
     let mut seats: Vec<Mentioned> = Vec::new();
     let mut all = false;
@@ -111,18 +125,9 @@ pub fn mentions(docs: &Docs, text: &str, sender: Option<Seat>, heads: Heads<'_>)
             Some((i, _)) => &rest[..i],
             None => rest,
         };
-        let found = folded.iter().find(|(name, chars, _)| {
-            let Some(end) = head.char_indices().nth(*chars).map(|(i, _)| i).or((head
-                .chars()
-                .count()
-                == *chars)
-                .then_some(head.len()))
-            else {
-                return false;
-            };
-            let after = head[end..].chars().next();
-            fold(&head[..end]) == *name && !after.is_some_and(char::is_alphanumeric)
-        });
+        let found = folded
+            .iter()
+            .find(|(name, chars, _)| names_at(head, name, *chars));
         match found.map(|(_, _, t)| t) {
             Some(Target::All) => all = true,
             Some(Target::Human) => {}
