@@ -47,10 +47,6 @@ pub struct TemplateError {
 }
 
 /// Reads a template.
-#[expect(
-    clippy::too_many_lines,
-    reason = "longer than 80 lines: to be split (issue 54)"
-)]
 pub fn parse(text: &str) -> Result<ProcessTemplate, TemplateError> {
     let mut name: Option<String> = None;
     let mut description = Vec::new();
@@ -109,37 +105,7 @@ pub fn parse(text: &str) -> Result<ProcessTemplate, TemplateError> {
             description.push(line.to_string());
             continue;
         };
-        let (key, value) = line
-            .split_once(':')
-            .map(|(k, v)| (k.trim(), v.trim()))
-            .ok_or_else(|| {
-                err(
-                    n,
-                    "expected `goal:`, `produce:` or `role: <name> | <persona>`",
-                )
-            })?;
-        match key {
-            "goal" if !value.is_empty() => stage.goal = value.to_string(),
-            "produce" if !value.is_empty() => stage.produce = value.to_string(),
-            "role" => {
-                let (role, persona) = value
-                    .split_once('|')
-                    .map(|(r, p)| (r.trim(), p.trim()))
-                    .filter(|(r, p)| !r.is_empty() && !p.is_empty())
-                    .ok_or_else(|| err(n, "a role is `role: <name> | <persona>`"))?;
-                stage.roles.push(Role {
-                    name: role.to_string(),
-                    persona: persona.to_string(),
-                });
-            }
-            "goal" | "produce" => return Err(err(n, &format!("`{key}:` needs a text"))),
-            other => {
-                return Err(err(
-                    n,
-                    &format!("unknown key `{other}:` (goal, produce or role)"),
-                ))
-            }
-        }
+        stage_line(stage, line).map_err(|e| err(n, &e))?;
     }
     let name = name.ok_or_else(|| err(1, "the template starts with `# <name>`"))?;
     if stages.is_empty() {
@@ -149,16 +115,48 @@ pub fn parse(text: &str) -> Result<ProcessTemplate, TemplateError> {
         ));
     }
     for (line, s) in &stages {
-        if s.goal.is_empty() {
-            return Err(err(*line, &format!("stage {:?} has no `goal:`", s.name)));
-        }
-        if s.roles.is_empty() {
-            return Err(err(*line, &format!("stage {:?} wants no `role:`", s.name)));
-        }
+        complete(s).map_err(|e| err(*line, &e))?;
     }
     Ok(ProcessTemplate {
         name,
         description: description.join(" "),
         stages: stages.into_iter().map(|(_, s)| s).collect(),
     })
+}
+
+/// One line of a stage: `goal:`, `produce:` or `role: <name> | <persona>`.
+fn stage_line(stage: &mut TemplateStage, line: &str) -> Result<(), String> {
+    let (key, value) = line
+        .split_once(':')
+        .map(|(k, v)| (k.trim(), v.trim()))
+        .ok_or("expected `goal:`, `produce:` or `role: <name> | <persona>`")?;
+    match key {
+        "goal" if !value.is_empty() => stage.goal = value.to_string(),
+        "produce" if !value.is_empty() => stage.produce = value.to_string(),
+        "role" => {
+            let (role, persona) = value
+                .split_once('|')
+                .map(|(r, p)| (r.trim(), p.trim()))
+                .filter(|(r, p)| !r.is_empty() && !p.is_empty())
+                .ok_or("a role is `role: <name> | <persona>`")?;
+            stage.roles.push(Role {
+                name: role.to_string(),
+                persona: persona.to_string(),
+            });
+        }
+        "goal" | "produce" => return Err(format!("`{key}:` needs a text")),
+        other => return Err(format!("unknown key `{other}:` (goal, produce or role)")),
+    }
+    Ok(())
+}
+
+/// A stage has a goal and at least one role.
+fn complete(s: &TemplateStage) -> Result<(), String> {
+    if s.goal.is_empty() {
+        return Err(format!("stage {:?} has no `goal:`", s.name));
+    }
+    if s.roles.is_empty() {
+        return Err(format!("stage {:?} wants no `role:`", s.name));
+    }
+    Ok(())
 }
