@@ -108,3 +108,26 @@ pub(super) fn process(seat: Seat, state: super::process::ProcessState) -> EventK
 pub(super) fn seat(docs: &Docs, s: Seat) -> &AgentIdentity {
     identity(docs, s).unwrap_or_else(|| panic!("seat {s} has no identity"))
 }
+
+/// Lyra's words in `seat`'s thread.
+pub(super) fn agent_msg(id: &str, seat: Seat, text: &str) -> EventKind {
+    EventKind::AgentMessage {
+        message_id: id.into(),
+        seat,
+        speaker_name: "Lyra".into(),
+        text: text.into(),
+        target_agent: None,
+        aside: None,
+    }
+}
+
+/// Marcus's words to `seat`.
+pub(super) fn human_msg(id: &str, seat: Seat, text: &str) -> EventKind {
+    EventKind::UserMessage {
+        message_id: id.into(),
+        speaker_name: "Marcus".into(),
+        seat,
+        text: text.into(),
+        target_agent: Some("Lyra".into()),
+    }
+}

@@ -5,26 +5,6 @@ use super::super::process::ProcessState;
 use super::super::thread_items::{thread_items, ThreadItem};
 use super::*;
 
-fn said(id: &str, seat: Seat, human: bool, text: &str) -> EventKind {
-    match human {
-        true => EventKind::UserMessage {
-            message_id: id.into(),
-            speaker_name: "Marcus".into(),
-            seat,
-            text: text.into(),
-            target_agent: None,
-        },
-        false => EventKind::AgentMessage {
-            message_id: id.into(),
-            seat,
-            speaker_name: "Lyra".into(),
-            text: text.into(),
-            target_agent: None,
-            aside: None,
-        },
-    }
-}
-
 fn asked(seat: Seat, request_id: &str) -> EventKind {
     EventKind::PermissionRequest {
         seat,
@@ -74,9 +54,9 @@ fn messages_requests_and_notes_stand_in_the_order_they_happened() {
     let docs = docs_of(vec![
         summon(&[0]),
         register(0, "Lyra", "I am Lyra."),
-        said("m1", 0, true, "look at this"),
+        human_msg("m1", 0, "look at this"),
         asked(0, "r1"),
-        said("m2", 0, false, "done"),
+        agent_msg("m2", 0, "done"),
         EventKind::RuntimeError {
             seat: Some(0),
             message: "its name was taken".into(),
@@ -99,12 +79,12 @@ fn what_waits_for_a_sleeper_is_queued_and_wake_is_beside_the_newest() {
         summon(&[0]),
         process(0, ProcessState::Starting),
         register(0, "Lyra", "I am Lyra."),
-        said("m1", 0, true, "before she slept"),
+        human_msg("m1", 0, "before she slept"),
         // She took it: her turn ran.
         process(0, ProcessState::Running),
         process(0, ProcessState::Stopped),
-        said("m2", 0, true, "first while asleep"),
-        said("m3", 0, true, "second while asleep"),
+        human_msg("m2", 0, "first while asleep"),
+        human_msg("m3", 0, "second while asleep"),
     ]);
     assert_eq!(
         texts(&thread_items(&docs, 0)),
@@ -133,7 +113,7 @@ fn a_fork_shows_its_parents_conversation_first_by_reference() {
     let docs = docs_of(vec![
         summon_ids(&[(0, "lyra-id")]),
         register(0, "Lyra", "I am Lyra."),
-        said("m1", 0, true, "hello"),
+        human_msg("m1", 0, "hello"),
         EventKind::AgentForked {
             seat: 1,
             uuid: "fork-id".into(),
@@ -141,7 +121,7 @@ fn a_fork_shows_its_parents_conversation_first_by_reference() {
             fork_message_id: Some("m1".into()),
         },
         register(1, "Wren", "I am Wren."),
-        said("m2", 1, true, "welcome"),
+        human_msg("m2", 1, "welcome"),
     ]);
     let items = thread_items(&docs, 1);
     assert_eq!(

@@ -22,27 +22,6 @@ fn with_session(mut e: Event, session: &str) -> Event {
     e
 }
 
-fn agent_msg(id: &str, seat: Seat, text: &str) -> EventKind {
-    EventKind::AgentMessage {
-        message_id: id.into(),
-        seat,
-        speaker_name: "Lyra".into(),
-        text: text.into(),
-        target_agent: None,
-        aside: None,
-    }
-}
-
-fn human_msg(id: &str, seat: Seat, text: &str) -> EventKind {
-    EventKind::UserMessage {
-        message_id: id.into(),
-        speaker_name: "Marcus".into(),
-        seat,
-        text: text.into(),
-        target_agent: Some("Lyra".into()),
-    }
-}
-
 /// Lyra in seat 0: registered in session A, talked in A and in B (where she was last alive),
 /// and an agent with a name like hers (Lyre) talked in seat 1.
 fn lyra() -> Docs {
