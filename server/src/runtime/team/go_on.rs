@@ -14,7 +14,7 @@ use crate::runtime::team::Team;
 
 impl Team {
     /// Starts the agent of `seat`, asleep since its pause, in the Claude session it had (a
-    /// session the CLI cannot resume: a fresh one), its first message `note` from Soulgrid;
+    /// session the CLI cannot resume: a fresh one; none known: a WAKE), its first message `note` from Soulgrid;
     /// then hands it the mail that came meanwhile. `false` if the seat is taken or its agent
     /// not asleep (a WAKE was quicker, or it was retired).
     pub async fn go_on(&self, seat: Seat, note: &str) -> bool {
@@ -26,8 +26,15 @@ impl Team {
             let who = identity(d, seat).filter(|_| asleep)?;
             Some((who.name.clone()?, who.claude_session_id.clone()))
         });
-        let Some((name, session)) = found else {
-            return false;
+        let (name, session) = match found {
+            Some((name, Some(session))) => (name, session),
+            // No session to go on in: a fresh one told only the note would not know who it
+            // is. It wakes instead, from its soul, transcript and knowledge.
+            Some((_, None)) => {
+                drop(reservation);
+                return !self.wake_only(Some(&[seat])).await.is_empty();
+            }
+            None => return false,
         };
         let spec = Spec {
             seat,
@@ -35,7 +42,7 @@ impl Team {
             summoning: false,
             system_prompt: prompts::agent_prompt(&self.ctx.config().data_dir, self.ctx.names()),
             first_message: Outgoing::text(app::domain::provenance::delivered("Soulgrid", note)),
-            resume: session,
+            resume: Some(session),
             fork: false,
             aside: Some(Aside::Moved),
         };
