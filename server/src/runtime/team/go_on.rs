@@ -14,8 +14,8 @@ use crate::runtime::team::Team;
 
 impl Team {
     /// Starts the agent of `seat`, asleep since its pause, in the Claude session it had (a
-    /// session the CLI cannot resume: a fresh one; none known: a WAKE), its first message `note` from Soulgrid;
-    /// then hands it the mail that came meanwhile. `false` if the seat is taken or its agent
+    /// session the CLI cannot resume: a fresh one; none known: a WAKE), its first message
+    /// `note` from Soulgrid; then hands it the mail that came meanwhile. `false` if the seat is taken or its agent
     /// not asleep (a WAKE was quicker, or it was retired).
     pub async fn go_on(&self, seat: Seat, note: &str) -> bool {
         let Ok(reservation) = self.processes.reserve(seat) else {
